@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Page contents without 4 KiB per page.
+ *
+ * A content is an immutable, reference-counted, interned description of the
+ * 4096 bytes of a page: a base (zero, one repeated byte, or SplitMix64 words
+ * from a seed) plus a few byte-range overlays, or, once overlays grow large,
+ * the materialised bytes. Pages that hold structurally equal contents share
+ * one object; contents built by different routes may still hold the same
+ * bytes, which content_cmp() finds by comparing bytes.
+ */
+#ifndef KSMSIM_CONTENT_H
+#define KSMSIM_CONTENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace.h"
+
+typedef struct content content;
+
+/* SplitMix64: advance *state and return one output (spec, "Content"). */
+static inline uint64_t splitmix64_next(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* Constructors return a new reference. */
+content *content_zero(void);
+content *content_rand(uint64_t seed);
+/* The content a write of tc gives a page whose bytes are now cur (NULL: zero). */
+content *content_apply(const content *cur, const struct trace_content *tc);
+
+content *content_ref(content *c);
+void content_unref(content *c);
+
+/* memcmp() order of the two pages' bytes: <0, 0, >0. */
+int content_cmp(const content *a, const content *b);
+static inline bool content_equal(const content *a, const content *b)
+{
+	return a == b || content_cmp(a, b) == 0;
+}
+/* First 8 bytes read big-endian: orders like memcmp on those bytes. */
+uint64_t content_key8(const content *c);
+bool content_is_zero(const content *c);
+
+/* Writes the 4096 bytes to buf and returns buf. */
+uint8_t *content_materialize(const content *c, uint8_t *buf);
+
+/*
+ * The page checksum under fn, computed once per content and remembered (a
+ * run uses one checksum function; a different fn recomputes). Counts the
+ * real computations in *computed when not NULL.
+ */
+typedef uint64_t (*content_hash_fn)(const void *page);
+uint64_t content_checksum(content *c, content_hash_fn fn, uint64_t *computed);
+
+/* A 64-bit hash of the bytes (not the structure): for grouping equal pages. */
+uint64_t content_digest(content *c);
+
+/* Live content objects and their heap bytes: memory reporting. */
+void content_stats(uint64_t *objects, uint64_t *bytes);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Streaming trace readers. One interface for every on-disk form: text,
+ * gzip-compressed text and the compact binary form (itself zlib-compressed);
+ * the form is detected from the first bytes, not the file name.
+ *
+ * Every record handed out has passed the spec's checks that can be made
+ * without running the model: syntax, ranges, time order, mm existence,
+ * mapped pages, knob values, and settle preconditions. Errors come back as a
+ * GError whose message is one line "FILE:LINE: problem" (binary: "FILE:
+ * offset N: problem").
+ */
+#ifndef KSMSIM_READER_H
+#define KSMSIM_READER_H
+
+#include "trace.h"
+
+typedef struct trace_reader trace_reader;
+
+#define TRACE_ERROR (trace_error_quark())
+GQuark trace_error_quark(void);
+enum trace_error_code { TRACE_ERROR_IO, TRACE_ERROR_PARSE };
+
+/* path "-" reads standard input. */
+trace_reader *trace_reader_open(const char *path, GError **error);
+/* 1: *rec filled; 0: end of trace; -1: error set. */
+int trace_reader_next(trace_reader *r, struct trace_record *rec, GError **error);
+const char *trace_reader_path(const trace_reader *r);
+/* Bytes consumed from the file so far and its size (0 if unknown): progress. */
+uint64_t trace_reader_offset(const trace_reader *r);
+uint64_t trace_reader_size(const trace_reader *r);
+void trace_reader_free(trace_reader *r);
+
+#endif

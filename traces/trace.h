@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The trace record: one line of a ksmtrace (../shared/spec/trace-format.md),
+ * parsed and validated. Readers hand records out one at a time so that a
+ * trace of any size is read in constant memory.
+ */
+#ifndef KSMSIM_TRACE_H
+#define KSMSIM_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#define TRACE_PAGE_SIZE 4096u
+#define TRACE_NAME_MAX 64	/* mm names and mark labels */
+#define TRACE_VPN_LIMIT (UINT64_C(1) << 32)
+
+enum trace_verb {
+	TRACE_SPAWN,
+	TRACE_MAP,
+	TRACE_ADVISE,
+	TRACE_WRITE,
+	TRACE_FILL,
+	TRACE_FILLSEQ,
+	TRACE_UNMAP,
+	TRACE_EXIT,
+	TRACE_SET,
+	TRACE_SETTLE,
+	TRACE_MARK,
+	TRACE_NR_VERBS
+};
+
+/* How a write describes the page's new bytes (spec, "Content"). */
+enum content_form {
+	CONTENT_ZERO,	/* all zero */
+	CONTENT_BYTE,	/* every byte = value */
+	CONTENT_RAND,	/* SplitMix64 from seed = value */
+	CONTENT_WORD,	/* u64 word index = off, set to value */
+	CONTENT_PATCH,	/* len bytes at off from rand:value */
+	CONTENT_BYTES,	/* len bytes at off, taken from data */
+	CONTENT_NR_FORMS
+};
+
+struct trace_content {
+	enum content_form form;
+	uint64_t value;
+	uint32_t off;
+	uint32_t len;
+	uint8_t data[TRACE_PAGE_SIZE];	/* CONTENT_BYTES only; len bytes valid */
+};
+
+/* Knobs, in /sys/kernel/mm/ksm/ spelling (see knob_names in trace.c). */
+enum ksm_knob {
+	KNOB_RUN,
+	KNOB_PAGES_TO_SCAN,
+	KNOB_SLEEP_MILLISECS,
+	KNOB_USE_ZERO_PAGES,
+	KNOB_MAX_PAGE_SHARING,
+	KNOB_MERGE_ACROSS_NODES,
+	KNOB_SMART_SCAN,
+	KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS,
+	KNOB_ADVISOR_MODE,	/* value 0 = none, 1 = scan-time */
+	KNOB_ADVISOR_MAX_CPU,
+	KNOB_ADVISOR_MIN_PAGES_TO_SCAN,
+	KNOB_ADVISOR_MAX_PAGES_TO_SCAN,
+	KNOB_ADVISOR_TARGET_SCAN_TIME,
+	KNOB_NR
+};
+
+#define ADVISOR_NONE 0
+#define ADVISOR_SCAN_TIME 1
+
+struct trace_record {
+	uint64_t t_us;
+	enum trace_verb verb;
+	uint64_t line;		/* text: line number; binary: record index + 1 */
+	char mm[TRACE_NAME_MAX + 1];	/* spawn map advise write fill fillseq unmap exit */
+	uint32_t node;		/* spawn */
+	uint64_t vpn;		/* map advise write fill fillseq unmap */
+	uint64_t npages;	/* map advise fill fillseq unmap; 1 for write */
+	bool mergeable;		/* advise */
+	uint64_t seed;		/* fillseq */
+	struct trace_content content;	/* write fill */
+	enum ksm_knob knob;	/* set */
+	uint64_t value;		/* set: knob value; settle: n */
+	char label[TRACE_NAME_MAX + 1];	/* mark */
+};
+
+/* Names and defaults of the knobs, indexed by enum ksm_knob. */
+extern const char *const knob_names[KNOB_NR];
+extern const uint64_t knob_defaults[KNOB_NR];
+extern const char *const verb_names[TRACE_NR_VERBS];
+
+/* Returns -1 when the name is not a knob. */
+int knob_lookup(const char *name);
+
+#endif
