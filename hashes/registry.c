@@ -1,2 +1,104 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* placeholder, being written */
+/*
+ * The registry of page checksums: one row per checksum, in listing order.
+ * Each function returns what the kernel (or the named library) would store
+ * for one 4096-byte page, widened to u64.
+ */
+#include <string.h>
+#include <glib.h>
+#include <zlib.h>
+#include <xxhash.h>
+#include "hash.h"
+#include "crc32c.h"
+#include "hashes_impl.h"
+
+/* What KSM stores since 4.20 on 64-bit: XXH64 seed 0, low 32 bits. */
+static uint64_t page_xxhash(const void *page)
+{
+	return (uint32_t)XXH64(page, HASH_PAGE_SIZE, 0);
+}
+
+uint64_t page_crc32c(const void *page)
+{
+	return crc32c(0, page, HASH_PAGE_SIZE);
+}
+
+static uint64_t page_crc32(const void *page)
+{
+	return crc32(0, page, HASH_PAGE_SIZE);
+}
+
+static uint64_t page_xxh32(const void *page)
+{
+	return XXH32(page, HASH_PAGE_SIZE, 0);
+}
+
+static uint64_t page_xxh64(const void *page)
+{
+	return XXH64(page, HASH_PAGE_SIZE, 0);
+}
+
+/* First 8 bytes of the digest, read big-endian (as the digest prints). */
+static uint64_t page_digest(GChecksumType type, const void *page)
+{
+	GChecksum *ck = g_checksum_new(type);
+	guint8 digest[32];
+	gsize len = sizeof(digest);
+	uint64_t v = 0;
+
+	g_checksum_update(ck, page, HASH_PAGE_SIZE);
+	g_checksum_get_digest(ck, digest, &len);
+	g_checksum_free(ck);
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | digest[i];
+	return v;
+}
+
+static uint64_t page_sha1(const void *page)
+{
+	return page_digest(G_CHECKSUM_SHA1, page);
+}
+
+static uint64_t page_sha256(const void *page)
+{
+	return page_digest(G_CHECKSUM_SHA256, page);
+}
+
+static const struct page_hash hashes[] = {
+	{ "xxhash", 32, page_xxhash,
+	  "KSM since 4.20: XXH64(page, 4096, 0), low 32 bits (libxxhash)" },
+	{ "jhash2", 32, page_jhash2,
+	  "KSM until 4.20: jhash2(page as 1024 u32, 1024, 17)" },
+	{ "crc32c", 32, page_crc32c,
+	  "CRC-32C Castagnoli, init ~0, final ~0 (crc32c(0, page, 4096))" },
+	{ "crc32", 32, page_crc32,
+	  "zlib crc32(0, page, 4096), IEEE 802.3" },
+	{ "xxh32", 32, page_xxh32,
+	  "XXH32(page, 4096, 0) (libxxhash)" },
+	{ "xxh64", 64, page_xxh64,
+	  "XXH64(page, 4096, 0), all 64 bits (libxxhash)" },
+	{ "xxh3", 64, page_xxh3,
+	  "XXH3_64bits(page, 4096), inlined, widest vector unit at run time" },
+	{ "sha1", 64, page_sha1,
+	  "SHA-1 (GLib), first 8 digest bytes as a big-endian u64" },
+	{ "sha256", 64, page_sha256,
+	  "SHA-256 (GLib), first 8 digest bytes as a big-endian u64" },
+	{ "none", 0, NULL,
+	  "no checksum gate: every page goes straight to the trees" },
+};
+
+const struct page_hash *hash_lookup(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < G_N_ELEMENTS(hashes); i++)
+		if (strcmp(hashes[i].name, name) == 0)
+			return &hashes[i];
+	return NULL;
+}
+
+const struct page_hash *hash_all(size_t *n)
+{
+	*n = G_N_ELEMENTS(hashes);
+	return hashes;
+}

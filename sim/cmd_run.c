@@ -1,9 +1,338 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/* ksmsim run: a trace through the KSM model, out as marks, time series and a summary. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "atomic_file.h"
 #include "cli.h"
+#include "ksm.h"
+#include "loop.h"
+#include "output.h"
+#include "reader.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ksmsim run --trace FILE [OPTIONS]\n"
+"Replays a ksmtrace (text, .gz or binary) through the model of Linux 6.18's\n"
+"KSM scanner and prints a summary of the final state on standard output.\n"
+"\n"
+"Input and checksum:\n"
+"  --trace FILE           the trace ('-' reads standard input, in one pass)\n"
+"  --hash NAME            page checksum for the gate (default xxhash, as the\n"
+"                         kernel; 'ksmsim hashes' lists them; none = no gate)\n"
+"Output (each written whole or not at all):\n"
+"  --marks-csv FILE       one row per 'mark': the spec's columns, then the\n"
+"                         simulator's own (ground truth, cost, ideal dedup)\n"
+"  --csv FILE             time series, one row every --interval-ms of\n"
+"                         simulated time (settles included)\n"
+"  --interval-ms N        time series period (default 1000)\n"
+"  --summary-csv FILE     the final summary as one CSV row\n"
+"  --quiet                no summary on standard output, no progress\n"
+"  --progress             progress on standard error even when not a terminal\n"
+"Model:\n"
+"  --check                verify the model's invariants after every batch\n"
+"                         (slow); the first violation stops the run (exit 1)\n"
+"  --costs-csv FILE       per-page costs from 'ksmsim bench costs --csv'\n"
+"                         (default: figures built in, so runs reproduce)\n"
+"  --batch-time           batches take their modelled CPU time (default: zero\n"
+"                         time, as the spec says)\n"
+"  --no-ideal             skip the oracle's walk over all pages at each mark\n"
+"Knobs (sysfs names, '-' or '_'): fix a knob for the whole run; the trace's\n"
+"'set' records for it are then ignored:\n"
+"  --pages-to-scan N  --sleep-millisecs N  --max-page-sharing N\n"
+"  --use-zero-pages 0|1  --merge-across-nodes 0|1  --smart-scan 0|1\n"
+"  --stable-node-chains-prune-millisecs N  --advisor-max-cpu N\n"
+"  --advisor-min-pages-to-scan N  --advisor-max-pages-to-scan N\n"
+"  --advisor-target-scan-time N\n"
+"\n"
+"Exit status: 0 done, 1 an invariant failed (--check), 2 bad usage or bad\n"
+"input (one line 'FILE:LINE: problem'), 130/143 interrupted.\n");
+}
+
+struct run_ctx {
+	FILE *marks;
+	FILE *series;
+	bool ideal;
+	bool progress;
+};
+
+static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GError **error)
+{
+	struct run_ctx *ctx = p;
+	if (!ctx->marks)
+		return true;
+	struct snapshot s;
+	snapshot_take(k, ctx->ideal, &s);
+	output_marks_row(ctx->marks, label, t_us, &s);
+	return true;
+}
+
+static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
+{
+	struct run_ctx *ctx = p;
+	struct snapshot s;
+	snapshot_take(k, false, &s);
+	output_series_row(ctx->series, sim_us, trace_us, &s);
+	return true;
+}
+
+static void on_progress(void *p, const trace_reader *r, uint64_t records)
+{
+	struct run_ctx *ctx = p;
+	char line[160];
+	uint64_t size = trace_reader_size(r), off = trace_reader_offset(r);
+	if (size)
+		snprintf(line, sizeof(line), "%" PRIu64 " records, %.1f%% of the trace", records,
+			 100.0 * off / size);
+	else
+		snprintf(line, sizeof(line), "%" PRIu64 " records", records);
+	atomic_file_set_progress(line);
+	if (ctx->progress)
+		fprintf(stderr, "\rksmsim run: %s   ", line);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return false;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Validate the whole trace first, so that a bad record stops the run before anything ran. */
+static bool validate(const char *path, GError **error)
+{
+	trace_reader *r = trace_reader_open(path, error);
+	if (!r)
+		return false;
+	struct trace_record rec;
+	int got;
+	while ((got = trace_reader_next(r, &rec, error)) == 1)
+		;
+	trace_reader_free(r);
+	return got == 0;
+}
+
+static const struct {
+	const char *name;
+	enum ksm_knob knob;
+	uint64_t min, max;
+} knob_opts[] = {
+	{ "pages-to-scan", KNOB_PAGES_TO_SCAN, 0, UINT32_MAX },
+	{ "sleep-millisecs", KNOB_SLEEP_MILLISECS, 0, UINT32_MAX },
+	{ "max-page-sharing", KNOB_MAX_PAGE_SHARING, 2, INT32_MAX },
+	{ "use-zero-pages", KNOB_USE_ZERO_PAGES, 0, 1 },
+	{ "merge-across-nodes", KNOB_MERGE_ACROSS_NODES, 0, 1 },
+	{ "smart-scan", KNOB_SMART_SCAN, 0, 1 },
+	{ "stable-node-chains-prune-millisecs", KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS, 0,
+	  UINT32_MAX },
+	{ "advisor-max-cpu", KNOB_ADVISOR_MAX_CPU, 1, 100 },
+	{ "advisor-min-pages-to-scan", KNOB_ADVISOR_MIN_PAGES_TO_SCAN, 0, UINT32_MAX },
+	{ "advisor-max-pages-to-scan", KNOB_ADVISOR_MAX_PAGES_TO_SCAN, 0, UINT32_MAX },
+	{ "advisor-target-scan-time", KNOB_ADVISOR_TARGET_SCAN_TIME, 1, UINT32_MAX },
+};
+
+enum {
+	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_QUIET,
+	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP,
+	OPT_KNOB = 512,		/* + index into knob_opts, twice: '-' and '_' spellings */
+};
+
 int cmd_run(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "ksmsim run: not built yet\n");
-	return 2;
+	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
+	const char *summary_path = NULL, *costs_path = NULL;
+	uint64_t interval_ms = 1000;
+	bool quiet = false, progress = isatty(STDERR_FILENO), no_ideal = false;
+	struct ksm_options opt = { 0 };
+
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	static const struct option fixed[] = {
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "hash", required_argument, NULL, OPT_HASH },
+		{ "marks-csv", required_argument, NULL, OPT_MARKS },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
+		{ "summary-csv", required_argument, NULL, OPT_SUMMARY },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "costs-csv", required_argument, NULL, OPT_COSTS },
+		{ "batch-time", no_argument, NULL, OPT_BATCH_TIME },
+		{ "no-ideal", no_argument, NULL, OPT_NO_IDEAL },
+		{ "help", no_argument, NULL, OPT_HELP },
+	};
+	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	for (size_t i = 0; i < G_N_ELEMENTS(knob_opts); i++) {
+		char *dash = g_strdup(knob_opts[i].name), *under = g_strdelimit(g_strdup(dash), "-", '_');
+		g_ptr_array_add(names, dash);
+		g_ptr_array_add(names, under);
+		struct option o1 = { dash, required_argument, NULL, OPT_KNOB + (int)i };
+		struct option o2 = { under, required_argument, NULL, OPT_KNOB + (int)i };
+		g_array_append_val(longopts, o1);
+		g_array_append_val(longopts, o2);
+	}
+
+	int status = EXIT_USAGE, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", (struct option *)longopts->data, NULL)) != -1) {
+		uint64_t v;
+		switch (c) {
+		case OPT_TRACE: trace = optarg; break;
+		case OPT_HASH: hash_name = optarg; break;
+		case OPT_MARKS: marks_path = optarg; break;
+		case OPT_CSV: csv_path = optarg; break;
+		case OPT_SUMMARY: summary_path = optarg; break;
+		case OPT_QUIET: quiet = true; progress = false; break;
+		case OPT_PROGRESS: progress = true; break;
+		case OPT_CHECK: opt.check = true; break;
+		case OPT_COSTS: costs_path = optarg; break;
+		case OPT_BATCH_TIME: opt.batch_time = true; break;
+		case OPT_NO_IDEAL: no_ideal = true; break;
+		case OPT_INTERVAL:
+			if (!parse_u64(optarg, &interval_ms) || !interval_ms) {
+				fprintf(stderr, "ksmsim run: --interval-ms wants a positive number, not '%s'\n",
+					optarg);
+				goto out;
+			}
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			status = 0;
+			goto out;
+		default:
+			if (c >= OPT_KNOB && c < OPT_KNOB + (int)G_N_ELEMENTS(knob_opts)) {
+				int i = c - OPT_KNOB;
+				if (!parse_u64(optarg, &v) || v < knob_opts[i].min || v > knob_opts[i].max) {
+					fprintf(stderr, "ksmsim run: --%s wants %" PRIu64 "..%" PRIu64
+						", not '%s'\n", knob_opts[i].name, knob_opts[i].min,
+						knob_opts[i].max, optarg);
+					goto out;
+				}
+				opt.pinned[knob_opts[i].knob] = true;
+				opt.pinned_value[knob_opts[i].knob] = v;
+				break;
+			}
+			if (optopt)
+				fprintf(stderr, "ksmsim run: option needs a value or is unknown (see --help)\n");
+			else
+				fprintf(stderr, "ksmsim run: unknown option '%s' (see --help)\n",
+					argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ksmsim run: unexpected argument '%s' (see --help)\n", argv[optind]);
+		goto out;
+	}
+	if (!trace) {
+		fprintf(stderr, "ksmsim run: --trace FILE is required (see --help)\n");
+		goto out;
+	}
+	const struct page_hash *hash = hash_lookup(hash_name);
+	if (!hash) {
+		fprintf(stderr, "ksmsim run: unknown checksum '%s' ('ksmsim hashes' lists them)\n",
+			hash_name);
+		goto out;
+	}
+	opt.hash = hash;
+	cost_table_default(&opt.costs, hash->name);
+	GError *error = NULL;
+	if (costs_path && !cost_table_load(&opt.costs, costs_path, hash->name, &error)) {
+		fprintf(stderr, "ksmsim run: %s\n", error->message);
+		g_error_free(error);
+		goto out;
+	}
+
+	atomic_file_install_signals();
+	if (strcmp(trace, "-") != 0 && !validate(trace, &error)) {
+		fprintf(stderr, "ksmsim run: %s\n", error->message);
+		g_error_free(error);
+		goto out;
+	}
+
+	atomic_file *marks = NULL, *series = NULL, *summary = NULL;
+	trace_reader *reader = NULL;
+	struct ksm *k = NULL;
+	struct run_ctx ctx = { .ideal = !no_ideal, .progress = progress };
+	if ((marks_path && !(marks = atomic_file_open(marks_path, &error))) ||
+	    (csv_path && !(series = atomic_file_open(csv_path, &error))) ||
+	    (summary_path && !(summary = atomic_file_open(summary_path, &error))))
+		goto fail;
+	if (marks) {
+		ctx.marks = atomic_file_stream(marks);
+		fprintf(ctx.marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
+			KSMSIM_VERSION, trace, hash->name);
+		fprintf(ctx.marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
+			" trace start; t_us is the mark's timestamp as written in the trace\n");
+		output_marks_header(ctx.marks);
+	}
+	if (series) {
+		ctx.series = atomic_file_stream(series);
+		output_series_header(ctx.series);
+	}
+	reader = trace_reader_open(trace, &error);
+	if (!reader)
+		goto fail;
+	k = ksm_new(&opt);
+	struct loop_sinks sinks = {
+		.mark = on_mark,
+		.sample = series ? on_sample : NULL,
+		.sample_every_us = series ? interval_ms * 1000 : 0,
+		.check = opt.check,
+		.progress = on_progress,
+		.ctx = &ctx,
+	};
+	struct loop_result res;
+	bool ok = loop_run(k, reader, &sinks, &res, &error);
+	if (progress)
+		fputc('\n', stderr);
+	if (!ok)
+		goto fail;
+	struct snapshot s;
+	snapshot_take(k, !no_ideal, &s);
+	if (summary)
+		output_summary_csv(atomic_file_stream(summary), trace, hash->name, res.sim_end_us,
+				   res.records, res.batches, &s);
+	if ((marks && !atomic_file_commit(marks, &error)) ||
+	    (marks = NULL, series && !atomic_file_commit(series, &error)) ||
+	    (series = NULL, summary && !atomic_file_commit(summary, &error))) {
+		summary = NULL;
+		goto fail;
+	}
+	summary = NULL;
+	if (!quiet)
+		output_summary_text(stdout, trace, hash->name, res.sim_end_us, res.records,
+				    res.batches, &s);
+	status = 0;
+	goto cleanup;
+fail:
+	fprintf(stderr, "ksmsim run: %s\n", error ? error->message : "failed");
+	status = error && error->domain == g_quark_from_static_string("ksmsim-loop") &&
+		 error->code == 1 ? 1 : EXIT_USAGE;
+	g_clear_error(&error);
+	atomic_file_abort(marks);
+	atomic_file_abort(series);
+	atomic_file_abort(summary);
+cleanup:
+	if (reader)
+		trace_reader_free(reader);
+	ksm_free(k);
+out:
+	g_array_free(longopts, TRUE);
+	g_ptr_array_free(names, TRUE);
+	return status;
 }

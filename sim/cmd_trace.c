@@ -1,9 +1,267 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ksmsim trace convert|cat|stat: the trace tools. Every input goes through
+ * the validating reader, so each of them also checks a trace; output files
+ * appear whole or not at all (the writer renames a temporary into place).
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+#include "check.h"
 #include "cli.h"
+#include "reader.h"
+#include "writer.h"
+
+static int trace_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ksmsim trace convert [--format text|gz|binary] IN OUT\n"
+		"       ksmsim trace cat IN\n"
+		"       ksmsim trace stat IN\n"
+		"\n"
+		"Read a trace (text, gzip-compressed text or binary, detected from its\n"
+		"first bytes; IN '-' is standard input) and check it fully, as 'ksmsim run'\n"
+		"would: syntax, time order, mms, mapped pages, knob values, settles.\n"
+		"\n"
+		"  convert  write IN to OUT. OUT's format comes from its name: .ksmb binary,\n"
+		"           .gz gzip-compressed text, anything else text; --format overrides.\n"
+		"           OUT '-' is standard output (text unless --format says otherwise).\n"
+		"           OUT is written under a temporary name and renamed when complete,\n"
+		"           so a bad input leaves no OUT behind.\n"
+		"  cat      print IN as canonical text on standard output.\n"
+		"  stat     print what IN holds: records per verb and content form, mms,\n"
+		"           pages mapped and written, trace duration, settles and marks.\n"
+		"\n"
+		"Options:\n"
+		"  -f, --format FMT  output format of convert: text, gz or binary\n"
+		"  -h, --help        show this help\n"
+		"\n"
+		"Exit status: 0 success, 2 bad usage or bad input (one line on stderr).\n");
+	return out == stdout ? 0 : EXIT_USAGE;
+}
+
+static int fail(GError *error)
+{
+	fprintf(stderr, "ksmsim trace: %s\n", error->message);
+	g_error_free(error);
+	return EXIT_USAGE;
+}
+
+/* Copies every record of in to out; out is committed only if all went well. */
+static int copy(const char *in, const char *out, enum trace_format fmt)
+{
+	GError *error = NULL;
+	struct trace_record *rec = g_new(struct trace_record, 1);
+	trace_reader *r;
+	trace_writer *w;
+	int rc;
+
+	r = trace_reader_open(in, &error);
+	if (!r)
+		goto fail;
+	w = trace_writer_open(out, fmt, &error);
+	if (!w) {
+		trace_reader_free(r);
+		goto fail;
+	}
+	while ((rc = trace_reader_next(r, rec, &error)) > 0)
+		if (!trace_writer_put(w, rec, &error))
+			break;
+	trace_reader_free(r);
+	if (error) {
+		trace_writer_abort(w);
+		goto fail;
+	}
+	if (!trace_writer_close(w, &error))
+		goto fail;
+	g_free(rec);
+	return 0;
+fail:
+	g_free(rec);
+	return fail(error);
+}
+
+static const char *const form_names[CONTENT_NR_FORMS] = {
+	[CONTENT_ZERO] = "zero", [CONTENT_BYTE] = "byte", [CONTENT_RAND] = "rand",
+	[CONTENT_WORD] = "word", [CONTENT_PATCH] = "patch", [CONTENT_BYTES] = "bytes",
+};
+
+/* The form of the file as its first bytes show it. */
+static const char *sniff(const char *path)
+{
+	unsigned char b[2] = { 0 };
+	FILE *f;
+	size_t n;
+
+	if (strcmp(path, "-") == 0)
+		return NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	n = fread(b, 1, 2, f);
+	fclose(f);
+	if (n == 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return "gzip";
+	if (n >= 1 && b[0] == 0x89)
+		return "binary";
+	return "text";
+}
+
+static int stat_trace(const char *in)
+{
+	GError *error = NULL;
+	struct trace_record *rec = g_new(struct trace_record, 1);
+	struct trace_check *ck = trace_check_new();
+	uint64_t verbs[TRACE_NR_VERBS] = { 0 }, forms[CONTENT_NR_FORMS] = { 0 };
+	uint64_t form_pages[CONTENT_NR_FORMS] = { 0 };
+	uint64_t records = 0, written = 0, fillseq_pages = 0, max_mapped = 0, scans = 0, last_t = 0;
+	unsigned int max_live = 0;
+	const char *form = sniff(in);
+	trace_reader *r;
+	int rc;
+
+	r = trace_reader_open(in, &error);
+	if (!r)
+		goto fail;
+	while ((rc = trace_reader_next(r, rec, &error)) > 0) {
+		/* the reader has checked it: this only tracks mapped pages and live mms */
+		g_free(trace_check_apply(ck, rec, NULL, NULL));
+		records++;
+		verbs[rec->verb]++;
+		last_t = rec->t_us;
+		switch (rec->verb) {
+		case TRACE_WRITE:
+		case TRACE_FILL:
+			forms[rec->content.form]++;
+			form_pages[rec->content.form] += rec->npages;
+			written += rec->npages;
+			break;
+		case TRACE_FILLSEQ:
+			fillseq_pages += rec->npages;
+			written += rec->npages;
+			break;
+		case TRACE_MAP:
+			max_mapped = MAX(max_mapped, trace_check_mapped_pages(ck));
+			break;
+		case TRACE_SPAWN:
+			max_live = MAX(max_live, trace_check_live_mms(ck));
+			break;
+		case TRACE_SETTLE:
+			scans += rec->value;
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		trace_reader_free(r);
+		goto fail;
+	}
+	printf("file            %s", in);
+	if (form)
+		printf(" (%s, %" G_GUINT64_FORMAT " bytes)", form, trace_reader_size(r));
+	printf("\nrecords         %" G_GUINT64_FORMAT "\n", records);
+	printf("duration        %" G_GUINT64_FORMAT " us (%.6f s of trace time, last t_us)\n",
+	       last_t, last_t / 1e6);
+	printf("mms             %" G_GUINT64_FORMAT " spawned, at most %u live, %u live at the end\n",
+	       verbs[TRACE_SPAWN], max_live, trace_check_live_mms(ck));
+	printf("pages mapped    at most %" G_GUINT64_FORMAT " at once (%.1f MiB), %" G_GUINT64_FORMAT
+	       " at the end\n", max_mapped, max_mapped * 4096.0 / (1 << 20),
+	       trace_check_mapped_pages(ck));
+	printf("pages written   %" G_GUINT64_FORMAT "\n", written);
+	printf("settles         %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " full scans asked)\n",
+	       verbs[TRACE_SETTLE], scans);
+	printf("marks           %" G_GUINT64_FORMAT "\n", verbs[TRACE_MARK]);
+	printf("\n%-10s %14s\n", "verb", "records");
+	for (int v = 0; v < TRACE_NR_VERBS; v++)
+		if (verbs[v])
+			printf("%-10s %14" G_GUINT64_FORMAT "\n", verb_names[v], verbs[v]);
+	printf("\n%-10s %14s %14s\n", "content", "records", "pages");
+	for (int f = 0; f < CONTENT_NR_FORMS; f++)
+		if (forms[f])
+			printf("%-10s %14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "\n", form_names[f],
+			       forms[f], form_pages[f]);
+	if (verbs[TRACE_FILLSEQ])
+		printf("%-10s %14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "\n", "(fillseq)",
+		       verbs[TRACE_FILLSEQ], fillseq_pages);
+	trace_reader_free(r);
+	trace_check_free(ck);
+	g_free(rec);
+	return 0;
+fail:
+	trace_check_free(ck);
+	g_free(rec);
+	return fail(error);
+}
+
 int cmd_trace(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "ksmsim: cmd_trace is not built yet\n");
-	return 2;
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sub, *fmt_name = NULL;
+	int c;
+
+	if (argc < 2)
+		return trace_usage(stderr);
+	sub = argv[1];
+	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0)
+		return trace_usage(stdout);
+	if (strcmp(sub, "convert") && strcmp(sub, "cat") && strcmp(sub, "stat")) {
+		fprintf(stderr, "ksmsim trace: unknown subcommand '%s' (convert, cat or stat)\n", sub);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(sub, "convert")) {
+				fprintf(stderr, "ksmsim trace: --format is for convert only\n");
+				return EXIT_USAGE;
+			}
+			fmt_name = optarg;
+			break;
+		case 'h':
+			return trace_usage(stdout);
+		default:
+			fprintf(stderr, "ksmsim trace: see 'ksmsim trace --help'\n");
+			return EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (strcmp(sub, "convert") == 0) {
+		enum trace_format fmt;
+
+		if (argc != 2) {
+			fprintf(stderr, "ksmsim trace: convert takes IN and OUT\n");
+			return EXIT_USAGE;
+		}
+		if (!fmt_name)
+			fmt = strcmp(argv[1], "-") == 0 ? TRACE_FMT_TEXT : trace_format_from_path(argv[1]);
+		else if (strcmp(fmt_name, "text") == 0)
+			fmt = TRACE_FMT_TEXT;
+		else if (strcmp(fmt_name, "gz") == 0)
+			fmt = TRACE_FMT_TEXT_GZ;
+		else if (strcmp(fmt_name, "binary") == 0)
+			fmt = TRACE_FMT_BINARY;
+		else {
+			fprintf(stderr, "ksmsim trace: unknown format '%s' (text, gz or binary)\n",
+				fmt_name);
+			return EXIT_USAGE;
+		}
+		return copy(argv[0], argv[1], fmt);
+	}
+	if (argc != 1) {
+		fprintf(stderr, "ksmsim trace: %s takes one trace\n", sub);
+		return EXIT_USAGE;
+	}
+	if (strcmp(sub, "cat") == 0)
+		return copy(argv[0], "-", TRACE_FMT_TEXT);
+	return stat_trace(argv[0]);
 }

@@ -1,2 +1,118 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* placeholder, being written */
+#include "loop.h"
+
+#define LOOP_ERROR g_quark_from_static_string("ksmsim-loop")
+
+struct clock {
+	uint64_t now;		/* simulated µs */
+	uint64_t offset;	/* settles so far: simulated = trace + offset */
+	uint64_t next_sample;
+};
+
+static bool emit_samples(struct ksm *k, const struct loop_sinks *s, struct clock *c,
+			 uint64_t until, GError **error)
+{
+	if (!s->sample_every_us || !s->sample)
+		return true;
+	while (c->next_sample < until) {
+		uint64_t trace_us = c->next_sample >= c->offset ? c->next_sample - c->offset : 0;
+		if (!s->sample(s->ctx, c->next_sample, trace_us, k, error))
+			return false;
+		c->next_sample += s->sample_every_us;
+	}
+	return true;
+}
+
+static bool batch(struct ksm *k, const struct loop_sinks *s, struct clock *c,
+		  struct loop_result *res, uint64_t at, GError **error)
+{
+	if (!emit_samples(k, s, c, at, error))
+		return false;
+	c->now = ksm_run_batch(k, at);
+	res->batches++;
+	if (s->check) {
+		char *msg = ksm_check(k);
+		if (msg) {
+			g_set_error(error, LOOP_ERROR, 1,
+				    "invariant violated after batch %" G_GUINT64_FORMAT
+				    " (simulated time %" G_GUINT64_FORMAT " us): %s",
+				    res->batches, at, msg);
+			g_free(msg);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool record_error(GError **error, const trace_reader *r, const struct trace_record *rec,
+			 GError *inner)
+{
+	g_set_error(error, LOOP_ERROR, 2, "%s:%" G_GUINT64_FORMAT ": %s", trace_reader_path(r),
+		    rec->line, inner->message);
+	g_error_free(inner);
+	return false;
+}
+
+bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
+	      struct loop_result *res, GError **error)
+{
+	struct clock c = { 0 };
+	struct trace_record rec;
+	int got;
+	*res = (struct loop_result){ 0 };
+
+	while ((got = trace_reader_next(r, &rec, error)) == 1) {
+		res->records++;
+		res->trace_end_us = rec.t_us;
+		if (s->progress && (res->records & 0xffff) == 0)
+			s->progress(s->ctx, r, res->records);
+		uint64_t t = rec.t_us + c.offset;
+		/* Batches due before this record run first; one due at t runs after it. */
+		for (uint64_t nb; (nb = ksm_next_batch(k)) < t;)
+			if (!batch(k, s, &c, res, MAX(nb, c.now), error))
+				return false;
+		if (!emit_samples(k, s, &c, t, error))
+			return false;
+		c.now = MAX(c.now, t);
+
+		if (rec.verb == TRACE_SETTLE) {
+			struct ksm_counters cnt;
+			ksm_counters(k, &cnt);
+			uint64_t target = cnt.full_scans + rec.value;
+			uint64_t start = c.now;
+			while (cnt.full_scans < target) {
+				uint64_t nb = ksm_next_batch(k);
+				if (nb == UINT64_MAX) {
+					g_set_error(error, LOOP_ERROR, 2,
+						    "%s:%" G_GUINT64_FORMAT ": settle cannot progress:"
+						    " ksmd has nothing to scan (run is %" G_GUINT64_FORMAT
+						    ", no registered mm, or pages_to_scan is 0)",
+						    trace_reader_path(r), rec.line,
+						    ksm_knob(k, KNOB_RUN));
+					return false;
+				}
+				if (!batch(k, s, &c, res, MAX(nb, c.now), error))
+					return false;
+				ksm_counters(k, &cnt);
+				if (cnt.pages_to_scan == 0 && cnt.full_scans < target) {
+					g_set_error(error, LOOP_ERROR, 2,
+						    "%s:%" G_GUINT64_FORMAT ": settle cannot progress:"
+						    " pages_to_scan is 0", trace_reader_path(r), rec.line);
+					return false;
+				}
+			}
+			c.offset += c.now - start;
+		} else if (rec.verb == TRACE_MARK) {
+			if (s->mark && !s->mark(s->ctx, rec.label, rec.t_us, k, error))
+				return false;
+		} else {
+			GError *inner = NULL;
+			if (!ksm_apply(k, &rec, c.now, &inner))
+				return record_error(error, r, &rec, inner);
+		}
+	}
+	if (got < 0)
+		return false;
+	res->sim_end_us = c.now;
+	return true;
+}

@@ -1,2 +1,433 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* placeholder, being written */
+/*
+ * Page contents as base + overlays, interned.
+ *
+ * Most pages of a trace are a base (zero, a repeated byte, SplitMix64 words)
+ * with at most a few small changes, so a content keeps the base's parameters
+ * and the changed byte ranges only; when changes grow past OVERLAY_MAX the
+ * page is kept whole. Overlays are canonical (sorted, coalesced, and only
+ * bytes that differ from the base), and equal descriptions are interned in
+ * one hash table, so equal pages usually share one object and compare by
+ * pointer. Comparison otherwise goes through the first 8 bytes and, only
+ * when those tie, the materialised bytes.
+ */
+#include <string.h>
+#include <xxhash.h>
+#include "content.h"
+
+#define PAGE TRACE_PAGE_SIZE
+#define OVERLAY_MAX 512		/* bytes kept as overlays before going whole */
+#define OVERLAY_RUNS_MAX 32
+
+enum base_kind { BASE_ZERO, BASE_BYTE, BASE_RAND, BASE_FULL };
+
+struct overlay {
+	uint16_t off;
+	uint16_t len;
+};
+
+struct content {
+	uint32_t refcount;
+	uint8_t kind;
+	uint8_t n_over;
+	uint16_t over_bytes;
+	uint32_t shash;		/* hash of the description, for interning */
+	uint32_t digest_valid;
+	uint64_t base;		/* byte value or seed */
+	uint64_t key8;
+	uint64_t id;		/* never reused: names the content in caches */
+	uint64_t csum;
+	content_hash_fn csum_fn;
+	uint64_t digest;
+	/* BASE_FULL: PAGE bytes; else n_over overlays then over_bytes bytes */
+	uint8_t *extra;
+};
+
+static GHashTable *interned;
+static uint64_t next_id = 1;
+static uint64_t live_objects, live_bytes;
+
+static inline const struct overlay *overlays(const content *c)
+{
+	return (const struct overlay *)c->extra;
+}
+
+static inline const uint8_t *overlay_data(const content *c)
+{
+	return c->extra + c->n_over * sizeof(struct overlay);
+}
+
+static size_t extra_size(const content *c)
+{
+	if (c->kind == BASE_FULL)
+		return PAGE;
+	return c->n_over * sizeof(struct overlay) + c->over_bytes;
+}
+
+static void fill_base(uint8_t *buf, uint8_t kind, uint64_t base)
+{
+	switch (kind) {
+	case BASE_ZERO:
+		memset(buf, 0, PAGE);
+		break;
+	case BASE_BYTE:
+		memset(buf, (int)base, PAGE);
+		break;
+	case BASE_RAND: {
+		uint64_t state = base;
+		for (unsigned i = 0; i < PAGE / 8; i++) {
+			uint64_t w = GUINT64_TO_LE(splitmix64_next(&state));
+			memcpy(buf + 8 * i, &w, 8);
+		}
+		break;
+	}
+	}
+}
+
+static void materialize_raw(const content *c, uint8_t *buf)
+{
+	if (c->kind == BASE_FULL) {
+		memcpy(buf, c->extra, PAGE);
+		return;
+	}
+	fill_base(buf, c->kind, c->base);
+	const struct overlay *o = overlays(c);
+	const uint8_t *d = overlay_data(c);
+	for (unsigned i = 0; i < c->n_over; i++) {
+		memcpy(buf + o[i].off, d, o[i].len);
+		d += o[i].len;
+	}
+}
+
+/*
+ * A few recently materialised pages. A tree walk compares one scanned page
+ * with many others, so the scanned page's bytes are reused across the walk.
+ */
+#define CACHE_WAYS 4
+static struct {
+	uint64_t id;
+	uint64_t stamp;
+	uint8_t buf[PAGE] __attribute__((aligned(64)));
+} cache[CACHE_WAYS];
+static uint64_t cache_clock;
+
+static const uint8_t *page_bytes(const content *c)
+{
+	if (c->kind == BASE_FULL)
+		return c->extra;
+	unsigned victim = 0;
+	for (unsigned i = 0; i < CACHE_WAYS; i++) {
+		if (cache[i].id == c->id) {
+			cache[i].stamp = ++cache_clock;
+			return cache[i].buf;
+		}
+		if (cache[i].stamp < cache[victim].stamp)
+			victim = i;
+	}
+	materialize_raw(c, cache[victim].buf);
+	cache[victim].id = c->id;
+	cache[victim].stamp = ++cache_clock;
+	return cache[victim].buf;
+}
+
+uint8_t *content_materialize(const content *c, uint8_t *buf)
+{
+	memcpy(buf, page_bytes(c), PAGE);
+	return buf;
+}
+
+static guint desc_hash(gconstpointer p)
+{
+	return ((const content *)p)->shash;
+}
+
+static gboolean desc_equal(gconstpointer pa, gconstpointer pb)
+{
+	const content *a = pa, *b = pb;
+	if (a->kind != b->kind || a->base != b->base || a->n_over != b->n_over ||
+	    a->over_bytes != b->over_bytes || a->key8 != b->key8)
+		return FALSE;
+	return memcmp(a->extra, b->extra, extra_size(a)) == 0;
+}
+
+static uint32_t compute_shash(const content *c)
+{
+	uint64_t seed = c->base * UINT64_C(0x9E3779B97F4A7C15) ^ c->kind;
+	return (uint32_t)XXH64(c->extra, c->extra ? extra_size(c) : 0, seed);
+}
+
+static uint64_t compute_key8(const content *c)
+{
+	uint8_t head[8];
+	uint64_t w;
+	switch (c->kind) {
+	case BASE_FULL:
+		memcpy(head, c->extra, 8);
+		break;
+	case BASE_ZERO:
+		memset(head, 0, 8);
+		break;
+	case BASE_BYTE:
+		memset(head, (int)c->base, 8);
+		break;
+	default: {
+		uint64_t state = c->base;
+		w = GUINT64_TO_LE(splitmix64_next(&state));
+		memcpy(head, &w, 8);
+		break;
+	}
+	}
+	if (c->kind != BASE_FULL) {
+		const struct overlay *o = overlays(c);
+		const uint8_t *d = overlay_data(c);
+		for (unsigned i = 0; i < c->n_over && o[i].off < 8; i++) {
+			unsigned n = MIN(8u - o[i].off, o[i].len);
+			memcpy(head + o[i].off, d, n);
+			d += o[i].len;
+		}
+	}
+	memcpy(&w, head, 8);
+	return GUINT64_FROM_BE(w);
+}
+
+/* Takes ownership of extra; returns the interned object with a new reference. */
+static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t over_bytes,
+		       uint8_t *extra)
+{
+	if (!interned)
+		interned = g_hash_table_new(desc_hash, desc_equal);
+	content key = { .kind = kind, .base = base, .n_over = n_over,
+			.over_bytes = over_bytes, .extra = extra };
+	key.key8 = compute_key8(&key);
+	key.shash = compute_shash(&key);
+	content *found = g_hash_table_lookup(interned, &key);
+	if (found) {
+		g_free(extra);
+		found->refcount++;
+		return found;
+	}
+	content *c = g_new(content, 1);
+	*c = key;
+	c->refcount = 1;
+	c->id = next_id++;
+	c->csum_fn = NULL;
+	c->digest_valid = 0;
+	g_hash_table_add(interned, c);
+	live_objects++;
+	live_bytes += sizeof(*c) + extra_size(c);
+	return c;
+}
+
+content *content_ref(content *c)
+{
+	c->refcount++;
+	return c;
+}
+
+void content_unref(content *c)
+{
+	if (!c || --c->refcount)
+		return;
+	g_hash_table_remove(interned, c);
+	for (unsigned i = 0; i < CACHE_WAYS; i++)
+		if (cache[i].id == c->id)
+			cache[i].id = 0;
+	live_objects--;
+	live_bytes -= sizeof(*c) + extra_size(c);
+	g_free(c->extra);
+	g_free(c);
+}
+
+content *content_zero(void)
+{
+	return intern(BASE_ZERO, 0, 0, 0, NULL);
+}
+
+content *content_rand(uint64_t seed)
+{
+	return intern(BASE_RAND, seed, 0, 0, NULL);
+}
+
+static content *content_byte(uint8_t b)
+{
+	return b ? intern(BASE_BYTE, b, 0, 0, NULL) : content_zero();
+}
+
+/* A whole page: a repeated byte becomes a base again, else it is kept whole. */
+static content *from_full(uint8_t *page)
+{
+	bool uniform = true;
+	for (unsigned i = 1; i < PAGE && uniform; i++)
+		uniform = page[i] == page[0];
+	if (uniform) {
+		uint8_t b = page[0];
+		g_free(page);
+		return content_byte(b);
+	}
+	return intern(BASE_FULL, 0, 0, 0, page);
+}
+
+/*
+ * Rebuild the overlays of a modified page: the bytes that differ from the
+ * base become runs. Runs separated by a short gap of unchanged bytes are
+ * joined: fewer runs is smaller and faster than exact minimality.
+ */
+static content *from_base_and_page(uint8_t kind, uint64_t base, const uint8_t *page,
+				   unsigned lo, unsigned hi, const content *cur)
+{
+	uint8_t basebuf[PAGE];
+	fill_base(basebuf, kind, base);
+	struct overlay runs[OVERLAY_RUNS_MAX];
+	unsigned n = 0, total = 0;
+	/* Old overlays lie anywhere; the new change lies in [lo, hi). */
+	(void)lo;
+	(void)hi;
+	(void)cur;
+	unsigned i = 0;
+	while (i < PAGE) {
+		if (page[i] == basebuf[i]) {
+			i++;
+			continue;
+		}
+		unsigned start = i, end = i + 1;
+		while (end < PAGE) {
+			if (page[end] != basebuf[end]) {
+				end++;
+				continue;
+			}
+			unsigned gap = end;
+			while (gap < PAGE && gap - end < 8 && page[gap] == basebuf[gap])
+				gap++;
+			if (gap < PAGE && gap - end < 8)
+				end = gap;
+			else
+				break;
+		}
+		if (n == OVERLAY_RUNS_MAX || total + (end - start) > OVERLAY_MAX) {
+			uint8_t *full = g_memdup2(page, PAGE);
+			return from_full(full);
+		}
+		runs[n].off = start;
+		runs[n].len = end - start;
+		n++;
+		total += end - start;
+		i = end;
+	}
+	uint8_t *extra = NULL;
+	if (n) {
+		extra = g_malloc(n * sizeof(struct overlay) + total);
+		memcpy(extra, runs, n * sizeof(struct overlay));
+		uint8_t *d = extra + n * sizeof(struct overlay);
+		for (unsigned k = 0; k < n; k++) {
+			memcpy(d, page + runs[k].off, runs[k].len);
+			d += runs[k].len;
+		}
+	}
+	return intern(kind, base, n, total, extra);
+}
+
+content *content_apply(const content *cur, const struct trace_content *tc)
+{
+	switch (tc->form) {
+	case CONTENT_ZERO:
+		return content_zero();
+	case CONTENT_BYTE:
+		return content_byte((uint8_t)tc->value);
+	case CONTENT_RAND:
+		return content_rand(tc->value);
+	default:
+		break;
+	}
+	uint8_t page[PAGE];
+	unsigned off, len;
+	if (cur)
+		materialize_raw(cur, page);
+	else
+		memset(page, 0, PAGE);
+	switch (tc->form) {
+	case CONTENT_WORD: {
+		uint64_t w = GUINT64_TO_LE(tc->value);
+		off = tc->off * 8;
+		len = 8;
+		memcpy(page + off, &w, 8);
+		break;
+	}
+	case CONTENT_PATCH: {
+		uint8_t r[PAGE];
+		fill_base(r, BASE_RAND, tc->value);
+		off = tc->off;
+		len = tc->len;
+		memcpy(page + off, r, len);
+		break;
+	}
+	case CONTENT_BYTES:
+		off = tc->off;
+		len = tc->len;
+		memcpy(page + off, tc->data, len);
+		break;
+	default:
+		g_assert_not_reached();
+	}
+	if (!cur || cur->kind == BASE_FULL) {
+		/* A whole page stays whole unless it became uniform. */
+		if (!cur)
+			return from_base_and_page(BASE_ZERO, 0, page, off, off + len, cur);
+		return from_full(g_memdup2(page, PAGE));
+	}
+	return from_base_and_page(cur->kind, cur->base, page, off, off + len, cur);
+}
+
+int content_cmp(const content *a, const content *b)
+{
+	if (a == b)
+		return 0;
+	if (a->key8 != b->key8)
+		return a->key8 < b->key8 ? -1 : 1;
+	/* Same base, no overlays: interned, so distinct objects cannot be equal-structured. */
+	uint8_t abuf[PAGE];
+	const uint8_t *pa = page_bytes(a);
+	if (a->kind != BASE_FULL) {
+		/* page_bytes(b) may evict a's cache slot; keep a private copy. */
+		memcpy(abuf, pa, PAGE);
+		pa = abuf;
+	}
+	const uint8_t *pb = page_bytes(b);
+	return memcmp(pa, pb, PAGE);
+}
+
+uint64_t content_key8(const content *c)
+{
+	return c->key8;
+}
+
+bool content_is_zero(const content *c)
+{
+	/* Canonical forms: a zero page is always BASE_ZERO without overlays. */
+	return c->kind == BASE_ZERO && c->n_over == 0;
+}
+
+uint64_t content_checksum(content *c, content_hash_fn fn, uint64_t *computed)
+{
+	if (c->csum_fn != fn) {
+		c->csum = fn(page_bytes(c));
+		c->csum_fn = fn;
+		if (computed)
+			(*computed)++;
+	}
+	return c->csum;
+}
+
+uint64_t content_digest(content *c)
+{
+	if (!c->digest_valid) {
+		c->digest = XXH3_64bits(page_bytes(c), PAGE);
+		c->digest_valid = 1;
+	}
+	return c->digest;
+}
+
+void content_stats(uint64_t *objects, uint64_t *bytes)
+{
+	*objects = live_objects;
+	*bytes = live_bytes;
+}

@@ -1,2 +1,543 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* placeholder, being written */
+/*
+ * Trace writers (writer.h): canonical text, gzip text and the binary form
+ * (BINARY.md). Every record goes through the same checks as on reading
+ * (check.c), so whatever a writer commits, every reader accepts.
+ *
+ * Canonical text: "<t_us> <verb> <args>" with single spaces; t_us, npages,
+ * node, offsets, lengths, word indices, knob values and settle counts in
+ * decimal; vpns, seeds, word values and rand seeds in lowercase 0x hex;
+ * byte:hh and bytes:off:hex in lowercase hex digits; node=0 is left out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "binary.h"
+#include "check.h"
+#include "reader.h"
+#include "writer.h"
+
+#define BIN_CHUNK (256 * 1024)
+
+struct trace_writer {
+	enum trace_format fmt;
+	char *path;		/* the target */
+	char *tmp;		/* the temporary beside it; NULL for stdout */
+	int fd;
+	FILE *f;		/* text */
+	gzFile gz;		/* gz text */
+	GString *line;
+	struct trace_check *ck;
+	uint64_t nrec;
+	bool failed;
+
+	/* binary */
+	z_stream zs;
+	bool zs_live;
+	uint8_t *buf;		/* records not yet deflated */
+	size_t len;
+	uint8_t *zout;
+	uint64_t t_us, prev_vpn;
+	uint32_t nslots;
+	uint32_t *free_slots;	/* reused last-freed first, as the reader does */
+	uint32_t nfree, free_cap;
+};
+
+enum trace_format trace_format_from_path(const char *path)
+{
+	if (g_str_has_suffix(path, ".ksmb"))
+		return TRACE_FMT_BINARY;
+	if (g_str_has_suffix(path, ".gz"))
+		return TRACE_FMT_TEXT_GZ;
+	return TRACE_FMT_TEXT;
+}
+
+static void put_content(GString *out, const struct trace_content *c)
+{
+	switch (c->form) {
+	case CONTENT_ZERO:
+		g_string_append(out, "zero");
+		break;
+	case CONTENT_BYTE:
+		g_string_append_printf(out, "byte:%02x", (unsigned int)(c->value & 0xff));
+		break;
+	case CONTENT_RAND:
+		g_string_append_printf(out, "rand:0x%" G_GINT64_MODIFIER "x", c->value);
+		break;
+	case CONTENT_WORD:
+		g_string_append_printf(out, "word:%u:0x%" G_GINT64_MODIFIER "x", c->off, c->value);
+		break;
+	case CONTENT_PATCH:
+		g_string_append_printf(out, "patch:%u:%u:0x%" G_GINT64_MODIFIER "x",
+				       c->off, c->len, c->value);
+		break;
+	case CONTENT_BYTES: {
+		static const char hex[] = "0123456789abcdef";
+		uint32_t len = MIN(c->len, TRACE_PAGE_SIZE);
+
+		g_string_append_printf(out, "bytes:%u:", c->off);
+		for (uint32_t i = 0; i < len; i++) {
+			g_string_append_c(out, hex[c->data[i] >> 4]);
+			g_string_append_c(out, hex[c->data[i] & 15]);
+		}
+		break;
+	}
+	default:
+		g_string_append(out, "?");
+	}
+}
+
+void trace_record_format(const struct trace_record *rec, GString *out)
+{
+	const char *verb = (unsigned int)rec->verb < TRACE_NR_VERBS ? verb_names[rec->verb] : "?";
+
+	g_string_append_printf(out, "%" G_GUINT64_FORMAT " %s", rec->t_us, verb);
+	switch (rec->verb) {
+	case TRACE_SPAWN:
+		g_string_append_printf(out, " %s", rec->mm);
+		if (rec->node)
+			g_string_append_printf(out, " node=%u", rec->node);
+		break;
+	case TRACE_MAP:
+	case TRACE_UNMAP:
+	case TRACE_ADVISE:
+	case TRACE_FILL:
+	case TRACE_FILLSEQ:
+		g_string_append_printf(out, " %s 0x%" G_GINT64_MODIFIER "x %" G_GUINT64_FORMAT,
+				       rec->mm, rec->vpn, rec->npages);
+		if (rec->verb == TRACE_ADVISE)
+			g_string_append(out, rec->mergeable ? " mergeable" : " unmergeable");
+		if (rec->verb == TRACE_FILLSEQ)
+			g_string_append_printf(out, " 0x%" G_GINT64_MODIFIER "x", rec->seed);
+		if (rec->verb == TRACE_FILL) {
+			g_string_append_c(out, ' ');
+			put_content(out, &rec->content);
+		}
+		break;
+	case TRACE_WRITE:
+		g_string_append_printf(out, " %s 0x%" G_GINT64_MODIFIER "x ", rec->mm, rec->vpn);
+		put_content(out, &rec->content);
+		break;
+	case TRACE_EXIT:
+		g_string_append_printf(out, " %s", rec->mm);
+		break;
+	case TRACE_SET:
+		if ((unsigned int)rec->knob >= KNOB_NR)
+			g_string_append_printf(out, " ? %" G_GUINT64_FORMAT, rec->value);
+		else if (rec->knob == KNOB_ADVISOR_MODE)
+			g_string_append_printf(out, " %s %s", knob_names[rec->knob],
+					       rec->value == ADVISOR_SCAN_TIME ? "scan-time" : "none");
+		else
+			g_string_append_printf(out, " %s %" G_GUINT64_FORMAT, knob_names[rec->knob],
+					       rec->value);
+		break;
+	case TRACE_SETTLE:
+		g_string_append_printf(out, " %" G_GUINT64_FORMAT, rec->value);
+		break;
+	case TRACE_MARK:
+		g_string_append_printf(out, " %s", rec->label);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool werr(trace_writer *w, GError **error, const char *what, int err)
+{
+	g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s: %s", w->path, what,
+		    g_strerror(err));
+	w->failed = true;
+	return false;
+}
+
+static bool gz_err(trace_writer *w, GError **error)
+{
+	int err;
+	const char *msg = gzerror(w->gz, &err);
+
+	if (err == Z_ERRNO)
+		return werr(w, error, "cannot write", errno);
+	g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot write: %s", w->path, msg);
+	w->failed = true;
+	return false;
+}
+
+static bool write_all(trace_writer *w, const uint8_t *p, size_t n, GError **error)
+{
+	while (n) {
+		ssize_t k = write(w->fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return werr(w, error, "cannot write", errno);
+		p += k;
+		n -= k;
+	}
+	return true;
+}
+
+/* Text lines, through stdio or gz. */
+static bool put_text(trace_writer *w, const char *s, size_t n, GError **error)
+{
+	if (w->gz) {
+		if (gzwrite(w->gz, s, n) != (int)n)
+			return gz_err(w, error);
+		return true;
+	}
+	if (fwrite(s, 1, n, w->f) != n)
+		return werr(w, error, "cannot write", errno);
+	return true;
+}
+
+/* Deflates buf; flush ends the stream. */
+static bool bin_deflate(trace_writer *w, bool flush, GError **error)
+{
+	int ret;
+
+	w->zs.next_in = w->buf;
+	w->zs.avail_in = w->len;
+	do {
+		w->zs.next_out = w->zout;
+		w->zs.avail_out = BIN_CHUNK;
+		ret = deflate(&w->zs, flush ? Z_FINISH : Z_NO_FLUSH);
+		if (ret == Z_STREAM_ERROR) {
+			g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: zlib error", w->path);
+			w->failed = true;
+			return false;
+		}
+		if (!write_all(w, w->zout, BIN_CHUNK - w->zs.avail_out, error))
+			return false;
+	} while (w->zs.avail_out == 0 || (flush && ret != Z_STREAM_END));
+	w->len = 0;
+	return true;
+}
+
+trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError **error)
+{
+	trace_writer *w = g_new0(trace_writer, 1);
+
+	w->fmt = fmt;
+	w->path = g_strdup(path);
+	w->fd = -1;
+	if (strcmp(path, "-") == 0) {
+		w->fd = dup(STDOUT_FILENO);
+		if (w->fd < 0) {
+			werr(w, error, "cannot write", errno);
+			goto out_free;
+		}
+	} else {
+		char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+
+		w->tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
+		g_free(dir);
+		g_free(base);
+		w->fd = g_mkstemp(w->tmp);
+		if (w->fd < 0) {
+			werr(w, error, "cannot create", errno);
+			g_clear_pointer(&w->tmp, g_free);
+			goto out_free;
+		}
+	}
+	w->ck = trace_check_new();
+	w->line = g_string_sized_new(128);
+	switch (fmt) {
+	case TRACE_FMT_TEXT:
+		w->f = fdopen(w->fd, "w");
+		if (!w->f) {
+			werr(w, error, "cannot write", errno);
+			goto out_abort;
+		}
+		setvbuf(w->f, NULL, _IOFBF, 256 * 1024);
+		break;
+	case TRACE_FMT_TEXT_GZ:
+		w->gz = gzdopen(w->fd, "wb6");
+		if (!w->gz) {
+			werr(w, error, "cannot write", ENOMEM);
+			goto out_abort;
+		}
+		gzbuffer(w->gz, 256 * 1024);
+		break;
+	case TRACE_FMT_BINARY:
+		if (deflateInit(&w->zs, Z_DEFAULT_COMPRESSION) != Z_OK) {
+			werr(w, error, "cannot write", ENOMEM);
+			goto out_abort;
+		}
+		w->zs_live = true;
+		w->buf = g_malloc(BIN_CHUNK + BIN_MAX_RECORD);
+		w->zout = g_malloc(BIN_CHUNK);
+		if (!write_all(w, (const uint8_t *)BIN_MAGIC "\x01", BIN_HEADER_LEN, error))
+			goto out_abort;
+		return w;
+	default:
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: unknown trace format %d",
+			    path, (int)fmt);
+		goto out_abort;
+	}
+	if (!put_text(w, "ksmtrace 1\n", 11, error))
+		goto out_abort;
+	return w;
+
+out_abort:
+	trace_writer_abort(w);
+	return NULL;
+out_free:
+	g_free(w->path);
+	g_free(w);
+	return NULL;
+}
+
+static uint32_t slot_take(trace_writer *w)
+{
+	return w->nfree ? w->free_slots[--w->nfree] : w->nslots++;
+}
+
+static void slot_put(trace_writer *w, uint32_t slot)
+{
+	if (w->nfree == w->free_cap) {
+		w->free_cap = w->free_cap ? 2 * w->free_cap : 16;
+		w->free_slots = g_renew(uint32_t, w->free_slots, w->free_cap);
+	}
+	w->free_slots[w->nfree++] = slot;
+}
+
+static bool put_binary(trace_writer *w, const struct trace_record *rec, struct check_mm *mm,
+		       uint32_t exit_slot, GError **error)
+{
+	uint8_t *start = w->buf + w->len, *p = start + 1;
+	unsigned int op;
+	uint64_t dt = rec->t_us - w->t_us;
+
+	static const uint8_t kinds[TRACE_NR_VERBS] = {
+		[TRACE_SPAWN] = BIN_SPAWN, [TRACE_MAP] = BIN_MAP,
+		[TRACE_ADVISE] = BIN_ADVISE_MERGEABLE, [TRACE_WRITE] = BIN_WRITE,
+		[TRACE_FILL] = BIN_FILL, [TRACE_FILLSEQ] = BIN_FILLSEQ, [TRACE_UNMAP] = BIN_UNMAP,
+		[TRACE_EXIT] = BIN_EXIT, [TRACE_SET] = BIN_SET, [TRACE_SETTLE] = BIN_SETTLE,
+		[TRACE_MARK] = BIN_MARK,
+	};
+
+	op = kinds[rec->verb];
+	if (rec->verb == TRACE_ADVISE && !rec->mergeable)
+		op = BIN_ADVISE_UNMERGEABLE;
+	if (rec->verb == TRACE_WRITE || rec->verb == TRACE_FILL)
+		op |= rec->content.form << BIN_OP_FORM_SHIFT;
+	if (dt) {
+		op |= BIN_OP_TIME;
+		p = bin_put_varint(p, dt);
+	}
+	*start = op;
+	w->t_us = rec->t_us;
+
+	switch (rec->verb) {
+	case TRACE_SPAWN: {
+		size_t len = strlen(rec->mm);
+
+		*p++ = len;
+		memcpy(p, rec->mm, len);
+		p += len;
+		p = bin_put_varint(p, rec->node);
+		break;
+	}
+	case TRACE_EXIT:
+		p = bin_put_varint(p, exit_slot);
+		break;
+	case TRACE_SET:
+		*p++ = rec->knob;
+		p = bin_put_varint(p, rec->value);
+		break;
+	case TRACE_SETTLE:
+		p = bin_put_varint(p, rec->value);
+		break;
+	case TRACE_MARK: {
+		size_t len = strlen(rec->label);
+
+		*p++ = len;
+		memcpy(p, rec->label, len);
+		p += len;
+		break;
+	}
+	default:
+		p = bin_put_varint(p, mm->tag);
+		p = bin_put_varint(p, bin_zigzag(rec->vpn - w->prev_vpn));
+		w->prev_vpn = rec->vpn;
+		if (rec->verb != TRACE_WRITE)
+			p = bin_put_varint(p, rec->npages);
+		if (rec->verb == TRACE_FILLSEQ)
+			p = bin_put_varint(p, rec->seed);
+		if (rec->verb == TRACE_WRITE || rec->verb == TRACE_FILL) {
+			const struct trace_content *c = &rec->content;
+
+			switch (c->form) {
+			case CONTENT_ZERO:
+				break;
+			case CONTENT_BYTE:
+				*p++ = c->value;
+				break;
+			case CONTENT_RAND:
+				p = bin_put_varint(p, c->value);
+				break;
+			case CONTENT_WORD:
+				p = bin_put_varint(p, c->off);
+				p = bin_put_varint(p, c->value);
+				break;
+			case CONTENT_PATCH:
+				p = bin_put_varint(p, c->off);
+				p = bin_put_varint(p, c->len);
+				p = bin_put_varint(p, c->value);
+				break;
+			case CONTENT_BYTES:
+				p = bin_put_varint(p, c->off);
+				p = bin_put_varint(p, c->len);
+				memcpy(p, c->data, c->len);
+				p += c->len;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	w->len += p - start;
+	if (w->len >= BIN_CHUNK)
+		return bin_deflate(w, false, error);
+	return true;
+}
+
+bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **error)
+{
+	struct check_mm *mm = NULL;
+	uint32_t exit_slot = 0;
+	char *problem;
+
+	if (w->failed) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: writing after an error", w->path);
+		return false;
+	}
+	problem = trace_record_validate(rec);
+	if (!problem && rec->verb == TRACE_EXIT && w->fmt == TRACE_FMT_BINARY) {
+		/* the slot is needed after the checker has dropped the mm */
+		struct check_mm *dying = trace_check_find(w->ck, rec->mm);
+
+		if (dying)
+			exit_slot = dying->tag;
+	}
+	if (!problem)
+		problem = trace_check_apply(w->ck, rec, NULL, &mm);
+	if (problem) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_PARSE, "%s: record %" G_GUINT64_FORMAT
+			    ": %s", w->path, w->nrec + 1, problem);
+		g_free(problem);
+		w->failed = true;
+		return false;
+	}
+	w->nrec++;
+	if (w->fmt == TRACE_FMT_BINARY) {
+		if (rec->verb == TRACE_SPAWN)
+			mm->tag = slot_take(w);
+		if (rec->verb == TRACE_EXIT)
+			slot_put(w, exit_slot);
+		return put_binary(w, rec, mm, exit_slot, error);
+	}
+	g_string_truncate(w->line, 0);
+	trace_record_format(rec, w->line);
+	g_string_append_c(w->line, '\n');
+	return put_text(w, w->line->str, w->line->len, error);
+}
+
+bool trace_writer_comment(trace_writer *w, const char *text, GError **error)
+{
+	char **lines;
+	bool ok = true;
+
+	if (w->fmt == TRACE_FMT_BINARY)
+		return true;
+	lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; ok && *l; l++) {
+		g_string_assign(w->line, "# ");
+		g_string_append(w->line, *l);
+		for (size_t i = 0; i < w->line->len; i++)
+			if (w->line->str[i] == '\r')
+				w->line->str[i] = ' ';
+		g_string_append_c(w->line, '\n');
+		ok = put_text(w, w->line->str, w->line->len, error);
+	}
+	g_strfreev(lines);
+	return ok;
+}
+
+static void writer_free(trace_writer *w)
+{
+	if (w->zs_live)
+		deflateEnd(&w->zs);
+	trace_check_free(w->ck);
+	if (w->line)
+		g_string_free(w->line, TRUE);
+	g_free(w->buf);
+	g_free(w->zout);
+	g_free(w->free_slots);
+	g_free(w->tmp);
+	g_free(w->path);
+	g_free(w);
+}
+
+bool trace_writer_close(trace_writer *w, GError **error)
+{
+	bool ok = !w->failed;
+	int fd = w->fd;
+
+	if (!ok) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: not committed after an error",
+			    w->path);
+		trace_writer_abort(w);
+		return false;
+	}
+	if (w->fmt == TRACE_FMT_BINARY) {
+		uint8_t *p = w->buf + w->len;
+
+		*p++ = BIN_END;
+		p = bin_put_varint(p, w->nrec);
+		w->len = p - w->buf;
+		ok = bin_deflate(w, true, error);
+		if (ok && close(fd) != 0)
+			ok = werr(w, error, "cannot write", errno);
+		w->fd = -1;
+	} else if (w->gz) {
+		int ret = gzclose_w(w->gz);
+
+		w->gz = NULL;
+		w->fd = -1;
+		if (ret != Z_OK)
+			ok = werr(w, error, "cannot write", ret == Z_ERRNO ? errno : EIO);
+	} else {
+		int ret = fclose(w->f);
+
+		w->f = NULL;
+		w->fd = -1;
+		if (ret != 0)
+			ok = werr(w, error, "cannot write", errno);
+	}
+	if (ok && w->tmp && rename(w->tmp, w->path) != 0)
+		ok = werr(w, error, "cannot rename into place", errno);
+	if (!ok) {
+		trace_writer_abort(w);
+		return false;
+	}
+	writer_free(w);
+	return true;
+}
+
+void trace_writer_abort(trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->gz)
+		gzclose_w(w->gz);
+	else if (w->f)
+		fclose(w->f);
+	else if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	writer_free(w);
+}

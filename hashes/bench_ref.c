@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The reference rows of `ksmsim bench costs`; see bench_ref.h. */
+#include <string.h>
+#include <glib.h>
+#include "hash.h"
+#include "bench_ref.h"
+#include "crc32c.h"
+
+#define WORDS64 (HASH_PAGE_SIZE / 8)
+
+static inline uint64_t ld64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * The cheapest way to read every byte: a sum the compiler may vectorise,
+ * cloned for the widest unit so no checksum can look faster than reading.
+ */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static uint64_t read_floor(const void *page)
+{
+	const unsigned char *p = page;
+	uint64_t s = 0;
+
+	for (unsigned i = 0; i < WORDS64; i++)
+		s += ld64(p + 8 * i);
+	return s;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* One crc32 dependency chain, 8 bytes per instruction: no interleaving. */
+__attribute__((target("sse4.2")))
+static uint64_t crc32c_serial(const void *page)
+{
+	const unsigned char *p = page;
+	uint64_t c = 0xffffffffu;
+
+	for (unsigned i = 0; i < WORDS64; i++)
+		c = _mm_crc32_u64(c, ld64(p + 8 * i));
+	return (uint32_t)~c;
+}
+#endif
+
+/* Ours, for comparison when the registry row runs ISA-L. */
+static uint64_t crc32c_own_page(const void *page)
+{
+	return crc32c_own(0, page, HASH_PAGE_SIZE);
+}
+
+/* Tree comparison of two equal pages: memcmp reads both to the end. */
+static uint64_t cmp_pages(void *a, void *b, void *tmp)
+{
+	return (uint64_t)memcmp(a, b, HASH_PAGE_SIZE);
+}
+
+/* A CoW break: copy the shared page into a fresh one. */
+static uint64_t copy_page(void *a, void *b, void *tmp)
+{
+	memcpy(b, a, HASH_PAGE_SIZE);
+	return 0;
+}
+
+/*
+ * Exchanging two pages in place, u64 by u64, as proposed for NUMA
+ * migration in 2019; kept scalar because the kernel cannot use SIMD.
+ */
+__attribute__((optimize("no-tree-vectorize")))
+static uint64_t exchange_words(void *a, void *b, void *tmp)
+{
+	uint64_t *x = a, *y = b;
+
+	for (unsigned i = 0; i < WORDS64; i++) {
+		uint64_t t = x[i];
+
+		x[i] = y[i];
+		y[i] = t;
+	}
+	return 0;
+}
+
+/* The alternative: three copies through a temporary page. */
+static uint64_t exchange_copies(void *a, void *b, void *tmp)
+{
+	memcpy(tmp, a, HASH_PAGE_SIZE);
+	memcpy(a, b, HASH_PAGE_SIZE);
+	memcpy(b, tmp, HASH_PAGE_SIZE);
+	return 0;
+}
+
+static struct cost_ref refs[16];
+static size_t nrefs;
+
+static void add(const char *name, unsigned bits, uint64_t (*one)(const void *),
+		uint64_t (*two)(void *, void *, void *), const char *summary)
+{
+	g_assert(nrefs < G_N_ELEMENTS(refs));
+	refs[nrefs++] = (struct cost_ref){ name, bits, one ? 1 : 2, one, two, summary };
+}
+
+static gpointer refs_init(gpointer unused)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("sse4.2"))
+		add("crc32c-1stream", 32, crc32c_serial, NULL,
+		    "SSE4.2 crc32, one dependency chain, 8 bytes a step");
+#endif
+	add("crc32c-own", 32, crc32c_own_page, NULL,
+	    "our CRC-32C: 3 crc32 streams + pclmul join, or slicing-by-8");
+	add("jhash2-plain", 32, ref_jhash2_plain, NULL,
+	    "jhash2 as the kernel header reads, plain -O2");
+	add("xxh64-lib", 64, ref_xxh64_lib, NULL,
+	    "XXH64 via libxxhash.so");
+	add("xxh3-lib", 64, ref_xxh3_lib, NULL,
+	    "XXH3_64bits via libxxhash.so");
+	if (ref_xxh3_lib_dispatch())
+		add("xxh3-lib-dispatch", 64, ref_xxh3_lib_dispatch(), NULL,
+		    "XXH3_64bits_dispatch via libxxhash.so (its x86 dispatch)");
+	add("read", 0, read_floor, NULL,
+	    "read-only floor: sum of the page's u64 words");
+	add("memcmp", 0, NULL, cmp_pages,
+	    "memcmp of two equal pages: one tree comparison");
+	add("copy", 0, NULL, copy_page,
+	    "memcpy of a page: one CoW break");
+	add("exchange-words", 0, NULL, exchange_words,
+	    "swap two pages u64 by u64 in place");
+	add("exchange-3copy", 0, NULL, exchange_copies,
+	    "swap two pages by three memcpys through a temporary page");
+	return NULL;
+}
+
+const struct cost_ref *cost_refs(size_t *n)
+{
+	static GOnce once = G_ONCE_INIT;
+
+	g_once(&once, refs_init, NULL);
+	*n = nrefs;
+	return refs;
+}
+
+const struct cost_ref *cost_ref_lookup(const char *name)
+{
+	size_t n;
+	const struct cost_ref *r = cost_refs(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(r[i].name, name) == 0)
+			return &r[i];
+	return NULL;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reference loops that `ksmsim bench costs` measures next to the registry's
+ * checksums, so each checksum's cost reads against fixed points: the
+ * read-only floor, a tree comparison (memcmp), a CoW (memcpy), a page
+ * exchange two ways, and the library or plain builds each of our
+ * implementations must match or beat. Rows the CPU or build cannot run
+ * are left out of cost_refs().
+ */
+#ifndef KSMSIM_BENCH_REF_H
+#define KSMSIM_BENCH_REF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cost_ref {
+	const char *name;
+	unsigned bits;		/* of the value returned; 0 when not a hash */
+	unsigned pages;		/* 1: one(a); 2: two(a, b, tmp) */
+	uint64_t (*one)(const void *page);
+	/* a and b hold equal contents and still do after the call. */
+	uint64_t (*two)(void *a, void *b, void *tmp);
+	const char *summary;
+};
+
+const struct cost_ref *cost_refs(size_t *n);
+const struct cost_ref *cost_ref_lookup(const char *name);
+
+/* Building blocks, exported for the tests. */
+uint64_t ref_jhash2_plain(const void *page);	/* ref_jhash2.c */
+uint64_t ref_xxh3_lib(const void *page);	/* ref_xxh_lib.c */
+uint64_t ref_xxh64_lib(const void *page);
+/* libxxhash's own x86 dispatch, when the installed library has one. */
+uint64_t (*ref_xxh3_lib_dispatch(void))(const void *page);
+
+#endif

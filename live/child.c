@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Trace mms as real processes: see child.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "child.h"
+#include "content.h"
+#include "ksmfs.h"
+
+#define CHILD_CMD_FD 100
+#define CHILD_ACK_FD 101
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR && !ksmfs_stop)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* 1 all read, 0 end of file, -1 error or interrupted. */
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0 && errno == EINTR && !ksmfs_stop)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return got ? -1 : 0;
+		got += n;
+	}
+	return 1;
+}
+
+/* The bytes of rand:seed (spec, "Content"): 512 SplitMix64 words, little endian. */
+static void rand_page(uint8_t *buf, uint64_t seed)
+{
+	uint64_t state = seed;
+
+	for (int i = 0; i < 512; i++) {
+		uint64_t w = GUINT64_TO_LE(splitmix64_next(&state));
+
+		memcpy(buf + i * 8, &w, 8);
+	}
+}
+
+/*
+ * Stores tc into the mapped page p. Modifying forms store only their bytes
+ * (the rest of the page is already what the spec says it is); replacing forms
+ * store the whole page. Either way the page sees a store, so a KSM page is
+ * copied even when the bytes do not change.
+ */
+static void store_content(uint8_t *p, const struct trace_content *tc, const uint8_t *randbuf)
+{
+	uint64_t w;
+
+	switch (tc->form) {
+	case CONTENT_ZERO:
+		memset(p, 0, TRACE_PAGE_SIZE);
+		break;
+	case CONTENT_BYTE:
+		memset(p, (int)(tc->value & 0xff), TRACE_PAGE_SIZE);
+		break;
+	case CONTENT_RAND:
+		memcpy(p, randbuf, TRACE_PAGE_SIZE);
+		break;
+	case CONTENT_WORD:
+		w = GUINT64_TO_LE(tc->value);
+		memcpy(p + (size_t)tc->off * 8, &w, 8);
+		break;
+	case CONTENT_PATCH:
+		memcpy(p + tc->off, randbuf, tc->len);
+		break;
+	case CONTENT_BYTES:
+		memcpy(p + tc->off, tc->data, tc->len);
+		break;
+	default:
+		abort();
+	}
+}
+
+/* Carries out one record in the child; 0 or an errno. */
+static int child_exec(const struct trace_record *rec, uint64_t base)
+{
+	static uint8_t randbuf[TRACE_PAGE_SIZE];
+	uint8_t *addr = (uint8_t *)(uintptr_t)(base + rec->vpn * TRACE_PAGE_SIZE);
+	size_t len = rec->npages * TRACE_PAGE_SIZE;
+	void *m;
+
+	switch (rec->verb) {
+	case TRACE_MAP:
+		m = mmap(addr, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (m == MAP_FAILED)
+			return errno;
+		if (m != addr) {	/* a kernel without MAP_FIXED_NOREPLACE */
+			munmap(m, len);
+			return EEXIST;
+		}
+		/* one trace page = one 4 KiB page: no THP of any size */
+		if (madvise(addr, len, MADV_NOHUGEPAGE) != 0)
+			return errno;
+		return 0;
+	case TRACE_ADVISE:
+		while (madvise(addr, len, rec->mergeable ? MADV_MERGEABLE : MADV_UNMERGEABLE)) {
+			if (errno != EINTR && errno != EAGAIN)
+				return errno;
+		}
+		return 0;
+	case TRACE_WRITE:
+	case TRACE_FILL:
+		if (rec->content.form == CONTENT_RAND || rec->content.form == CONTENT_PATCH)
+			rand_page(randbuf, rec->content.value);
+		for (uint64_t i = 0; i < rec->npages; i++)
+			store_content(addr + i * TRACE_PAGE_SIZE, &rec->content, randbuf);
+		return 0;
+	case TRACE_FILLSEQ:
+		for (uint64_t i = 0; i < rec->npages; i++) {
+			rand_page(randbuf, rec->seed + i);
+			memcpy(addr + i * TRACE_PAGE_SIZE, randbuf, TRACE_PAGE_SIZE);
+		}
+		return 0;
+	case TRACE_UNMAP:
+		return munmap(addr, len) ? errno : 0;
+	default:
+		return EINVAL;
+	}
+}
+
+static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base)
+{
+	static struct trace_record rec;
+
+	/* never outlive the replay, even if it is killed outright */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	/* ^C is for the parent, which cleans up and kills us */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	for (;;) {
+		int32_t err;
+		int r = read_full(CHILD_CMD_FD, &rec, sizeof(rec));
+
+		if (r <= 0 || rec.verb == TRACE_EXIT)
+			_exit(0);
+		err = child_exec(&rec, base);
+		if (!write_full(CHILD_ACK_FD, &err, sizeof(err)))
+			_exit(1);
+	}
+}
+
+struct live_child *live_child_spawn(const char *name, uint64_t base, GError **error)
+{
+	int cmd[2], ack[2];
+	pid_t parent = getpid(), pid;
+	struct live_child *c;
+
+	if (pipe2(cmd, O_CLOEXEC) != 0)
+		goto fail;
+	if (pipe2(ack, O_CLOEXEC) != 0) {
+		close(cmd[0]);
+		close(cmd[1]);
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(cmd[0]);
+		close(cmd[1]);
+		close(ack[0]);
+		close(ack[1]);
+		errno = e;
+		goto fail;
+	}
+	if (pid == 0) {
+		/* keep our own pipe ends only: siblings' ends would hide EOFs */
+		if (dup2(cmd[0], CHILD_CMD_FD) < 0 || dup2(ack[1], CHILD_ACK_FD) < 0)
+			_exit(1);
+		close_range(3, CHILD_CMD_FD - 1, 0);
+		close_range(CHILD_ACK_FD + 1, ~0u, 0);
+		child_main(parent, base);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	c = g_new0(struct live_child, 1);
+	c->pid = pid;
+	c->cmd_fd = cmd[1];
+	c->ack_fd = ack[0];
+	g_strlcpy(c->name, name, sizeof(c->name));
+	return c;
+fail:
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+		    "cannot start a process for mm %s: %s", name, g_strerror(errno));
+	return NULL;
+}
+
+bool live_child_do(struct live_child *c, const struct trace_record *rec, GError **error)
+{
+	int32_t err = 0;
+	int r;
+
+	if (!write_full(c->cmd_fd, rec, sizeof(*rec)) ||
+	    (r = read_full(c->ack_fd, &err, sizeof(err))) <= 0) {
+		if (ksmfs_stop)
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
+		else
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+				    "the process of mm %s (pid %d) died", c->name, (int)c->pid);
+		return false;
+	}
+	if (err) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
+			    "%s of mm %s failed in the kernel: %s", verb_names[rec->verb],
+			    c->name, g_strerror(err));
+		return false;
+	}
+	return true;
+}
+
+static void reap(struct live_child *c)
+{
+	close(c->cmd_fd);
+	close(c->ack_fd);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	g_free(c);
+}
+
+bool live_child_exit(struct live_child *c, GError **error)
+{
+	struct trace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.verb = TRACE_EXIT;
+	/* the child _exit()s on reading it; waitpid returns once its mm is gone */
+	if (!write_full(c->cmd_fd, &rec, sizeof(rec))) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			    "the process of mm %s (pid %d) died", c->name, (int)c->pid);
+		live_child_kill(c);
+		return false;
+	}
+	reap(c);
+	return true;
+}
+
+void live_child_kill(struct live_child *c)
+{
+	if (!c)
+		return;
+	kill(c->pid, SIGKILL);
+	reap(c);
+}

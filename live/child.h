@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One trace mm as a real process. The parent forks a child per `spawn` and
+ * drives it over a pair of pipes: one command, one acknowledgement, so every
+ * record has happened in the kernel before the next one starts.
+ *
+ * Regions are anonymous private mappings at base + vpn * 4096, with THP off
+ * (MADV_NOHUGEPAGE), so that every trace page is one 4 KiB page to KSM.
+ */
+#ifndef KSMSIM_LIVE_CHILD_H
+#define KSMSIM_LIVE_CHILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <glib.h>
+#include "trace.h"
+
+#define LIVE_DEFAULT_BASE UINT64_C(0x100000000000)
+
+struct live_child {
+	pid_t pid;
+	int cmd_fd;		/* parent writes commands */
+	int ack_fd;		/* parent reads acknowledgements */
+	char name[TRACE_NAME_MAX + 1];
+};
+
+/* Forks a child; it keeps only its two pipe ends and stdin/out/err. */
+struct live_child *live_child_spawn(const char *name, uint64_t base, GError **error);
+
+/*
+ * The verbs a child carries out: map, advise, write/fill, fillseq, unmap.
+ * For write, rec->npages is 1. Errors name the mm and the system error.
+ */
+bool live_child_do(struct live_child *c, const struct trace_record *rec, GError **error);
+
+/* The process exits (its mm goes away) and is reaped; c is freed. */
+bool live_child_exit(struct live_child *c, GError **error);
+
+/* SIGKILL and reap: every error and signal path; c is freed. NULL is fine. */
+void live_child_kill(struct live_child *c);
+
+#endif

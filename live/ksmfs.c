@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* /sys/kernel/mm/ksm access for the live replay: see ksmfs.h. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include "ksmfs.h"
+
+volatile sig_atomic_t ksmfs_stop;
+
+static void on_stop(int sig)
+{
+	ksmfs_stop = sig;
+}
+
+void ksmfs_install_signals(void)
+{
+	struct sigaction sa;
+
+	/* No SA_RESTART: sleeps and pipe reads must return so we can clean up. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A dead child shows up as EPIPE on its pipe, not as a fatal signal. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int ksmfs_exit_code(int rc)
+{
+	return ksmfs_stop ? 128 + ksmfs_stop : rc;
+}
+
+static char *knob_path(const char *name)
+{
+	return g_strdup_printf(KSMFS_DIR "/%s", name);
+}
+
+bool ksmfs_read(const char *name, char *buf, size_t cap, GError **error)
+{
+	char *path = knob_path(name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		do
+			n = read(fd, buf, cap - 1);
+		while (n < 0 && errno == EINTR);
+		close(fd);
+	}
+	if (n < 0) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "%s: cannot read: %s", path, g_strerror(errno));
+		g_free(path);
+		return false;
+	}
+	g_free(path);
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = '\0';
+	return true;
+}
+
+bool ksmfs_read_u64(const char *name, uint64_t *v, GError **error)
+{
+	char buf[64], *end;
+
+	if (!ksmfs_read(name, buf, sizeof(buf), error))
+		return false;
+	errno = 0;
+	*v = g_ascii_strtoull(buf, &end, 10);
+	if (errno || end == buf || *end) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    KSMFS_DIR "/%s: not a number: '%s'", name, buf);
+		return false;
+	}
+	return true;
+}
+
+static bool read_s64(const char *name, int64_t *v, GError **error)
+{
+	char buf[64], *end;
+
+	if (!ksmfs_read(name, buf, sizeof(buf), error))
+		return false;
+	errno = 0;
+	*v = g_ascii_strtoll(buf, &end, 10);
+	if (errno || end == buf || *end) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    KSMFS_DIR "/%s: not a number: '%s'", name, buf);
+		return false;
+	}
+	return true;
+}
+
+bool ksmfs_write(const char *name, const char *value, GError **error)
+{
+	char *path = knob_path(name);
+	size_t len = strlen(value);
+	ssize_t n = -1;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = write(fd, value, len);
+		if (n >= 0 && (size_t)n != len) {
+			n = -1;
+			errno = EIO;
+		}
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	if (n < 0) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "the kernel refused %s=%s: %s", name, value, g_strerror(errno));
+		g_free(path);
+		return false;
+	}
+	g_free(path);
+	return true;
+}
+
+static void knob_text(enum ksm_knob knob, uint64_t value, char *buf, size_t cap)
+{
+	if (knob == KNOB_ADVISOR_MODE)
+		g_strlcpy(buf, value == ADVISOR_SCAN_TIME ? "scan-time" : "none", cap);
+	else
+		g_snprintf(buf, cap, "%" G_GUINT64_FORMAT, (guint64)value);
+}
+
+bool ksmfs_write_knob(enum ksm_knob knob, uint64_t value, GError **error)
+{
+	char buf[32];
+
+	knob_text(knob, value, buf, sizeof(buf));
+	return ksmfs_write(knob_names[knob], buf, error);
+}
+
+static bool read_vmstat(const char *key, uint64_t *v, GError **error)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	char name[64];
+	unsigned long long val;
+	bool found = false;
+
+	if (!f) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "/proc/vmstat: %s", g_strerror(errno));
+		return false;
+	}
+	while (fscanf(f, "%63s %llu", name, &val) == 2) {
+		if (strcmp(name, key) == 0) {
+			*v = val;
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	if (!found)
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+			    "/proc/vmstat has no %s", key);
+	return found;
+}
+
+bool ksmfs_read_counters(struct ksm_counters *c, GError **error)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} files[] = {
+#define F(x) { #x, offsetof(struct ksm_counters, x) }
+		F(full_scans), F(pages_scanned), F(pages_shared), F(pages_sharing),
+		F(pages_unshared), F(pages_volatile), F(pages_skipped),
+		F(ksm_zero_pages), F(stable_node_chains), F(stable_node_dups),
+#undef F
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
+		if (!ksmfs_read_u64(files[i].name, (uint64_t *)((char *)c + files[i].off),
+				    error))
+			return false;
+	return read_s64("general_profit", &c->general_profit, error) &&
+	       read_vmstat("cow_ksm", &c->cow_ksm, error);
+}
+
+bool ksmfs_usable(char **why)
+{
+	char run[32];
+
+	if (geteuid() != 0) {
+		*why = g_strdup("live KSM needs root (the knobs in " KSMFS_DIR
+				" are root-only)");
+		return false;
+	}
+	if (access(KSMFS_DIR "/run", F_OK) != 0) {
+		*why = g_strdup(KSMFS_DIR " is absent: this kernel has no KSM");
+		return false;
+	}
+	/* Rewriting run's own value is a no-op in the kernel: a safe probe. */
+	if (!ksmfs_read("run", run, sizeof(run), NULL) ||
+	    !ksmfs_write("run", run, NULL)) {
+		*why = g_strdup(KSMFS_DIR "/run is not writable here");
+		return false;
+	}
+	return true;
+}
+
+bool ksmfs_save(struct ksm_saved *s, GError **error)
+{
+	memset(s, 0, sizeof(*s));
+	for (int k = 0; k < KNOB_NR; k++) {
+		char buf[64];
+		char *path = knob_path(knob_names[k]);
+		bool exists = access(path, F_OK) == 0;
+
+		g_free(path);
+		if (!exists)	/* e.g. merge_across_nodes without NUMA */
+			continue;
+		if (!ksmfs_read(knob_names[k], buf, sizeof(buf), error))
+			return false;
+		if (k == KNOB_ADVISOR_MODE) {
+			/* "[none] scan-time": keep the selected word */
+			char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+
+			if (!open || !close) {
+				g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+					    KSMFS_DIR "/advisor_mode: unexpected '%s'", buf);
+				return false;
+			}
+			*close = '\0';
+			memmove(buf, open + 1, strlen(open + 1) + 1);
+		}
+		g_strlcpy(s->val[k], buf, sizeof(s->val[k]));
+		s->present[k] = true;
+	}
+	return true;
+}
+
+/* run=2 may be cut short by our own pending signal: retry a few times. */
+static bool unmerge_all(GError **error)
+{
+	GError *err = NULL;
+
+	for (int tries = 0; tries < 20; tries++) {
+		g_clear_error(&err);
+		if (ksmfs_write("run", "2", &err))
+			return true;
+		if (!g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_INTR) &&
+		    !g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_AGAIN))
+			break;
+	}
+	g_propagate_error(error, err);
+	return false;
+}
+
+static void restore_one(const struct ksm_saved *s, enum ksm_knob k, GError **first)
+{
+	GError *err = NULL;
+
+	if (!s->present[k])
+		return;
+	if (!ksmfs_write(knob_names[k], s->val[k], &err)) {
+		if (!*first)
+			*first = err;
+		else
+			g_error_free(err);
+	}
+}
+
+bool ksmfs_restore(const struct ksm_saved *s, GError **error)
+{
+	static const enum ksm_knob order[] = {
+		/* only accepted while nothing is merged: right after run=2 */
+		KNOB_MAX_PAGE_SHARING, KNOB_MERGE_ACROSS_NODES,
+		KNOB_USE_ZERO_PAGES, KNOB_SMART_SCAN,
+		KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS, KNOB_SLEEP_MILLISECS,
+		KNOB_ADVISOR_MAX_CPU, KNOB_ADVISOR_MIN_PAGES_TO_SCAN,
+		KNOB_ADVISOR_MAX_PAGES_TO_SCAN, KNOB_ADVISOR_TARGET_SCAN_TIME,
+	};
+	bool scan_time = s->present[KNOB_ADVISOR_MODE] &&
+			 strcmp(s->val[KNOB_ADVISOR_MODE], "scan-time") == 0;
+	GError *first = NULL;
+
+	if (!unmerge_all(&first)) {
+		g_propagate_prefixed_error(error, first, "cannot unmerge: ");
+		return false;
+	}
+	/* pages_to_scan is refused while the advisor runs: turn it off first */
+	if (s->present[KNOB_ADVISOR_MODE] && !ksmfs_write("advisor_mode", "none", &first))
+		goto out;
+	for (size_t i = 0; i < G_N_ELEMENTS(order); i++)
+		restore_one(s, order[i], &first);
+	restore_one(s, KNOB_PAGES_TO_SCAN, &first);
+	/* switching to scan-time resets pages_to_scan: the advisor owns it then */
+	if (scan_time)
+		restore_one(s, KNOB_ADVISOR_MODE, &first);
+	restore_one(s, KNOB_RUN, &first);
+out:
+	if (first) {
+		g_propagate_error(error, first);
+		return false;
+	}
+	return true;
+}
+
+bool ksmfs_set_defaults(GError **error)
+{
+	struct ksm_saved d;
+
+	memset(&d, 0, sizeof(d));
+	for (int k = 0; k < KNOB_NR; k++) {
+		char *path = knob_path(knob_names[k]);
+
+		d.present[k] = access(path, F_OK) == 0;
+		g_free(path);
+		knob_text(k, knob_defaults[k], d.val[k], sizeof(d.val[k]));
+	}
+	return ksmfs_restore(&d, error);
+}
+
+/* The first KSM use ksm_stat shows for pid, or NULL. */
+static char *ksm_use(const char *pid)
+{
+	char *path = g_strdup_printf("/proc/%s/ksm_stat", pid), *text = NULL;
+	char *use = NULL;
+
+	if (g_file_get_contents(path, &text, NULL, NULL)) {
+		char **lines = g_strsplit(text, "\n", -1);
+
+		for (char **l = lines; *l && !use; l++) {
+			char key[64], val[64];
+
+			if (sscanf(*l, "%63s %63s", key, val) != 2)
+				continue;
+			if ((!strcmp(key, "ksm_rmap_items") || !strcmp(key, "ksm_merging_pages") ||
+			     !strcmp(key, "ksm_zero_pages")) && strcmp(val, "0") != 0)
+				use = g_strdup_printf("%s %s", key, val);
+			else if ((!strcmp(key, "ksm_mergeable:") || !strcmp(key, "ksm_merge_any:")) &&
+				 !strcmp(val, "yes"))
+				use = g_strdup_printf("%s %s", key, val);
+		}
+		g_strfreev(lines);
+		g_free(text);
+	}
+	g_free(path);
+	return use;
+}
+
+bool ksmfs_check_idle(const pid_t *skip, size_t nskip, GError **error)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool ok = true;
+
+	if (!d) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "/proc: %s", g_strerror(errno));
+		return false;
+	}
+	while (ok && (e = readdir(d))) {
+		char *end, *use;
+		long pid = strtol(e->d_name, &end, 10);
+		bool ours = pid == getpid();
+
+		if (*end || end == e->d_name)
+			continue;
+		for (size_t i = 0; i < nskip; i++)
+			ours |= pid == skip[i];
+		if (ours || !(use = ksm_use(e->d_name)))
+			continue;
+		char *comm_path = g_strdup_printf("/proc/%ld/comm", pid), *comm = NULL;
+
+		if (g_file_get_contents(comm_path, &comm, NULL, NULL))
+			g_strchomp(comm);
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+			    "KSM is in use by another process: pid %ld (%s) has %s; "
+			    "a replay would mix its pages into the counters", pid,
+			    comm ? comm : "?", use);
+		g_free(comm);
+		g_free(comm_path);
+		g_free(use);
+		ok = false;
+	}
+	closedir(d);
+	return ok;
+}
+
+int ksmfs_lock(struct ksm_saved *stale, GError **error)
+{
+	int fd = open(KSMFS_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	char buf[4096];
+	ssize_t n;
+
+	memset(stale, 0, sizeof(*stale));
+	if (fd < 0) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    KSMFS_LOCK ": %s", g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+
+		close(fd);
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+			    e == EWOULDBLOCK ? "another `ksmsim live` is running (it holds "
+			    KSMFS_LOCK ")" : KSMFS_LOCK ": %s", g_strerror(e));
+		return -1;
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = '\0';
+		char **lines = g_strsplit(buf, "\n", -1);
+
+		for (char **l = lines; *l; l++) {
+			char *eq = strchr(*l, '=');
+			int k;
+
+			if (!eq)
+				continue;
+			*eq = '\0';
+			k = knob_lookup(*l);
+			if (k >= 0) {
+				g_strlcpy(stale->val[k], eq + 1, sizeof(stale->val[k]));
+				stale->present[k] = true;
+			}
+		}
+		g_strfreev(lines);
+	}
+	return fd;
+}
+
+void ksmfs_lock_record(int fd, const struct ksm_saved *s)
+{
+	GString *text = g_string_new(NULL);
+
+	for (int k = 0; k < KNOB_NR; k++)
+		if (s->present[k])
+			g_string_append_printf(text, "%s=%s\n", knob_names[k], s->val[k]);
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, text->str, text->len, 0) == (ssize_t)text->len)
+		fdatasync(fd);
+	g_string_free(text, TRUE);
+}
+
+void ksmfs_unlock(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0) == 0)
+		fdatasync(fd);
+	close(fd);
+}
+
+bool ksmfs_session_begin(struct ksmfs_session *s, GError **error)
+{
+	struct ksm_saved stale;
+	char *why = NULL;
+	bool have_stale = false;
+
+	s->lock_fd = -1;
+	if (!ksmfs_usable(&why)) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_PERM, "%s", why);
+		g_free(why);
+		return false;
+	}
+	s->lock_fd = ksmfs_lock(&stale, error);
+	if (s->lock_fd < 0)
+		return false;
+	for (int k = 0; k < KNOB_NR; k++)
+		have_stale |= stale.present[k];
+	if (!ksmfs_check_idle(NULL, 0, error))
+		goto fail;
+	if (have_stale) {
+		/* the knobs now are that replay's, the owner's are in the lock file */
+		fprintf(stderr, "ksmsim live: a previous replay was killed before it could "
+			"restore KSM; its saved knobs will be restored at the end\n");
+		s->saved = stale;
+	} else if (!ksmfs_save(&s->saved, error)) {
+		goto fail;
+	} else {
+		ksmfs_lock_record(s->lock_fd, &s->saved);
+	}
+	ksmfs_install_signals();
+	if (!ksmfs_set_defaults(error)) {
+		GError *err = NULL;
+
+		ksmfs_session_end(s, &err);
+		g_clear_error(&err);
+		return false;
+	}
+	return true;
+fail:
+	ksmfs_unlock(s->lock_fd);
+	s->lock_fd = -1;
+	return false;
+}
+
+bool ksmfs_session_end(struct ksmfs_session *s, GError **error)
+{
+	bool ok;
+
+	if (s->lock_fd < 0)
+		return true;
+	ok = ksmfs_restore(&s->saved, error);
+	/* keep the record when restoring failed: the next replay retries */
+	if (ok)
+		ksmfs_unlock(s->lock_fd);
+	else
+		close(s->lock_fd);
+	s->lock_fd = -1;
+	return ok;
+}

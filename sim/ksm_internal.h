@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The model's state, shared by ksm.c (ksmd: cursor, trees, merging) and
+ * mm.c (what processes do: map, write, unmap, exit, madvise). Names follow
+ * mm/ksm.c so that each function can be read beside its kernel twin.
+ */
+#ifndef KSMSIM_KSM_INTERNAL_H
+#define KSMSIM_KSM_INTERNAL_H
+
+#include "ksm.h"
+#include "content.h"
+#include "rbtree.h"
+
+#define KSM_ERROR g_quark_from_static_string("ksmsim-model")
+
+#define HZ 250
+#define US_PER_JIFFY (1000000 / HZ)
+
+#define SEQNR_MASK 0x0ff
+#define UNSTABLE_FLAG 0x100
+#define STABLE_FLAG 0x200
+#define STABLE_NODE_CHAIN (-1024)
+
+/* A PTE that maps the zero page on KSM's behalf (use_zero_pages). */
+#define KSM_ZERO_PTE ((struct page *)1)
+
+/* A physical page: what a PTE points to. */
+struct page {
+	content *c;
+	uint32_t mapcount;
+	uint32_t nid;
+	bool ksm;			/* PageKsm */
+	struct stable_node *node;	/* folio_stable_node; NULL while being merged */
+	uint64_t merged_at;		/* full scans completed when it became KSM */
+};
+
+struct rmap_item {
+	struct rmap_item *rmap_list;	/* next item of the mm, by address */
+	struct mm *mm;
+	uint64_t vpn;
+	uint16_t flags;			/* SEQNR_MASK | UNSTABLE_FLAG | STABLE_FLAG */
+	uint8_t age;
+	uint8_t remaining_skips;
+	uint32_t nid;			/* unstable tree it sits in */
+	uint64_t oldchecksum;
+	content *seen;			/* bytes when oldchecksum was taken (truth) */
+	content *inserted;		/* bytes when put in the unstable tree (truth) */
+	struct rb_node node;		/* unstable tree */
+	struct stable_node *head;	/* stable node, while STABLE_FLAG */
+	struct rmap_item *hnext;	/* stable node's item list */
+	struct rmap_item **hpprev;
+};
+
+struct stable_node {
+	struct rb_node node;		/* regular node or chain: in the tree */
+	bool is_dup;			/* linked in a chain, not in the tree */
+	struct stable_node *chain;	/* dup: its chain */
+	struct stable_node *dnext;	/* dup: next dup of the chain */
+	struct stable_node **dpprev;
+	struct rmap_item *items;	/* regular/dup: items, newest first */
+	struct stable_node *dups;	/* chain: dups, head first */
+	struct page *page;		/* kpfn; NULL once the page was freed (stale) */
+	uint64_t chain_prune_time;	/* jiffies */
+	int rmap_hlist_len;		/* items, or STABLE_NODE_CHAIN */
+	uint32_t nid;
+};
+
+struct vma {
+	uint64_t start, end;		/* vpn range [start, end) */
+	bool mergeable;
+};
+
+#define PT_SHIFT 9
+#define PT_SIZE (1u << PT_SHIFT)
+struct pt_chunk {
+	uint32_t npresent;		/* PTEs mapping a scannable page */
+	uint64_t present[PT_SIZE / 64];
+	struct page *pte[PT_SIZE];
+};
+
+struct mm {
+	char name[TRACE_NAME_MAX + 1];
+	uint32_t nid;
+	bool exiting;			/* mm_users == 0 */
+	bool registered;		/* MMF_VM_MERGEABLE: has a slot */
+	struct mm *slot_prev, *slot_next;
+	struct rmap_item *rmap_list;
+	GTree *vmas;			/* start vpn -> struct vma */
+	GTree *chunks;			/* chunk index -> struct pt_chunk */
+	struct pt_chunk *last_chunk;
+	uint64_t last_chunk_idx;
+	uint64_t ksm_rmap_items;
+	uint64_t ksm_merging_pages;
+	uint64_t ksm_zero_pages;
+};
+
+struct ksm_scan {
+	struct mm *mm_slot;		/* &ksm->mm_head between passes */
+	uint64_t address;
+	bool saw_mergeable;		/* stands in for the kernel's "address != 0" */
+	struct rmap_item **rmap_list;
+	uint64_t seqnr;
+};
+
+enum ksmd_state { KSMD_WAITING, KSMD_SLEEPING };
+
+struct advisor_ctx {
+	uint64_t start_scan_us;
+	uint64_t scan_time;
+	uint64_t change;
+	double cpu_ns;
+};
+
+struct ksm {
+	struct ksm_options opt;
+	content_hash_fn hash_fn;	/* NULL: no checksum gate */
+	uint64_t zero_checksum;
+	uint64_t knob[KNOB_NR];
+
+	GHashTable *mm_by_name;		/* live mms */
+	struct mm mm_head;		/* slot list sentinel */
+	struct ksm_scan scan;
+
+	struct rb_root *root_stable_tree;
+	struct rb_root *root_unstable_tree;
+	uint32_t nr_roots;
+
+	/* kernel counters */
+	uint64_t pages_shared, pages_sharing, pages_unshared, rmap_items;
+	uint64_t stable_node_chains, stable_node_dups, zero_pages;
+	uint64_t pages_scanned, pages_skipped, cow_ksm, full_scans_total;
+
+	struct ksm_truth truth;
+
+	/* ksmd */
+	enum ksmd_state ksmd;
+	uint64_t wake_at;
+	uint64_t sleep_ms_at_sleep;
+	uint64_t now;			/* simulated µs */
+	struct advisor_ctx advisor;
+	double batch_cpu_ns;
+};
+
+/* mm.c */
+struct mm *mm_new(const char *name, uint32_t nid);
+void mm_destroy(struct ksm *k, struct mm *mm);
+struct vma *find_vma(struct mm *mm, uint64_t vpn);
+struct vma *next_vma(struct mm *mm, uint64_t vpn);	/* first with end > vpn */
+struct page *pte_get(struct mm *mm, uint64_t vpn);
+void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
+/* First vpn in [vpn, end) mapping a scannable page, or UINT64_MAX. */
+uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
+void page_put_mapping(struct ksm *k, struct page *p);
+struct page *page_new(content *c, uint32_t nid);
+void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end);
+bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
+bool mm_has_mergeable(struct mm *mm);
+void mm_zap_all(struct ksm *k, struct mm *mm);
+
+/* ksm.c */
+void ksm_enter(struct ksm *k, struct mm *mm);
+void ksm_exit(struct ksm *k, struct mm *mm);
+void ksmd_wake_if_needed(struct ksm *k);
+
+static inline uint64_t jiffies_of(uint64_t us)
+{
+	return us / US_PER_JIFFY;
+}
+
+static inline uint64_t msecs_to_jiffies(uint64_t ms)
+{
+	return (ms * HZ + 999) / 1000;
+}
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The discrete-event loop: trace records and ksmd batches in time order.
+ * Records stamped at the instant of a batch are applied before it; ties
+ * between records keep file order. A settle stops the trace clock while
+ * ksmd runs, and shifts every later record by the time that took.
+ */
+#ifndef KSMSIM_LOOP_H
+#define KSMSIM_LOOP_H
+
+#include "ksm.h"
+#include "reader.h"
+
+struct loop_sinks {
+	/* A mark record: t_us is its timestamp as written in the trace. */
+	bool (*mark)(void *ctx, const char *label, uint64_t t_us, struct ksm *k, GError **error);
+	/* A time-series sample at simulated time sim_us. */
+	bool (*sample)(void *ctx, uint64_t sim_us, uint64_t trace_us, struct ksm *k,
+		       GError **error);
+	uint64_t sample_every_us;	/* 0: no samples */
+	bool check;			/* ksm_check() after every batch */
+	void (*progress)(void *ctx, const trace_reader *r, uint64_t records);
+	void *ctx;
+};
+
+struct loop_result {
+	uint64_t records;
+	uint64_t batches;
+	uint64_t sim_end_us;		/* simulated time at the end */
+	uint64_t trace_end_us;		/* last record's timestamp */
+};
+
+/* false with error "FILE:LINE: problem" (or the check's message). */
+bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
+	      struct loop_result *res, GError **error);
+
+#endif

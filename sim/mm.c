@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Simulated address spaces and what processes do to them: map, write
+ * (with the copy-on-write of KSM pages and KSM zero pages), madvise,
+ * unmap and exit. Only cow_ksm and ksm_zero_pages move here, at once, as
+ * in the kernel; everything else waits for ksmd's next visit.
+ */
+#include <string.h>
+#include "ksm_internal.h"
+
+static gint cmp_u64(gconstpointer a, gconstpointer b, gpointer unused)
+{
+	uint64_t x = GPOINTER_TO_SIZE(a), y = GPOINTER_TO_SIZE(b);
+	return x < y ? -1 : x > y;
+}
+
+struct mm *mm_new(const char *name, uint32_t nid)
+{
+	struct mm *mm = g_new0(struct mm, 1);
+	g_strlcpy(mm->name, name, sizeof(mm->name));
+	mm->nid = nid;
+	mm->vmas = g_tree_new_full(cmp_u64, NULL, NULL, g_free);
+	mm->chunks = g_tree_new_full(cmp_u64, NULL, NULL, g_free);
+	mm->last_chunk_idx = UINT64_MAX;
+	return mm;
+}
+
+void mm_destroy(struct ksm *k, struct mm *mm)
+{
+	g_assert(!mm->rmap_list);
+	g_tree_destroy(mm->vmas);
+	g_tree_destroy(mm->chunks);
+	g_free(mm);
+}
+
+/* ---- VMAs ---- */
+
+struct vma *find_vma(struct mm *mm, uint64_t vpn)
+{
+	/* The last VMA starting at or below vpn, if it reaches past vpn. */
+	GTreeNode *n = g_tree_upper_bound(mm->vmas, GSIZE_TO_POINTER(vpn));
+	n = n ? g_tree_node_previous(n) : g_tree_node_last(mm->vmas);
+	if (!n)
+		return NULL;
+	struct vma *v = g_tree_node_value(n);
+	return vpn < v->end ? v : NULL;
+}
+
+struct vma *next_vma(struct mm *mm, uint64_t vpn)
+{
+	struct vma *v = find_vma(mm, vpn);
+	if (v)
+		return v;
+	GTreeNode *n = g_tree_lower_bound(mm->vmas, GSIZE_TO_POINTER(vpn));
+	return n ? g_tree_node_value(n) : NULL;
+}
+
+static void vma_insert(struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
+{
+	struct vma *v = g_new(struct vma, 1);
+	v->start = start;
+	v->end = end;
+	v->mergeable = mergeable;
+	g_tree_insert(mm->vmas, GSIZE_TO_POINTER(start), v);
+}
+
+/* Split so that no VMA straddles start or end. */
+static void vma_split_at(struct mm *mm, uint64_t at)
+{
+	struct vma *v = find_vma(mm, at);
+	if (!v || v->start == at)
+		return;
+	uint64_t end = v->end;
+	v->end = at;
+	vma_insert(mm, at, end, v->mergeable);
+}
+
+/* VMAs inside [start, end), after splitting at both ends, in order. */
+static GPtrArray *vmas_in(struct mm *mm, uint64_t start, uint64_t end)
+{
+	vma_split_at(mm, start);
+	vma_split_at(mm, end);
+	GPtrArray *out = g_ptr_array_new();
+	for (struct vma *v = next_vma(mm, start); v && v->start < end;) {
+		g_ptr_array_add(out, v);
+		GTreeNode *n = g_tree_lookup_node(mm->vmas, GSIZE_TO_POINTER(v->start));
+		n = g_tree_node_next(n);
+		v = n ? g_tree_node_value(n) : NULL;
+	}
+	return out;
+}
+
+bool mm_has_mergeable(struct mm *mm)
+{
+	for (GTreeNode *n = g_tree_node_first(mm->vmas); n; n = g_tree_node_next(n))
+		if (((struct vma *)g_tree_node_value(n))->mergeable)
+			return true;
+	return false;
+}
+
+/* ---- page tables ---- */
+
+static struct pt_chunk *chunk_get(struct mm *mm, uint64_t idx, bool create)
+{
+	if (mm->last_chunk_idx == idx)
+		return mm->last_chunk;
+	struct pt_chunk *c = g_tree_lookup(mm->chunks, GSIZE_TO_POINTER(idx));
+	if (!c && create) {
+		c = g_new0(struct pt_chunk, 1);
+		g_tree_insert(mm->chunks, GSIZE_TO_POINTER(idx), c);
+	}
+	if (c) {
+		mm->last_chunk = c;
+		mm->last_chunk_idx = idx;
+	}
+	return c;
+}
+
+struct page *pte_get(struct mm *mm, uint64_t vpn)
+{
+	struct pt_chunk *c = chunk_get(mm, vpn >> PT_SHIFT, false);
+	return c ? c->pte[vpn & (PT_SIZE - 1)] : NULL;
+}
+
+static inline bool scannable(const struct page *p)
+{
+	return p && p != KSM_ZERO_PTE;
+}
+
+void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
+{
+	struct pt_chunk *c = chunk_get(mm, vpn >> PT_SHIFT, p != NULL);
+	if (!c)
+		return;
+	unsigned i = vpn & (PT_SIZE - 1);
+	bool was = scannable(c->pte[i]), is = scannable(p);
+	c->pte[i] = p;
+	if (was != is) {
+		c->present[i / 64] ^= UINT64_C(1) << (i % 64);
+		c->npresent += is ? 1 : -1;
+	}
+}
+
+uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
+{
+	while (vpn < end) {
+		uint64_t idx = vpn >> PT_SHIFT;
+		struct pt_chunk *c = chunk_get(mm, idx, false);
+		if (!c) {
+			GTreeNode *n = g_tree_lower_bound(mm->chunks, GSIZE_TO_POINTER(idx));
+			if (!n)
+				return UINT64_MAX;
+			idx = GPOINTER_TO_SIZE(g_tree_node_key(n));
+			vpn = idx << PT_SHIFT;
+			c = g_tree_node_value(n);
+			mm->last_chunk = c;
+			mm->last_chunk_idx = idx;
+			if (vpn >= end)
+				return UINT64_MAX;
+		}
+		if (c->npresent) {
+			unsigned i = vpn & (PT_SIZE - 1);
+			while (i < PT_SIZE) {
+				uint64_t w = c->present[i / 64] >> (i % 64);
+				if (w) {
+					i += __builtin_ctzll(w);
+					uint64_t hit = (idx << PT_SHIFT) | i;
+					return hit < end ? hit : UINT64_MAX;
+				}
+				i = (i / 64 + 1) * 64;
+			}
+		}
+		vpn = (idx + 1) << PT_SHIFT;
+	}
+	return UINT64_MAX;
+}
+
+/* ---- pages ---- */
+
+struct page *page_new(content *c, uint32_t nid)
+{
+	struct page *p = g_new0(struct page, 1);
+	p->c = c;
+	p->mapcount = 1;
+	p->nid = nid;
+	return p;
+}
+
+/* One mapping of p went away; the last one frees it (its node goes stale). */
+void page_put_mapping(struct ksm *k, struct page *p)
+{
+	if (--p->mapcount)
+		return;
+	if (p->node)
+		p->node->page = NULL;
+	content_unref(p->c);
+	g_free(p);
+}
+
+static void cow_accounting(struct ksm *k, struct page *old)
+{
+	k->cow_ksm++;
+	k->truth.page_copies++;
+	k->truth.mmu_invalidations++;
+	k->truth.mmu_change_pte++;
+	k->truth.cpu_ns += 0;	/* the copy is the faulting task's, not ksmd's */
+	(void)old;
+}
+
+/* A store to vpn: fault in, CoW a KSM page or KSM zero page, or write in place. */
+static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct trace_content *tc,
+		       content *replacement)
+{
+	struct page *p = pte_get(mm, vpn);
+	content *next;
+	if (!p) {
+		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		pte_set(mm, vpn, page_new(next, mm->nid));
+		return;
+	}
+	if (p == KSM_ZERO_PTE) {
+		/* wp_page_copy from the zero pfn: no KSM folio, so no cow_ksm. */
+		k->zero_pages--;
+		mm->ksm_zero_pages--;
+		k->truth.mmu_invalidations++;
+		k->truth.mmu_change_pte++;
+		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		pte_set(mm, vpn, page_new(next, mm->nid));
+		return;
+	}
+	next = replacement ? content_ref(replacement) : content_apply(p->c, tc);
+	if (p->ksm) {
+		/* KSM folios are never reused in place: always copied. */
+		cow_accounting(k, p);
+		if (k->full_scans_total == p->merged_at)
+			k->truth.cow_fresh++;
+		else
+			k->truth.cow_later++;
+		pte_set(mm, vpn, page_new(next, mm->nid));
+		page_put_mapping(k, p);
+		return;
+	}
+	content_unref(p->c);
+	p->c = next;
+}
+
+/* Zap every PTE of [start, end). */
+static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (uint64_t vpn = start; vpn < end;) {
+		uint64_t idx = vpn >> PT_SHIFT;
+		struct pt_chunk *c = chunk_get(mm, idx, false);
+		if (!c) {
+			GTreeNode *n = g_tree_lower_bound(mm->chunks, GSIZE_TO_POINTER(idx));
+			if (!n)
+				return;
+			vpn = MAX(vpn, GPOINTER_TO_SIZE(g_tree_node_key(n)) << PT_SHIFT);
+			continue;
+		}
+		uint64_t stop = MIN(end, (idx + 1) << PT_SHIFT);
+		for (; vpn < stop; vpn++) {
+			struct page *p = c->pte[vpn & (PT_SIZE - 1)];
+			if (!p)
+				continue;
+			pte_set(mm, vpn, NULL);
+			if (p == KSM_ZERO_PTE) {
+				k->zero_pages--;
+				mm->ksm_zero_pages--;
+			} else {
+				page_put_mapping(k, p);
+			}
+		}
+		if (c->npresent == 0) {
+			bool empty = true;
+			for (unsigned i = 0; i < PT_SIZE && empty; i++)
+				empty = !c->pte[i];
+			if (empty) {
+				if (mm->last_chunk == c)
+					mm->last_chunk_idx = UINT64_MAX;
+				g_tree_remove(mm->chunks, GSIZE_TO_POINTER(idx));
+			}
+		}
+	}
+}
+
+void mm_zap_all(struct ksm *k, struct mm *mm)
+{
+	zap_range(k, mm, 0, UINT64_MAX);
+}
+
+/*
+ * break_ksm over a range: an unshare fault on every KSM page (cow_ksm, a
+ * private copy) and every KSM zero PTE (a private zeroed page, no cow_ksm).
+ */
+void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (uint64_t vpn = start; vpn < end; vpn++) {
+		struct page *p = pte_get(mm, vpn);
+		if (!p)
+			continue;
+		if (p == KSM_ZERO_PTE) {
+			k->zero_pages--;
+			mm->ksm_zero_pages--;
+			pte_set(mm, vpn, page_new(content_zero(), mm->nid));
+		} else if (p->ksm) {
+			cow_accounting(k, p);
+			k->truth.cow_unshare++;
+			pte_set(mm, vpn, page_new(content_ref(p->c), mm->nid));
+			page_put_mapping(k, p);
+		}
+	}
+}
+
+static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
+{
+	GPtrArray *vs = vmas_in(mm, start, end);
+	for (guint i = 0; i < vs->len; i++) {
+		struct vma *v = vs->pdata[i];
+		if (mergeable) {
+			if (v->mergeable)
+				continue;
+			if (!mm->registered)
+				ksm_enter(k, mm);
+			v->mergeable = true;
+		} else {
+			if (!v->mergeable)
+				continue;
+			break_ksm_range(k, mm, v->start, v->end);
+			v->mergeable = false;
+		}
+	}
+	g_ptr_array_free(vs, TRUE);
+}
+
+static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
+{
+	zap_range(k, mm, start, end);
+	GPtrArray *vs = vmas_in(mm, start, end);
+	for (guint i = 0; i < vs->len; i++)
+		g_tree_remove(mm->vmas, GSIZE_TO_POINTER(((struct vma *)vs->pdata[i])->start));
+	g_ptr_array_free(vs, TRUE);
+}
+
+bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
+{
+	struct mm *mm = NULL;
+	if (r->verb != TRACE_SPAWN) {
+		mm = g_hash_table_lookup(k->mm_by_name, r->mm);
+		if (!mm) {
+			/* The reader checks this; a direct caller may not have. */
+			g_set_error(error, KSM_ERROR, 0,
+				    "mm '%s' does not exist", r->mm);
+			return false;
+		}
+	}
+	switch (r->verb) {
+	case TRACE_SPAWN:
+		mm = mm_new(r->mm, r->node);
+		g_hash_table_insert(k->mm_by_name, mm->name, mm);
+		if (r->node >= k->nr_roots) {
+			uint32_t n = r->node + 1;
+			k->root_stable_tree = g_renew(struct rb_root, k->root_stable_tree, n);
+			k->root_unstable_tree = g_renew(struct rb_root, k->root_unstable_tree, n);
+			for (uint32_t i = k->nr_roots; i < n; i++)
+				k->root_stable_tree[i].node = k->root_unstable_tree[i].node = NULL;
+			k->nr_roots = n;
+		}
+		break;
+	case TRACE_MAP:
+		vma_insert(mm, r->vpn, r->vpn + r->npages, false);
+		break;
+	case TRACE_ADVISE:
+		advise(k, mm, r->vpn, r->vpn + r->npages, r->mergeable);
+		break;
+	case TRACE_WRITE:
+	case TRACE_FILL: {
+		/* A replacing form gives every page one shared content object. */
+		content *same = NULL;
+		if (r->content.form == CONTENT_ZERO || r->content.form == CONTENT_BYTE ||
+		    r->content.form == CONTENT_RAND)
+			same = content_apply(NULL, &r->content);
+		for (uint64_t i = 0; i < r->npages; i++)
+			write_page(k, mm, r->vpn + i, &r->content, same);
+		if (same)
+			content_unref(same);
+		break;
+	}
+	case TRACE_FILLSEQ:
+		for (uint64_t i = 0; i < r->npages; i++) {
+			content *c = content_rand(r->seed + i);
+			write_page(k, mm, r->vpn + i, NULL, c);
+			content_unref(c);
+		}
+		break;
+	case TRACE_UNMAP:
+		unmap(k, mm, r->vpn, r->vpn + r->npages);
+		break;
+	case TRACE_EXIT:
+		g_hash_table_remove(k->mm_by_name, mm->name);
+		ksm_exit(k, mm);
+		mm->exiting = true;
+		zap_range(k, mm, 0, UINT64_MAX);
+		if (!mm->registered)
+			mm_destroy(k, mm);
+		break;
+	default:
+		g_assert_not_reached();
+	}
+	return true;
+}

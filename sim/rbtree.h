@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An intrusive red-black tree whose insertion and erase rebalancing make the
+ * same rotations as the kernel's lib/rbtree.c (textbook insertion fix-up;
+ * erase that splices in the in-order successor). KSM's unstable tree is
+ * searched while its pages change under it, so a search can take a path
+ * that the ordering no longer justifies; reproducing the kernel's counters
+ * then needs the kernel's tree shapes, which a different balanced tree
+ * (GLib's GTree is AVL) does not give. The caller walks the tree itself,
+ * as the kernel's users do, and links the new node where the walk fell off.
+ */
+#ifndef KSMSIM_RBTREE_H
+#define KSMSIM_RBTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rb_node {
+	struct rb_node *parent;
+	struct rb_node *left;
+	struct rb_node *right;
+	bool red;
+};
+
+struct rb_root {
+	struct rb_node *node;
+};
+
+#define rb_entry(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+static inline void rb_link_node(struct rb_node *node, struct rb_node *parent,
+				struct rb_node **link)
+{
+	node->parent = parent;
+	node->left = node->right = NULL;
+	node->red = true;
+	*link = node;
+}
+
+void rb_insert_color(struct rb_node *node, struct rb_root *root);
+void rb_erase(struct rb_node *node, struct rb_root *root);
+/* Puts new in victim's place, colour and children included. */
+void rb_replace_node(struct rb_node *victim, struct rb_node *new, struct rb_root *root);
+struct rb_node *rb_first(const struct rb_root *root);
+struct rb_node *rb_next(const struct rb_node *node);
+
+#endif

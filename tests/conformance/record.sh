@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Records expected/CASE.csv by replaying cases/CASE.ksmt on the live kernel
+# RUNS times (default 3) with `ksmsim live`. Cells that are not identical in
+# every run are listed in a "cells that differ between runs:" comment, which
+# `ksmsim diff` and compare.py skip.
+# usage: record.sh PATH/TO/ksmsim CASE...   (root; RUNS=N to change the count)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(realpath "${1:?usage: record.sh PATH/TO/ksmsim CASE...}")
+shift
+runs=${RUNS:-3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$here" || exit 2
+status=0
+for c in "$@"; do
+  c=$(basename "$c" .ksmt)
+  ok=1
+  for i in $(seq 1 "$runs"); do
+    if ! "$bin" live --trace "cases/$c.ksmt" --marks-csv "$tmp/$c.$i.csv" 2>"$tmp/$c.err"; then
+      echo "FAIL $c: run $i: $(tail -n 1 "$tmp/$c.err")"; ok=0; status=1; break
+    fi
+  done
+  [ "$ok" = 1 ] || continue
+  python3 - "$runs" "$tmp/$c" "expected/$c.csv" <<'PY'
+import csv, sys
+runs, stem, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+files = []
+for i in range(1, runs + 1):
+    lines = open(f"{stem}.{i}.csv").read().splitlines()
+    files.append(([l for l in lines if l.startswith("#")],
+                  list(csv.reader(l for l in lines if not l.startswith("#")))))
+comments, rows = files[0]
+header = rows[0]
+varying = []
+for r, row in enumerate(rows[1:], 1):
+    for c, col in enumerate(header[1:], 1):
+        vals = [f[1][r][c] for f in files]
+        if len(set(vals)) > 1:
+            varying.append(f"{row[0]}.{col}={'/'.join(vals)}")
+with open(out, "w") as f:
+    for l in comments:
+        f.write(l + "\n")
+    if varying:
+        f.write(f"# live kernel, {runs} runs: cells that differ between runs: "
+                + ", ".join(varying) + "\n")
+    else:
+        f.write(f"# live kernel, {runs} runs: every cell identical in all runs\n")
+    w = csv.writer(f, lineterminator="\n")
+    for row in rows:
+        w.writerow(row)
+print(f"recorded {out}: " + (f"{len(varying)} varying cells" if varying else "identical"))
+PY
+done
+exit $status

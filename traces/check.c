@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Validation shared by every reader and writer (check.h). The hot path is a
+ * write to a page of the mm the previous record named, inside the interval
+ * the previous check hit: both are cached so that it costs a few compares.
+ */
+#include <string.h>
+#include "check.h"
+
+/* A half-open range of pages [s, e). */
+struct ival {
+	uint64_t s, e;
+};
+
+/*
+ * struct iset: disjoint, coalesced intervals keyed by start, so a range is
+ * inside the set iff it is inside one interval. cs/ce cache the last
+ * interval a lookup hit; any change empties the cache.
+ */
+
+struct trace_check {
+	GHashTable *mms;	/* name -> struct check_mm, live ones only */
+	struct check_mm *last;	/* the mm the previous lookup found */
+	uint64_t knobs[KNOB_NR];
+	uint64_t t_us;
+	uint64_t mapped_pages;
+	unsigned int mergeable_mms;	/* live mms with a mergeable range */
+	bool started;
+};
+
+static gint ival_cmp(gconstpointer a, gconstpointer b, gpointer unused)
+{
+	const struct ival *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+static void iset_init(struct iset *set)
+{
+	set->t = g_tree_new_full(ival_cmp, NULL, g_free, NULL);
+	set->cs = set->ce = 0;
+	set->pages = 0;
+}
+
+static void iset_destroy(struct iset *set)
+{
+	g_tree_destroy(set->t);
+}
+
+/* The interval with the greatest start <= x, or NULL. */
+static struct ival *iset_floor(const struct iset *set, uint64_t x)
+{
+	struct ival key = { .s = x };
+	GTreeNode *n = g_tree_upper_bound(set->t, &key);
+
+	n = n ? g_tree_node_previous(n) : g_tree_node_last(set->t);
+	return n ? g_tree_node_key(n) : NULL;
+}
+
+static void iset_insert(struct iset *set, uint64_t s, uint64_t e)
+{
+	struct ival *iv = g_new(struct ival, 1);
+
+	iv->s = s;
+	iv->e = e;
+	g_tree_insert(set->t, iv, iv);
+	set->pages += e - s;
+}
+
+static void iset_drop(struct iset *set, struct ival *iv)
+{
+	set->pages -= iv->e - iv->s;
+	g_tree_remove(set->t, iv);	/* frees iv */
+}
+
+static bool iset_contains(struct iset *set, uint64_t s, uint64_t e)
+{
+	struct ival *f;
+
+	if (set->cs <= s && e <= set->ce)
+		return true;
+	f = iset_floor(set, s);
+	if (!f || f->e < e)
+		return false;
+	set->cs = f->s;
+	set->ce = f->e;
+	return true;
+}
+
+static bool iset_overlaps(const struct iset *set, uint64_t s, uint64_t e)
+{
+	struct ival *f = iset_floor(set, e - 1);
+
+	return f && f->e > s;
+}
+
+/* Union with [s, e): swallow every interval it overlaps or touches. */
+static void iset_add(struct iset *set, uint64_t s, uint64_t e)
+{
+	struct ival *f;
+
+	set->cs = set->ce = 0;
+	while ((f = iset_floor(set, e)) && f->e >= s) {
+		if (f->s < s)
+			s = f->s;
+		if (f->e > e)
+			e = f->e;
+		iset_drop(set, f);
+	}
+	iset_insert(set, s, e);
+}
+
+/* Difference with [s, e): intervals it cuts keep their outer parts. */
+static void iset_remove(struct iset *set, uint64_t s, uint64_t e)
+{
+	struct ival *f;
+
+	set->cs = set->ce = 0;
+	while ((f = iset_floor(set, e - 1)) && f->e > s) {
+		uint64_t fs = f->s, fe = f->e;
+
+		iset_drop(set, f);
+		if (fs < s)
+			iset_insert(set, fs, s);
+		if (fe > e)
+			iset_insert(set, e, fe);
+	}
+}
+
+static bool iset_empty(const struct iset *set)
+{
+	return g_tree_nnodes(set->t) == 0;
+}
+
+static void mm_free(gpointer p)
+{
+	struct check_mm *mm = p;
+
+	iset_destroy(&mm->mapped);
+	iset_destroy(&mm->mergeable);
+	g_free(mm);
+}
+
+struct trace_check *trace_check_new(void)
+{
+	struct trace_check *ck = g_new0(struct trace_check, 1);
+
+	ck->mms = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, mm_free);
+	memcpy(ck->knobs, knob_defaults, sizeof(ck->knobs));
+	return ck;
+}
+
+void trace_check_free(struct trace_check *ck)
+{
+	if (!ck)
+		return;
+	g_hash_table_destroy(ck->mms);
+	g_free(ck);
+}
+
+uint64_t trace_check_mapped_pages(const struct trace_check *ck)
+{
+	return ck->mapped_pages;
+}
+
+unsigned int trace_check_live_mms(const struct trace_check *ck)
+{
+	return g_hash_table_size(ck->mms);
+}
+
+bool trace_name_valid(const char *name, size_t len)
+{
+	if (len < 1 || len > TRACE_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!g_ascii_isalnum(c) && c != '_' && c != '.' && c != '-')
+			return false;
+	}
+	return true;
+}
+
+static char *validate_range(const struct trace_record *rec)
+{
+	if (rec->npages < 1)
+		return g_strdup("npages must be at least 1");
+	if (rec->vpn >= TRACE_VPN_LIMIT || rec->npages > TRACE_VPN_LIMIT - rec->vpn)
+		return g_strdup_printf("vpn 0x%" G_GINT64_MODIFIER "x + npages %"
+				       G_GUINT64_FORMAT " is beyond 2^32 pages",
+				       rec->vpn, rec->npages);
+	return NULL;
+}
+
+static char *validate_content(const struct trace_content *c)
+{
+	switch (c->form) {
+	case CONTENT_ZERO:
+	case CONTENT_RAND:
+		return NULL;
+	case CONTENT_BYTE:
+		if (c->value > 0xff)
+			return g_strdup_printf("byte value 0x%" G_GINT64_MODIFIER
+					       "x is more than 0xff", c->value);
+		return NULL;
+	case CONTENT_WORD:
+		if (c->off > TRACE_PAGE_SIZE / 8 - 1)
+			return g_strdup_printf("word index %u is out of range (0..511)", c->off);
+		return NULL;
+	case CONTENT_PATCH:
+	case CONTENT_BYTES:
+		if (c->len < 1)
+			return g_strdup_printf("%s length must be at least 1",
+					       c->form == CONTENT_PATCH ? "patch" : "bytes");
+		if (c->off >= TRACE_PAGE_SIZE || c->len > TRACE_PAGE_SIZE - c->off)
+			return g_strdup_printf("offset %u + length %u is outside the page (4096 bytes)",
+					       c->off, c->len);
+		return NULL;
+	default:
+		return g_strdup_printf("unknown content form %d", (int)c->form);
+	}
+}
+
+/* Values the kernel's store functions accept (mm/ksm.c, 6.18). */
+static char *validate_knob(enum ksm_knob knob, uint64_t v)
+{
+	uint64_t lo = 0, hi = UINT64_MAX;
+
+	switch (knob) {
+	case KNOB_RUN:
+		hi = 2;
+		break;
+	case KNOB_PAGES_TO_SCAN:
+	case KNOB_SLEEP_MILLISECS:
+	case KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS:
+	/*
+	 * The kernel takes any unsigned long for these two, but pages_to_scan
+	 * (unsigned int) is set from the minimum: keep both in its range.
+	 */
+	case KNOB_ADVISOR_MIN_PAGES_TO_SCAN:
+	case KNOB_ADVISOR_MAX_PAGES_TO_SCAN:
+		hi = UINT32_MAX;
+		break;
+	case KNOB_USE_ZERO_PAGES:
+	case KNOB_MERGE_ACROSS_NODES:
+	case KNOB_SMART_SCAN:
+	case KNOB_ADVISOR_MODE:
+		hi = 1;
+		break;
+	case KNOB_MAX_PAGE_SHARING:
+		lo = 2;
+		hi = INT32_MAX;	/* kstrtoint */
+		break;
+	case KNOB_ADVISOR_MAX_CPU:
+		lo = 1;
+		hi = 100;
+		break;
+	case KNOB_ADVISOR_TARGET_SCAN_TIME:
+		lo = 1;
+		break;
+	default:
+		return g_strdup_printf("unknown knob %d", (int)knob);
+	}
+	if (v < lo || v > hi) {
+		if (knob == KNOB_ADVISOR_MODE)
+			return g_strdup_printf("value %" G_GUINT64_FORMAT
+					       " is out of range for advisor_mode (0 none, 1 scan-time)", v);
+		if (hi == UINT64_MAX)
+			return g_strdup_printf("value %" G_GUINT64_FORMAT " is out of range for %s (>= %"
+					       G_GUINT64_FORMAT ")", v, knob_names[knob], lo);
+		return g_strdup_printf("value %" G_GUINT64_FORMAT " is out of range for %s (%"
+				       G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ")",
+				       v, knob_names[knob], lo, hi);
+	}
+	return NULL;
+}
+
+char *trace_record_validate(const struct trace_record *rec)
+{
+	switch (rec->verb) {
+	case TRACE_SPAWN:
+		if (rec->node > TRACE_NODE_MAX)
+			return g_strdup_printf("node %u is out of range (0..%d)", rec->node,
+					       TRACE_NODE_MAX);
+		break;
+	case TRACE_MAP:
+	case TRACE_ADVISE:
+	case TRACE_FILLSEQ:
+	case TRACE_UNMAP:
+		return validate_range(rec);
+	case TRACE_WRITE:
+		if (rec->npages != 1)
+			return g_strdup("write covers exactly one page");
+		/* fall through */
+	case TRACE_FILL: {
+		char *p = validate_range(rec);
+
+		return p ? p : validate_content(&rec->content);
+	}
+	case TRACE_EXIT:
+		break;
+	case TRACE_SET:
+		return validate_knob(rec->knob, rec->value);
+	case TRACE_SETTLE:
+		if (rec->value < 1)
+			return g_strdup("settle count must be at least 1");
+		return NULL;
+	case TRACE_MARK:
+		if (!trace_name_valid(rec->label, strnlen(rec->label, TRACE_NAME_MAX + 1)))
+			return g_strdup_printf("bad label '%.*s'", TRACE_NAME_MAX + 1, rec->label);
+		return NULL;
+	default:
+		return g_strdup_printf("unknown verb %d", (int)rec->verb);
+	}
+	if (!trace_name_valid(rec->mm, strnlen(rec->mm, TRACE_NAME_MAX + 1)))
+		return g_strdup_printf("bad mm name '%.*s'", TRACE_NAME_MAX + 1, rec->mm);
+	return NULL;
+}
+
+static struct check_mm *find_mm(struct trace_check *ck, const char *name)
+{
+	struct check_mm *mm = ck->last;
+
+	if (mm && strcmp(mm->name, name) == 0)
+		return mm;
+	mm = g_hash_table_lookup(ck->mms, name);
+	if (mm)
+		ck->last = mm;
+	return mm;
+}
+
+struct check_mm *trace_check_find(struct trace_check *ck, const char *name)
+{
+	return find_mm(ck, name);
+}
+
+static char *not_mapped(const struct trace_record *rec)
+{
+	if (rec->verb == TRACE_WRITE)
+		return g_strdup_printf("vpn 0x%" G_GINT64_MODIFIER "x is not mapped in mm '%s'",
+				       rec->vpn, rec->mm);
+	return g_strdup_printf("vpn 0x%" G_GINT64_MODIFIER "x + npages %" G_GUINT64_FORMAT
+			       " is not mapped in mm '%s'", rec->vpn, rec->npages, rec->mm);
+}
+
+static void track_mergeable(struct trace_check *ck, bool was, struct check_mm *mm)
+{
+	bool now = !iset_empty(&mm->mergeable);
+
+	if (was != now)
+		ck->mergeable_mms += now ? 1 : -1;
+}
+
+static char *apply_set(struct trace_check *ck, const struct trace_record *rec)
+{
+	uint64_t *k = ck->knobs;
+
+	if (rec->knob == KNOB_PAGES_TO_SCAN && k[KNOB_ADVISOR_MODE] == ADVISOR_SCAN_TIME)
+		return g_strdup("pages_to_scan cannot be set while advisor_mode is scan-time");
+	if (rec->knob == KNOB_ADVISOR_MODE && rec->value != k[KNOB_ADVISOR_MODE])
+		/* set_advisor_defaults() / the switch back to none */
+		k[KNOB_PAGES_TO_SCAN] = rec->value == ADVISOR_SCAN_TIME ?
+			(uint32_t)k[KNOB_ADVISOR_MIN_PAGES_TO_SCAN] : 100;
+	k[rec->knob] = rec->value;
+	return NULL;
+}
+
+char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
+			struct check_mm *mm, struct check_mm **out_mm)
+{
+	uint64_t s = rec->vpn, e = rec->vpn + rec->npages;
+	bool was;
+
+	if (ck->started && rec->t_us < ck->t_us)
+		return g_strdup_printf("time %" G_GUINT64_FORMAT " is before the previous record's %"
+				       G_GUINT64_FORMAT, rec->t_us, ck->t_us);
+
+	switch (rec->verb) {
+	case TRACE_SPAWN:
+		if (mm || find_mm(ck, rec->mm))
+			return g_strdup_printf("mm '%s' already exists", rec->mm);
+		mm = g_new0(struct check_mm, 1);
+		mm->name_len = strlen(rec->mm);
+		memcpy(mm->name, rec->mm, mm->name_len + 1);
+		iset_init(&mm->mapped);
+		iset_init(&mm->mergeable);
+		g_hash_table_insert(ck->mms, mm->name, mm);
+		ck->last = mm;
+		break;
+	case TRACE_SET: {
+		char *p = apply_set(ck, rec);
+
+		if (p)
+			return p;
+		break;
+	}
+	case TRACE_SETTLE:
+		if (ck->knobs[KNOB_RUN] != 1)
+			return g_strdup_printf("settle needs run 1 (run is %" G_GUINT64_FORMAT ")",
+					       ck->knobs[KNOB_RUN]);
+		if (ck->knobs[KNOB_PAGES_TO_SCAN] == 0)
+			return g_strdup("settle needs pages_to_scan > 0 (it is 0)");
+		if (!ck->mergeable_mms)
+			return g_strdup("settle needs a live mm with a mergeable range (there is none)");
+		break;
+	case TRACE_MARK:
+		break;
+	default:
+		if (!mm && !(mm = find_mm(ck, rec->mm)))
+			return g_strdup_printf("mm '%s' does not exist", rec->mm);
+		switch (rec->verb) {
+		case TRACE_MAP:
+			if (iset_overlaps(&mm->mapped, s, e))
+				return g_strdup_printf("vpn 0x%" G_GINT64_MODIFIER "x + npages %"
+						       G_GUINT64_FORMAT " overlaps mapped pages in mm '%s'",
+						       rec->vpn, rec->npages, rec->mm);
+			iset_add(&mm->mapped, s, e);
+			ck->mapped_pages += rec->npages;
+			break;
+		case TRACE_ADVISE:
+			if (!iset_contains(&mm->mapped, s, e))
+				return not_mapped(rec);
+			was = !iset_empty(&mm->mergeable);
+			if (rec->mergeable)
+				iset_add(&mm->mergeable, s, e);
+			else
+				iset_remove(&mm->mergeable, s, e);
+			track_mergeable(ck, was, mm);
+			break;
+		case TRACE_WRITE:
+		case TRACE_FILL:
+		case TRACE_FILLSEQ:
+			if (!iset_contains(&mm->mapped, s, e))
+				return not_mapped(rec);
+			break;
+		case TRACE_UNMAP: {
+			uint64_t before = mm->mapped.pages;
+
+			iset_remove(&mm->mapped, s, e);
+			ck->mapped_pages -= before - mm->mapped.pages;
+			was = !iset_empty(&mm->mergeable);
+			iset_remove(&mm->mergeable, s, e);
+			track_mergeable(ck, was, mm);
+			break;
+		}
+		case TRACE_EXIT:
+			ck->mapped_pages -= mm->mapped.pages;
+			if (!iset_empty(&mm->mergeable))
+				ck->mergeable_mms--;
+			if (ck->last == mm)
+				ck->last = NULL;
+			g_hash_table_remove(ck->mms, mm->name);	/* frees mm */
+			mm = NULL;
+			break;
+		default:
+			return g_strdup_printf("unknown verb %d", (int)rec->verb);
+		}
+	}
+	ck->started = true;
+	ck->t_us = rec->t_us;
+	if (out_mm)
+		*out_mm = mm;
+	return NULL;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The checks every trace record passes, whatever form it came in: value
+ * ranges (trace_record_validate) and the state a trace builds up as it goes
+ * (trace_check_apply): time order, which mms live, which pages are mapped
+ * and mergeable, the knobs. Shared by the readers and the writers so that
+ * text and binary accept exactly the same traces.
+ *
+ * State is proportional to the live mappings, never to the records: mapped
+ * and mergeable ranges are kept as interval sets.
+ */
+#ifndef KSMSIM_CHECK_H
+#define KSMSIM_CHECK_H
+
+#include "trace.h"
+
+#define TRACE_NODE_MAX 1023	/* MAX_NUMNODES - 1 with NODES_SHIFT 10 */
+
+struct trace_check;
+
+/* Interval set of pages (check.c); fields private to check.c. */
+struct iset {
+	GTree *t;
+	uint64_t cs, ce;	/* the last interval a lookup hit */
+	uint64_t pages;
+};
+
+/* One live mm. name and tag may be read by users; tag is theirs to set. */
+struct check_mm {
+	char name[TRACE_NAME_MAX + 1];
+	uint32_t name_len;
+	uint32_t tag;		/* e.g. the binary form's slot */
+	struct iset mapped;
+	struct iset mergeable;
+};
+
+struct trace_check *trace_check_new(void);
+void trace_check_free(struct trace_check *ck);
+
+/*
+ * Ranges of one record taken alone. NULL when fine, else a new string
+ * naming the problem (no location).
+ */
+char *trace_record_validate(const struct trace_record *rec);
+
+/*
+ * Checks rec against the state so far and applies it. mm is the record's mm
+ * when the caller already knows it (binary slots), else NULL and it is looked
+ * up by name. On success returns NULL and, when out_mm is not NULL, stores
+ * the record's mm there (the new one for spawn, NULL after exit). On failure
+ * returns a new string naming the problem; the state is then unchanged.
+ */
+char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
+			struct check_mm *mm, struct check_mm **out_mm);
+
+/* The live mm of that name, or NULL. */
+struct check_mm *trace_check_find(struct trace_check *ck, const char *name);
+
+/* Pages mapped in all live mms now, and live mms. */
+uint64_t trace_check_mapped_pages(const struct trace_check *ck);
+unsigned int trace_check_live_mms(const struct trace_check *ck);
+
+/* True when name is 1..TRACE_NAME_MAX chars of [A-Za-z0-9_.-]. */
+bool trace_name_valid(const char *name, size_t len);
+
+#endif
