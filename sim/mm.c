@@ -232,7 +232,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	if (p->ksm) {
 		/* KSM folios are never reused in place: always copied. */
 		cow_accounting(k, p);
-		if (k->full_scans_total == p->merged_at)
+		if (k->full_scans_total <= p->merged_at + 1)
 			k->truth.cow_fresh++;
 		else
 			k->truth.cow_later++;

@@ -80,7 +80,11 @@ static void put_field(FILE *f, const char *text, bool first)
 {
 	if (!first)
 		fputc(',', f);
-	csv_fwrite(f, text, strlen(text));
+	/* Quote only where needed, so plain labels read the same as the kernel's files. */
+	if (strpbrk(text, ",\"\r\n \t"))
+		csv_fwrite(f, text, strlen(text));
+	else
+		fputs(text, f);
 }
 
 static void put_value(FILE *f, const struct column *col, const struct snapshot *s)

@@ -5,9 +5,8 @@
 # child process left, also when interrupted by SIGINT. Skips (77) where live
 # KSM cannot be used.
 set -u
-bin=${1:?usage: test_knobs.sh PATH/TO/ksmsim TRACE LONG_TRACE}
+bin=${1:?usage: test_knobs.sh PATH/TO/ksmsim TRACE}
 trace=${2:?}
-long=${3:?}
 ksm=/sys/kernel/mm/ksm
 if ! why=$("$bin" live --check 2>&1); then echo "SKIP: $why"; exit 77; fi
 tmp=$(mktemp -d)
@@ -57,7 +56,14 @@ for i in 1 2; do
 done
 "$bin" diff "$tmp/m1.csv" "$tmp/m2.csv" >/dev/null || fail "two replays of $trace differ"
 
-replay "$long" "$tmp/int.csv" 0.3
+# merged pages, then 60 s of trace time: SIGINT lands while it waits
+long="$tmp/long.ksmt"
+{ echo "ksmtrace 1"; echo "0 set pages_to_scan 1000"; echo "0 set sleep_millisecs 10"
+  for m in a b; do echo "0 spawn $m"; echo "0 map $m 0x1000 100"
+    echo "0 advise $m 0x1000 100 mergeable"; echo "0 fill $m 0x1000 100 byte:63"; done
+  echo "0 set run 1"; echo "0 settle 2"; echo "0 mark merged"
+  echo "60000000 mark late"; } >"$long"
+replay "$long" "$tmp/int.csv" 0.5
 [ $rc -eq 130 ] || fail "interrupted replay exited $rc, wanted 130: $(tail -n 1 "$tmp/log")"
 snap | diff "$tmp/before" - >"$tmp/d" || { fail "interrupted replay changed knobs:"; cat "$tmp/d"; }
 [ -z "$left" ] || fail "interrupted replay left processes: $left"
