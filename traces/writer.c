@@ -36,6 +36,10 @@ struct trace_writer {
 	/* binary */
 	z_stream zs;
 	bool zs_live;
+	z_stream probe;		/* trial compression of each chunk */
+	bool probe_live;
+	uint8_t *scratch;
+	int level;		/* of zs now */
 	uint8_t *buf;		/* records not yet deflated */
 	size_t len;
 	uint8_t *zout;
@@ -192,11 +196,59 @@ static bool put_text(trace_writer *w, const char *s, size_t n, GError **error)
 	return true;
 }
 
+/* Writes out what deflate produced and gives it the whole buffer again. */
+static bool bin_drain(trace_writer *w, GError **error)
+{
+	if (!write_all(w, w->zout, BIN_CHUNK - w->zs.avail_out, error))
+		return false;
+	w->zs.next_out = w->zout;
+	w->zs.avail_out = BIN_CHUNK;
+	return true;
+}
+
+/*
+ * Random values (seeds, page numbers) hardly compress, and inflating such
+ * data costs far more than the bytes it saves: a chunk that a quick trial
+ * compression cannot shrink by BIN_MIN_SAVING goes into stored blocks
+ * (deflate level 0), which inflate copies. The choice depends only on the
+ * chunk's bytes, so the same records always give the same file.
+ */
+#define BIN_MIN_SAVING 8	/* 1/8 = 12.5 % */
+
+static int chunk_level(trace_writer *w)
+{
+	uLong bound = deflateBound(&w->probe, w->len);
+
+	deflateReset(&w->probe);
+	w->probe.next_in = w->buf;
+	w->probe.avail_in = w->len;
+	w->probe.next_out = w->scratch;
+	w->probe.avail_out = bound;
+	if (deflate(&w->probe, Z_FINISH) != Z_STREAM_END)
+		return Z_DEFAULT_COMPRESSION;
+	return w->probe.total_out > w->len - w->len / BIN_MIN_SAVING ? 0 : Z_DEFAULT_COMPRESSION;
+}
+
 /* Deflates buf; flush ends the stream. */
 static bool bin_deflate(trace_writer *w, bool flush, GError **error)
 {
-	int ret;
+	int ret, level = chunk_level(w);
 
+	if (level != w->level) {
+		w->zs.next_out = w->zout;
+		w->zs.avail_out = BIN_CHUNK;
+		while ((ret = deflateParams(&w->zs, level, Z_DEFAULT_STRATEGY)) == Z_BUF_ERROR)
+			if (!bin_drain(w, error))
+				return false;
+		if (ret != Z_OK) {
+			g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: zlib error", w->path);
+			w->failed = true;
+			return false;
+		}
+		if (!bin_drain(w, error))
+			return false;
+		w->level = level;
+	}
 	w->zs.next_in = w->buf;
 	w->zs.avail_in = w->len;
 	do {
@@ -266,6 +318,13 @@ trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError 
 			goto out_abort;
 		}
 		w->zs_live = true;
+		w->level = Z_DEFAULT_COMPRESSION;
+		if (deflateInit2(&w->probe, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			werr(w, error, "cannot write", ENOMEM);
+			goto out_abort;
+		}
+		w->probe_live = true;
+		w->scratch = g_malloc(deflateBound(&w->probe, BIN_CHUNK + BIN_MAX_RECORD));
 		w->buf = g_malloc(BIN_CHUNK + BIN_MAX_RECORD);
 		w->zout = g_malloc(BIN_CHUNK);
 		if (!write_all(w, (const uint8_t *)BIN_MAGIC "\x01", BIN_HEADER_LEN, error))
@@ -470,6 +529,9 @@ static void writer_free(trace_writer *w)
 {
 	if (w->zs_live)
 		deflateEnd(&w->zs);
+	if (w->probe_live)
+		deflateEnd(&w->probe);
+	g_free(w->scratch);
 	trace_check_free(w->ck);
 	if (w->line)
 		g_string_free(w->line, TRUE);
