@@ -235,14 +235,16 @@ static int line_fail(trace_reader *r, GError **error, char *problem)
 	return rc;
 }
 
+/* Hex digit values plus one; zero for everything else. */
+static const uint8_t hex1[256] = {
+	['0'] = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+	['A'] = 11, 12, 13, 14, 15, 16,
+	['a'] = 11, 12, 13, 14, 15, 16,
+};
+
 static inline int hexval(unsigned char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	return hex1[c] - 1;
 }
 
 /* 0: ok, -1: not a number, -2: more than 64 bits. */
@@ -469,9 +471,18 @@ static const uint8_t verb_nargs[TRACE_NR_VERBS] = {
 
 static int verb_lookup(const struct tok *t)
 {
-	for (int v = 0; v < TRACE_NR_VERBS; v++)
-		if (strlen(verb_names[v]) == t->n && memcmp(verb_names[v], t->s, t->n) == 0)
-			return v;
+	/* the common verbs first */
+	static const uint8_t order[TRACE_NR_VERBS] = {
+		TRACE_WRITE, TRACE_FILL, TRACE_FILLSEQ, TRACE_MAP, TRACE_UNMAP, TRACE_ADVISE,
+		TRACE_SPAWN, TRACE_EXIT, TRACE_SET, TRACE_SETTLE, TRACE_MARK,
+	};
+
+	for (int i = 0; i < TRACE_NR_VERBS; i++) {
+		const char *name = verb_names[order[i]];
+
+		if (name[0] == t->s[0] && strncmp(name, t->s, t->n) == 0 && name[t->n] == 0)
+			return order[i];
+	}
 	return -1;
 }
 

@@ -406,7 +406,7 @@ static void fill_rec(struct trace_record *rec, enum trace_verb verb, const char 
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->verb = verb;
-	strcpy(rec->mm, mm);
+	g_strlcpy(rec->mm, mm, sizeof(rec->mm));
 	rec->npages = 1;
 }
 
