@@ -19,21 +19,17 @@ static inline uint32_t tree_nid(const struct ksm *k, uint32_t nid)
 }
 
 /* memcmp_pages, with its cost counted. */
-static int memcmp_pages(struct ksm *k, const content *a, const content *b)
+static int memcmp_pages(struct ksm *k, const struct page *pa, const struct page *pb)
 {
+	const content *a = pa->c, *b = pb->c;
 	k->truth.memcmp_calls++;
-	if (a == b) {
-		k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
-		k->batch_cpu_ns += k->opt.costs.memcmp_ns;
-		return 0;
-	}
-	uint64_t ka = content_key8(a), kb = content_key8(b);
+	uint64_t ka = pa->key8, kb = pb->key8;
 	if (ka != kb) {
 		k->truth.memcmp_bytes += 1 + __builtin_clzll(ka ^ kb) / 8;
 		k->batch_cpu_ns += k->opt.costs.node_ns;
 		return ka < kb ? -1 : 1;
 	}
-	int r = content_cmp(a, b);
+	int r = a == b ? 0 : content_cmp(a, b);
 	/* Where bytes tie past the first 8 the compare usually runs long. */
 	k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
 	k->batch_cpu_ns += k->opt.costs.memcmp_ns;
@@ -44,7 +40,11 @@ static uint64_t calc_checksum(struct ksm *k, struct page *p)
 {
 	k->truth.checksums++;
 	k->batch_cpu_ns += k->opt.costs.checksum_ns;
-	return content_checksum(p->c, k->hash_fn, NULL);
+	if (p->csum_of != p->c) {
+		p->csum = content_checksum(p->c, k->hash_fn, NULL);
+		p->csum_of = p->c;
+	}
+	return p->csum;
 }
 
 /* ---- mm slots (§2.1) ---- */
@@ -299,7 +299,7 @@ again:;
 		struct page *tree_page = walk_node_page(k, &dup, &node, root, true);
 		if (!tree_page)
 			goto again;
-		int ret = memcmp_pages(k, page->c, tree_page->c);
+		int ret = memcmp_pages(k, page, tree_page);
 		struct rb_node *parent = *new;
 		if (ret < 0) {
 			new = &parent->left;
@@ -330,7 +330,7 @@ again:
 		struct page *tree_page = walk_node_page(k, &dup, &node, root, false);
 		if (!tree_page)
 			goto again;
-		int ret = memcmp_pages(k, kpage->c, tree_page->c);
+		int ret = memcmp_pages(k, kpage, tree_page);
 		parent = *new;
 		if (ret < 0) {
 			new = &parent->left;
@@ -409,6 +409,8 @@ static void free_rmap_item(struct ksm *k, struct rmap_item *item)
 {
 	k->rmap_items--;
 	item->mm->ksm_rmap_items--;
+	if (item->cached_page)
+		page_put_ref(item->cached_page);
 	if (item->seen)
 		content_unref(item->seen);
 	if (item->inserted)
@@ -457,12 +459,23 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *item)
 	struct mm *mm = item->mm;
 	if (mm->exiting)
 		return NULL;
+	struct page *p = item->cached_page;
+	/* Still the only mapping at this address, and no VMA changed since. */
+	if (p && p->owner == mm && p->owner_vpn == item->vpn && item->vma_gen == mm->vma_gen)
+		return p;
 	struct vma *v = find_vma(mm, item->vpn);
 	if (!v || !v->mergeable)
 		return NULL;
-	struct page *p = pte_get(mm, item->vpn);
+	p = pte_get(mm, item->vpn);
 	if (!p || p == KSM_ZERO_PTE)
 		return NULL;
+	if (p != item->cached_page) {
+		if (item->cached_page)
+			page_put_ref(item->cached_page);
+		page_get_ref(p);
+		item->cached_page = p;
+	}
+	item->vma_gen = mm->vma_gen;
 	return p;
 }
 
@@ -488,7 +501,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 			corrupt = true;
 			k->truth.unstable_corrupt_walks++;
 		}
-		int ret = memcmp_pages(k, page->c, tree_page->c);
+		int ret = memcmp_pages(k, page, tree_page);
 		parent = *new;
 		if (ret < 0) {
 			new = &parent->left;
@@ -544,7 +557,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		k->truth.merges_zero++;
 		return 0;
 	}
-	if (memcmp_pages(k, page->c, kpage->c) != 0)
+	if (memcmp_pages(k, page, kpage) != 0)
 		return -1;
 	kpage->mapcount++;
 	pte_set(mm, vpn, kpage);

@@ -26,12 +26,22 @@
 
 /* A physical page: what a PTE points to. */
 struct page {
-	content *c;
+	content *c;			/* NULL once freed (kept while items refer to it) */
+	uint64_t key8;			/* content_key8(c): compared before the bytes */
 	uint32_t mapcount;
 	uint32_t nid;
 	bool ksm;			/* PageKsm */
 	struct stable_node *node;	/* folio_stable_node; NULL while being merged */
 	uint64_t merged_at;		/* full scans completed when it became KSM */
+	/*
+	 * The one PTE mapping the page while mapcount is 1 (owner NULL otherwise):
+	 * lets an unstable-tree item find its page without a page-table walk.
+	 */
+	struct mm *owner;
+	uint64_t owner_vpn;
+	uint32_t refs;			/* items caching a pointer to this page */
+	content *csum_of;		/* the content csum was computed for */
+	uint64_t csum;
 };
 
 struct rmap_item {
@@ -46,6 +56,8 @@ struct rmap_item {
 	content *seen;			/* bytes when oldchecksum was taken (truth) */
 	content *inserted;		/* bytes when put in the unstable tree (truth) */
 	struct rb_node node;		/* unstable tree */
+	struct page *cached_page;	/* get_mergeable_page's last answer */
+	uint64_t vma_gen;		/* mm->vma_gen when it was cached */
 	struct stable_node *head;	/* stable node, while STABLE_FLAG */
 	struct rmap_item *hnext;	/* stable node's item list */
 	struct rmap_item **hpprev;
@@ -92,6 +104,7 @@ struct mm {
 	uint64_t ksm_rmap_items;
 	uint64_t ksm_merging_pages;
 	uint64_t ksm_zero_pages;
+	uint64_t vma_gen;		/* bumped by every map, unmap and madvise */
 };
 
 struct ksm_scan {
@@ -152,6 +165,9 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
 uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
 void page_put_mapping(struct ksm *k, struct page *p);
 struct page *page_new(content *c, uint32_t nid);
+void page_set_content(struct page *p, content *c);	/* takes the reference */
+void page_get_ref(struct page *p);
+void page_put_ref(struct page *p);
 void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end);
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
 bool mm_has_mergeable(struct mm *mm);

@@ -135,6 +135,10 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
 	unsigned i = vpn & (PT_SIZE - 1);
 	bool was = scannable(c->pte[i]), is = scannable(p);
 	c->pte[i] = p;
+	if (is) {
+		p->owner = p->mapcount == 1 ? mm : NULL;
+		p->owner_vpn = vpn;
+	}
 	if (was != is) {
 		c->present[i / 64] ^= UINT64_C(1) << (i % 64);
 		c->npresent += is ? 1 : -1;
@@ -180,21 +184,46 @@ uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
 struct page *page_new(content *c, uint32_t nid)
 {
 	struct page *p = g_new0(struct page, 1);
-	p->c = c;
 	p->mapcount = 1;
 	p->nid = nid;
+	page_set_content(p, c);
 	return p;
+}
+
+void page_set_content(struct page *p, content *c)
+{
+	if (p->c)
+		content_unref(p->c);
+	p->c = c;
+	p->key8 = content_key8(c);
+}
+
+void page_get_ref(struct page *p)
+{
+	p->refs++;
+}
+
+void page_put_ref(struct page *p)
+{
+	if (!--p->refs && !p->mapcount)
+		g_free(p);
 }
 
 /* One mapping of p went away; the last one frees it (its node goes stale). */
 void page_put_mapping(struct ksm *k, struct page *p)
 {
-	if (--p->mapcount)
+	if (--p->mapcount) {
+		if (p->mapcount == 1)
+			p->owner = NULL;	/* which PTE is left is not known here */
 		return;
+	}
 	if (p->node)
 		p->node->page = NULL;
 	content_unref(p->c);
-	g_free(p);
+	p->c = NULL;
+	p->owner = NULL;
+	if (!p->refs)
+		g_free(p);
 }
 
 static void cow_accounting(struct ksm *k, struct page *old)
@@ -240,8 +269,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		page_put_mapping(k, p);
 		return;
 	}
-	content_unref(p->c);
-	p->c = next;
+	page_set_content(p, next);
 }
 
 /* Zap every PTE of [start, end). */
@@ -313,6 +341,7 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 
 static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
 {
+	mm->vma_gen++;
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++) {
 		struct vma *v = vs->pdata[i];
@@ -334,6 +363,7 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
 
 static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 {
+	mm->vma_gen++;
 	zap_range(k, mm, start, end);
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++)
@@ -367,6 +397,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		}
 		break;
 	case TRACE_MAP:
+		mm->vma_gen++;
 		vma_insert(mm, r->vpn, r->vpn + r->npages, false);
 		break;
 	case TRACE_ADVISE:
