@@ -33,35 +33,38 @@ struct page {
 	bool ksm;			/* PageKsm */
 	struct stable_node *node;	/* folio_stable_node; NULL while being merged */
 	uint64_t merged_at;		/* full scans completed when it became KSM */
-	/*
-	 * The one PTE mapping the page while mapcount is 1 (owner NULL otherwise):
-	 * lets an unstable-tree item find its page without a page-table walk.
-	 */
-	struct mm *owner;
-	uint64_t owner_vpn;
-	uint32_t refs;			/* items caching a pointer to this page */
+	struct rmap_item *item;		/* the item caching this page, if any */
 	content *csum_of;		/* the content csum was computed for */
 	uint64_t csum;
 };
 
+/*
+ * The first 64 bytes are what an unstable-tree walk reads at every level:
+ * the tree link, and a cached pointer to the item's page with its first 8
+ * bytes, kept valid by the page itself (see page_set_content and
+ * page_put_mapping), so a walk touches one cache line per level.
+ */
 struct rmap_item {
-	struct rmap_item *rmap_list;	/* next item of the mm, by address */
+	struct rb_node node;		/* unstable tree */
 	struct mm *mm;
-	uint64_t vpn;
+	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
+	uint64_t cached_key;		/* cached_page's key8 */
+	uint32_t vma_gen;		/* mm->vma_gen when it was cached */
 	uint16_t flags;			/* SEQNR_MASK | UNSTABLE_FLAG | STABLE_FLAG */
+	bool changed;			/* page written since it entered the unstable tree */
 	uint8_t age;
+	/* --- */
+	struct rmap_item *rmap_list;	/* next item of the mm, by address */
+	uint64_t vpn;
 	uint8_t remaining_skips;
 	uint32_t nid;			/* unstable tree it sits in */
 	uint64_t oldchecksum;
 	content *seen;			/* bytes when oldchecksum was taken (truth) */
 	content *inserted;		/* bytes when put in the unstable tree (truth) */
-	struct rb_node node;		/* unstable tree */
-	struct page *cached_page;	/* get_mergeable_page's last answer */
-	uint64_t vma_gen;		/* mm->vma_gen when it was cached */
 	struct stable_node *head;	/* stable node, while STABLE_FLAG */
 	struct rmap_item *hnext;	/* stable node's item list */
 	struct rmap_item **hpprev;
-};
+} __attribute__((aligned(64)));
 
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
@@ -104,7 +107,7 @@ struct mm {
 	uint64_t ksm_rmap_items;
 	uint64_t ksm_merging_pages;
 	uint64_t ksm_zero_pages;
-	uint64_t vma_gen;		/* bumped by every map, unmap and madvise */
+	uint32_t vma_gen;		/* bumped by every map, unmap and madvise */
 };
 
 struct ksm_scan {
@@ -166,8 +169,7 @@ uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
 void page_put_mapping(struct ksm *k, struct page *p);
 struct page *page_new(content *c, uint32_t nid);
 void page_set_content(struct page *p, content *c);	/* takes the reference */
-void page_get_ref(struct page *p);
-void page_put_ref(struct page *p);
+void page_uncache(struct page *p);
 void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end);
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
 bool mm_has_mergeable(struct mm *mm);

@@ -135,10 +135,8 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
 	unsigned i = vpn & (PT_SIZE - 1);
 	bool was = scannable(c->pte[i]), is = scannable(p);
 	c->pte[i] = p;
-	if (is) {
-		p->owner = p->mapcount == 1 ? mm : NULL;
-		p->owner_vpn = vpn;
-	}
+	if (is && p->mapcount != 1)
+		page_uncache(p);	/* a second mapping: an item's cache would be ambiguous */
 	if (was != is) {
 		c->present[i / 64] ^= UINT64_C(1) << (i % 64);
 		c->npresent += is ? 1 : -1;
@@ -192,38 +190,36 @@ struct page *page_new(content *c, uint32_t nid)
 
 void page_set_content(struct page *p, content *c)
 {
+	struct rmap_item *item = p->item;
+	if (item) {
+		item->cached_key = content_key8(c);
+		if (item->inserted && !content_equal(item->inserted, c))
+			item->changed = true;
+	}
 	if (p->c)
 		content_unref(p->c);
 	p->c = c;
 	p->key8 = content_key8(c);
 }
 
-void page_get_ref(struct page *p)
+void page_uncache(struct page *p)
 {
-	p->refs++;
-}
-
-void page_put_ref(struct page *p)
-{
-	if (!--p->refs && !p->mapcount)
-		g_free(p);
+	if (p->item) {
+		p->item->cached_page = NULL;
+		p->item = NULL;
+	}
 }
 
 /* One mapping of p went away; the last one frees it (its node goes stale). */
 void page_put_mapping(struct ksm *k, struct page *p)
 {
-	if (--p->mapcount) {
-		if (p->mapcount == 1)
-			p->owner = NULL;	/* which PTE is left is not known here */
+	page_uncache(p);
+	if (--p->mapcount)
 		return;
-	}
 	if (p->node)
 		p->node->page = NULL;
 	content_unref(p->c);
-	p->c = NULL;
-	p->owner = NULL;
-	if (!p->refs)
-		g_free(p);
+	g_free(p);
 }
 
 static void cow_accounting(struct ksm *k, struct page *old)
