@@ -490,6 +490,16 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 
 	while (*new) {
 		struct rmap_item *tree_item = rb_entry(*new, struct rmap_item, node);
+		/* The walk is a chain of cache misses: start both children early. */
+		struct rb_node *l = (*new)->left, *r = (*new)->right;
+		if (l) {
+			__builtin_prefetch(l->left);
+			__builtin_prefetch(l->right);
+		}
+		if (r) {
+			__builtin_prefetch(r->left);
+			__builtin_prefetch(r->right);
+		}
 		k->batch_cpu_ns += k->opt.costs.node_ns;
 		struct page *tree_page = get_mergeable_page(k, tree_item);
 		if (!tree_page) {
