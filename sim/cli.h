@@ -18,6 +18,8 @@ int bench_model(int argc, char **argv);	/* sim/bench_model.c */
 int cmd_live(int argc, char **argv);	/* live/cmd_live.c */
 int cmd_diff(int argc, char **argv);	/* live/diff.c */
 int cmd_gen(int argc, char **argv);	/* workloads/cmd_gen.c */
+int cmd_record(int argc, char **argv);	/* workloads/record/cmd_record.c */
+int cmd_collide(int argc, char **argv);	/* sim/cmd_collide.c */
 
 #define EXIT_USAGE 2
 

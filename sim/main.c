@@ -18,6 +18,8 @@ static const struct command {
 	{ "diff", cmd_diff, "compare two marks CSV files counter by counter" },
 	{ "trace", cmd_trace, "convert, cat or describe trace files (text, .gz, binary)" },
 	{ "gen", cmd_gen, "generate a synthetic workload trace" },
+	{ "record", cmd_record, "capture a running program's page writes as a trace (root)" },
+	{ "collide", cmd_collide, "checksum collision and false-positive study" },
 	{ "hashes", cmd_hashes, "list the page checksums --hash accepts" },
 	{ "bench", cmd_bench, "benchmarks: trace parsing, checksum costs, the model" },
 };

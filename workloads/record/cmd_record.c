@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdio.h>
+#include "cli.h"
+int cmd_record(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	fprintf(stderr, "ksmsim: cmd_record is not built yet\n");
+	return 2;
+}
