@@ -415,7 +415,7 @@ static void free_rmap_item(struct ksm *k, struct rmap_item *item)
 		content_unref(item->seen);
 	if (item->inserted)
 		content_unref(item->inserted);
-	g_aligned_free(item);
+	slab_free(&k->item_slab, item);
 }
 
 static void remove_trailing_rmap_items(struct ksm *k, struct rmap_item **link)
@@ -441,7 +441,7 @@ static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
 		remove_rmap_item_from_tree(k, item);
 		free_rmap_item(k, item);
 	}
-	struct rmap_item *item = g_aligned_alloc0(1, sizeof(*item), 64);
+	struct rmap_item *item = slab_alloc0(&k->item_slab);
 	k->rmap_items++;
 	mm->ksm_rmap_items++;
 	item->mm = mm;
@@ -1074,6 +1074,7 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->root_stable_tree = g_new0(struct rb_root, 1);
 	k->root_unstable_tree = g_new0(struct rb_root, 1);
 	k->ksmd = KSMD_WAITING;
+	slab_init(&k->item_slab, sizeof(struct rmap_item));
 	return k;
 }
 
@@ -1125,6 +1126,7 @@ void ksm_free(struct ksm *k)
 	g_free(k->root_stable_tree);
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
+	slab_destroy(&k->item_slab);
 	g_free(k);
 }
 

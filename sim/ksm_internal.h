@@ -10,6 +10,7 @@
 #include "ksm.h"
 #include "content.h"
 #include "rbtree.h"
+#include "slab.h"
 
 #define KSM_ERROR g_quark_from_static_string("ksmsim-model")
 
@@ -155,6 +156,7 @@ struct ksm {
 	uint64_t now;			/* simulated µs */
 	struct advisor_ctx advisor;
 	double batch_cpu_ns;
+	struct slab item_slab;
 };
 
 /* mm.c */

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <string.h>
+#include <sys/mman.h>
+#include <glib.h>
+#include "slab.h"
+
+#define ARENA_BYTES (32u << 20)
+
+void slab_init(struct slab *s, size_t size)
+{
+	memset(s, 0, sizeof(*s));
+	s->size = (size + 63) & ~(size_t)63;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Under ASan every object is its own allocation, so misuse is still caught. */
+void *slab_alloc0(struct slab *s)
+{
+	return g_aligned_alloc0(1, s->size, 64);
+}
+
+void slab_free(struct slab *s, void *obj)
+{
+	g_aligned_free(obj);
+}
+#else
+static void grow(struct slab *s)
+{
+	void *a = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		g_error("slab: out of memory");
+	madvise(a, ARENA_BYTES, MADV_HUGEPAGE);	/* best effort */
+	s->arenas = g_renew(void *, s->arenas, s->n_arenas + 1);
+	s->arenas[s->n_arenas++] = a;
+	s->next = a;
+	s->end = (char *)a + ARENA_BYTES;
+}
+
+void *slab_alloc0(struct slab *s)
+{
+	void *obj;
+	if (s->free) {
+		obj = s->free;
+		s->free = *(void **)obj;
+	} else {
+		if (s->next + s->size > s->end)
+			grow(s);
+		obj = s->next;
+		s->next += s->size;
+	}
+	memset(obj, 0, s->size);
+	return obj;
+}
+
+void slab_free(struct slab *s, void *obj)
+{
+	*(void **)obj = s->free;
+	s->free = obj;
+}
+#endif
+
+void slab_destroy(struct slab *s)
+{
+	for (size_t i = 0; i < s->n_arenas; i++)
+		munmap(s->arenas[i], ARENA_BYTES);
+	g_free(s->arenas);
+	memset(s, 0, sizeof(*s));
+}

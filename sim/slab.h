@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A fixed-size object cache on huge-page-backed arenas, for rmap items.
+ * Tree walks touch one item per level at random; with 4 KiB pages each of
+ * those is also a TLB miss, so the arenas ask for transparent huge pages.
+ */
+#ifndef KSMSIM_SLAB_H
+#define KSMSIM_SLAB_H
+
+#include <stddef.h>
+
+struct slab {
+	size_t size;		/* object size, a multiple of 64 */
+	void *free;		/* free list threaded through freed objects */
+	char *next, *end;	/* bump region of the newest arena */
+	void **arenas;
+	size_t n_arenas;
+};
+
+void slab_init(struct slab *s, size_t size);
+void *slab_alloc0(struct slab *s);
+void slab_free(struct slab *s, void *obj);
+void slab_destroy(struct slab *s);
+
+#endif
