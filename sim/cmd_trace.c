@@ -19,13 +19,15 @@ static int trace_usage(FILE *out)
 		"       ksmsim trace cat IN\n"
 		"       ksmsim trace stat IN\n"
 		"\n"
-		"Read a trace (text, gzip-compressed text or binary, detected from its\n"
+		"Read a trace (text, gzip-compressed text or binary, versions 1 and 2\n"
+		"(traces/FORMAT-v2.md: blobs of captured pages), detected from its\n"
 		"first bytes; IN '-' is standard input) and check it fully, as 'ksmsim run'\n"
 		"would: syntax, time order, mms, mapped pages, knob values, settles.\n"
 		"\n"
 		"  convert  write IN to OUT. OUT's format comes from its name: .ksmb binary,\n"
 		"           .gz gzip-compressed text, anything else text; --format overrides.\n"
 		"           OUT '-' is standard output (text unless --format says otherwise).\n"
+		"           OUT has IN's version.\n"
 		"           OUT is written under a temporary name and renamed when complete,\n"
 		"           so a bad input leaves no OUT behind.\n"
 		"  cat      print IN as canonical text on standard output.\n"
@@ -54,12 +56,18 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 	struct trace_record *rec = g_new(struct trace_record, 1);
 	trace_reader *r;
 	trace_writer *w;
-	int rc;
+	int rc, version;
 
 	r = trace_reader_open(in, &error);
 	if (!r)
 		goto fail;
-	w = trace_writer_open(out, fmt, &error);
+	/* the output keeps the input's version: v1 stays byte-for-byte v1 */
+	version = trace_reader_version(r, &error);
+	if (version < 0) {
+		trace_reader_free(r);
+		goto fail;
+	}
+	w = trace_writer_open_version(out, fmt, version, &error);
 	if (!w) {
 		trace_reader_free(r);
 		goto fail;
@@ -84,6 +92,7 @@ fail:
 static const char *const form_names[CONTENT_NR_FORMS] = {
 	[CONTENT_ZERO] = "zero", [CONTENT_BYTE] = "byte", [CONTENT_RAND] = "rand",
 	[CONTENT_WORD] = "word", [CONTENT_PATCH] = "patch", [CONTENT_BYTES] = "bytes",
+	[CONTENT_BLOB] = "blob",
 };
 
 /* The form of the file as its first bytes show it. */
@@ -160,7 +169,8 @@ static int stat_trace(const char *in)
 	printf("file            %s", in);
 	if (form)
 		printf(" (%s, %" G_GUINT64_FORMAT " bytes)", form, trace_reader_size(r));
-	printf("\nrecords         %" G_GUINT64_FORMAT "\n", records);
+	printf("\nversion         %d\n", trace_reader_version(r, NULL));
+	printf("records         %" G_GUINT64_FORMAT "\n", records);
 	printf("duration        %" G_GUINT64_FORMAT " us (%.6f s of trace time, last t_us)\n",
 	       last_t, last_t / 1e6);
 	printf("mms             %" G_GUINT64_FORMAT " spawned, at most %u live, %u live at the end\n",
@@ -172,6 +182,10 @@ static int stat_trace(const char *in)
 	printf("settles         %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " full scans asked)\n",
 	       verbs[TRACE_SETTLE], scans);
 	printf("marks           %" G_GUINT64_FORMAT "\n", verbs[TRACE_MARK]);
+	if (trace_reader_blobs(r))
+		printf("blobs           %" G_GUINT64_FORMAT " distinct pages (%.1f MiB), used by %"
+		       G_GUINT64_FORMAT " blob pages\n", trace_reader_blobs(r),
+		       trace_reader_blobs(r) * 4096.0 / (1 << 20), form_pages[CONTENT_BLOB]);
 	printf("\n%-10s %14s\n", "verb", "records");
 	for (int v = 0; v < TRACE_NR_VERBS; v++)
 		if (verbs[v])

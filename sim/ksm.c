@@ -1075,6 +1075,7 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->root_unstable_tree = g_new0(struct rb_root, 1);
 	k->ksmd = KSMD_WAITING;
 	slab_init(&k->item_slab, sizeof(struct rmap_item));
+	slab_init(&k->page_slab, sizeof(struct page));
 	return k;
 }
 
@@ -1127,6 +1128,7 @@ void ksm_free(struct ksm *k)
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
 	slab_destroy(&k->item_slab);
+	slab_destroy(&k->page_slab);
 	g_free(k);
 }
 

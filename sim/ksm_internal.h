@@ -157,6 +157,7 @@ struct ksm {
 	struct advisor_ctx advisor;
 	double batch_cpu_ns;
 	struct slab item_slab;
+	struct slab page_slab;
 };
 
 /* mm.c */
@@ -169,7 +170,7 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
 /* First vpn in [vpn, end) mapping a scannable page, or UINT64_MAX. */
 uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
 void page_put_mapping(struct ksm *k, struct page *p);
-struct page *page_new(content *c, uint32_t nid);
+struct page *page_new(struct ksm *k, content *c, uint32_t nid);
 void page_set_content(struct page *p, content *c);	/* takes the reference */
 void page_uncache(struct page *p);
 void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end);

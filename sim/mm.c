@@ -179,9 +179,9 @@ uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
 
 /* ---- pages ---- */
 
-struct page *page_new(content *c, uint32_t nid)
+struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 {
-	struct page *p = g_new0(struct page, 1);
+	struct page *p = slab_alloc0(&k->page_slab);
 	p->mapcount = 1;
 	p->nid = nid;
 	page_set_content(p, c);
@@ -219,7 +219,7 @@ void page_put_mapping(struct ksm *k, struct page *p)
 	if (p->node)
 		p->node->page = NULL;
 	content_unref(p->c);
-	g_free(p);
+	slab_free(&k->page_slab, p);
 }
 
 static void cow_accounting(struct ksm *k, struct page *old)
@@ -240,7 +240,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	content *next;
 	if (!p) {
 		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
-		pte_set(mm, vpn, page_new(next, mm->nid));
+		pte_set(mm, vpn, page_new(k, next, mm->nid));
 		return;
 	}
 	if (p == KSM_ZERO_PTE) {
@@ -250,7 +250,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		k->truth.mmu_invalidations++;
 		k->truth.mmu_change_pte++;
 		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
-		pte_set(mm, vpn, page_new(next, mm->nid));
+		pte_set(mm, vpn, page_new(k, next, mm->nid));
 		return;
 	}
 	next = replacement ? content_ref(replacement) : content_apply(p->c, tc);
@@ -261,7 +261,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 			k->truth.cow_fresh++;
 		else
 			k->truth.cow_later++;
-		pte_set(mm, vpn, page_new(next, mm->nid));
+		pte_set(mm, vpn, page_new(k, next, mm->nid));
 		page_put_mapping(k, p);
 		return;
 	}
@@ -325,11 +325,11 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 		if (p == KSM_ZERO_PTE) {
 			k->zero_pages--;
 			mm->ksm_zero_pages--;
-			pte_set(mm, vpn, page_new(content_zero(), mm->nid));
+			pte_set(mm, vpn, page_new(k, content_zero(), mm->nid));
 		} else if (p->ksm) {
 			cow_accounting(k, p);
 			k->truth.cow_unshare++;
-			pte_set(mm, vpn, page_new(content_ref(p->c), mm->nid));
+			pte_set(mm, vpn, page_new(k, content_ref(p->c), mm->nid));
 			page_put_mapping(k, p);
 		}
 	}

@@ -12,7 +12,8 @@
 
 #define BIN_MAGIC "\x89KSMB\r\n\x1a"
 #define BIN_MAGIC_LEN 8
-#define BIN_VERSION 1
+#define BIN_VERSION 1		/* what trace_writer_open writes */
+#define BIN_VERSION_MAX 2	/* 2 adds blobs */
 #define BIN_HEADER_LEN (BIN_MAGIC_LEN + 1)
 
 /* Low four bits of the opcode byte. */
@@ -30,6 +31,7 @@ enum bin_kind {
 	BIN_SET,
 	BIN_SETTLE,
 	BIN_MARK,
+	BIN_BLOB,	/* v2: opcode byte exactly 13, then 4096 bytes; id implicit */
 	BIN_NR_KINDS
 };
 

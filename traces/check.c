@@ -216,6 +216,10 @@ static char *validate_content(const struct trace_content *c)
 			return g_strdup_printf("offset %u + length %u is outside the page (4096 bytes)",
 					       c->off, c->len);
 		return NULL;
+	case CONTENT_BLOB:
+		if (c->off != 0 || c->len != TRACE_PAGE_SIZE)
+			return g_strdup("blob content covers the whole page (offset 0, length 4096)");
+		return NULL;
 	default:
 		return g_strdup_printf("unknown content form %d", (int)c->form);
 	}

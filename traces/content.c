@@ -147,7 +147,8 @@ static gboolean desc_equal(gconstpointer pa, gconstpointer pb)
 	if (a->kind != b->kind || a->base != b->base || a->n_over != b->n_over ||
 	    a->over_bytes != b->over_bytes || a->key8 != b->key8)
 		return FALSE;
-	return memcmp(a->extra, b->extra, extra_size(a)) == 0;
+	/* memcmp must not see NULL, even for zero bytes */
+	return !a->extra || memcmp(a->extra, b->extra, extra_size(a)) == 0;
 }
 
 static uint32_t compute_shash(const content *c)
@@ -335,6 +336,9 @@ content *content_apply(const content *cur, const struct trace_content *tc)
 		return content_byte((uint8_t)tc->value);
 	case CONTENT_RAND:
 		return content_rand(tc->value);
+	case CONTENT_BLOB:
+		/* captured bytes: kept whole, interned, so equal blobs share one object */
+		return from_full(g_memdup2(tc->data, PAGE));
 	default:
 		break;
 	}

@@ -32,6 +32,11 @@ struct trace_reader {
 	struct trace_check *ck;
 	bool failed;		/* an error was returned: stay failed */
 	bool done;
+	int version;		/* 0 until the header has been read */
+
+	/* v2 blobs, BLOB_SLAB to a slab so that growing never copies them */
+	GPtrArray *slabs;
+	uint64_t nblobs;
 
 	/* Bytes out of the gz layer: [in_pos, in_len) not consumed yet. */
 	uint8_t *in;
@@ -57,6 +62,26 @@ struct trace_reader {
 };
 
 G_DEFINE_QUARK(trace-error-quark, trace_error)
+
+#define BLOB_SLAB 256
+
+static uint8_t *blob_bytes(const trace_reader *r, uint64_t id)
+{
+	return (uint8_t *)r->slabs->pdata[id / BLOB_SLAB] + (id % BLOB_SLAB) * TRACE_PAGE_SIZE;
+}
+
+/* Room for the next blob; its id is the number defined before it. */
+static uint8_t *blob_new(trace_reader *r)
+{
+	if (r->nblobs % BLOB_SLAB == 0)
+		g_ptr_array_add(r->slabs, g_malloc((size_t)BLOB_SLAB * TRACE_PAGE_SIZE));
+	return blob_bytes(r, r->nblobs++);
+}
+
+uint64_t trace_reader_blobs(const trace_reader *r)
+{
+	return r->nblobs;
+}
 
 static int fail(trace_reader *r, GError **error, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
@@ -146,6 +171,8 @@ void trace_reader_free(trace_reader *r)
 	if (r->zs_live)
 		inflateEnd(&r->zs);
 	trace_check_free(r->ck);
+	if (r->slabs)
+		g_ptr_array_free(r->slabs, TRUE);
 	g_free(r->slots);
 	g_free(r->free_slots);
 	g_free(r->in);
@@ -189,6 +216,7 @@ trace_reader *trace_reader_open(const char *path, GError **error)
 	/* smaller than our reads, so that zlib reads plain files straight into ours */
 	gzbuffer(r->gz, IN_CHUNK / 4);
 	r->ck = trace_check_new();
+	r->slabs = g_ptr_array_new_with_free_func(g_free);
 	/* The first byte decides: text never starts with 0x89 (invalid UTF-8). */
 	if (in_fill(r, error) < 0) {
 		trace_reader_free(r);
@@ -443,7 +471,24 @@ static int get_content(trace_reader *r, GError **error, const struct tok *t,
 		}
 		return 0;
 	}
+	if (IS("blob") && k == 2 && r->version >= 2) {
+		if (get_num(r, error, &p[1], "blob id", &a))
+			return -1;
+		if (a >= r->nblobs)
+			return fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT
+				    " is not defined (%" G_GUINT64_FORMAT " defined so far)",
+				    r->line, a, r->nblobs);
+		c->form = CONTENT_BLOB;
+		c->value = a;
+		c->off = 0;
+		c->len = TRACE_PAGE_SIZE;
+		memcpy(c->data, blob_bytes(r, a), TRACE_PAGE_SIZE);
+		return 0;
+	}
 #undef IS
+	if (r->version >= 2)
+		return TOKFAIL(r, error, "bad content '%s' (zero, byte:HH, rand:SEED, word:I:VALUE, "
+			       "patch:OFF:LEN:SEED, bytes:OFF:HEX or blob:ID)", t);
 	rc = TOKFAIL(r, error, "bad content '%s' (zero, byte:HH, rand:SEED, word:I:VALUE, "
 		     "patch:OFF:LEN:SEED or bytes:OFF:HEX)", t);
 	return rc;
@@ -492,6 +537,38 @@ static const uint8_t byte_class[256] = {
 	[' '] = C_SEP, ['\t'] = C_SEP, ['#'] = C_HASH, ['\r'] = C_CR, [0] = C_NUL,
 	[0x80 ... 0xff] = C_HIGH,
 };
+
+/* "blob <id> <hex>" (v2): a definition, not a record; ids count up from 0. */
+static int text_blob(trace_reader *r, const struct tok *t, int nt, GError **error)
+{
+	uint64_t id;
+	uint8_t *b;
+
+	if (nt != 3)
+		return fail(r, error, ":%" G_GUINT64_FORMAT ": blob takes 2 arguments (<id> <hex of "
+			    "4096 bytes>), got %d", r->line, nt - 1);
+	if (get_num(r, error, &t[1], "blob id", &id))
+		return -1;
+	if (id != r->nblobs)
+		return fail(r, error, ":%" G_GUINT64_FORMAT ": blob id %" G_GUINT64_FORMAT
+			    " out of order (the next blob is %" G_GUINT64_FORMAT ")",
+			    r->line, id, r->nblobs);
+	if (t[2].n != 2 * TRACE_PAGE_SIZE)
+		return fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT
+			    " has %zu hex digits (8192 expected: 4096 bytes)", r->line, id, t[2].n);
+	b = blob_new(r);
+	for (size_t i = 0; i < TRACE_PAGE_SIZE; i++) {
+		int hi = hexval(t[2].s[2 * i]), lo = hexval(t[2].s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			r->nblobs--;
+			return fail(r, error, ":%" G_GUINT64_FORMAT ": bad hex in blob %"
+				    G_GUINT64_FORMAT " at byte %zu", r->line, id, i);
+		}
+		b[i] = hi << 4 | lo;
+	}
+	return 0;
+}
 
 /*
  * Parses one line (without its newline) into rec. Returns 1 for a record, 0
@@ -549,16 +626,19 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 
 	if (!r->header) {
 		if (nt == 2 && t[0].n == 8 && memcmp(t[0].s, "ksmtrace", 8) == 0 &&
-		    !(t[1].n == 1 && t[1].s[0] == '1'))
-			return TOKFAIL(r, error, "unsupported trace version '%s' (expected header 'ksmtrace 1')",
-				       &t[1]);
+		    !(t[1].n == 1 && (t[1].s[0] == '1' || t[1].s[0] == '2')))
+			return TOKFAIL(r, error, "unsupported trace version '%s' (expected header "
+				       "'ksmtrace 1' or 'ksmtrace 2')", &t[1]);
 		if (nt != 2 || t[0].n != 8 || memcmp(t[0].s, "ksmtrace", 8) != 0 ||
-		    t[1].n != 1 || t[1].s[0] != '1')
+		    t[1].n != 1 || (t[1].s[0] != '1' && t[1].s[0] != '2'))
 			return fail(r, error, ":%" G_GUINT64_FORMAT ": expected header 'ksmtrace 1'",
 				    r->line);
 		r->header = true;
+		r->version = t[1].s[0] - '0';
 		return 0;
 	}
+	if (r->version >= 2 && t[0].n == 4 && memcmp(t[0].s, "blob", 4) == 0)
+		return text_blob(r, t, nt, error);
 
 	{
 		int rc = parse_dec(t[0].s, t[0].n, &rec->t_us);
@@ -686,7 +766,8 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 	return 1;
 }
 
-static int text_next(trace_reader *r, struct trace_record *rec, GError **error)
+/* header_only: stop (returning 0) once the header has been read. */
+static int text_next(trace_reader *r, struct trace_record *rec, GError **error, bool header_only)
 {
 	for (;;) {
 		uint8_t *s = r->in + r->in_pos, *nl;
@@ -713,6 +794,8 @@ static int text_next(trace_reader *r, struct trace_record *rec, GError **error)
 		rc = text_line(r, (const char *)s, nl - s, rec, error);
 		if (rc)
 			return rc;
+		if (header_only && r->header)
+			return 0;
 	}
 }
 
@@ -737,14 +820,15 @@ static int bin_start(trace_reader *r, GError **error)
 	}
 	if (r->in_len < BIN_HEADER_LEN)
 		return bin_fail_at(r, error, BIN_MAGIC_LEN, "truncated header");
-	if (r->in[BIN_MAGIC_LEN] != BIN_VERSION) {
-		char *m = g_strdup_printf("unsupported binary version %u (this reader knows %d)",
-					  r->in[BIN_MAGIC_LEN], BIN_VERSION);
+	if (r->in[BIN_MAGIC_LEN] < 1 || r->in[BIN_MAGIC_LEN] > BIN_VERSION_MAX) {
+		char *m = g_strdup_printf("unsupported binary version %u (this reader knows 1 and %d)",
+					  r->in[BIN_MAGIC_LEN], BIN_VERSION_MAX);
 		int rc = bin_fail_at(r, error, BIN_MAGIC_LEN, m);
 
 		g_free(m);
 		return rc;
 	}
+	r->version = r->in[BIN_MAGIC_LEN];
 	r->in_pos = BIN_HEADER_LEN;
 	if (inflateInit(&r->zs) != Z_OK)
 		return fail(r, error, ": cannot start zlib");
@@ -826,9 +910,10 @@ static uint32_t slot_take(trace_reader *r)
 	return r->nslots++;
 }
 
+/* 1: a record; 0: the end; -1: error; 2: a blob definition was stored. */
 static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 {
-	const uint8_t *p, *end;
+	const uint8_t *p, *end, *blob = NULL;
 	struct check_mm *mm = NULL;
 	uint64_t off, slot = 0;
 	unsigned int op, kind, form;
@@ -975,11 +1060,36 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 			}
 			break;
 		}
+		case CONTENT_BLOB: {
+			uint64_t id = bin_get_varint(&p, &bad);
+
+			if (r->version < 2) {
+				why = "unknown content form";
+				break;
+			}
+			if (id >= r->nblobs) {
+				why = "reference to a blob that is not defined";
+				break;
+			}
+			c->value = id;
+			c->off = 0;
+			c->len = TRACE_PAGE_SIZE;
+			memcpy(c->data, blob_bytes(r, id), TRACE_PAGE_SIZE);
+			break;
+		}
 		default:
 			why = "unknown content form";
 		}
 		break;
 	}
+	case BIN_BLOB:
+		if (op != BIN_BLOB || r->version < 2) {
+			why = "unknown opcode";
+			break;
+		}
+		blob = p;
+		p += TRACE_PAGE_SIZE;
+		break;
 	case BIN_FILLSEQ:
 		rec->verb = TRACE_FILLSEQ;
 		rec->npages = bin_get_varint(&p, &bad);
@@ -1029,6 +1139,11 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 		return bin_fail_at(r, error, off, "bad varint");
 	if (why)
 		return bin_fail_at(r, error, off, why);
+	if (blob) {
+		memcpy(blob_new(r), blob, TRACE_PAGE_SIZE);
+		r->out_pos = p - r->out;
+		return 2;
+	}
 
 	/* write and fill had their content checked above: only the range is left */
 	if (kind == BIN_WRITE || kind == BIN_FILL) {
@@ -1069,8 +1184,30 @@ int trace_reader_next(trace_reader *r, struct trace_record *rec, GError **error)
 	if (r->done)
 		return 0;
 	if (r->form == FORM_TEXT)
-		return text_next(r, rec, error);
+		return text_next(r, rec, error, false);
 	if (!r->zs_live && bin_start(r, error) < 0)
 		return -1;
-	return bin_next(r, rec, error);
+	for (;;) {
+		int rc = bin_next(r, rec, error);
+
+		if (rc != 2)
+			return rc;
+	}
+}
+
+int trace_reader_version(trace_reader *r, GError **error)
+{
+	if (r->version)
+		return r->version;
+	if (r->failed) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_PARSE, "%s: reading after an error", r->path);
+		return -1;
+	}
+	if (r->form == FORM_TEXT) {
+		if (text_next(r, NULL, error, true) < 0)
+			return -1;
+	} else if (!r->zs_live && bin_start(r, error) < 0) {
+		return -1;
+	}
+	return r->version;
 }

@@ -26,6 +26,14 @@ trace_reader *trace_reader_open(const char *path, GError **error);
 /* 1: *rec filled; 0: end of trace; -1: error set. */
 int trace_reader_next(trace_reader *r, struct trace_record *rec, GError **error);
 const char *trace_reader_path(const trace_reader *r);
+/*
+ * The trace's format version (1 or 2), reading the header if that has not
+ * happened yet; -1 with error set when the header is bad. A v2 reader puts
+ * each blob's bytes into the records that use it (CONTENT_BLOB), so records
+ * stay self-contained; the blobs are kept in memory (4 KiB each).
+ */
+int trace_reader_version(trace_reader *r, GError **error);
+uint64_t trace_reader_blobs(const trace_reader *r);	/* defined so far */
 /* Bytes consumed from the file so far and its size (0 if unknown): progress. */
 uint64_t trace_reader_offset(const trace_reader *r);
 uint64_t trace_reader_size(const trace_reader *r);

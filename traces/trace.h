@@ -14,6 +14,9 @@
 #define TRACE_PAGE_SIZE 4096u
 #define TRACE_NAME_MAX 64	/* mm names and mark labels */
 #define TRACE_VPN_LIMIT (UINT64_C(1) << 32)
+/* Versions of the text header and binary form: 2 adds blobs (FORMAT-v2.md). */
+#define TRACE_VERSION_MIN 1
+#define TRACE_VERSION_MAX 2
 
 enum trace_verb {
 	TRACE_SPAWN,
@@ -38,6 +41,7 @@ enum content_form {
 	CONTENT_WORD,	/* u64 word index = off, set to value */
 	CONTENT_PATCH,	/* len bytes at off from rand:value */
 	CONTENT_BYTES,	/* len bytes at off, taken from data */
+	CONTENT_BLOB,	/* v2: the whole page is data (off 0, len 4096); value = blob id */
 	CONTENT_NR_FORMS
 };
 
@@ -46,7 +50,7 @@ struct trace_content {
 	uint64_t value;
 	uint32_t off;
 	uint32_t len;
-	uint8_t data[TRACE_PAGE_SIZE];	/* CONTENT_BYTES only; len bytes valid */
+	uint8_t data[TRACE_PAGE_SIZE];	/* CONTENT_BYTES, CONTENT_BLOB; len bytes valid */
 };
 
 /* Knobs, in /sys/kernel/mm/ksm/ spelling (see knob_names in trace.c). */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zlib.h>
 #include "binary.h"
 #include "check.h"
@@ -32,6 +33,12 @@ struct trace_writer {
 	struct trace_check *ck;
 	uint64_t nrec;
 	bool failed;
+	int version;
+
+	/* v2: 128-bit hash of a page's bytes -> blob id + 1 */
+	GHashTable *blob_ids;
+	uint64_t nblobs, nrefs;
+	struct trace_record *renum;	/* a blob record with the writer's id */
 
 	/* binary */
 	z_stream zs;
@@ -76,6 +83,9 @@ static void put_content(GString *out, const struct trace_content *c)
 	case CONTENT_PATCH:
 		g_string_append_printf(out, "patch:%u:%u:0x%" G_GINT64_MODIFIER "x",
 				       c->off, c->len, c->value);
+		break;
+	case CONTENT_BLOB:
+		g_string_append_printf(out, "blob:%" G_GUINT64_FORMAT, c->value);
 		break;
 	case CONTENT_BYTES: {
 		static const char hex[] = "0123456789abcdef";
@@ -267,10 +277,44 @@ static bool bin_deflate(trace_writer *w, bool flush, GError **error)
 	return true;
 }
 
+static guint blob_key_hash(gconstpointer p)
+{
+	return *(const guint *)p;
+}
+
+static gboolean blob_key_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(XXH128_hash_t)) == 0;
+}
+
 trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError **error)
 {
-	trace_writer *w = g_new0(trace_writer, 1);
+	return trace_writer_open_version(path, fmt, 1, error);
+}
 
+uint64_t trace_writer_blobs(const trace_writer *w)
+{
+	return w->nblobs;
+}
+
+uint64_t trace_writer_blob_refs(const trace_writer *w)
+{
+	return w->nrefs;
+}
+
+trace_writer *trace_writer_open_version(const char *path, enum trace_format fmt, int version,
+					GError **error)
+{
+	trace_writer *w;
+	char header[16];
+
+	if (version < TRACE_VERSION_MIN || version > TRACE_VERSION_MAX) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: unknown trace version %d",
+			    path, version);
+		return NULL;
+	}
+	w = g_new0(trace_writer, 1);
+	w->version = version;
 	w->fmt = fmt;
 	w->path = g_strdup(path);
 	w->fd = -1;
@@ -327,7 +371,9 @@ trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError 
 		w->scratch = g_malloc(deflateBound(&w->probe, BIN_CHUNK + BIN_MAX_RECORD));
 		w->buf = g_malloc(BIN_CHUNK + BIN_MAX_RECORD);
 		w->zout = g_malloc(BIN_CHUNK);
-		if (!write_all(w, (const uint8_t *)BIN_MAGIC "\x01", BIN_HEADER_LEN, error))
+		memcpy(header, BIN_MAGIC, BIN_MAGIC_LEN);
+		header[BIN_MAGIC_LEN] = version;
+		if (!write_all(w, (const uint8_t *)header, BIN_HEADER_LEN, error))
 			goto out_abort;
 		return w;
 	default:
@@ -335,7 +381,8 @@ trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError 
 			    path, (int)fmt);
 		goto out_abort;
 	}
-	if (!put_text(w, "ksmtrace 1\n", 11, error))
+	snprintf(header, sizeof(header), "ksmtrace %d\n", version);
+	if (!put_text(w, header, strlen(header), error))
 		goto out_abort;
 	return w;
 
@@ -452,6 +499,9 @@ static bool put_binary(trace_writer *w, const struct trace_record *rec, struct c
 				memcpy(p, c->data, c->len);
 				p += c->len;
 				break;
+			case CONTENT_BLOB:
+				p = bin_put_varint(p, c->value);
+				break;
 			default:
 				break;
 			}
@@ -463,17 +513,65 @@ static bool put_binary(trace_writer *w, const struct trace_record *rec, struct c
 	return true;
 }
 
+/*
+ * The writer's id for a blob page, defining the blob first when its bytes
+ * are new. A 128-bit hash stands for the bytes: keeping every page to
+ * compare would cost as much memory as the trace holds.
+ */
+static bool put_blob(trace_writer *w, const uint8_t *page, uint64_t *id, GError **error)
+{
+	XXH128_hash_t h = XXH3_128bits(page, TRACE_PAGE_SIZE);
+	gpointer v;
+
+	w->nrefs++;
+	if (!w->blob_ids)
+		w->blob_ids = g_hash_table_new_full(blob_key_hash, blob_key_equal, g_free, NULL);
+	v = g_hash_table_lookup(w->blob_ids, &h);
+	if (v) {
+		*id = GPOINTER_TO_SIZE(v) - 1;
+		return true;
+	}
+	*id = w->nblobs++;
+	g_hash_table_insert(w->blob_ids, g_memdup2(&h, sizeof(h)), GSIZE_TO_POINTER(*id + 1));
+	if (w->fmt == TRACE_FMT_BINARY) {
+		uint8_t *p = w->buf + w->len;
+
+		*p++ = BIN_BLOB;
+		memcpy(p, page, TRACE_PAGE_SIZE);
+		w->len += 1 + TRACE_PAGE_SIZE;
+		return w->len < BIN_CHUNK || bin_deflate(w, false, error);
+	} else {
+		static const char hex[] = "0123456789abcdef";
+		char *d;
+
+		g_string_printf(w->line, "blob %" G_GUINT64_FORMAT " ", *id);
+		g_string_set_size(w->line, w->line->len + 2 * TRACE_PAGE_SIZE + 1);
+		d = w->line->str + w->line->len - 2 * TRACE_PAGE_SIZE - 1;
+		for (unsigned int i = 0; i < TRACE_PAGE_SIZE; i++) {
+			*d++ = hex[page[i] >> 4];
+			*d++ = hex[page[i] & 15];
+		}
+		*d = '\n';
+		return put_text(w, w->line->str, w->line->len, error);
+	}
+}
+
 bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **error)
 {
 	struct check_mm *mm = NULL;
 	uint32_t exit_slot = 0;
 	char *problem;
+	bool blob = (rec->verb == TRACE_WRITE || rec->verb == TRACE_FILL) &&
+		    rec->content.form == CONTENT_BLOB;
 
 	if (w->failed) {
 		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: writing after an error", w->path);
 		return false;
 	}
 	problem = trace_record_validate(rec);
+	if (!problem && blob && w->version < 2)
+		problem = g_strdup_printf("blob content needs trace version 2 (this is version %d)",
+					  w->version);
 	if (!problem && rec->verb == TRACE_EXIT && w->fmt == TRACE_FMT_BINARY) {
 		/* the slot is needed after the checker has dropped the mm */
 		struct check_mm *dying = trace_check_find(w->ck, rec->mm);
@@ -491,6 +589,17 @@ bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **
 		return false;
 	}
 	w->nrec++;
+	if (blob) {
+		uint64_t id;
+
+		if (!put_blob(w, rec->content.data, &id, error))
+			return false;
+		if (!w->renum)
+			w->renum = g_new(struct trace_record, 1);
+		*w->renum = *rec;
+		w->renum->content.value = id;
+		rec = w->renum;
+	}
 	if (w->fmt == TRACE_FMT_BINARY) {
 		if (rec->verb == TRACE_SPAWN)
 			mm->tag = slot_take(w);
@@ -538,6 +647,9 @@ static void writer_free(trace_writer *w)
 	g_free(w->buf);
 	g_free(w->zout);
 	g_free(w->free_slots);
+	if (w->blob_ids)
+		g_hash_table_destroy(w->blob_ids);
+	g_free(w->renum);
 	g_free(w->tmp);
 	g_free(w->path);
 	g_free(w);

@@ -20,6 +20,17 @@ typedef struct trace_writer trace_writer;
 enum trace_format trace_format_from_path(const char *path);
 /* path "-" writes standard output (no rename). */
 trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError **error);
+/*
+ * Any version, 1 or 2 (trace_writer_open writes version 1). A v2 writer takes
+ * CONTENT_BLOB records and stores each distinct page once: it ignores the
+ * record's blob id, numbers blobs itself in order of first use (keyed by a
+ * 128-bit hash of the bytes) and defines each just before its first use.
+ */
+trace_writer *trace_writer_open_version(const char *path, enum trace_format fmt, int version,
+					GError **error);
+/* Blobs defined and blob references written so far. */
+uint64_t trace_writer_blobs(const trace_writer *w);
+uint64_t trace_writer_blob_refs(const trace_writer *w);
 bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **error);
 /* A comment line (text forms only; ignored by the binary form). */
 bool trace_writer_comment(trace_writer *w, const char *text, GError **error);

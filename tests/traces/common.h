@@ -106,8 +106,13 @@ G_GNUC_UNUSED static char *convert(const char *in, const char *out)
 	char *msg = NULL;
 	int rc = -1;
 
-	if (r)
-		w = trace_writer_open(out, trace_format_from_path(out), &error);
+	if (r) {
+		/* the output keeps the input's version, as ksmsim trace convert does */
+		int version = trace_reader_version(r, &error);
+
+		if (version > 0)
+			w = trace_writer_open_version(out, trace_format_from_path(out), version, &error);
+	}
 	if (w) {
 		while ((rc = trace_reader_next(r, rec, &error)) > 0)
 			if (!trace_writer_put(w, rec, &error))

@@ -19,7 +19,11 @@ static const struct bad_case bad_cases[] = {
 	{ "ksmtrace\n", "t.ksmt:1: expected header 'ksmtrace 1'" },
 	{ "ksmtrace 1 1\n", "t.ksmt:1: expected header 'ksmtrace 1'" },
 	{ "KSMTRACE 1\n", "t.ksmt:1: expected header 'ksmtrace 1'" },
-	{ "ksmtrace 2\n", "t.ksmt:1: unsupported trace version '2' (expected header 'ksmtrace 1')" },
+	{ "ksmtrace 3\n", "t.ksmt:1: unsupported trace version '3' (expected header 'ksmtrace 1' or 'ksmtrace 2')" },
+	/* v1 knows no blobs, exactly as before version 2 existed */
+	{ H "blob 0 00\n", "t.ksmt:2: bad time 'blob' (unsigned decimal microseconds expected)" },
+	{ A "0 write a 0x1000 blob:0\n", "t.ksmt:4: bad content 'blob:0' (zero, byte:HH, rand:SEED, "
+	  "word:I:VALUE, patch:OFF:LEN:SEED or bytes:OFF:HEX)" },
 	{ H "ksmtrace 1\n", "t.ksmt:2: bad time 'ksmtrace' (unsigned decimal microseconds expected)" },
 	/* verbs and argument counts */
 	{ H "0 wirte a 0x1000 zero\n", "t.ksmt:2: unknown verb 'wirte'" },
