@@ -11,19 +11,19 @@ static const struct {
 	const char *name;
 	double ns;
 } default_checksum_ns[] = {
-	{ "jhash2", 1180 }, { "crc32c", 260 }, { "crc32", 560 }, { "xxhash", 420 },
-	{ "xxh32", 830 },  { "xxh64", 420 },  { "xxh3", 190 },  { "sha1", 2900 },
-	{ "sha256", 9000 }, { "none", 0 },
+	{ "jhash2", 1925 }, { "crc32c", 420 }, { "crc32", 1400 }, { "xxhash", 716 },
+	{ "xxh32", 890 },   { "xxh64", 716 },  { "xxh3", 490 },   { "sha1", 10000 },
+	{ "sha256", 20000 }, { "none", 0 },
 };
 
 void cost_table_default(struct cost_table *t, const char *hash_name)
 {
-	t->checksum_ns = 420;
+	t->checksum_ns = 716;
 	for (size_t i = 0; i < G_N_ELEMENTS(default_checksum_ns); i++)
 		if (hash_name && strcmp(hash_name, default_checksum_ns[i].name) == 0)
 			t->checksum_ns = default_checksum_ns[i].ns;
-	t->memcmp_ns = 330;
-	t->copy_ns = 450;
+	t->memcmp_ns = 730;
+	t->copy_ns = 920;
 	t->visit_ns = 150;
 	t->node_ns = 60;
 }
