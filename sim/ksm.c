@@ -1074,8 +1074,8 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->root_stable_tree = g_new0(struct rb_root, 1);
 	k->root_unstable_tree = g_new0(struct rb_root, 1);
 	k->ksmd = KSMD_WAITING;
-	slab_init(&k->item_slab, sizeof(struct rmap_item));
-	slab_init(&k->page_slab, sizeof(struct page));
+	slab_init(&k->item_slab, sizeof(struct rmap_item), 64);
+	slab_init(&k->page_slab, sizeof(struct page), 16);
 	return k;
 }
 

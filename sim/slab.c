@@ -6,17 +6,18 @@
 
 #define ARENA_BYTES (32u << 20)
 
-void slab_init(struct slab *s, size_t size)
+void slab_init(struct slab *s, size_t size, size_t align)
 {
 	memset(s, 0, sizeof(*s));
-	s->size = (size + 63) & ~(size_t)63;
+	s->align = align;
+	s->size = (size + align - 1) & ~(align - 1);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
 /* Under ASan every object is its own allocation, so misuse is still caught. */
 void *slab_alloc0(struct slab *s)
 {
-	return g_aligned_alloc0(1, s->size, 64);
+	return g_aligned_alloc0(1, s->size, s->align);
 }
 
 void slab_free(struct slab *s, void *obj)

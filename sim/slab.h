@@ -10,14 +10,15 @@
 #include <stddef.h>
 
 struct slab {
-	size_t size;		/* object size, a multiple of 64 */
+	size_t size;		/* object size, rounded up to the alignment */
+	size_t align;
 	void *free;		/* free list threaded through freed objects */
 	char *next, *end;	/* bump region of the newest arena */
 	void **arenas;
 	size_t n_arenas;
 };
 
-void slab_init(struct slab *s, size_t size);
+void slab_init(struct slab *s, size_t size, size_t align);	/* align: power of 2, >= 8 */
 void *slab_alloc0(struct slab *s);
 void slab_free(struct slab *s, void *obj);
 void slab_destroy(struct slab *s);
