@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Builds the trace-reader fuzz targets with clang's libFuzzer, ASan and UBSan
+# and runs each for SECONDS seconds (default 60), one after the other (or
+# JOBS at a time), starting from the committed seed corpus.
+#
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]      TARGET: text binary gz
+#
+# Environment: KSMSIM_SRC (sources to build, default this checkout),
+# FUZZ_OUT (build and working dir, default build-fuzz/ in KSMSIM_SRC),
+# JOBS (targets run at once, default 1), NICE (default 10),
+# FUZZ_ARGS (extra libFuzzer flags). New corpus entries go to
+# FUZZ_OUT/corpus/TARGET (the committed corpus is only read); crashes to
+# FUZZ_OUT/artifacts/TARGET/. Exit 1 when any target found something.
+# Needs clang and libclang-rt-14-dev (Debian 12: apt-get install -y clang
+# libclang-rt-14-dev).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=${KSMSIM_SRC:-$(cd "$here/../.." && pwd)}
+out=${FUZZ_OUT:-$src/build-fuzz}
+secs=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(text binary gz)
+jobs=${JOBS:-1}
+cc=${CC_FUZZ:-clang}
+
+mkdir -p "$out"
+flags=(-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+       -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE -DKSMSIM_VERSION=\"fuzz\"
+       -I"$src" -I"$src/traces" -I"$here")
+read -r -a deps <<<"$(pkg-config --cflags --libs glib-2.0 zlib libxxhash)"
+lib=("$src"/traces/{trace,content,reader,writer,check}.c "$here/fuzz_common.c")
+for t in "${targets[@]}"; do
+	echo "fuzz: building $out/fuzz_$t"
+	"$cc" "${flags[@]}" -o "$out/fuzz_$t" "$here/fuzz_$t.c" "${lib[@]}" "${deps[@]}"
+done
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+run_one() {
+	local t=$1
+	mkdir -p "$out/corpus/$t" "$out/artifacts/$t"
+	# shellcheck disable=SC2086
+	nice -n "${NICE:-10}" "$out/fuzz_$t" -max_total_time="$secs" -timeout=20 \
+		-rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+		-artifact_prefix="$out/artifacts/$t/" ${FUZZ_ARGS:-} \
+		"$out/corpus/$t" "$here/corpus/$t" "$here/regressions/$t" \
+		>"$out/fuzz_$t.log" 2>&1
+}
+status=0
+pids=()
+names=()
+for t in "${targets[@]}"; do
+	echo "fuzz: running $t for ${secs}s (log $out/fuzz_$t.log)"
+	run_one "$t" &
+	pids+=($!)
+	names+=("$t")
+	if [ ${#pids[@]} -ge "$jobs" ]; then
+		if ! wait "${pids[0]}"; then
+			echo "fuzz: ${names[0]} found a problem: see $out/fuzz_${names[0]}.log" >&2
+			tail -n 40 "$out/fuzz_${names[0]}.log" >&2
+			status=1
+		fi
+		pids=("${pids[@]:1}")
+		names=("${names[@]:1}")
+	fi
+done
+for i in "${!pids[@]}"; do
+	if ! wait "${pids[$i]}"; then
+		echo "fuzz: ${names[$i]} found a problem: see $out/fuzz_${names[$i]}.log" >&2
+		tail -n 40 "$out/fuzz_${names[$i]}.log" >&2
+		status=1
+	fi
+done
+for t in "${targets[@]}"; do
+	grep -h '^stat::number_of_executed_units\|^Done' "$out/fuzz_$t.log" | sed "s/^/fuzz: $t: /" || true
+done
+exit $status
