@@ -1176,3 +1176,31 @@ uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob)
 {
 	return k->knob[knob];
 }
+
+static gint stat_by_name(gconstpointer a, gconstpointer b)
+{
+	return strcmp(((const struct ksm_mm_stat *)a)->name, ((const struct ksm_mm_stat *)b)->name);
+}
+
+GArray *ksm_mm_stats(const struct ksm *k)
+{
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(struct ksm_mm_stat));
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, k->mm_by_name);
+	while (g_hash_table_iter_next(&it, &key, &val)) {
+		struct mm *mm = val;
+		struct ksm_mm_stat st = {
+			.name = mm->name,
+			.ksm_rmap_items = mm->ksm_rmap_items,
+			.ksm_zero_pages = mm->ksm_zero_pages,
+			.ksm_merging_pages = mm->ksm_merging_pages,
+			.ksm_process_profit = (int64_t)(mm->ksm_merging_pages + mm->ksm_zero_pages) * 4096 -
+					      (int64_t)mm->ksm_rmap_items * 64,
+			.ksm_mergeable = mm_has_mergeable(mm),
+		};
+		g_array_append_val(out, st);
+	}
+	g_array_sort(out, stat_by_name);
+	return out;
+}

@@ -94,6 +94,19 @@ void ksm_truth(const struct ksm *k, struct ksm_truth *t);
 void ksm_ideal(struct ksm *k, struct ksm_ideal *out);
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob);
 
+/* /proc/PID/ksm_stat of one live mm. */
+struct ksm_mm_stat {
+	const char *name;
+	uint64_t ksm_rmap_items;
+	uint64_t ksm_zero_pages;
+	uint64_t ksm_merging_pages;
+	int64_t ksm_process_profit;
+	bool ksm_mergeable;		/* some VMA has VM_MERGEABLE */
+};
+
+/* Every live mm's ksm_stat, in name order (output must not depend on hashing). */
+GArray *ksm_mm_stats(const struct ksm *k);	/* of struct ksm_mm_stat */
+
 /* Invariant checker: NULL when all hold, else a description (g_free it). */
 char *ksm_check(struct ksm *k);
 
