@@ -89,19 +89,38 @@ static double hot_once(const struct row *r, unsigned char *a, unsigned char *b,
 	return (now_ns() - t0) / iters;
 }
 
-static void measure_hot(struct row *r, int reps, unsigned char *a,
-			unsigned char *b, unsigned char *tmp)
+/* Size one hot repetition of r to about HOT_REP_NS (this also warms it up). */
+static long hot_iters(const struct row *r, unsigned char *a, unsigned char *b,
+		      unsigned char *tmp)
 {
-	double t[reps], est;
+	double est;
 	long iters = 16;
 
-	/* Warm up and size a repetition to ~HOT_REP_NS. */
 	while ((est = hot_once(r, a, b, tmp, iters)) * iters < HOT_REP_NS / 8)
 		iters *= 4;
-	iters = (long)(HOT_REP_NS / est) + 1;
-	for (int i = 0; i < reps; i++)
-		t[i] = hot_once(r, a, b, tmp, iters);
-	r->hot_ns = median(t, reps);
+	return (long)(HOT_REP_NS / est) + 1;
+}
+
+/*
+ * Hot figures, repetitions interleaved across rows: on a shared machine the
+ * load drifts, and rows measured side by side see the same drift, so the
+ * ratios between them (the targets) stay meaningful.
+ */
+static void measure_hot_all(struct row *rows, size_t n, int reps, unsigned char *a,
+			    unsigned char *b, unsigned char *tmp)
+{
+	long *iters = g_new(long, n);
+	double *t = g_new(double, n * (size_t)reps);
+
+	for (size_t i = 0; i < n; i++)
+		iters[i] = hot_iters(&rows[i], a, b, tmp);
+	for (int rep = 0; rep < reps; rep++)
+		for (size_t i = 0; i < n; i++)
+			t[i * reps + rep] = hot_once(&rows[i], a, b, tmp, iters[i]);
+	for (size_t i = 0; i < n; i++)
+		rows[i].hot_ns = median(t + i * reps, reps);
+	g_free(iters);
+	g_free(t);
 }
 
 /* Pages of one cold repetition, starting at the cursor, wrapping. */
@@ -358,6 +377,9 @@ int bench_costs(int argc, char **argv)
 	const struct row *jh = find_row(rows, n, "jhash2");
 	bool tty = isatty(STDERR_FILENO);
 
+	if (tty)
+		fprintf(stderr, "\r%-50s", "bench costs: hot, all rows interleaved");
+	measure_hot_all(rows, n, reps, hot, hot + PAGE, hot + 2 * PAGE);
 	for (size_t i = 0; i < n; i++) {
 		struct row *r = &rows[i];
 		char progress[128];
@@ -367,7 +389,6 @@ int bench_costs(int argc, char **argv)
 		atomic_file_set_progress(progress);
 		if (tty)
 			fprintf(stderr, "\r%-50s", progress);
-		measure_hot(r, reps, hot, hot + PAGE, hot + 2 * PAGE);
 		measure_cold(r, reps, &cb, hot + 2 * PAGE);
 	}
 	if (tty)
