@@ -918,7 +918,12 @@ uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 			/* No sleep: back-to-back batches, each as long as its modelled cost. */
 			k->wake_at = now_us + MAX(cost_us, 1);
 		else
-			k->wake_at = (jiffies_of(end) + msecs_to_jiffies(ms)) * US_PER_JIFFY;
+			/*
+			 * schedule_timeout(n) arms a timer that the wheel rounds up to
+			 * the next tick, so it fires n + 1 ticks after the current one
+			 * (measured live: 41-42 batches per second at 20 ms, not 50).
+			 */
+			k->wake_at = (jiffies_of(end) + msecs_to_jiffies(ms) + 1) * US_PER_JIFFY;
 	} else {
 		k->ksmd = KSMD_WAITING;
 	}
@@ -933,34 +938,40 @@ static bool remove_stable_node(struct ksm *k, struct stable_node *node)
 		remove_node_from_stable_tree(k, node);
 		return true;
 	}
-	return false;	/* still mapped: busy */
+	return false;	/* its KSM page is still mapped: busy */
 }
 
-/* remove_all_stable_nodes: true when none was left busy. */
+static bool remove_stable_node_chain(struct ksm *k, struct stable_node *chain,
+				     struct rb_root *root)
+{
+	struct stable_node *dup, *next;
+	for (dup = chain->dups; dup; dup = next) {
+		next = dup->dnext;
+		if (!remove_stable_node(k, dup))
+			return false;
+	}
+	free_stable_node_chain(k, chain, root);
+	return true;
+}
+
+/*
+ * remove_all_stable_nodes: like the kernel, take the root of each tree until
+ * it is empty, and give up on that tree at the first busy node. True when
+ * every tree emptied.
+ */
 static bool remove_all_stable_nodes(struct ksm *k)
 {
 	bool ok = true;
 	for (uint32_t nid = 0; nid < k->nr_roots; nid++) {
 		struct rb_root *root = &k->root_stable_tree[nid];
-		struct rb_node *n = rb_first(root);
-		while (n) {
-			struct rb_node *next = rb_next(n);
-			struct stable_node *node = rb_entry(n, struct stable_node, node);
-			if (is_stable_node_chain(node)) {
-				struct stable_node *dup, *dnext;
-				for (dup = node->dups; dup; dup = dnext) {
-					dnext = dup->dnext;
-					if (!remove_stable_node(k, dup))
-						ok = false;
-				}
-				if (!node->dups)
-					free_stable_node_chain(k, node, root);
-				else
-					ok = false;
-			} else if (!remove_stable_node(k, node)) {
+		while (root->node) {
+			struct stable_node *node = rb_entry(root->node, struct stable_node, node);
+			bool done = is_stable_node_chain(node) ? remove_stable_node_chain(k, node, root)
+							       : remove_stable_node(k, node);
+			if (!done) {
 				ok = false;
+				break;
 			}
-			n = next;
 		}
 	}
 	return ok;
@@ -989,6 +1000,13 @@ static void unmerge_and_remove_all_rmap_items(struct ksm *k)
 	}
 	remove_all_stable_nodes(k);
 	s->seqnr = 0;
+	/*
+	 * Every item is gone; the kernel leaves its unstable roots pointing at
+	 * them until the next pass resets them. Resetting now is the same,
+	 * and keeps the invariant checker off freed memory.
+	 */
+	for (uint32_t i = 0; i < k->nr_roots; i++)
+		k->root_unstable_tree[i].node = NULL;
 }
 
 /* ---- knobs (§12) ---- */
