@@ -1,9 +1,271 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/* ksmsim gen: write a synthetic workload's trace (generators in gen_*.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "gen.h"
+
+#define DEF_SEED 1
+#define DEF_PAGES_TO_SCAN 1600	/* the 2017 experiment's knobs */
+#define DEF_SLEEP_MS 200
+
+static void usage(FILE *f)
+{
+	size_t n;
+	const struct gen_workload *wl = gen_workloads(&n);
+
+	fprintf(f,
+"usage: ksmsim gen WORKLOAD [OPTIONS] -o FILE\n"
+"Writes a synthetic page-write trace. The same options and --seed give a\n"
+"byte-identical file. FILE's name picks the form: .ksmb binary, .gz\n"
+"gzip-compressed text, anything else text ('-' is standard output).\n"
+"\n"
+"Workloads (defaults: VMs x MiB each, duration):\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %-17s %s\n  %-17s (%u x %" PRIu64 " MiB, %.0f s)\n", wl[i].name,
+			wl[i].summary, "", wl[i].def_vms, wl[i].def_mem_mib, wl[i].def_duration_s);
+	fprintf(f,
+"\n"
+"Options:\n"
+"  -o, --output FILE        the trace to write (required)\n"
+"  --seed N                 seed of every random choice (default %d)\n"
+"  --vms N                  guests, or processes for ksm-flood; one mm each\n"
+"  --mem-mib N              memory per VM / process, MiB\n"
+"  --duration-s S           trace time, seconds (default: the workload's\n"
+"                           duration x --scale)\n"
+"  --scale F                multiply memory sizes (and the default duration)\n"
+"                           by F, 0 < F <= 1000: e.g. 0.001 for tests\n"
+"  --pages-to-scan N        'set pages_to_scan' at t=0 (default %d)\n"
+"  --sleep-millisecs N      'set sleep_millisecs' at t=0 (default %d)\n"
+"  --use-zero-pages 0|1     also 'set use_zero_pages' at t=0\n"
+"  --marks-every-ms N       a 'mark' every N ms of trace time, labels s0001,\n"
+"                           s0002, ... (every workload also marks 'end')\n"
+"  -v, --verbose            print the record count on standard error\n"
+"  -h, --help               this help; 'ksmsim gen WORKLOAD --help' describes\n"
+"                           one workload\n"
+"\n"
+"Every trace starts with the knobs above and 'set run 1' at t=0.\n"
+"Exit status: 0 written, 2 bad usage or a failed write (no file left behind).\n",
+		DEF_SEED, DEF_PAGES_TO_SCAN, DEF_SLEEP_MS);
+}
+
+static void usage_workload(FILE *f, const struct gen_workload *wl)
+{
+	fprintf(f, "usage: ksmsim gen %s [OPTIONS] -o FILE\n%s.\n\n%s\n"
+		"Defaults: --vms %u --mem-mib %" PRIu64 " --duration-s %.0f (%u time steps).\n"
+		"'ksmsim gen --help' lists the options; workloads/README.md gives the\n"
+		"sources of the parameters.\n",
+		wl->name, wl->summary, wl->help, wl->def_vms, wl->def_mem_mib,
+		wl->def_duration_s, wl->def_ticks);
+}
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "ksmsim gen: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+enum {
+	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
+	OPT_ZERO,
+};
+
 int cmd_gen(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "ksmsim: cmd_gen is not built yet\n");
-	return 2;
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "vms", required_argument, NULL, OPT_VMS },
+		{ "mem-mib", required_argument, NULL, OPT_MEM },
+		{ "duration-s", required_argument, NULL, OPT_DUR },
+		{ "scale", required_argument, NULL, OPT_SCALE },
+		{ "pages-to-scan", required_argument, NULL, OPT_PTS },
+		{ "sleep-millisecs", required_argument, NULL, OPT_SLEEP },
+		{ "marks-every-ms", required_argument, NULL, OPT_MARKS },
+		{ "use-zero-pages", required_argument, NULL, OPT_ZERO },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gen_opts o = {
+		.seed = DEF_SEED, .scale = 1.0, .duration_s = -1,
+		.pages_to_scan = DEF_PAGES_TO_SCAN, .sleep_ms = DEF_SLEEP_MS, .use_zero_pages = -1,
+	};
+	const char *out = NULL;
+	bool help = false, verbose = false;
+	uint64_t v;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
+		const char *arg = optarg;
+
+		switch (c) {
+		case 'o':
+			out = arg;
+			break;
+		case OPT_SEED:
+			if (!parse_u64(arg, UINT64_MAX, &o.seed))
+				return bad("--seed '%s': not an unsigned 64-bit number%s", arg, "");
+			break;
+		case OPT_VMS:
+			if (!parse_u64(arg, 4096, &v) || !v)
+				return bad("--vms '%s': a count from 1 to 4096%s", arg, "");
+			o.vms = (unsigned)v;
+			break;
+		case OPT_MEM:
+			if (!parse_u64(arg, UINT64_C(1) << 24, &v) || !v)
+				return bad("--mem-mib '%s': a size from 1 to 16777216 MiB%s", arg, "");
+			o.mem_mib = v;
+			break;
+		case OPT_DUR:
+			if (!parse_double(arg, &o.duration_s) || o.duration_s <= 0 ||
+			    o.duration_s > 1e9)
+				return bad("--duration-s '%s': seconds, more than 0 and at most 1e9%s",
+					   arg, "");
+			break;
+		case OPT_SCALE:
+			if (!parse_double(arg, &o.scale) || o.scale <= 0 || o.scale > 1000)
+				return bad("--scale '%s': a factor, more than 0 and at most 1000%s",
+					   arg, "");
+			break;
+		case OPT_PTS:
+			if (!parse_u64(arg, UINT32_MAX, &o.pages_to_scan))
+				return bad("--pages-to-scan '%s': 0 to 4294967295%s", arg, "");
+			break;
+		case OPT_SLEEP:
+			if (!parse_u64(arg, UINT32_MAX, &o.sleep_ms))
+				return bad("--sleep-millisecs '%s': 0 to 4294967295%s", arg, "");
+			break;
+		case OPT_MARKS:
+			if (!parse_u64(arg, UINT64_C(1) << 40, &o.marks_every_ms) || !o.marks_every_ms)
+				return bad("--marks-every-ms '%s': a period of at least 1 ms%s", arg, "");
+			break;
+		case OPT_ZERO:
+			if (strcmp(arg, "0") && strcmp(arg, "1"))
+				return bad("--use-zero-pages '%s': 0 or 1%s", arg, "");
+			o.use_zero_pages = arg[0] - '0';
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			help = true;
+			break;
+		case '?':
+			if (optopt && optopt < 256)
+				return bad("unknown option '-%c' (see ksmsim gen --help)%s",
+					   (char[]){ (char)optopt, 0 }, "");
+			return bad("unknown option or missing value: '%s' (see ksmsim gen --help)%s",
+				   argv[optind - 1], "");
+		}
+	}
+
+	const struct gen_workload *wl = NULL;
+
+	if (optind < argc) {
+		wl = gen_workload_find(argv[optind]);
+		if (!wl && !help)
+			return bad("unknown workload '%s' (see ksmsim gen --help)%s", argv[optind], "");
+		if (optind + 1 < argc)
+			return bad("one workload, not '%s' too%s", argv[optind + 1], "");
+	}
+	if (help) {
+		if (wl)
+			usage_workload(stdout, wl);
+		else
+			usage(stdout);
+		return 0;
+	}
+	if (!wl) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!out)
+		return bad("no output file: give -o FILE%s%s", "", "");
+
+	struct gen_size sz;
+	char *problem = gen_resolve(wl, &o, &sz);
+
+	if (problem) {
+		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name, problem);
+		g_free(problem);
+		return EXIT_USAGE;
+	}
+
+	GError *error = NULL;
+	struct gen *g = g_new0(struct gen, 1);
+
+	g->w = trace_writer_open(out, trace_format_from_path(out), &error);
+	if (!g->w) {
+		fprintf(stderr, "ksmsim gen: %s\n", error->message);
+		g_error_free(error);
+		g_free(g);
+		return EXIT_USAGE;
+	}
+	g->error = &error;
+	g->seed = o.seed;
+	g->mark_period_us = o.marks_every_ms * 1000;
+	g->next_mark_us = g->mark_period_us;
+	gen_comment(g, "ksmsim gen %s --seed %" PRIu64 ": %u x %" PRIu64 " pages, %.6g s, "
+		    "%u steps", wl->name, o.seed, sz.vms, sz.pages, sz.duration_us / 1e6, sz.ticks);
+	gen_preamble(g, &o);
+
+	bool ok = !g->failed && wl->run(g, &o, &sz) && !g->failed;
+
+	if (ok) {
+		ok = trace_writer_close(g->w, &error);
+	} else {
+		trace_writer_abort(g->w);
+	}
+	if (!ok) {
+		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name,
+			error ? error->message : "generation failed");
+		g_clear_error(&error);
+		g_free(g);
+		return EXIT_USAGE;
+	}
+	if (verbose)
+		fprintf(stderr, "ksmsim gen %s: %" PRIu64 " records to %s\n", wl->name, g->records,
+			out);
+	g_free(g);
+	return 0;
 }

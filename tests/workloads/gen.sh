@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every workload at a tiny --scale: the trace parses (trace stat, run --check),
+# holds what the README promises (one mm per VM, knobs and run at t=0, marks),
+# comes out byte-identical for one seed and different for another, and its
+# text, gzip and binary forms hold the same records.
+set -eu
+KSMSIM=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+WORKLOADS="kernel-build iozone number-crunching vm-clones ksm-flood zero-heavy crc-adversarial"
+listed=$("$KSMSIM" gen --help | awk '/^Workloads/{on=1;next} /^Options/{on=0} on && /^  [a-z]/{print $1}' | tr '\n' ' ')
+[ "$listed" = "$WORKLOADS " ] || fail "gen --help lists '$listed'"
+
+for w in $WORKLOADS; do
+	scale=0.002
+	[ "$w" = ksm-flood ] && scale=0.01
+	[ "$w" = crc-adversarial ] && scale=0.02
+	opts="--scale $scale --vms 3 --marks-every-ms 100"
+	"$KSMSIM" gen "$w" $opts --seed 5 -o "$T/a.ksmt" || fail "$w: gen"
+	"$KSMSIM" gen "$w" $opts --seed 5 -o "$T/b.ksmt" || fail "$w: gen again"
+	"$KSMSIM" gen "$w" $opts --seed 6 -o "$T/c.ksmt" || fail "$w: gen seed 6"
+	cmp -s "$T/a.ksmt" "$T/b.ksmt" || fail "$w: same seed, different traces"
+	if cmp -s "$T/a.ksmt" "$T/c.ksmt"; then fail "$w: seeds 5 and 6 gave one trace"; fi
+	"$KSMSIM" gen "$w" $opts --seed 5 -o "$T/a.ksmb" || fail "$w: gen binary"
+	"$KSMSIM" gen "$w" $opts --seed 5 -o "$T/a.ksmt.gz" || fail "$w: gen gz"
+	"$KSMSIM" trace cat "$T/a.ksmt" > "$T/a.txt"
+	"$KSMSIM" trace cat "$T/a.ksmb" > "$T/b.txt"
+	"$KSMSIM" trace cat "$T/a.ksmt.gz" > "$T/c.txt"
+	cmp -s "$T/a.txt" "$T/b.txt" || fail "$w: binary form differs"
+	cmp -s "$T/a.txt" "$T/c.txt" || fail "$w: gzip form differs"
+
+	"$KSMSIM" trace stat "$T/a.ksmt" > "$T/stat" || fail "$w: trace stat refused it"
+	grep -Eq '^mms +3 spawned' "$T/stat" || fail "$w: not 3 mms: $(grep ^mms "$T/stat")"
+	head -5 "$T/a.txt" | grep -q '^0 set pages_to_scan 1600$' || fail "$w: pages_to_scan"
+	head -5 "$T/a.txt" | grep -q '^0 set sleep_millisecs 200$' || fail "$w: sleep_millisecs"
+	head -5 "$T/a.txt" | grep -q '^0 set run 1$' || fail "$w: run 1"
+	grep -q ' mark s0001$' "$T/a.txt" || fail "$w: no periodic mark"
+	grep -q ' mark end$' "$T/a.txt" || fail "$w: no end mark"
+	# Workloads that merge at all must map advised memory.
+	grep -q ' advise .* mergeable$' "$T/a.txt" || fail "$w: nothing advised"
+
+	"$KSMSIM" run --trace "$T/a.ksmb" --check --quiet --marks-csv "$T/m.csv" ||
+		fail "$w: run --check"
+	grep -q '^end,' "$T/m.csv" || fail "$w: no end row"
+done
+
+# Merges happen where the README says they do (run at a size with a few scans).
+"$KSMSIM" gen vm-clones --scale 0.005 -o "$T/v.ksmb"
+"$KSMSIM" run --trace "$T/v.ksmb" --quiet --marks-csv "$T/m.csv"
+awk -F, '$1=="end" && $6 > 0 {ok=1} END {exit !ok}' "$T/m.csv" || fail "vm-clones: nothing merged"
+"$KSMSIM" gen ksm-flood --scale 0.01 -o "$T/f.ksmb"
+"$KSMSIM" run --trace "$T/f.ksmb" --quiet --marks-csv "$T/m.csv"
+# merge_c: every page of 3 processes x 327 pages is 'c': merged with no rmap left unshared
+awk -F, '$1=="merge_c" && $6 + $5 == 981 && $7 == 0 {ok=1} END {exit !ok}' "$T/m.csv" ||
+	fail "ksm-flood: merge_c is not a full merge: $(grep ^merge_c "$T/m.csv")"
+awk -F, '$1=="cow_flood" {c=$14} $1=="one_d" {d=$14} END {exit !(c - d >= 900)}' "$T/m.csv" ||
+	fail "ksm-flood: the CoW flood copied too few pages"
+awk -F, '$1=="unmerged" && $5 == 0 && $6 == 0 {ok=1} END {exit !ok}' "$T/m.csv" ||
+	fail "ksm-flood: run=2 left merged pages"
+"$KSMSIM" gen number-crunching --scale 0.01 -o "$T/n.ksmb"
+"$KSMSIM" run --trace "$T/n.ksmb" --quiet --marks-csv "$T/m.csv"
+# unshared far above 1 GiB at full size = 2621 pages at 1/100
+awk -F, '$1=="end" && $7 > 2621 {ok=1} END {exit !ok}' "$T/m.csv" ||
+	fail "number-crunching: small unstable tree: $(grep ^end, "$T/m.csv")"
+echo ok

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Guest workloads: each VM is one mm holding its guest RAM in one mergeable
+ * mapping, as qemu does. Memory is carved into regions (fractions of the
+ * guest's pages) and the workloads write them on a clock of `ticks` steps.
+ * Every size is a fraction and every time a fraction of the run, so --scale
+ * (which shrinks pages and, by default, duration together) keeps the number
+ * of full scans per run, and so the shape of the counters, unchanged.
+ * The fractions are estimates; workloads/README.md says where they come from.
+ */
+#include <stdio.h>
+#include "gen.h"
+
+/* Seed tags: one stream of page contents per region and role. */
+enum {
+	TAG_IMAGE = 1, TAG_PRIV, TAG_HOT, TAG_SRC, TAG_OBJ_SAME, TAG_OBJ_OWN, TAG_HEAP,
+	TAG_TAKE, TAG_ARRAY, TAG_DATA,
+};
+
+struct region {
+	uint64_t vpn, n;
+};
+
+struct guest {
+	char mm[16];
+	struct region image, zero, priv;
+};
+
+/* Regions laid end to end from the start of guest RAM. */
+struct layout {
+	uint64_t next, end, pages;
+};
+
+static struct region carve(struct layout *l, double frac)
+{
+	uint64_t n = (uint64_t)((double)l->pages * frac);
+	struct region r;
+
+	if (n > l->end - l->next)
+		n = l->end - l->next;
+	r.vpn = l->next;
+	r.n = n;
+	l->next += n;
+	return r;
+}
+
+static uint64_t tick_us(const struct gen_size *sz, unsigned k)
+{
+	return sz->duration_us * k / sz->ticks;
+}
+
+static unsigned at_frac(const struct gen_size *sz, double f)
+{
+	return (unsigned)(f * sz->ticks);
+}
+
+/*
+ * A region written evenly over ticks [t0, t1): the part [*from, *from + *n)
+ * that tick k writes.
+ */
+static void spread(uint64_t pages, unsigned t0, unsigned t1, unsigned k, uint64_t *from,
+		   uint64_t *n)
+{
+	uint64_t span = t1 > t0 ? t1 - t0 : 1;
+	uint64_t a, b;
+
+	if (k < t0 || k >= t0 + span) {
+		*from = *n = 0;
+		return;
+	}
+	a = pages * (k - t0) / span;
+	b = pages * (k - t0 + 1) / span;
+	*from = a;
+	*n = b - a;
+}
+
+/* Distinct pages: fillseq from a seed that names the region (and maybe the VM and epoch). */
+static bool seq_part(struct gen *g, const char *mm, struct region r, uint64_t from, uint64_t n,
+		     uint64_t seed)
+{
+	return gen_fillseq(g, mm, r.vpn + from, n, seed + from);
+}
+
+/*
+ * A region rewritten in a rolling window, each page once every `period`
+ * ticks, with contents that are new each round (epoch in the seed).
+ */
+static bool rolling(struct gen *g, const char *mm, struct region r, unsigned period, unsigned k,
+		    uint64_t tag, unsigned v)
+{
+	unsigned phase = k % period, round = k / period;
+	uint64_t a = r.n * phase / period, b = r.n * (phase + 1) / period;
+
+	return seq_part(g, mm, r, a, b - a, gen_seed(g, tag, v, round));
+}
+
+/* Every guest: spawn, map all its RAM, advise it mergeable; the boot regions come first. */
+static bool guests_start(struct gen *g, const struct gen_size *sz, struct guest *gs,
+			 struct layout *lay, double image, double zero, double priv)
+{
+	for (unsigned v = 0; v < sz->vms; v++) {
+		snprintf(gs[v].mm, sizeof(gs[v].mm), "vm%u", v + 1);
+		gen_spawn(g, gs[v].mm);
+		gen_map(g, gs[v].mm, GEN_GUEST_BASE, sz->pages);
+		gen_advise(g, gs[v].mm, GEN_GUEST_BASE, sz->pages, true);
+	}
+	lay->next = GEN_GUEST_BASE;
+	lay->end = GEN_GUEST_BASE + sz->pages;
+	lay->pages = sz->pages;
+	struct region ri = carve(lay, image), rz = carve(lay, zero), rp = carve(lay, priv);
+
+	for (unsigned v = 0; v < sz->vms; v++) {
+		gs[v].image = ri;
+		gs[v].zero = rz;
+		gs[v].priv = rp;
+	}
+	return !g->failed;
+}
+
+/* The boot: image (same in every guest), zeroed free memory, private state, over [0, end). */
+static bool guests_boot(struct gen *g, struct guest *gs, unsigned vms, unsigned end, unsigned k)
+{
+	for (unsigned v = 0; v < vms; v++) {
+		struct guest *q = &gs[v];
+		uint64_t from, n;
+
+		spread(q->image.n, 0, end, k, &from, &n);
+		seq_part(g, q->mm, q->image, from, n, gen_seed(g, TAG_IMAGE, 0, 0));
+		spread(q->zero.n, 0, end, k, &from, &n);
+		if (n)
+			gen_fill(g, q->mm, q->zero.vpn + from, n, CONTENT_ZERO, 0);
+		spread(q->priv.n, 0, end, k, &from, &n);
+		seq_part(g, q->mm, q->priv, from, n, gen_seed(g, TAG_PRIV, v, 0));
+	}
+	return !g->failed;
+}
+
+static bool finish(struct gen *g, const struct gen_size *sz)
+{
+	gen_at(g, sz->duration_us);
+	return gen_mark(g, "end");
+}
+
+/* ---- kernel-build ---- */
+
+/* Fractions of guest RAM (estimates; README "kernel-build"). */
+static const struct {
+	double image, zero, priv, src, obj, heap, hot, take;
+	double boot_end, src_end, obj_start, obj_end, take_start, take_end;
+	unsigned heap_period;
+} kb = {
+	.image = 0.13, .zero = 0.08, .priv = 0.08,
+	.src = 0.17, .obj = 0.08, .heap = 0.06, .hot = 0.01, .take = 0.011,
+	.boot_end = 0.03, .src_end = 0.60, .obj_start = 0.05, .obj_end = 0.95,
+	.take_start = 0.30, .take_end = 0.90,
+	.heap_period = 20,
+};
+
+bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+{
+	struct guest *gs = g_new0(struct guest, sz->vms);
+	struct layout lay;
+	struct region src, obj, heap, hot, take;
+	unsigned boot_end = at_frac(sz, kb.boot_end);
+
+	guests_start(g, sz, gs, &lay, kb.image, kb.zero, kb.priv);
+	src = carve(&lay, kb.src);
+	obj = carve(&lay, kb.obj);
+	heap = carve(&lay, kb.heap);
+	hot = carve(&lay, kb.hot);
+	/* The build takes over part of the zeroed free memory. */
+	take = gs[0].zero;
+	take.n = (uint64_t)((double)sz->pages * kb.take);
+	if (take.n > gs[0].zero.n)
+		take.n = gs[0].zero.n;
+
+	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
+		gen_at(g, tick_us(sz, k));
+		guests_boot(g, gs, sz->vms, boot_end, k);
+		for (unsigned v = 0; v < sz->vms; v++) {
+			const char *mm = gs[v].mm;
+			uint64_t from, n;
+
+			/* Sources are read into the page cache: the same files in every guest. */
+			spread(src.n, boot_end, at_frac(sz, kb.src_end), k, &from, &n);
+			seq_part(g, mm, src, from, n, gen_seed(g, TAG_SRC, 0, 0));
+			/* Objects: alternate batches reproducible across guests or not. */
+			spread(obj.n, at_frac(sz, kb.obj_start), at_frac(sz, kb.obj_end), k, &from, &n);
+			if (k & 1)
+				seq_part(g, mm, obj, from, n, gen_seed(g, TAG_OBJ_OWN, v, 0));
+			else
+				seq_part(g, mm, obj, from, n, gen_seed(g, TAG_OBJ_SAME, 0, 0));
+			spread(take.n, at_frac(sz, kb.take_start), at_frac(sz, kb.take_end), k,
+			       &from, &n);
+			seq_part(g, mm, take, from, n, gen_seed(g, TAG_TAKE, v, 0));
+			if (k >= boot_end) {
+				rolling(g, mm, heap, kb.heap_period, k - boot_end, TAG_HEAP, v);
+				rolling(g, mm, hot, 1, k - boot_end, TAG_HOT, v);
+			}
+		}
+	}
+	g_free(gs);
+	return finish(g, sz);
+}
+
+/* ---- iozone ---- */
+
+static const struct {
+	double image, zero, priv, file, buf;
+	double boot_end;
+	unsigned pass_ticks;	/* one iozone pass */
+	double rand_frac;	/* random write pass: share of the file written per pass */
+	unsigned chunk;		/* random write record, pages */
+	uint8_t pattern;
+} io = {
+	.image = 0.18, .zero = 0.14, .priv = 0.04, .file = 0.33, .buf = 0.004,
+	.boot_end = 0.03, .pass_ticks = 80, .rand_frac = 0.4, .chunk = 16,
+	.pattern = 0xa5,
+};
+
+enum { IO_WRITE, IO_REWRITE, IO_READ, IO_REREAD, IO_RANDWRITE, IO_RANDREAD, IO_NPASS };
+
+bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+{
+	struct guest *gs = g_new0(struct guest, sz->vms);
+	struct layout lay;
+	struct region file, buf;
+	unsigned boot_end = at_frac(sz, io.boot_end);
+	struct gen_rng rng;
+
+	gen_rng_init(&rng, gen_seed(g, TAG_DATA, 0, 0));
+	guests_start(g, sz, gs, &lay, io.image, io.zero, io.priv);
+	file = carve(&lay, io.file);
+	buf = carve(&lay, io.buf);
+	unsigned chunk = io.chunk < file.n ? io.chunk : 1;
+	uint64_t slots = file.n / chunk;
+	uint64_t per_tick = (uint64_t)((double)slots * io.rand_frac / io.pass_ticks);
+
+	if (!per_tick)
+		per_tick = 1;
+	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
+		gen_at(g, tick_us(sz, k));
+		guests_boot(g, gs, sz->vms, boot_end, k);
+		if (k < boot_end)
+			continue;
+		unsigned r = k - boot_end, pass = (r / io.pass_ticks) % IO_NPASS;
+
+		for (unsigned v = 0; v < sz->vms; v++) {
+			const char *mm = gs[v].mm;
+			uint64_t from, n;
+
+			/* The user buffer takes every record written or read. */
+			gen_fill(g, mm, buf.vpn, buf.n, CONTENT_BYTE, io.pattern);
+			switch (pass) {
+			case IO_WRITE:
+			case IO_REWRITE:
+				spread(file.n, 0, io.pass_ticks, r % io.pass_ticks, &from, &n);
+				if (n)
+					gen_fill(g, mm, file.vpn + from, n, CONTENT_BYTE, io.pattern);
+				break;
+			case IO_RANDWRITE:
+				for (uint64_t i = 0; i < per_tick; i++) {
+					uint64_t s = gen_rng_below(&rng, slots);
+
+					gen_fill(g, mm, file.vpn + s * chunk, chunk, CONTENT_BYTE,
+						 io.pattern);
+				}
+				break;
+			default:	/* reads hit the page cache: no stores */
+				break;
+			}
+		}
+	}
+	g_free(gs);
+	return finish(g, sz);
+}
+
+/* ---- number-crunching ---- */
+
+static const struct {
+	double image, zero, priv, array, swept, work, hot;
+	double boot_end, init_end;
+	unsigned sweep_ticks;
+} nc = {
+	.image = 0.05, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20, .work = 0.10,
+	.hot = 0.02,
+	.boot_end = 0.03, .init_end = 0.08, .sweep_ticks = 600,
+};
+
+bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+{
+	struct guest *gs = g_new0(struct guest, sz->vms);
+	struct layout lay;
+	struct region array, swept, work, hot;
+	unsigned boot_end = at_frac(sz, nc.boot_end), init_end = at_frac(sz, nc.init_end);
+
+	guests_start(g, sz, gs, &lay, nc.image, nc.zero, nc.priv);
+	array = carve(&lay, nc.array);
+	/* The arrays' first part is the output the sweeps rewrite; the rest is input. */
+	swept = array;
+	swept.n = (uint64_t)((double)sz->pages * nc.swept);
+	if (swept.n > array.n)
+		swept.n = array.n;
+	work = carve(&lay, nc.work);
+	hot = carve(&lay, nc.hot);
+	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
+		gen_at(g, tick_us(sz, k));
+		guests_boot(g, gs, sz->vms, boot_end, k);
+		for (unsigned v = 0; v < sz->vms; v++) {
+			const char *mm = gs[v].mm;
+			uint64_t from, n;
+
+			/* Arrays initialised with distinct values, work arrays calloc'ed. */
+			spread(array.n, boot_end, init_end, k, &from, &n);
+			seq_part(g, mm, array, from, n, gen_seed(g, TAG_ARRAY, v, 0));
+			spread(work.n, boot_end, init_end, k, &from, &n);
+			if (n)
+				gen_fill(g, mm, work.vpn + from, n, CONTENT_ZERO, 0);
+			if (k >= init_end) {
+				/* Sweeps: every output page gets new values once per sweep. */
+				rolling(g, mm, swept, nc.sweep_ticks, k - init_end + nc.sweep_ticks,
+					TAG_ARRAY, v);
+				rolling(g, mm, hot, 1, k, TAG_HOT, v);
+			}
+		}
+	}
+	g_free(gs);
+	return finish(g, sz);
+}
+
+/* ---- vm-clones ---- */
+
+static const struct {
+	double image, zero, priv, hot, boot_end;
+} vc = { .image = 0.35, .zero = 0.25, .priv = 0.02, .hot = 0.002, .boot_end = 0.05 };
+
+bool gen_vm_clones(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+{
+	struct guest *gs = g_new0(struct guest, sz->vms);
+	struct layout lay;
+	struct region hot;
+	unsigned boot_end = at_frac(sz, vc.boot_end);
+
+	guests_start(g, sz, gs, &lay, vc.image, vc.zero, vc.priv);
+	hot = carve(&lay, vc.hot);
+	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
+		gen_at(g, tick_us(sz, k));
+		guests_boot(g, gs, sz->vms, boot_end, k);
+		for (unsigned v = 0; v < sz->vms && k >= boot_end; v++)
+			rolling(g, gs[v].mm, hot, 1, k, TAG_HOT, v);
+	}
+	g_free(gs);
+	return finish(g, sz);
+}
+
+/* ---- zero-heavy ---- */
+
+static const struct {
+	double image, zero, priv, window, boot_end;
+	unsigned lag;	/* ticks a taken page holds data before it is freed and zeroed */
+} zh = { .image = 0.03, .zero = 0.85, .priv = 0.05, .window = 0.002, .boot_end = 0.03,
+	 .lag = 50 };
+
+bool gen_zero_heavy(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+{
+	struct guest *gs = g_new0(struct guest, sz->vms);
+	struct layout lay;
+	unsigned boot_end = at_frac(sz, zh.boot_end);
+
+	guests_start(g, sz, gs, &lay, zh.image, zh.zero, zh.priv);
+	struct region zero = gs[0].zero;
+	uint64_t win = (uint64_t)((double)sz->pages * zh.window);
+	uint64_t nwin = win ? zero.n / win : 0;
+	/* Never free the window being taken in the same tick. */
+	unsigned lag = nwin / 2 < zh.lag ? (unsigned)(nwin / 2) : zh.lag;
+
+	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
+		gen_at(g, tick_us(sz, k));
+		guests_boot(g, gs, sz->vms, boot_end, k);
+		if (k < boot_end || !nwin)
+			continue;
+		unsigned r = k - boot_end;
+
+		for (unsigned v = 0; v < sz->vms; v++) {
+			const char *mm = gs[v].mm;
+
+			/* Allocate: data into the next window of free memory... */
+			gen_fillseq(g, mm, zero.vpn + (r % nwin) * win, win,
+				    gen_seed(g, TAG_DATA, v, r));
+			/* ...and free (init_on_free zeroes) what was taken lag ticks ago. */
+			if (lag && r >= lag)
+				gen_fill(g, mm, zero.vpn + ((r - lag) % nwin) * win, win,
+					 CONTENT_ZERO, 0);
+		}
+	}
+	g_free(gs);
+	return finish(g, sz);
+}
