@@ -95,6 +95,9 @@ static void store_content(uint8_t *p, const struct trace_content *tc, const uint
 	case CONTENT_BYTES:
 		memcpy(p + tc->off, tc->data, tc->len);
 		break;
+	case CONTENT_BLOB:	/* a captured page (ksmtrace 2): all 4096 bytes */
+		memcpy(p, tc->data, TRACE_PAGE_SIZE);
+		break;
 	default:
 		abort();
 	}

@@ -109,6 +109,9 @@ static bool allowed_anyway(const char *rest)
 	return ok;
 }
 
+/* Lines in the input when it is plain text (0: not plain text), for the checks below. */
+static uint64_t plain_lines;
+
 /* "PATH:LINE: problem" or "PATH: offset N: problem", one line. */
 static void check_error_shape(const GError *error, const char *path)
 {
@@ -125,7 +128,11 @@ static void check_error_shape(const GError *error, const char *path)
 		failf("error message does not start with the file name: %s", msg);
 	const char *rest = msg + strlen(path), *p;
 	if (rest[0] == ':' && all_digits(rest + 1, &p) && rest[1] != '0') {
-		/* FILE:LINE: problem */
+		/* FILE:LINE: problem, LINE a line of the file (or the one after the last) */
+		uint64_t line = g_ascii_strtoull(rest + 1, NULL, 10);
+		if (plain_lines && line > plain_lines + 1)
+			failf("error on line %" G_GUINT64_FORMAT " of a %" G_GUINT64_FORMAT
+			      "-line file: %s", line, plain_lines, msg);
 	} else if (g_str_has_prefix(rest, ": offset ") && all_digits(rest + 9, &p)) {
 		/* FILE: offset N: problem */
 	} else if (allowed_anyway(rest)) {
@@ -272,6 +279,12 @@ void fuzz_check_trace(const uint8_t *data, size_t size)
 {
 	setup();
 	put_input(data, size);
+	plain_lines = 0;
+	if (!(size >= 1 && data[0] == 0x89) && !(size >= 2 && data[0] == 0x1f && data[1] == 0x8b)) {
+		plain_lines = 1;
+		for (size_t i = 0; i < size; i++)
+			plain_lines += data[i] == '\n';
+	}
 	GString *canon = g_string_new(NULL);
 	uint64_t nrec;
 	int version = 0;
@@ -280,6 +293,7 @@ void fuzz_check_trace(const uint8_t *data, size_t size)
 		GString *again = g_string_new(NULL);
 		uint64_t n2;
 		int v2;
+		plain_lines = 0;
 		/* binary form */
 		write_all(in_path, bin_path, TRACE_FMT_BINARY, version);
 		read_all(bin_path, again, &n2, &v2, true);

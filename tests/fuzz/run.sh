@@ -41,8 +41,10 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 run_one() {
 	local t=$1
 	mkdir -p "$out/corpus/$t" "$out/artifacts/$t"
+	local dict=()
+	[ "$t" = binary ] || dict=(-dict="$here/ksmtrace.dict")
 	# shellcheck disable=SC2086
-	nice -n "${NICE:-10}" "$out/fuzz_$t" -max_total_time="$secs" -timeout=20 \
+	nice -n "${NICE:-10}" "$out/fuzz_$t" "${dict[@]}" -max_total_time="$secs" -timeout=20 \
 		-rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
 		-artifact_prefix="$out/artifacts/$t/" ${FUZZ_ARGS:-} \
 		"$out/corpus/$t" "$here/corpus/$t" "$here/regressions/$t" \

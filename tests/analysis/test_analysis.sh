@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_analysis.sh CASE KSMSIM SRCDIR: one check of `ksmsim collide` or of
+# the analysis/ scripts on inputs small enough for every CI run.
+# Exit 0 pass, 1 fail, 77 skip.
+set -euo pipefail
+case_=$1 ksmsim=$2 src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Two tiny traces: the bundled sample and a variant with more CoW writes.
+tiny_traces() {
+	cp "$src/traces/samples/default.ksmt" "$tmp/a.ksmt"
+	sed 's/fill guest2 0x10000 100 /fill guest2 0x10000 500 /' \
+		"$src/traces/samples/default.ksmt" >"$tmp/b.ksmt"
+}
+
+case $case_ in
+collide-determinism)
+	# same seed, any thread count: the same bytes; another seed: others
+	hashes=jhash2,crc32c,xxhash at=100,200
+	args=(collide birthday --hashes "$hashes" --bits 14 --trials 40
+	      --max-pages 3000 --at "$at" --seed 7)
+	"$ksmsim" "${args[@]}" --threads 1 -o "$tmp/a.csv" --curve-csv "$tmp/ac.csv" >/dev/null 2>&1
+	"$ksmsim" "${args[@]}" --threads 3 -o "$tmp/b.csv" --curve-csv "$tmp/bc.csv" >/dev/null 2>&1
+	cmp "$tmp/a.csv" "$tmp/b.csv" || fail "birthday CSV differs between runs"
+	cmp "$tmp/ac.csv" "$tmp/bc.csv" || fail "curve CSV differs between runs"
+	"$ksmsim" collide birthday --hashes jhash2 --bits 14 --trials 40 --max-pages 3000 \
+		--seed 8 -o "$tmp/d.csv" >/dev/null 2>&1
+	! cmp -s <(cut -d, -f7- "$tmp/a.csv" | sed -n 2p) <(cut -d, -f7- "$tmp/d.csv" | sed -n 2p) ||
+		fail "seed 8 gave seed 7's figures"
+	"$ksmsim" collide fp --hashes crc32c --trials 5000 --bits 8 --seed 3 --threads 1 -o "$tmp/f1.csv" >/dev/null 2>&1
+	"$ksmsim" collide fp --hashes crc32c --trials 5000 --bits 8 --seed 3 --threads 2 -o "$tmp/f2.csv" >/dev/null 2>&1
+	cmp "$tmp/f1.csv" "$tmp/f2.csv" || fail "false-positive CSV differs between runs"
+	;;
+collide-formula)
+	# formula at n = 300, 16 bits: 1 - exp(-300*299/2^17)
+	"$ksmsim" collide birthday --bits 16 --trials 400 --max-pages 4000 --at 300,600 \
+		-o "$tmp/b.csv" >/dev/null 2>&1
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{
+		want = 1 - exp(-300 * 299 / 2^17)
+		if ($c["formula_300"] - want > 1e-5 || want - $c["formula_300"] > 1e-5) {
+			print "formula_300 " $c["formula_300"] " want " want; bad = 1 }
+		want6 = 1 - exp(-600 * 599 / 2^17)
+		if ($c["formula_600"] - want6 > 1e-5 || want6 - $c["formula_600"] > 1e-5) {
+			print "formula_600 " $c["formula_600"] " want " want6; bad = 1 }
+		if ($c["collided"] != $c["trials"]) { print $1 ": censored trials"; bad = 1 }
+		# observed within 4 of the printed standard errors (acceptance)
+		for (k = 0; k < 2; k++) {
+			n = k ? 600 : 300
+			d = $c["frac_" n] - $c["formula_" n]; if (d < 0) d = -d
+			if (d > 4 * $c["se_" n]) { print $1 ": frac_" n " " $c["frac_" n] " vs " $c["formula_" n]; bad = 1 }
+		}
+	}
+	END { exit bad }' "$tmp/b.csv" || fail "birthday figures"
+	# 64-bit: nothing expected in a bounded run, and the formula says how little
+	"$ksmsim" collide birthday --hashes xxh64 --trials-wide 2 --max-pages-wide 20000 \
+		-o "$tmp/w.csv" >/dev/null 2>&1
+	awk -F, 'NR == 2 && ($7 != 0 || $NF > 1e-10) { exit 1 }' "$tmp/w.csv" || fail "xxh64 collided"
+	;;
+collide-crafted)
+	"$ksmsim" collide false-positive --hashes crc32c,crc32,xxhash,jhash2,xxh3 \
+		--trials 3000 -o "$tmp/fp.csv" >/dev/null 2>&1
+	awk -F, 'NR > 1 {
+		crc = $1 == "crc32c" || $1 == "crc32"
+		if ($3 == "crafted-crc") want = crc ? 1 : 0
+		else want = 0
+		if ($7 + 0 != want) { print $1 " " $3 " rate " $7 " want " want; bad = 1 }
+		n++
+	} END { if (n != 20) { print n " rows"; bad = 1 } exit bad }' "$tmp/fp.csv" ||
+		fail "false-positive rates"
+	# truncated to 8 bits, random changes pass at about 2^-8
+	"$ksmsim" collide fp --hashes xxhash --changes word --bits 8 --trials 100000 \
+		-o "$tmp/t.csv" >/dev/null 2>&1
+	awk -F, 'NR == 2 { r = $7; if (r < 0.0033 || r > 0.0046) exit 1 }' "$tmp/t.csv" ||
+		fail "8-bit word-change rate is not about 1/256"
+	;;
+collide-ksm)
+	"$ksmsim" collide ksm --guests 2 --pages 3000 --image 600 --churn 300 --crafted 300 \
+		--seconds 4 --hashes crc32c,xxhash -o "$tmp/k.csv" >/dev/null 2>&1
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$1 == "crc32c" && $c["false_positives"] == 0 { print "crc32c saw no false positive"; bad = 1 }
+	$1 == "xxhash" && $c["false_positives"] != 0 { print "xxhash false positives"; bad = 1 }
+	$1 == "crc32c" && $c["extra_unstable_inserts"] != $c["false_positives"] { print "extra inserts"; bad = 1 }
+	END { exit bad }' "$tmp/k.csv" || fail "collide ksm table"
+	;;
+sweep)
+	tiny_traces
+	out="$tmp/sw"
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --trace "$tmp/b.ksmt" \
+		--hash xxhash --pages-to-scan 100,1000 --out "$out" --jobs 2 2>"$tmp/log1"
+	[[ $(wc -l <"$out/sweep.csv") -eq 5 ]] || fail "want 4 rows: $(cat "$out/sweep.csv")"
+	head -1 "$out/sweep.csv" | grep -q '^workload,set_pages_to_scan,set_sleep_millisecs,trace,hash,' ||
+		fail "header: $(head -1 "$out/sweep.csv")"
+	cut -d, -f1,2,3,5 "$out/sweep.csv" | sed 1d | sort >"$tmp/got"
+	printf '%s\n' a,100,20,xxhash a,1000,20,xxhash b,100,20,xxhash b,1000,20,xxhash >"$tmp/want"
+	diff "$tmp/want" "$tmp/got" || fail "cells"
+	# each row is exactly what `ksmsim run` says for that cell
+	"$ksmsim" run --quiet --trace "$tmp/b.ksmt" --hash xxhash --pages-to-scan 1000 \
+		--sleep-millisecs 20 --summary-csv "$tmp/one.csv"
+	grep -q ",$(sed -n 2p "$tmp/one.csv")\$" "$out/sweep.csv" || fail "row differs from ksmsim run"
+	cp "$out/sweep.csv" "$tmp/first.csv"
+	stamp=$(stat -c %Y%N "$out"/cells/*.csv | md5sum)
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --trace "$tmp/b.ksmt" \
+		--hash xxhash --pages-to-scan 100,1000 --out "$out" --jobs 2 2>"$tmp/log2"
+	grep -q '4 cells, 0 to run' "$tmp/log2" || fail "resume: $(cat "$tmp/log2")"
+	[[ $(stat -c %Y%N "$out"/cells/*.csv | md5sum) == "$stamp" ]] || fail "cells rewritten"
+	cmp "$tmp/first.csv" "$out/sweep.csv" || fail "merged CSV changed"
+	# a lost cell is run again, and only it
+	rm "$out/cells/a_pages-to-scan100_sleep-millisecs20_xxhash.csv"
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --trace "$tmp/b.ksmt" \
+		--hash xxhash --pages-to-scan 100,1000 --out "$out" 2>"$tmp/log3"
+	grep -q '4 cells, 1 to run' "$tmp/log3" || fail "rerun: $(cat "$tmp/log3")"
+	cmp "$tmp/first.csv" "$out/sweep.csv" || fail "rerun changed the CSV"
+	# Slurm: an array of 4 and a merge step, nothing run here
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash,crc32c \
+		--pages-to-scan 100,1000 --out "$tmp/sl" --slurm 2>/dev/null
+	grep -q '^#SBATCH --array=1-4$' "$tmp/sl/sweep.sbatch" || fail "sbatch array"
+	[[ -z $(ls "$tmp/sl/cells") ]] || fail "--slurm ran cells"
+	SLURM_ARRAY_TASK_ID=3 bash "$tmp/sl/sweep.sbatch" 2>/dev/null
+	"$tmp/sl/merge.sh" 2>/dev/null && fail "merge of 1 of 4 cells claimed success"
+	[[ $(wc -l <"$tmp/sl/sweep.csv") -eq 2 ]] || fail "partial merge"
+	;;
+reproduce-2017)
+	KSMSIM_TRACE_CACHE="$tmp/cache" "$src/analysis/reproduce_2017.sh" --ksmsim "$ksmsim" \
+		--scale 0.002 --seconds 30 --out "$tmp/r" >"$tmp/table" 2>/dev/null
+	grep -q '^kernel-build' "$tmp/table" || fail "no kernel-build table"
+	grep -q '^iozone' "$tmp/table" || fail "no iozone table"
+	[[ $(wc -l <"$tmp/r/tables.csv") -eq 7 ]] || fail "tables.csv rows"
+	;;
+plot)
+	command -v gnuplot >/dev/null || { echo "gnuplot missing: skip"; exit 77; }
+	tiny_traces
+	"$ksmsim" run --quiet --trace "$tmp/a.ksmt" --hash xxhash --csv "$tmp/xxhash.csv"
+	"$ksmsim" run --quiet --trace "$tmp/a.ksmt" --hash crc32c --csv "$tmp/crc32c.csv" \
+		--summary-csv "$tmp/sum.csv"
+	"$ksmsim" collide birthday --bits 12 --trials 20 --max-pages 1000 --hashes crc32,xxhash \
+		-o "$tmp/bd.csv" --curve-csv "$tmp/curve.csv" >/dev/null 2>&1
+	"$ksmsim" collide fp --trials 500 --hashes crc32,xxhash -o "$tmp/fp.csv" >/dev/null 2>&1
+	"$src/analysis/plot.sh" -o "$tmp/png" "$tmp/xxhash.csv" "$tmp/crc32c.csv" "$tmp/sum.csv" \
+		"$tmp/bd.csv" "$tmp/curve.csv" "$tmp/fp.csv" >"$tmp/list"
+	[[ $(wc -l <"$tmp/list") -eq 5 ]] || fail "want 5 PNGs: $(cat "$tmp/list")"
+	while read -r p; do
+		[[ -s $p ]] || fail "$p empty"
+		[[ $(head -c 4 "$p" | od -An -tx1 | tr -d ' ') == 89504e47 ]] || fail "$p is not PNG"
+	done <"$tmp/list"
+	;;
+*)
+	echo "unknown case $case_" >&2
+	exit 2
+	;;
+esac
+echo "ok $case_"

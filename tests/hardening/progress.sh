@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Progress of 'ksmsim run' goes to stderr only: shown on a terminal (a pty
+# made by script(1)) or with --progress, silent otherwise and with --quiet,
+# and the outputs (stdout, marks, time series, summary) are byte-identical
+# with and without it.
+# usage: progress.sh KSMSIM
+set -u
+bin=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+trace=$tmp/t.ksmt
+"$here/make_trace.sh" "$trace" 3000 4 2048
+
+# run TAG ARGS...: outputs under $tmp/TAG.*
+run() {
+	local tag=$1
+	shift
+	"$bin" run --trace "$trace" --marks-csv "$tmp/$tag.marks" --csv "$tmp/$tag.series" \
+		--interval-ms 100 --summary-csv "$tmp/$tag.summary" "$@" \
+		> "$tmp/$tag.stdout" 2> "$tmp/$tag.stderr" || bad "$tag: exit status $?"
+}
+run plain
+run forced --progress
+run quiet --quiet
+run quiet_forced --quiet --progress
+
+for tag in forced quiet quiet_forced; do
+	for ext in marks series summary; do
+		cmp -s "$tmp/plain.$ext" "$tmp/$tag.$ext" || bad "$tag: $ext differs from the plain run"
+	done
+done
+cmp -s "$tmp/plain.stdout" "$tmp/forced.stdout" || bad "forced: stdout differs"
+[ -s "$tmp/plain.stdout" ] || bad "plain: no summary on stdout"
+[ -s "$tmp/quiet.stdout" ] && bad "quiet: something on stdout"
+[ -s "$tmp/quiet_forced.stdout" ] && bad "quiet --progress: something on stdout"
+
+# not a terminal: silent unless forced
+[ -s "$tmp/plain.stderr" ] && bad "plain (stderr not a terminal): stderr not empty: $(cat "$tmp/plain.stderr")"
+[ -s "$tmp/quiet.stderr" ] && bad "quiet: stderr not empty"
+for tag in forced quiet_forced; do
+	if ! grep -Eq '^ksmsim run: running: [0-9]+ records, 100\.0%' "$tmp/$tag.stderr"; then
+		bad "$tag: no final progress line on stderr:"
+		sed 's/^/    /' "$tmp/$tag.stderr" >&2
+	fi
+	grep -q $'\r' "$tmp/$tag.stderr" && bad "$tag: carriage returns in a non-terminal stderr"
+done
+
+# a terminal: shown by default, in place (\r); not with --quiet
+if command -v script > /dev/null; then
+	q() { printf '%q ' "$@"; }
+	script -q -e -c "$(q "$bin" run --trace "$trace" --marks-csv "$tmp/tty.marks") > $(q "$tmp/tty.stdout")" \
+		/dev/null < /dev/null > "$tmp/tty.out" 2>&1 || bad "tty: exit status $?"
+	grep -q $'\rksmsim run: running: ' "$tmp/tty.out" || {
+		bad "tty: no progress on the terminal:"
+		cat -A "$tmp/tty.out" | head -5 >&2
+	}
+	cmp -s "$tmp/plain.marks" "$tmp/tty.marks" || bad "tty: marks differ"
+	cmp -s "$tmp/plain.stdout" "$tmp/tty.stdout" || bad "tty: stdout differs"
+	script -q -e -c "$(q "$bin" run --trace "$trace" --quiet)" /dev/null < /dev/null \
+		> "$tmp/ttyq.out" 2>&1 || bad "tty quiet: exit status $?"
+	[ -s "$tmp/ttyq.out" ] && bad "tty --quiet: output on the terminal: $(cat -A "$tmp/ttyq.out" | head -3)"
+else
+	echo "no script(1): terminal cases not checked"
+fi
+
+if [ "$fails" -gt 0 ]; then
+	echo "$fails check(s) failed" >&2
+	exit 1
+fi
+echo "progress on stderr only, outputs unchanged"
