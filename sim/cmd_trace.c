@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ksmsim trace convert|cat|stat: the trace tools. Every input goes through
+ * ksmsim trace convert|cat|stat|merge: the trace tools. Every input goes through
  * the validating reader, so each of them also checks a trace; output files
  * appear whole or not at all (the writer renames a temporary into place).
  */
@@ -18,6 +18,7 @@ static int trace_usage(FILE *out)
 		"usage: ksmsim trace convert [--format text|gz|binary] IN OUT\n"
 		"       ksmsim trace cat IN\n"
 		"       ksmsim trace stat IN\n"
+		"       ksmsim trace merge IN1 IN2 [IN...] OUT\n"
 		"\n"
 		"Read a trace (text, gzip-compressed text or binary, versions 1 and 2\n"
 		"(traces/FORMAT-v2.md: blobs of captured pages), detected from its\n"
@@ -33,6 +34,10 @@ static int trace_usage(FILE *out)
 		"  cat      print IN as canonical text on standard output.\n"
 		"  stat     print what IN holds: records per verb and content form, mms,\n"
 		"           pages mapped and written, trace duration, settles and marks.\n"
+		"  merge    interleave the records of several traces by time (ties: the\n"
+		"           earlier input first) into OUT, e.g. one recorded guest per input.\n"
+		"           Their mm names must differ. OUT has the highest input version;\n"
+		"           blobs are stored once across all inputs.\n"
 		"\n"
 		"Options:\n"
 		"  -f, --format FMT  output format of convert: text, gz or binary\n"
@@ -87,6 +92,71 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 fail:
 	g_free(rec);
 	return fail(error);
+}
+
+/* Interleaves n traces by time into out (format from its name). */
+static int merge(char **in, int n, const char *out)
+{
+	GError *error = NULL;
+	trace_reader **r = g_new0(trace_reader *, n);
+	struct trace_record *rec = g_new(struct trace_record, n);
+	bool *have = g_new0(bool, n);
+	trace_writer *w = NULL;
+	int version = 1, rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		int v;
+
+		r[i] = trace_reader_open(in[i], &error);
+		if (!r[i])
+			goto fail;
+		v = trace_reader_version(r[i], &error);
+		if (v < 0)
+			goto fail;
+		version = MAX(version, v);
+	}
+	w = trace_writer_open_version(out, trace_format_from_path(out), version, &error);
+	if (!w)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		rc = trace_reader_next(r[i], &rec[i], &error);
+		if (rc < 0)
+			goto fail;
+		have[i] = rc > 0;
+	}
+	for (;;) {
+		int best = -1;
+
+		for (int i = 0; i < n; i++)
+			if (have[i] && (best < 0 || rec[i].t_us < rec[best].t_us))
+				best = i;
+		if (best < 0)
+			break;
+		if (!trace_writer_put(w, &rec[best], &error))
+			goto fail;
+		rc = trace_reader_next(r[best], &rec[best], &error);
+		if (rc < 0)
+			goto fail;
+		have[best] = rc > 0;
+	}
+	if (!trace_writer_close(w, &error)) {
+		w = NULL;
+		goto fail;
+	}
+	w = NULL;
+	rc = 0;
+	goto out;
+fail:
+	if (w)
+		trace_writer_abort(w);
+	rc = fail(error);
+out:
+	for (int i = 0; i < n; i++)
+		trace_reader_free(r[i]);
+	g_free(r);
+	g_free(rec);
+	g_free(have);
+	return rc;
 }
 
 static const char *const form_names[CONTENT_NR_FORMS] = {
@@ -223,8 +293,10 @@ int cmd_trace(int argc, char **argv)
 	sub = argv[1];
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0)
 		return trace_usage(stdout);
-	if (strcmp(sub, "convert") && strcmp(sub, "cat") && strcmp(sub, "stat")) {
-		fprintf(stderr, "ksmsim trace: unknown subcommand '%s' (convert, cat or stat)\n", sub);
+	if (strcmp(sub, "convert") && strcmp(sub, "cat") && strcmp(sub, "stat") &&
+	    strcmp(sub, "merge")) {
+		fprintf(stderr, "ksmsim trace: unknown subcommand '%s' (convert, cat, stat or merge)\n",
+			sub);
 		return EXIT_USAGE;
 	}
 	argc--;
@@ -270,6 +342,13 @@ int cmd_trace(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return copy(argv[0], argv[1], fmt);
+	}
+	if (strcmp(sub, "merge") == 0) {
+		if (argc < 3) {
+			fprintf(stderr, "ksmsim trace: merge takes two or more traces and OUT\n");
+			return EXIT_USAGE;
+		}
+		return merge(argv, argc - 1, argv[argc - 1]);
 	}
 	if (argc != 1) {
 		fprintf(stderr, "ksmsim trace: %s takes one trace\n", sub);
