@@ -268,63 +268,113 @@ static content *from_full(uint8_t *page)
 	return intern(BASE_FULL, 0, 0, 0, page);
 }
 
-/*
- * Rebuild the overlays of a modified page: the bytes that differ from the
- * base become runs. Runs separated by a short gap of unchanged bytes are
- * joined: fewer runs is smaller and faster than exact minimality.
- */
-static content *from_base_and_page(uint8_t kind, uint64_t base, const uint8_t *page,
-				   unsigned lo, unsigned hi, const content *cur)
+/* Bytes [s, e) of a base page. SplitMix64 word i is a function of seed + (i+1)·γ alone. */
+static void base_range(uint8_t kind, uint64_t base, unsigned s, unsigned e, uint8_t *page)
 {
-	uint8_t basebuf[PAGE];
-	fill_base(basebuf, kind, base);
+	if (kind == BASE_ZERO || kind == BASE_BYTE) {
+		memset(page + s, kind == BASE_ZERO ? 0 : (int)base, e - s);
+		return;
+	}
+	for (unsigned w = s / 8; w * 8 < e; w++) {
+		uint64_t state = base + (uint64_t)w * UINT64_C(0x9E3779B97F4A7C15);
+		uint64_t v = GUINT64_TO_LE(splitmix64_next(&state));
+		uint8_t b[8];
+		memcpy(b, &v, 8);
+		for (unsigned j = 0; j < 8; j++) {
+			unsigned pos = w * 8 + j;
+			if (pos >= s && pos < e)
+				page[pos] = b[j];
+		}
+	}
+}
+
+/*
+ * A small change to a base + overlays page, without building the page: only
+ * the old overlays and the changed range can differ from the base, so only
+ * those bytes are computed. The runs come out exactly as
+ * from_base_and_page() would find them by scanning the whole page (a run
+ * swallows gaps of fewer than 8 unchanged bytes), so the description stays
+ * canonical whichever way it was built.
+ */
+static content *apply_sparse(uint8_t kind, uint64_t base, const content *cur, unsigned off,
+			     unsigned len, const uint8_t *bytes)
+{
+	uint8_t page[PAGE], basebuf[PAGE];
+	uint64_t in_u[PAGE / 64] = { 0 };
+	/* the set U of positions that may differ: old overlays, then the change */
+	struct overlay u[OVERLAY_RUNS_MAX + 1];
+	unsigned nu = 0;
+	if (cur) {
+		const struct overlay *o = overlays(cur);
+		const uint8_t *d = overlay_data(cur);
+		for (unsigned i = 0; i < cur->n_over; i++) {
+			base_range(kind, base, o[i].off, o[i].off + o[i].len, basebuf);
+			memcpy(page + o[i].off, d, o[i].len);
+			d += o[i].len;
+			u[nu++] = o[i];
+		}
+	}
+	base_range(kind, base, off, off + len, basebuf);
+	memcpy(page + off, bytes, len);
+	u[nu].off = off;
+	u[nu].len = len;
+	nu++;
+	for (unsigned i = 0; i < nu; i++)
+		for (unsigned p = u[i].off; p < u[i].off + u[i].len; p++)
+			in_u[p / 64] |= UINT64_C(1) << (p % 64);
+
 	struct overlay runs[OVERLAY_RUNS_MAX];
 	unsigned n = 0, total = 0;
-	/* Old overlays lie anywhere; the new change lies in [lo, hi). */
-	(void)lo;
-	(void)hi;
-	(void)cur;
-	unsigned i = 0;
-	while (i < PAGE) {
-		if (page[i] == basebuf[i]) {
-			i++;
-			continue;
-		}
-		unsigned start = i, end = i + 1;
-		while (end < PAGE) {
-			if (page[end] != basebuf[end]) {
-				end++;
+	int run_start = -1, last_diff = -1;
+	for (unsigned w = 0; w < PAGE / 64; w++) {
+		for (uint64_t bits = in_u[w]; bits; bits &= bits - 1) {
+			unsigned p = w * 64 + __builtin_ctzll(bits);
+			if (page[p] == basebuf[p])
 				continue;
+			if (run_start >= 0 && p - (unsigned)last_diff - 1 >= 8) {
+				if (n == OVERLAY_RUNS_MAX)
+					goto whole;
+				runs[n].off = run_start;
+				runs[n].len = last_diff - run_start + 1;
+				total += runs[n++].len;
+				run_start = -1;
 			}
-			unsigned gap = end;
-			while (gap < PAGE && gap - end < 8 && page[gap] == basebuf[gap])
-				gap++;
-			if (gap < PAGE && gap - end < 8)
-				end = gap;
-			else
-				break;
+			if (run_start < 0)
+				run_start = p;
+			last_diff = p;
 		}
-		if (n == OVERLAY_RUNS_MAX || total + (end - start) > OVERLAY_MAX) {
-			uint8_t *full = g_memdup2(page, PAGE);
-			return from_full(full);
-		}
-		runs[n].off = start;
-		runs[n].len = end - start;
-		n++;
-		total += end - start;
-		i = end;
 	}
+	if (run_start >= 0) {
+		if (n == OVERLAY_RUNS_MAX)
+			goto whole;
+		runs[n].off = run_start;
+		runs[n].len = last_diff - run_start + 1;
+		total += runs[n++].len;
+	}
+	if (total > OVERLAY_MAX)
+		goto whole;
 	uint8_t *extra = NULL;
 	if (n) {
 		extra = g_malloc(n * sizeof(struct overlay) + total);
 		memcpy(extra, runs, n * sizeof(struct overlay));
 		uint8_t *d = extra + n * sizeof(struct overlay);
 		for (unsigned k = 0; k < n; k++) {
-			memcpy(d, page + runs[k].off, runs[k].len);
-			d += runs[k].len;
+			unsigned s0 = runs[k].off, e0 = s0 + runs[k].len;
+			/* gaps inside a run that lie outside U hold base bytes */
+			base_range(kind, base, s0, e0, basebuf);
+			for (unsigned p = s0; p < e0; p++)
+				*d++ = (in_u[p / 64] >> (p % 64)) & 1 ? page[p] : basebuf[p];
 		}
 	}
 	return intern(kind, base, n, total, extra);
+whole:;
+	uint8_t *full = g_malloc(PAGE);
+	if (cur)
+		materialize_raw(cur, full);
+	else
+		memset(full, 0, PAGE);
+	memcpy(full + off, bytes, len);
+	return from_full(full);
 }
 
 content *content_apply(const content *cur, const struct trace_content *tc)
@@ -342,43 +392,41 @@ content *content_apply(const content *cur, const struct trace_content *tc)
 	default:
 		break;
 	}
-	uint8_t page[PAGE];
+	uint8_t buf[PAGE];
+	const uint8_t *bytes;
 	unsigned off, len;
-	if (cur)
-		materialize_raw(cur, page);
-	else
-		memset(page, 0, PAGE);
 	switch (tc->form) {
 	case CONTENT_WORD: {
 		uint64_t w = GUINT64_TO_LE(tc->value);
 		off = tc->off * 8;
 		len = 8;
-		memcpy(page + off, &w, 8);
+		memcpy(buf, &w, 8);
+		bytes = buf;
 		break;
 	}
-	case CONTENT_PATCH: {
-		uint8_t r[PAGE];
-		fill_base(r, BASE_RAND, tc->value);
+	case CONTENT_PATCH:
 		off = tc->off;
 		len = tc->len;
-		memcpy(page + off, r, len);
+		base_range(BASE_RAND, tc->value, 0, len, buf);
+		bytes = buf;
 		break;
-	}
 	case CONTENT_BYTES:
 		off = tc->off;
 		len = tc->len;
-		memcpy(page + off, tc->data, len);
+		bytes = tc->data;
 		break;
 	default:
 		g_assert_not_reached();
 	}
-	if (!cur || cur->kind == BASE_FULL) {
+	if (cur && cur->kind == BASE_FULL) {
 		/* A whole page stays whole unless it became uniform. */
-		if (!cur)
-			return from_base_and_page(BASE_ZERO, 0, page, off, off + len, cur);
-		return from_full(g_memdup2(page, PAGE));
+		uint8_t *page = g_memdup2(cur->extra, PAGE);
+		memcpy(page + off, bytes, len);
+		return from_full(page);
 	}
-	return from_base_and_page(cur->kind, cur->base, page, off, off + len, cur);
+	if (!cur)
+		return apply_sparse(BASE_ZERO, 0, NULL, off, len, bytes);
+	return apply_sparse(cur->kind, cur->base, cur, off, len, bytes);
 }
 
 int content_cmp(const content *a, const content *b)

@@ -216,6 +216,69 @@ static void test_cmp_matches_memcmp(void **state)
 	}
 }
 
+/* Random edit sequences: the content's bytes always equal a plain byte array's. */
+static void test_edits_match_plain_page(void **state)
+{
+	uint64_t rng = 777;
+	uint8_t plain[PAGE], got[PAGE];
+	for (int iter = 0; iter < 400; iter++) {
+		uint64_t r = splitmix64_next(&rng);
+		content *c;
+		if (r % 3 == 0) {
+			c = content_zero();
+			memset(plain, 0, PAGE);
+		} else if (r % 3 == 1) {
+			struct trace_content t = { .form = CONTENT_BYTE, .value = 0x5a };
+			c = content_apply(NULL, &t);
+			memset(plain, 0x5a, PAGE);
+		} else {
+			c = content_rand(r >> 8);
+			plain_rand(plain, r >> 8);
+		}
+		int edits = (int)(splitmix64_next(&rng) % 60);
+		for (int e = 0; e < edits; e++) {
+			uint64_t q = splitmix64_next(&rng);
+			struct trace_content u = { 0 };
+			switch (q % 3) {
+			case 0:
+				u = tc_word((unsigned)((q >> 8) % 512), (q >> 20) % 4);
+				{
+					uint64_t v = u.value;
+					for (int b = 0; b < 8; b++)
+						plain[u.off * 8 + b] = (uint8_t)(v >> (8 * b));
+				}
+				break;
+			case 1: {
+				u.form = CONTENT_PATCH;
+				u.len = (uint32_t)((q >> 8) % 200) + 1;
+				u.off = (uint32_t)((q >> 20) % (PAGE - u.len + 1));
+				u.value = q >> 40;
+				uint8_t rp[PAGE];
+				plain_rand(rp, u.value);
+				memcpy(plain + u.off, rp, u.len);
+				break;
+			}
+			default:
+				u.form = CONTENT_BYTES;
+				u.len = (uint32_t)((q >> 8) % 12) + 1;
+				u.off = (uint32_t)((q >> 20) % (PAGE - u.len + 1));
+				for (unsigned b = 0; b < u.len; b++) {
+					/* often the byte already there, so runs and gaps get exercised */
+					u.data[b] = (q >> (b % 8)) & 1 ? plain[u.off + b] : (uint8_t)(q >> 32);
+					plain[u.off + b] = u.data[b];
+				}
+				break;
+			}
+			content *next = content_apply(c, &u);
+			content_unref(c);
+			c = next;
+			content_materialize(c, got);
+			assert_memory_equal(got, plain, PAGE);
+		}
+		content_unref(c);
+	}
+}
+
 static uint64_t sum_hash(const void *page)
 {
 	const uint64_t *w = page;
@@ -264,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_same_bytes_two_routes),
 		cmocka_unit_test(test_interning),
 		cmocka_unit_test(test_cmp_matches_memcmp),
+		cmocka_unit_test(test_edits_match_plain_page),
 		cmocka_unit_test(test_checksum_cached),
 		cmocka_unit_test(test_compact),
 	};
