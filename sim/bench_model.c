@@ -185,14 +185,19 @@ static double measure_live(uint64_t mib)
 		gchar *text = NULL;
 		if (g_file_get_contents(csv, &text, NULL, NULL)) {
 			gchar **lines = g_strsplit(text, "\n", -1);
-			for (int i = 0; lines[i]; i++) {
-				if (g_str_has_prefix(lines[i], "distinct")) {
+			int col = -1;
+			if (lines[0]) {
+				gchar **h = g_strsplit(lines[0], ",", -1);
+				for (int c = 0; h[c]; c++)
+					if (strcmp(h[c], "pages_per_s") == 0)
+						col = c;
+				g_strfreev(h);
+			}
+			for (int i = 1; lines[i] && col >= 0; i++) {
+				if (g_str_has_prefix(lines[i], "distinct,")) {
 					gchar **f = g_strsplit(lines[i], ",", -1);
-					for (int c = 1; f[c]; c++) {
-						double v = g_ascii_strtod(f[c], NULL);
-						if (v > rate)
-							rate = v;	/* the pages/s column is the largest */
-					}
+					if ((int)g_strv_length(f) > col)
+						rate = g_ascii_strtod(f[col], NULL);
 					g_strfreev(f);
 				}
 			}
