@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Regenerates every table and plot in analysis/results/ (about 25 minutes on
+# two idle cores). Each step echoes its command; every figure is a function of the
+# seeds below, except the checksum benchmark (this machine's speed).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+res=${RESULTS:-$here/results}
+ksmsim=${KSMSIM:-}
+if [[ -z $ksmsim ]]; then
+	for b in "$here"/../build/sim/ksmsim "$here"/../build*/sim/ksmsim; do
+		[[ -x $b ]] && { ksmsim=$(cd "$(dirname "$b")" && pwd)/ksmsim; break; }
+	done
+fi
+[[ -x $ksmsim ]] || { echo "regenerate.sh: build ksmsim first (or set KSMSIM)" >&2; exit 2; }
+export KSMSIM=$ksmsim
+mkdir -p "$res/collide" "$res/plots"
+step() { echo "+ $*" >&2; "$@"; }
+c="$res/collide"
+
+# 1. birthday: random pages (16 varied bytes), counter pages, fully random pages
+step "$ksmsim" collide birthday --seed 1 -o "$c/birthday.csv" --curve-csv "$c/birthday_curve.csv" \
+	>"$c/birthday.txt"
+step "$ksmsim" collide birthday --seed 2 --pages counter --hashes jhash2,crc32c,crc32,xxhash \
+	--trials 20 -o "$c/birthday_counter.csv" >"$c/birthday_counter.txt"
+step "$ksmsim" collide birthday --seed 3 --full-random --hashes jhash2,crc32c,crc32,xxhash \
+	--trials 30 -o "$c/birthday_full.csv" >"$c/birthday_full.txt"
+# 2. per-change false positives, full width and cut to 16 bits (to see rates at all)
+step "$ksmsim" collide false-positive --seed 1 -o "$c/false_positive.csv" >"$c/false_positive.txt"
+step "$ksmsim" collide false-positive --seed 1 --bits 16 -o "$c/false_positive_16bit.csv" \
+	>"$c/false_positive_16bit.txt"
+# 3. inside KSM: 4 guests x 100000 pages, unstable tree > 1 GiB
+step "$ksmsim" collide ksm --seed 1 -o "$c/ksm.csv" --run-csv "$c/ksm_runs.csv" >"$c/ksm.txt"
+# 3b. the same on the workload generators' traces: CRC-invisible changes,
+# and number-crunching's big unstable tree (scanned faster so it fills)
+mkdir -p "$here/out/traces"
+t="$here/out/traces/crc-adversarial-s1-n1.ksmt"
+[[ -e $t ]] || step "$ksmsim" gen crc-adversarial --seed 1 -o "$t"
+step "$ksmsim" collide ksm --trace "$t" -o "$c/ksm_crc_adversarial.csv" >"$c/ksm_crc_adversarial.txt"
+t="$here/out/traces/number-crunching-s0.2-d30-n1.ksmt"
+[[ -e $t ]] || step "$ksmsim" gen number-crunching --scale 0.2 --duration-s 30 --seed 1 -o "$t"
+step "$ksmsim" collide ksm --trace "$t" --hashes jhash2,crc32c,xxhash -o "$c/ksm_number_crunching.csv" \
+	-- --pages-to-scan 4000 --sleep-millisecs 20 >"$c/ksm_number_crunching.txt"
+# 4. the 2017 tables
+step "$here/reproduce_2017.sh" --out "$res/2017" >/dev/null
+# 5. a small sweep on the 2017 kernel-build workload
+step "$here/sweep.sh" --workload kernel-build --scale 0.0625 --seed 1 \
+	--hash jhash2,crc32c,xxhash --pages-to-scan 100,1600 --sleep-millisecs 20,200 \
+	--run-args "--no-ideal --batch-time" --out "$here/out/sweep-2017"
+mkdir -p "$res/sweep"
+cp "$here/out/sweep-2017/sweep.csv" "$res/sweep/sweep.csv"
+# 6. checksum cost on this machine (small cold buffer: minutes, not hours)
+step "$ksmsim" bench costs --reps 5 --cold-mib 256 --csv "$res/costs.csv" >/dev/null
+
+# 7. plots
+p="$res/plots"
+step "$here/plot.sh" -o "$p" "$c/birthday_curve.csv" "$c/birthday.csv" "$c/false_positive.csv" \
+	"$c/false_positive_16bit.csv" "$c/ksm.csv" "$c/ksm_crc_adversarial.csv" \
+	"$c/ksm_number_crunching.csv" "$res/costs.csv" "$res/sweep/sweep.csv"
+for w in kernel-build iozone; do
+	mkdir -p "$res/2017/$w"
+	for h in jhash2 crc32c xxhash; do cp "$res/2017/series/$w-$h.csv" "$res/2017/$w/$h.csv"; done
+	step "$here/plot.sh" -o "$p" --title "$w, pages_to_scan 1600, sleep 200 ms" \
+		"$res/2017/$w"/*.csv
+	mv "$p/timeseries-pages.png" "$p/2017-$w-pages.png"
+	rm -rf "${res:?}/2017/$w"
+done
+step "$here/plot.sh" -o "$p" --title "2017 workloads" "$res/2017/tables.csv" 2>/dev/null || true
+echo "regenerate.sh: done; see $res" >&2

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Parameter sweep over ksmsim run: workloads x hashes x pages_to_scan x
+# sleep_millisecs x any other knob, one `ksmsim run` per cell, in parallel,
+# resumable, merged into one tidy CSV. See analysis/README.md.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: analysis/sweep.sh [OPTIONS]
+  --workload LIST        workloads for `ksmsim gen` (comma list; generated once
+                         per workload/scale/seed into OUT/traces/)
+  --trace FILE           a given trace (repeatable); its workload name is the
+                         file name without .gz, .ksmt, .ksmb
+  --hash LIST            checksums (default jhash2,crc32c,xxhash)
+  --pages-to-scan LIST   (default 100)
+  --sleep-millisecs LIST (default 20)
+  --knob NAME=V1,V2,...  any other `ksmsim run` knob option (repeatable),
+                         e.g. --knob max_page_sharing=256,1024
+  --scale S              `ksmsim gen --scale` (default 1)
+  --seed N               `ksmsim gen --seed` (default 1)
+  --run-args "ARGS"      extra arguments for every `ksmsim run` (e.g. --no-ideal)
+  --series               also keep each cell's time series (--csv, 1 s)
+  --out DIR              results directory (default analysis/out/sweep)
+  --jobs N               parallel runs (default: nproc)
+  --ksmsim PATH          the binary (default $KSMSIM, else build*/sim/ksmsim)
+  --slurm                write OUT/sweep.sbatch (a job array, one cell per
+                         index) and OUT/merge.sh instead of running here
+  --merge                only merge finished cells into OUT/sweep.csv
+  -h, --help
+Cells whose result exists are skipped, so an interrupted sweep resumes
+where it stopped. The merged CSV is OUT/sweep.csv: one row per cell, the
+parameter columns (workload, set_<knob>...) then `ksmsim run --summary-csv`.
+EOF
+}
+
+die() { echo "sweep.sh: $*" >&2; exit 2; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$here/$(basename "${BASH_SOURCE[0]}")"
+
+find_ksmsim() {
+	if [[ -n ${KSMSIM:-} ]]; then echo "$KSMSIM"; return; fi
+	local b
+	for b in "$here"/../build/sim/ksmsim "$here"/../build*/sim/ksmsim; do
+		[[ -x $b ]] && { echo "$(cd "$(dirname "$b")" && pwd)/ksmsim"; return; }
+	done
+	die "no ksmsim binary: build it or pass --ksmsim"
+}
+
+# One cell: line N (1-based) of OUT/cells.tsv. Also what a Slurm array task runs.
+run_cell() {
+	local out=$1 n=$2 ksmsim=$3
+	local line id trace hash args params
+	line=$(sed -n "${n}p" "$out/cells.tsv")
+	[[ -n $line ]] || die "no cell $n in $out/cells.tsv"
+	IFS=$'\t' read -r id trace hash args params <<<"$line"
+	local res="$out/cells/$id.csv"
+	local total
+	total=$(wc -l <"$out/cells.tsv")
+	if [[ -e $res ]]; then
+		return 0
+	fi
+	local tmp="$out/cells/.$id.$$"
+	local ser_opts=()
+	[[ -e $out/series.flag ]] && ser_opts=(--csv "$out/series/$id.csv" --interval-ms 1000)
+	local t0=$SECONDS extra=()
+	[[ -s $out/run_args ]] && read -r -a extra <"$out/run_args"
+	# shellcheck disable=SC2086  # args is a list of words we built
+	if ! "$ksmsim" run --quiet --trace "$trace" --hash "$hash" $args "${extra[@]}" \
+		"${ser_opts[@]}" --summary-csv "$tmp.sum"; then
+		rm -f "$tmp.sum"
+		echo "sweep.sh: cell $id failed" >&2
+		return 1
+	fi
+	# parameter columns in front of the summary's, then rename: whole or nothing
+	{
+		printf '%s,%s\n' "$(cat "$out/params.csv")" "$(sed -n 1p "$tmp.sum")"
+		printf '%s,%s\n' "$params" "$(sed -n 2p "$tmp.sum")"
+	} >"$tmp"
+	rm -f "$tmp.sum"
+	mv "$tmp" "$res"
+	local ndone
+	ndone=$(find "$out/cells" -name '*.csv' | wc -l)
+	printf '[%d/%d] %s  %ds\n' "$ndone" "$total" "$id" $((SECONDS - t0)) >&2
+}
+
+merge() {
+	local out=$1
+	local tmp="$out/.sweep.csv.$$" first=1 id missing=0
+	: >"$tmp"
+	while IFS=$'\t' read -r id _; do
+		if [[ ! -e $out/cells/$id.csv ]]; then
+			missing=$((missing + 1))
+			continue
+		fi
+		if ((first)); then
+			cat "$out/cells/$id.csv" >>"$tmp"
+			first=0
+		else
+			sed -n 2p "$out/cells/$id.csv" >>"$tmp"
+		fi
+	done <"$out/cells.tsv"
+	mv "$tmp" "$out/sweep.csv"
+	local rows=$(($(wc -l <"$out/sweep.csv") - 1))
+	((rows < 0)) && rows=0
+	if ((missing)); then
+		echo "sweep.sh: $rows rows in $out/sweep.csv, $missing cells not finished" >&2
+	else
+		echo "sweep.sh: $rows rows in $out/sweep.csv" >&2
+	fi
+	((missing == 0))
+}
+
+if [[ ${1:-} == --cell ]]; then
+	run_cell "$2" "$3" "$4"
+	exit
+fi
+
+workloads=() traces=() hashes=jhash2,crc32c,xxhash pts=100 slp=20 knobs=()
+scale=1 seed=1 run_args="" series=0 out="$here/out/sweep" jobs=$(nproc 2>/dev/null || echo 1)
+ksmsim="" slurm=0 merge_only=0
+while (($#)); do
+	case $1 in
+	--workload) IFS=, read -r -a w <<<"$2"; workloads+=("${w[@]}"); shift 2 ;;
+	--trace) traces+=("$2"); shift 2 ;;
+	--hash | --hashes) hashes=$2; shift 2 ;;
+	--pages-to-scan) pts=$2; shift 2 ;;
+	--sleep-millisecs) slp=$2; shift 2 ;;
+	--knob) [[ $2 == *=* ]] || die "--knob wants NAME=V1,V2"; knobs+=("$2"); shift 2 ;;
+	--scale) scale=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
+	--run-args) run_args=$2; shift 2 ;;
+	--series) series=1; shift ;;
+	--out) out=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--ksmsim) ksmsim=$2; shift 2 ;;
+	--slurm) slurm=1; shift ;;
+	--merge) merge_only=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+[[ -n $ksmsim ]] || ksmsim=$(find_ksmsim)
+[[ $ksmsim == /* ]] || ksmsim="$(cd "$(dirname "$ksmsim")" && pwd)/$(basename "$ksmsim")"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+if ((merge_only)); then
+	[[ -e $out/cells.tsv ]] || die "$out has no cells.tsv"
+	merge "$out"
+	exit
+fi
+((${#workloads[@]} + ${#traces[@]})) || die "no --workload and no --trace"
+
+# Workload traces: generated once per (workload, scale, seed), kept in a cache.
+mkdir -p "$out/traces" "$out/cells"
+names=() paths=()
+for w in "${workloads[@]}"; do
+	t="$out/traces/$w-s$scale-n$seed.ksmt"
+	if [[ ! -e $t ]]; then
+		echo "sweep.sh: generating $w (scale $scale, seed $seed)" >&2
+		"$ksmsim" gen "$w" --scale "$scale" --seed "$seed" -o "$t" || die "ksmsim gen $w failed"
+	fi
+	names+=("$w") paths+=("$t")
+done
+for t in "${traces[@]}"; do
+	[[ -r $t ]] || die "cannot read $t"
+	b=$(basename "$t")
+	n=${b%.gz}
+	n=${n%.ksmt}
+	n=${n%.ksmb}
+	names+=("$n") paths+=("$(cd "$(dirname "$t")" && pwd)/$b")
+done
+
+# The cross product, one line per cell: id, trace, hash, run options, values.
+header="workload,set_pages_to_scan,set_sleep_millisecs"
+axes=("pages-to-scan=$pts" "sleep-millisecs=$slp")
+for k in "${knobs[@]}"; do
+	name=${k%%=*}
+	header+=",set_${name//-/_}"
+	axes+=("${name//_/-}=${k#*=}")
+done
+cells=()
+for i in "${!names[@]}"; do
+	IFS=, read -r -a hl <<<"$hashes"
+	for h in "${hl[@]}"; do
+		combos=("|${names[$i]}|${names[$i]}")	# args|id|values
+		for ax in "${axes[@]}"; do
+			opt=${ax%%=*}
+			IFS=, read -r -a vals <<<"${ax#*=}"
+			next=()
+			for c in "${combos[@]}"; do
+				IFS='|' read -r a id v <<<"$c"
+				for val in "${vals[@]}"; do
+					next+=("$a --$opt $val|${id}_${opt}$val|$v,$val")
+				done
+			done
+			combos=("${next[@]}")
+		done
+		for c in "${combos[@]}"; do
+			IFS='|' read -r a id v <<<"$c"
+			cells+=("$(printf '%s_%s\t%s\t%s\t%s\t%s' "$id" "$h" "${paths[$i]}" "$h" "${a# }" "$v")")
+		done
+	done
+done
+printf '%s\n' "${cells[@]}" >"$out/cells.tsv.tmp"
+mv "$out/cells.tsv.tmp" "$out/cells.tsv"
+echo "$header" >"$out/params.csv"
+echo "$run_args" >"$out/run_args"
+if ((series)); then
+	mkdir -p "$out/series"
+	: >"$out/series.flag"
+else
+	rm -f "$out/series.flag"
+fi
+total=${#cells[@]}
+todo=0
+while IFS=$'\t' read -r id _; do
+	[[ -e $out/cells/$id.csv ]] || todo=$((todo + 1))
+done <"$out/cells.tsv"
+
+if ((slurm)); then
+	cat >"$out/sweep.sbatch" <<EOF
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Written by analysis/sweep.sh: one array task per cell of $out/cells.tsv.
+# Submit: sbatch $out/sweep.sbatch   then, when all tasks ended: $out/merge.sh
+#SBATCH --job-name=ksmsim-sweep
+#SBATCH --array=1-$total
+#SBATCH --cpus-per-task=1
+#SBATCH --mem=4G
+#SBATCH --time=02:00:00
+#SBATCH --output=$out/slurm-%A_%a.out
+exec "$self" --cell "$out" "\$SLURM_ARRAY_TASK_ID" "$ksmsim"
+EOF
+	cat >"$out/merge.sh" <<EOF
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Written by analysis/sweep.sh: merge the finished cells into $out/sweep.csv.
+# (Or submit after the array: sbatch --dependency=afterany:JOBID --wrap "$out/merge.sh")
+exec "$self" --merge --out "$out"
+EOF
+	chmod +x "$out/sweep.sbatch" "$out/merge.sh"
+	echo "sweep.sh: $total cells ($todo to run); sbatch $out/sweep.sbatch, then $out/merge.sh" >&2
+	exit 0
+fi
+
+echo "sweep.sh: $total cells, $todo to run, $jobs at a time" >&2
+rc=0
+if ((todo)); then
+	seq 1 "$total" | xargs -P "$jobs" -I{} "$self" --cell "$out" {} "$ksmsim" || rc=1
+fi
+merge "$out" || rc=1
+exit $rc
