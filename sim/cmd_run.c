@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "ksm.h"
 #include "loop.h"
 #include "output.h"
+#include "progress.h"
 #include "reader.h"
 
 static void usage(FILE *f)
@@ -33,7 +35,9 @@ static void usage(FILE *f)
 "  --interval-ms N        time series period (default 1000)\n"
 "  --summary-csv FILE     the final summary as one CSV row\n"
 "  --quiet                no summary on standard output, no progress\n"
-"  --progress             progress on standard error even when not a terminal\n"
+"  --progress             progress on standard error (records, percent of the\n"
+"                         trace, rate, ETA) even when it is not a terminal\n"
+"                         or with --quiet; by default shown on a terminal\n"
 "Model:\n"
 "  --check                verify the model's invariants after every batch\n"
 "                         (slow); the first violation stops the run (exit 1)\n"
@@ -58,12 +62,22 @@ struct run_ctx {
 	FILE *marks;
 	FILE *series;
 	bool ideal;
-	bool progress;
+	struct progress *progress;
+	const trace_reader *reader;
+	uint64_t records;	/* as last reported by the loop */
 };
+
+/* Marks and samples come often in a long settle: the file position moves on. */
+static void progress_poke(struct run_ctx *ctx)
+{
+	progress_update(ctx->progress, ctx->records, trace_reader_offset(ctx->reader),
+			trace_reader_size(ctx->reader));
+}
 
 static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GError **error)
 {
 	struct run_ctx *ctx = p;
+	progress_poke(ctx);
 	if (!ctx->marks)
 		return true;
 	struct snapshot s;
@@ -75,6 +89,7 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
 {
 	struct run_ctx *ctx = p;
+	progress_poke(ctx);
 	struct snapshot s;
 	snapshot_take(k, false, &s);
 	output_series_row(ctx->series, sim_us, trace_us, &s);
@@ -84,16 +99,8 @@ static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k
 static void on_progress(void *p, const trace_reader *r, uint64_t records)
 {
 	struct run_ctx *ctx = p;
-	char line[160];
-	uint64_t size = trace_reader_size(r), off = trace_reader_offset(r);
-	if (size)
-		snprintf(line, sizeof(line), "%" PRIu64 " records, %.1f%% of the trace", records,
-			 100.0 * off / size);
-	else
-		snprintf(line, sizeof(line), "%" PRIu64 " records", records);
-	atomic_file_set_progress(line);
-	if (ctx->progress)
-		fprintf(stderr, "\rksmsim run: %s   ", line);
+	ctx->records = records;
+	progress_update(ctx->progress, records, trace_reader_offset(r), trace_reader_size(r));
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -110,17 +117,38 @@ static bool parse_u64(const char *s, uint64_t *out)
 }
 
 /* Validate the whole trace first, so that a bad record stops the run before anything ran. */
-static bool validate(const char *path, GError **error)
+static bool validate(const char *path, struct progress *p, GError **error)
 {
 	trace_reader *r = trace_reader_open(path, error);
 	if (!r)
 		return false;
 	struct trace_record rec;
+	uint64_t n = 0;
 	int got;
+	progress_phase(p, "checking the trace", "records");
 	while ((got = trace_reader_next(r, &rec, error)) == 1)
-		;
+		if ((++n & 0xffff) == 0)
+			progress_update(p, n, trace_reader_offset(r), trace_reader_size(r));
+	if (got == 0) {
+		progress_update(p, n, trace_reader_offset(r), trace_reader_size(r));
+		progress_finish(p);
+	}
 	trace_reader_free(r);
 	return got == 0;
+}
+
+/* The outputs appear together: no signal between the first rename and the last. */
+static void hold_signals(bool hold, sigset_t *old)
+{
+	if (hold) {
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigprocmask(SIG_BLOCK, &set, old);
+	} else {
+		sigprocmask(SIG_SETMASK, old, NULL);
+	}
 }
 
 static const struct {
@@ -153,7 +181,7 @@ int cmd_run(int argc, char **argv)
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
 	const char *summary_path = NULL, *costs_path = NULL;
 	uint64_t interval_ms = 1000;
-	bool quiet = false, progress = isatty(STDERR_FILENO), no_ideal = false;
+	bool quiet = false, force_progress = false, no_ideal = false;
 	struct ksm_options opt = { 0 };
 
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
@@ -195,8 +223,8 @@ int cmd_run(int argc, char **argv)
 		case OPT_MARKS: marks_path = optarg; break;
 		case OPT_CSV: csv_path = optarg; break;
 		case OPT_SUMMARY: summary_path = optarg; break;
-		case OPT_QUIET: quiet = true; progress = false; break;
-		case OPT_PROGRESS: progress = true; break;
+		case OPT_QUIET: quiet = true; break;
+		case OPT_PROGRESS: force_progress = true; break;
 		case OPT_CHECK: opt.check = true; break;
 		case OPT_COSTS: costs_path = optarg; break;
 		case OPT_BATCH_TIME: opt.batch_time = true; break;
@@ -258,7 +286,10 @@ int cmd_run(int argc, char **argv)
 	}
 
 	atomic_file_install_signals();
-	if (strcmp(trace, "-") != 0 && !validate(trace, &error)) {
+	struct progress *progress = progress_new("ksmsim run", force_progress ? PROGRESS_ALWAYS :
+						 quiet ? PROGRESS_NEVER : PROGRESS_AUTO);
+	if (strcmp(trace, "-") != 0 && !validate(trace, progress, &error)) {
+		progress_free(progress);
 		fprintf(stderr, "ksmsim run: %s\n", error->message);
 		g_error_free(error);
 		goto out;
@@ -268,6 +299,7 @@ int cmd_run(int argc, char **argv)
 	trace_reader *reader = NULL;
 	struct ksm *k = NULL;
 	struct run_ctx ctx = { .ideal = !no_ideal, .progress = progress };
+	progress_phase(progress, "running", "records");
 	if ((marks_path && !(marks = atomic_file_open(marks_path, &error))) ||
 	    (csv_path && !(series = atomic_file_open(csv_path, &error))) ||
 	    (summary_path && !(summary = atomic_file_open(summary_path, &error))))
@@ -287,6 +319,7 @@ int cmd_run(int argc, char **argv)
 	reader = trace_reader_open(trace, &error);
 	if (!reader)
 		goto fail;
+	ctx.reader = reader;
 	k = ksm_new(&opt);
 	struct loop_sinks sinks = {
 		.mark = on_mark,
@@ -298,28 +331,35 @@ int cmd_run(int argc, char **argv)
 	};
 	struct loop_result res;
 	bool ok = loop_run(k, reader, &sinks, &res, &error);
-	if (progress)
-		fputc('\n', stderr);
 	if (!ok)
 		goto fail;
+	progress_update(progress, res.records, trace_reader_offset(reader),
+			trace_reader_size(reader));
+	progress_finish(progress);
 	struct snapshot s;
 	snapshot_take(k, !no_ideal, &s);
 	if (summary)
 		output_summary_csv(atomic_file_stream(summary), trace, hash->name, res.sim_end_us,
 				   res.records, res.batches, &s);
+	sigset_t held;
+	hold_signals(true, &held);
 	if ((marks && !atomic_file_commit(marks, &error)) ||
 	    (marks = NULL, series && !atomic_file_commit(series, &error)) ||
 	    (series = NULL, summary && !atomic_file_commit(summary, &error))) {
 		summary = NULL;
+		hold_signals(false, &held);
 		goto fail;
 	}
 	summary = NULL;
+	hold_signals(false, &held);
 	if (!quiet)
 		output_summary_text(stdout, trace, hash->name, res.sim_end_us, res.records,
 				    res.batches, &s);
 	status = 0;
 	goto cleanup;
 fail:
+	progress_free(progress);
+	progress = NULL;
 	fprintf(stderr, "ksmsim run: %s\n", error ? error->message : "failed");
 	status = error && error->domain == g_quark_from_static_string("ksmsim-loop") &&
 		 error->code == 1 ? 1 : EXIT_USAGE;
@@ -328,6 +368,7 @@ fail:
 	atomic_file_abort(series);
 	atomic_file_abort(summary);
 cleanup:
+	progress_free(progress);
 	if (reader)
 		trace_reader_free(reader);
 	ksm_free(k);

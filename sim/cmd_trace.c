@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
+#include "atomic_file.h"
 #include "cli.h"
 #include "reader.h"
 #include "writer.h"
@@ -72,20 +73,33 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 		trace_reader_free(r);
 		goto fail;
 	}
+	atomic_file_install_signals();
 	w = trace_writer_open_version(out, fmt, version, &error);
 	if (!w) {
 		trace_reader_free(r);
 		goto fail;
 	}
-	while ((rc = trace_reader_next(r, rec, &error)) > 0)
+	/* SIGINT/SIGTERM remove the unfinished output (atomic_file.h) */
+	int tracked = trace_writer_tmp_path(w) ? atomic_file_track(trace_writer_tmp_path(w)) : -1;
+	uint64_t n = 0;
+	while ((rc = trace_reader_next(r, rec, &error)) > 0) {
 		if (!trace_writer_put(w, rec, &error))
 			break;
+		if ((++n & 0xffff) == 0) {
+			char line[64];
+			snprintf(line, sizeof(line), "%" G_GUINT64_FORMAT " records converted", n);
+			atomic_file_set_progress(line);
+		}
+	}
 	trace_reader_free(r);
 	if (error) {
 		trace_writer_abort(w);
+		atomic_file_untrack(tracked);
 		goto fail;
 	}
-	if (!trace_writer_close(w, &error))
+	bool closed = trace_writer_close(w, &error);
+	atomic_file_untrack(tracked);
+	if (!closed)
 		goto fail;
 	g_free(rec);
 	return 0;

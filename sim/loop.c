@@ -64,7 +64,7 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 	while ((got = trace_reader_next(r, &rec, error)) == 1) {
 		res->records++;
 		res->trace_end_us = rec.t_us;
-		if (s->progress && (res->records & 0xffff) == 0)
+		if (s->progress && (res->records & 0x3ff) == 0)
 			s->progress(s->ctx, r, res->records);
 		uint64_t t = rec.t_us + c.offset;
 		/* Batches due before this record run first; one due at t runs after it. */
@@ -93,6 +93,9 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 				}
 				if (!batch(k, s, &c, res, MAX(nb, c.now), error))
 					return false;
+				/* a long settle: the reporter throttles itself */
+				if (s->progress && (res->batches & 0x3f) == 0)
+					s->progress(s->ctx, r, res->records);
 				ksm_counters(k, &cnt);
 				if (cnt.pages_to_scan == 0 && cnt.full_scans < target) {
 					g_set_error(error, LOOP_ERROR, 2,

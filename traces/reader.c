@@ -100,6 +100,23 @@ static int fail(trace_reader *r, GError **error, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * A failure of the gzip layer, placed like every other error: the text line
+ * being read, or the offset in the binary stream (header: in the file).
+ */
+static int in_fail(trace_reader *r, GError **error, const char *problem)
+{
+	if (r->form == FORM_BINARY)
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: offset %" G_GUINT64_FORMAT
+			    ": cannot read: %s", r->path,
+			    r->zs_live ? r->out_base + r->out_len : (uint64_t)r->in_len, problem);
+	else
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s:%" G_GUINT64_FORMAT
+			    ": cannot read: %s", r->path, r->line + 1, problem);
+	r->failed = true;
+	return -1;
+}
+
 /* Reads more of the input after [in_pos, in_len), growing the buffer if full. */
 static int in_fill(trace_reader *r, GError **error)
 {
@@ -121,22 +138,15 @@ static int in_fill(trace_reader *r, GError **error)
 		int err;
 		const char *msg = gzerror(r->gz, &err);
 
-		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot read: %s", r->path,
-			    err == Z_ERRNO ? g_strerror(errno) : msg);
-		r->failed = true;
-		return -1;
+		return in_fail(r, error, err == Z_ERRNO ? g_strerror(errno) : msg);
 	}
 	if (n == 0) {
 		int err;
 		const char *msg = gzerror(r->gz, &err);
 
 		/* zlib reports a cut gzip member only here, as Z_BUF_ERROR */
-		if (err != Z_OK) {
-			g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: cannot read: %s", r->path,
-				    err == Z_BUF_ERROR ? "truncated gzip data" : msg);
-			r->failed = true;
-			return -1;
-		}
+		if (err != Z_OK)
+			return in_fail(r, error, err == Z_BUF_ERROR ? "truncated gzip data" : msg);
 		r->in_eof = true;
 	}
 	r->in_len += n;

@@ -655,6 +655,11 @@ static void writer_free(trace_writer *w)
 	g_free(w);
 }
 
+const char *trace_writer_tmp_path(const trace_writer *w)
+{
+	return w->tmp;
+}
+
 bool trace_writer_close(trace_writer *w, GError **error)
 {
 	bool ok = !w->failed;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Determinism on a non-trivial trace: several mms, thousands of writes, fills,
-# advice changes, remaps, settles and marks (make_trace.sh; plus a 'ksmsim
-# gen' workload when KSMSIM_GEN_WORKLOAD names one and gen is built). Each is
+# Determinism on non-trivial traces: several mms, thousands of writes, fills,
+# advice changes, remaps, settles and marks (make_trace.sh), and a 'ksmsim
+# gen' workload (KSMSIM_GEN_WORKLOAD, default kernel-build, at
+# KSMSIM_GEN_ARGS, default a small scale; skipped while gen is not built). Each is
 # run twice, with --check, in its binary and gzip forms, and with
 # --batch-time twice; marks, time series, summary CSV and stdout must be
 # byte-identical (the forms: the data rows, since the header names the file).
@@ -18,12 +19,17 @@ bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 traces=()
 "$here/make_trace.sh" "$tmp/made.ksmt" 2500 5 2048
 traces+=("$tmp/made.ksmt")
-if [ -n "${KSMSIM_GEN_WORKLOAD:-}" ] && "$bin" gen --help > /dev/null 2>&1; then
-	if "$bin" gen "$KSMSIM_GEN_WORKLOAD" -o "$tmp/gen.ksmt" --seed 7 ${KSMSIM_GEN_ARGS:-}; then
+workload=${KSMSIM_GEN_WORKLOAD:-kernel-build}
+if "$bin" gen --help > /dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	if "$bin" gen "$workload" -o "$tmp/gen.ksmt" --seed 7 \
+		${KSMSIM_GEN_ARGS:---scale 0.005 --marks-every-ms 200}; then
 		traces+=("$tmp/gen.ksmt")
 	else
-		bad "ksmsim gen $KSMSIM_GEN_WORKLOAD failed"
+		bad "ksmsim gen $workload failed"
 	fi
+else
+	echo "ksmsim gen not built: the generated trace only"
 fi
 
 # run TAG TRACE ARGS...
