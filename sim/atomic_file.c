@@ -28,7 +28,7 @@ static volatile sig_atomic_t progress_cur;
 static volatile sig_atomic_t line_open;
 
 /* Opening and registering a temporary name happen with the signals held. */
-static void hold_signals(bool hold, sigset_t *old)
+void atomic_file_hold_signals(bool hold, sigset_t *old)
 {
 	if (hold) {
 		sigset_t set;
@@ -74,17 +74,17 @@ atomic_file *atomic_file_open(const char *path, GError **error)
 	}
 	f->tmp = g_strdup_printf("%s.tmp.XXXXXX", path);
 	sigset_t old;
-	hold_signals(true, &old);
+	atomic_file_hold_signals(true, &old);
 	int fd = g_mkstemp(f->tmp);
 	if (fd < 0) {
 		int err = errno;
-		hold_signals(false, &old);
+		atomic_file_hold_signals(false, &old);
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
 			    "%s: cannot create: %s", path, g_strerror(err));
 		goto fail;
 	}
 	f->slot = atomic_file_track(f->tmp);
-	hold_signals(false, &old);
+	atomic_file_hold_signals(false, &old);
 	f->stream = fdopen(fd, "w");
 	if (!f->stream) {
 		int err = errno;

@@ -9,6 +9,7 @@
 #define KSMSIM_ATOMIC_FILE_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <glib.h>
 
@@ -42,5 +43,8 @@ int atomic_file_track(const char *path);
 void atomic_file_untrack(int handle);	/* -1: nothing */
 /* A terminal line without its newline is on stderr: the handler ends it first. */
 void atomic_file_set_line_open(bool open);
+
+/* Block SIGINT/SIGTERM (hold) or restore *old: for steps that must not be cut. */
+void atomic_file_hold_signals(bool hold, sigset_t *old);
 
 #endif

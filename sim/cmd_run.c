@@ -137,19 +137,6 @@ static bool validate(const char *path, struct progress *p, GError **error)
 	return got == 0;
 }
 
-/* The outputs appear together: no signal between the first rename and the last. */
-static void hold_signals(bool hold, sigset_t *old)
-{
-	if (hold) {
-		sigset_t set;
-		sigemptyset(&set);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGTERM);
-		sigprocmask(SIG_BLOCK, &set, old);
-	} else {
-		sigprocmask(SIG_SETMASK, old, NULL);
-	}
-}
 
 static const struct {
 	const char *name;
@@ -342,16 +329,16 @@ int cmd_run(int argc, char **argv)
 		output_summary_csv(atomic_file_stream(summary), trace, hash->name, res.sim_end_us,
 				   res.records, res.batches, &s);
 	sigset_t held;
-	hold_signals(true, &held);
+	atomic_file_hold_signals(true, &held);
 	if ((marks && !atomic_file_commit(marks, &error)) ||
 	    (marks = NULL, series && !atomic_file_commit(series, &error)) ||
 	    (series = NULL, summary && !atomic_file_commit(summary, &error))) {
 		summary = NULL;
-		hold_signals(false, &held);
+		atomic_file_hold_signals(false, &held);
 		goto fail;
 	}
 	summary = NULL;
-	hold_signals(false, &held);
+	atomic_file_hold_signals(false, &held);
 	if (!quiet)
 		output_summary_text(stdout, trace, hash->name, res.sim_end_us, res.records,
 				    res.batches, &s);
