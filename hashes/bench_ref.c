@@ -5,6 +5,7 @@
 #include "hash.h"
 #include "bench_ref.h"
 #include "crc32c.h"
+#include "hashes_impl.h"
 
 #define WORDS64 (HASH_PAGE_SIZE / 8)
 
@@ -117,6 +118,8 @@ static gpointer refs_init(gpointer unused)
 	    "jhash2 as the kernel header reads, plain -O2");
 	add("xxh64-lib", 64, ref_xxh64_lib, NULL,
 	    "XXH64 via libxxhash.so");
+	add("xxh3-inline", 64, page_xxh3_inline, NULL,
+	    "XXH3_64bits with XXH_INLINE_ALL, widest vector build");
 	add("xxh3-lib", 64, ref_xxh3_lib, NULL,
 	    "XXH3_64bits via libxxhash.so");
 	if (ref_xxh3_lib_dispatch())

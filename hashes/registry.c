@@ -78,7 +78,7 @@ static const struct page_hash hashes[] = {
 	{ "xxh64", 64, page_xxh64,
 	  "XXH64(page, 4096, 0), all 64 bits (libxxhash)" },
 	{ "xxh3", 64, page_xxh3,
-	  "XXH3_64bits(page, 4096), inlined, widest vector unit at run time" },
+	  "XXH3_64bits(page, 4096): our AVX-512/AVX2 page kernel, else inlined" },
 	{ "sha1", 64, page_sha1,
 	  "SHA-1 (GLib), first 8 digest bytes as a big-endian u64" },
 	{ "sha256", 64, page_sha256,

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Run-time choice of the widest XXH3 build the CPU can run. */
+/*
+ * Run-time choice of the fastest XXH3 page function the CPU can run: our
+ * page kernels (xxh3_page.c) with AVX-512 or AVX2, else xxHash inlined.
+ * The widest inlined build is kept as a bench reference (xxh3-inline).
+ */
 #include "hashes_impl.h"
 
-static uint64_t (*xxh3_fn)(const void *page) = page_xxh3_sse2;
-static const char *xxh3_name = "sse2";
+static uint64_t (*xxh3_fn)(const void *page) = page_xxh3_inline_sse2;
+static const char *xxh3_name = "sse2 (xxHash inlined)";
+static uint64_t (*xxh3_inline_fn)(const void *page) = page_xxh3_inline_sse2;
+static const char *xxh3_inline_name = "sse2";
 
 __attribute__((constructor)) static void xxh3_init(void)
 {
@@ -12,10 +18,14 @@ __attribute__((constructor)) static void xxh3_init(void)
 	if (__builtin_cpu_supports("avx512f") &&
 	    __builtin_cpu_supports("avx512bw")) {
 		xxh3_fn = page_xxh3_avx512;
-		xxh3_name = "avx512";
+		xxh3_name = "avx512 page kernel";
+		xxh3_inline_fn = page_xxh3_inline_avx512;
+		xxh3_inline_name = "avx512";
 	} else if (__builtin_cpu_supports("avx2")) {
 		xxh3_fn = page_xxh3_avx2;
-		xxh3_name = "avx2";
+		xxh3_name = "avx2 page kernel";
+		xxh3_inline_fn = page_xxh3_inline_avx2;
+		xxh3_inline_name = "avx2";
 	}
 #endif
 }
@@ -28,4 +38,14 @@ uint64_t page_xxh3(const void *page)
 const char *page_xxh3_impl(void)
 {
 	return xxh3_name;
+}
+
+uint64_t page_xxh3_inline(const void *page)
+{
+	return xxh3_inline_fn(page);
+}
+
+const char *page_xxh3_inline_impl(void)
+{
+	return xxh3_inline_name;
 }

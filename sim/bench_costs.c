@@ -366,8 +366,10 @@ int bench_costs(int argc, char **argv)
 	memcpy(hot + PAGE, hot, PAGE);
 
 	fprintf(out, "bench costs: %ld reps (median), hot = 1 page in L1, cold = "
-		"streaming a %ld MiB buffer\ncrc32c: %s; crc32c-own: %s; xxh3: %s\n\n",
-		reps, cold_mib, crc32c_impl(), crc32c_own_impl(), page_xxh3_impl());
+		"streaming a %ld MiB buffer\ncrc32c: %s; crc32c-own: %s; xxh3: %s; "
+		"xxh3-inline: %s\n\n",
+		reps, cold_mib, crc32c_impl(), crc32c_own_impl(), page_xxh3_impl(),
+		page_xxh3_inline_impl());
 	fprintf(out, "%-18s %-4s %4s %10s %8s %10s %8s %7s %7s %8s\n", "name", "kind",
 		"bits", "hot ns/pg", "GiB/s", "cold ns/pg", "GiB/s", "hot/jh2",
 		"cold/jh2", "cold MiB");

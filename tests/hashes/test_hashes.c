@@ -259,6 +259,13 @@ static void test_jhash2_pages(void **state)
 	free(p);
 }
 
+/*
+ * Every XXH3 page function the CPU can run, ours and xxHash's inlined
+ * builds, against the shared library: random pages, then pages that
+ * stress the lane bookkeeping (zero, ones, one set bit in each of the
+ * 512 bit positions of a stripe, in each of the 64 stripes' first word,
+ * and a ramp whose every u64 differs).
+ */
 static void test_xxh3_variants(void **state)
 {
 	unsigned char *p = page_alloc();
@@ -267,9 +274,12 @@ static void test_xxh3_variants(void **state)
 
 	__builtin_cpu_init();
 	struct { bool ok; uint64_t (*fn)(const void *); } v[] = {
-		{ true, page_xxh3_sse2 },
+		{ true, page_xxh3_inline_sse2 },
 #if defined(__x86_64__)
+		{ __builtin_cpu_supports("avx2"), page_xxh3_inline_avx2 },
 		{ __builtin_cpu_supports("avx2"), page_xxh3_avx2 },
+		{ __builtin_cpu_supports("avx512f") &&
+		  __builtin_cpu_supports("avx512bw"), page_xxh3_inline_avx512 },
 		{ __builtin_cpu_supports("avx512f") &&
 		  __builtin_cpu_supports("avx512bw"), page_xxh3_avx512 },
 #endif
@@ -282,10 +292,27 @@ static void test_xxh3_variants(void **state)
 			page_random(p, &rng);
 			assert_true(v[k].fn(p) == XXH3_64bits(p, PAGE));
 		}
+		memset(p, 0, PAGE);
+		assert_true(v[k].fn(p) == XXH3_64bits(p, PAGE));
+		memset(p, 0xff, PAGE);
+		assert_true(v[k].fn(p) == XXH3_64bits(p, PAGE));
+		for (unsigned stripe = 0; stripe < PAGE / 64; stripe++)
+			for (unsigned bit = 0; bit < 512; bit += stripe ? 64 : 1) {
+				memset(p, 0, PAGE);
+				p[stripe * 64 + bit / 8] = (unsigned char)(1u << (bit % 8));
+				assert_true(v[k].fn(p) == XXH3_64bits(p, PAGE));
+			}
+		for (unsigned i = 0; i < PAGE / 8; i++) {
+			uint64_t w = 0x0123456789abcdefULL * (uint64_t)(i + 1);
+
+			memcpy(p + 8 * i, &w, 8);
+		}
+		assert_true(v[k].fn(p) == XXH3_64bits(p, PAGE));
 	}
 	page_random(p, &rng);
 	assert_true(page_xxh3(p) == ref_xxh3_lib(p));
-	print_message("xxh3 variants run: %d, dispatch: %s\n", ran, page_xxh3_impl());
+	assert_true(page_xxh3_inline(p) == ref_xxh3_lib(p));
+	print_message("xxh3 functions run: %d, dispatch: %s\n", ran, page_xxh3_impl());
 	free(p);
 }
 
