@@ -9,6 +9,7 @@
 #include <string.h>
 #include "check.h"
 #include "atomic_file.h"
+#include "tracked_writer.h"
 #include "cli.h"
 #include "reader.h"
 #include "writer.h"
@@ -61,7 +62,6 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 	GError *error = NULL;
 	struct trace_record *rec = g_new(struct trace_record, 1);
 	trace_reader *r;
-	trace_writer *w;
 	int rc, version;
 
 	r = trace_reader_open(in, &error);
@@ -73,17 +73,16 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 		trace_reader_free(r);
 		goto fail;
 	}
-	atomic_file_install_signals();
-	w = trace_writer_open_version(out, fmt, version, &error);
-	if (!w) {
+	struct tracked_writer tw;
+
+	/* SIGINT/SIGTERM remove the unfinished output (atomic_file.h) */
+	if (!tracked_writer_open(&tw, out, fmt, version, &error)) {
 		trace_reader_free(r);
 		goto fail;
 	}
-	/* SIGINT/SIGTERM remove the unfinished output (atomic_file.h) */
-	int tracked = trace_writer_tmp_path(w) ? atomic_file_track(trace_writer_tmp_path(w)) : -1;
 	uint64_t n = 0;
 	while ((rc = trace_reader_next(r, rec, &error)) > 0) {
-		if (!trace_writer_put(w, rec, &error))
+		if (!trace_writer_put(tw.w, rec, &error))
 			break;
 		if ((++n & 0xffff) == 0) {
 			char line[64];
@@ -93,13 +92,10 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 	}
 	trace_reader_free(r);
 	if (error) {
-		trace_writer_abort(w);
-		atomic_file_untrack(tracked);
+		tracked_writer_abort(&tw);
 		goto fail;
 	}
-	bool closed = trace_writer_close(w, &error);
-	atomic_file_untrack(tracked);
-	if (!closed)
+	if (!tracked_writer_close(&tw, &error))
 		goto fail;
 	g_free(rec);
 	return 0;

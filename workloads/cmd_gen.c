@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "atomic_file.h"
 #include "gen.h"
+#include "progress.h"
+#include "tracked_writer.h"
 
 #define DEF_SEED 1
 #define DEF_PAGES_TO_SCAN 1600	/* the 2017 experiment's knobs */
@@ -46,11 +49,16 @@ static void usage(FILE *f)
 "  --marks-every-ms N       a 'mark' every N ms of trace time, labels s0001,\n"
 "                           s0002, ... (every workload also marks 'end')\n"
 "  -v, --verbose            print the record count on standard error\n"
+"  --progress               progress on standard error (records, percent of\n"
+"                           the trace's duration, time left) even when it is\n"
+"                           not a terminal; by default shown on a terminal\n"
+"  --quiet                  no progress\n"
 "  -h, --help               this help; 'ksmsim gen WORKLOAD --help' describes\n"
 "                           one workload\n"
 "\n"
 "Every trace starts with the knobs above and 'set run 1' at t=0.\n"
-"Exit status: 0 written, 2 bad usage or a failed write (no file left behind).\n",
+"Exit status: 0 written, 2 bad usage or a failed write, 130/143 interrupted\n"
+"by SIGINT/SIGTERM (no partial file is left behind in any of these cases).\n",
 		DEF_SEED, DEF_PAGES_TO_SCAN, DEF_SLEEP_MS);
 }
 
@@ -104,7 +112,7 @@ static bool parse_double(const char *s, double *out)
 
 enum {
 	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
-	OPT_ZERO,
+	OPT_ZERO, OPT_PROGRESS, OPT_QUIET,
 };
 
 int cmd_gen(int argc, char **argv)
@@ -121,6 +129,8 @@ int cmd_gen(int argc, char **argv)
 		{ "marks-every-ms", required_argument, NULL, OPT_MARKS },
 		{ "use-zero-pages", required_argument, NULL, OPT_ZERO },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -129,7 +139,7 @@ int cmd_gen(int argc, char **argv)
 		.pages_to_scan = DEF_PAGES_TO_SCAN, .sleep_ms = DEF_SLEEP_MS, .use_zero_pages = -1,
 	};
 	const char *out = NULL;
-	bool help = false, verbose = false;
+	bool help = false, verbose = false, quiet = false, force_progress = false;
 	uint64_t v;
 	int c;
 
@@ -187,6 +197,12 @@ int cmd_gen(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case OPT_PROGRESS:
+			force_progress = true;
+			break;
+		case OPT_QUIET:
+			quiet = true;
+			break;
 		case 'h':
 			help = true;
 			break;
@@ -234,28 +250,39 @@ int cmd_gen(int argc, char **argv)
 	GError *error = NULL;
 	struct gen *g = g_new0(struct gen, 1);
 
-	g->w = trace_writer_open(out, trace_format_from_path(out), &error);
-	if (!g->w) {
+	struct tracked_writer tw;
+
+	/* SIGINT/SIGTERM remove the unfinished output (atomic_file.h) */
+	if (!tracked_writer_open(&tw, out, trace_format_from_path(out), 1, &error)) {
 		fprintf(stderr, "ksmsim gen: %s\n", error->message);
 		g_error_free(error);
 		g_free(g);
 		return EXIT_USAGE;
 	}
+	g->w = tw.w;
 	g->error = &error;
 	g->seed = o.seed;
+	g->duration_us = sz.duration_us;
 	g->mark_period_us = o.marks_every_ms * 1000;
 	g->next_mark_us = g->mark_period_us;
+	g->progress = progress_new("ksmsim gen", quiet ? PROGRESS_NEVER :
+				   force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
+	progress_phase(g->progress, "writing", "records");
 	gen_comment(g, "ksmsim gen %s --seed %" PRIu64 ": %u x %" PRIu64 " pages, %.6g s, "
 		    "%u steps", wl->name, o.seed, sz.vms, sz.pages, sz.duration_us / 1e6, sz.ticks);
 	gen_preamble(g, &o);
 
 	bool ok = !g->failed && wl->run(g, &o, &sz) && !g->failed;
 
-	if (ok) {
-		ok = trace_writer_close(g->w, &error);
-	} else {
-		trace_writer_abort(g->w);
-	}
+	if (ok)
+		progress_update(g->progress, g->records, g->now_us, g->duration_us);
+	progress_finish(g->progress);
+	progress_free(g->progress);
+	g->progress = NULL;
+	if (ok)
+		ok = tracked_writer_close(&tw, &error);
+	else
+		tracked_writer_abort(&tw);
 	if (!ok) {
 		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name,
 			error ? error->message : "generation failed");

@@ -39,8 +39,12 @@ struct gen_size {
 	unsigned ticks;		/* the workload's time steps over the duration */
 };
 
+struct progress;
+
 struct gen {
 	trace_writer *w;
+	struct progress *progress;	/* NULL: none; else poked every few records */
+	uint64_t duration_us;
 	struct trace_record rec;
 	GError **error;
 	bool failed;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gen.h"
+#include "progress.h"
 
 static uint64_t splitmix(uint64_t *state)
 {
@@ -70,7 +71,8 @@ static bool put(struct gen *g)
 		g->failed = true;
 		return false;
 	}
-	g->records++;
+	if ((++g->records & 0xfff) == 0 && g->progress)
+		progress_update(g->progress, g->records, g->now_us, g->duration_us);
 	return true;
 }
 

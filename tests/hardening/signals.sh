@@ -6,7 +6,9 @@
 #   1. a run blocked reading a trace from a pipe that stops mid-way (no
 #      timing involved: the outputs are open, the trace never ends);
 #   2. a run busy on a big generated trace, signalled once its outputs exist;
-#   3. a run left alone gives exactly its outputs, nothing else.
+#   3. a run left alone gives exactly its outputs, nothing else;
+#   5. the same for 'gen' busy on a big workload and for 'trace convert'
+#      blocked on a pipe: no partial trace, 130 / 143.
 # usage: signals.sh KSMSIM
 set -u
 # job control: background jobs keep SIGINT (a script's would ignore it, and
@@ -141,6 +143,51 @@ if "$bin" run --trace "$tmp/small.ksmt" --marks-csv "$out/marks.csv" --csv "$out
 else
 	bad "whole run failed: $(cat "$tmp/whole.stderr")"
 fi
+
+# 5. gen and trace convert: their trace writers' temporary files go too.
+# check_tool NAME RC WANT_RC OUTDIR ERRFILE PHASE
+check_tool() {
+	local name=$1 rc=$2 want=$3 out=$4 err=$5 phase=$6
+	[ "$rc" -eq "$want" ] || bad "$name: exit status $rc, expected $want: $(cat "$err")"
+	[ -n "$(ls -A "$out")" ] && bad "$name: files left behind: $(ls -A "$out" | tr '\n' ' ')"
+	grep -Eq "^ksmsim: interrupted; $phase.*1 unfinished output file removed" "$err" ||
+		bad "$name: stderr lacks 'ksmsim: interrupted; $phase...; 1 unfinished output file removed': $(cat "$err")"
+	echo "$name: exit $rc; stderr: $(grep interrupted "$err")"
+}
+for sig in INT TERM; do
+	want=130
+	[ "$sig" = TERM ] && want=143
+	# gen: 4000 guests of kernel-build is ~30 million records, tens of seconds
+	out=$tmp/gen-$sig
+	mkdir -p "$out"
+	"$bin" gen kernel-build --vms 4000 -o "$out/t.ksmb" --quiet 2> "$tmp/gen-$sig.stderr" &
+	pid=$!
+	pids+=("$pid")
+	wait_for_file "$out" "$pid" || bad "gen $sig: no temporary file appeared"
+	sleep 0.3
+	kill -0 "$pid" 2>/dev/null || bad "gen $sig: ended before the signal"
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	check_tool "gen $sig" $? "$want" "$out" "$tmp/gen-$sig.stderr" "writing: [0-9]+ records"
+
+	# convert: the input is a pipe that stops mid-way, so it waits for more
+	# (sent in bulk: the reader fills a whole buffer before it parses)
+	out=$tmp/convert-$sig
+	mkdir -p "$out"
+	mkfifo "$tmp/cfifo-$sig"
+	"$bin" trace convert "$tmp/cfifo-$sig" "$out/t.ksmb" 2> "$tmp/convert-$sig.stderr" &
+	pid=$!
+	pids+=("$pid")
+	exec 9> "$tmp/cfifo-$sig"
+	head -c 4000000 "$trace" | head -n -1 >&9
+	wait_for_file "$out" "$pid" || bad "convert $sig: no temporary file appeared"
+	sleep 0.2
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	exec 9>&-
+	check_tool "convert $sig" "$rc" "$want" "$out" "$tmp/convert-$sig.stderr" ""
+done
 
 if [ "$fails" -gt 0 ]; then
 	echo "$fails check(s) failed" >&2
