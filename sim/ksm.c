@@ -556,13 +556,20 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 
 /* ---- merging (§5) ---- */
 
-/* write_protect_page + pages_identical + replace_page, happy path. */
+/*
+ * write_protect_page + pages_identical + replace_page. write_protect_page
+ * fails while the page waits in an lru_add batch (its refcount is raised).
+ */
 static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, struct page *page,
 				 struct page *kpage)
 {
 	if (page == kpage)
 		return 0;
 	k->truth.mmu_invalidations++;	/* write_protect_page */
+	if (lru_batched(k, page)) {
+		k->truth.merge_refused_lru++;
+		return -1;
+	}
 	k->truth.mmu_change_pte++;
 	if (!kpage) {
 		page->ksm = true;
@@ -621,8 +628,8 @@ static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *item
 	if (try_to_merge_with_ksm_page(k, item, page, NULL))
 		return NULL;
 	if (try_to_merge_with_ksm_page(k, tree_item, tree_page, page)) {
-		/* break_cow: unreachable without races, kept for the shape */
-		page->ksm = false;
+		/* a KSM page mapped once: break_cow unshares it (a fresh copy) */
+		break_ksm_range(k, item->mm, item->vpn, item->vpn + 1);
 		return NULL;
 	}
 	return page;
@@ -796,6 +803,8 @@ static struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pa
 		return NULL;
 	mm = s->mm_slot;
 	if (mm == &k->mm_head) {
+		/* lru_add_drain_all: pages faulted before the pass can merge in it */
+		lru_add_drain(k);
 		advisor_start_scan(k);
 		for (uint32_t i = 0; i < k->nr_roots; i++)
 			k->root_unstable_tree[i].node = NULL;
@@ -1092,6 +1101,7 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->root_stable_tree = g_new0(struct rb_root, 1);
 	k->root_unstable_tree = g_new0(struct rb_root, 1);
 	k->ksmd = KSMD_WAITING;
+	k->lru_gen = 1;		/* 0 is no page's batch */
 	slab_init(&k->item_slab, sizeof(struct rmap_item), 64);
 	slab_init(&k->page_slab, sizeof(struct page), 16);
 	return k;

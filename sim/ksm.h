@@ -45,6 +45,7 @@ struct ksm_truth {
 	uint64_t merges_two;		/* new KSM pages from the unstable tree */
 	uint64_t merges_stable;		/* pages merged into an existing KSM page */
 	uint64_t merges_zero;		/* pages mapped to the zero page */
+	uint64_t merge_refused_lru;	/* write_protect_page refused: page in an lru_add batch */
 	uint64_t memcmp_calls;
 	uint64_t memcmp_bytes;
 	uint64_t page_copies;		/* CoW copies of KSM pages */

@@ -185,6 +185,7 @@ struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 	p->mapcount = 1;
 	p->nid = nid;
 	page_set_content(p, c);
+	lru_add(k, p);
 	return p;
 }
 

@@ -44,6 +44,8 @@ static const struct column {
 	T(merges_two, "KSM pages made from two pages"),
 	T(merges_stable, "pages merged into an existing KSM page"),
 	T(merges_zero, "pages merged with the zero page"),
+	{ "merges_refused_lru", U64, offsetof(struct snapshot, t.merge_refused_lru), false,
+	  "merges refused: the page was new and still in a per-CPU LRU batch" },
 	T(memcmp_calls, "page comparisons"),
 	T(memcmp_bytes, "bytes those comparisons read (estimate)"),
 	T(page_copies, "KSM pages copied by CoW or unshare"),

@@ -293,3 +293,52 @@ dups of at most {mps} mappings each.  Rewrites leave dups with no mapping
 rewritten pages form a second chain, then pages move back and forth between
 the two contents over many passes.
 """, b)
+
+# ---- tricky: new pages wait in the per-CPU lru_add batch (PAGEVEC_SIZE 31)
+def midpass(t, changes, label):
+    """A pass that stops after its first 5 pages for 0.5 s; changes land then."""
+    return ([f"{t} set pages_to_scan 5", f"{t} set sleep_millisecs 1000"] +
+            [f"{t + 500000} {c}" for c in changes] +
+            [f"{t + 500000} mark {label}_mid", f"{t + 500000} set sleep_millisecs 10",
+             f"{t + 500000} set pages_to_scan 5000"] + settles(f"{label}_s", 2, t + 500000))
+
+b = ["0 set pages_to_scan 5000", "0 set sleep_millisecs 10", "0 set smart_scan 0",
+     "0 spawn a", "0 map a 0x1000 200", "0 advise a 0x1000 200 mergeable", "0 fillseq a 0x1000 200 1000",
+     "0 spawn z", "0 map z 0x1000 100", "0 advise z 0x1000 100 mergeable", "0 fill z 0x1000 100 byte:11",
+     "0 set run 1", "0 settle 2", "0 mark merged"]
+b += midpass(0, ["fill z 0x1000 10 byte:11"], "cow10")
+b += midpass(500000, ["fill z 0x1000 45 byte:11"], "cow45")
+b += midpass(1000000, ["fill z 0x1000 62 byte:11"], "cow62")
+b += midpass(1500000, ["fill z 0x1000 20 byte:11", "unmap a 0x10c0 8", "fill z 0x1014 5 byte:11"], "unmap")
+w("tricky_lru_batch", """
+A new anonymous page waits in its CPU's lru_add batch (31 folios) until the
+batch fills or ksmd drains all CPUs at the start of a pass; meanwhile its raised refcount makes write_protect_page
+fail, so KSM cannot merge it.  a: 200 distinct pages (a pass stops after
+its first 5 pages, all of a, when pages_to_scan is 5 and ksmd sleeps 1 s);
+z: 100 pages of byte:11 merged.  0.5 s into a pass, 10, 45, 62 of z's
+pages are written with the bytes they had: CoW copies with unchanged
+checksums that the same pass would merge straight back, but N mod 31 of
+them (10, 14, 0) are still batched and stay volatile until the next pass.
+Last, 20 CoWs, a munmap of 8 of a's pages, 5 more CoWs: 25 stay out, so
+munmap did not drain the batch (nor did an exit, tried by hand, even with
+every task pinned to one CPU).
+""", b)
+
+b = ["0 set pages_to_scan 5000", "0 set sleep_millisecs 10", "0 set smart_scan 0",
+     "0 set max_page_sharing 2", "0 set stable_node_chains_prune_millisecs 0",
+     "0 spawn a", "0 map a 0x1000 200", "0 advise a 0x1000 200 mergeable", "0 fillseq a 0x1000 200 1000",
+     "0 spawn t", "0 map t 0x1000 2", "0 advise t 0x1000 2 mergeable", "0 fill t 0x1000 2 byte:44",
+     "0 spawn s", "0 map s 0x1000 1", "0 advise s 0x1000 1 mergeable", "0 fill s 0x1000 1 byte:44",
+     "0 set run 1", "0 settle 3", "0 mark settled"]
+b += midpass(0, ["fill t 0x1000 2 byte:44"], "cow")
+w("tricky_lru_break_cow", """
+break_cow after half a merge.  max_page_sharing 2 and three byte:44 pages:
+t's two share one KSM page (a full dup), s's sits in the unstable tree.
+Mid-pass both of t's pages are written with byte:44 (CoW: two fresh copies
+in the lru_add batch, the KSM page freed).  Later in the pass t 0x1000
+finds nothing stable and enters the unstable tree; t 0x1001 matches it but
+is batched itself (no merge); s matches t 0x1000: s is write-protected and
+made a KSM page, then t 0x1000 cannot be (batched), so ksmd breaks s's
+half-made KSM page again (break_cow: cow_ksm + 1); those two stay
+volatile until the next pass merges them.
+""", b)

@@ -6,10 +6,15 @@ usage: live_fuzz.py KSMSIM [--first SEED] [--count N] [--keep DIR] [--twice]
 
 Each seed makes a small trace whose outcome the kernel fixes: every change
 happens at one instant with ksmd held (the live replayer holds run=0 across
-a group of same-instant records), and every mark follows a settle, so ksmd
+a group of same-instant records), and most marks follow a settle, so ksmd
 is at a pass boundary when counters are read. Phases mix spawns, fills from
 a small palette (so pages meet), single writes to merged pages, advice
 flips, unmaps, exits, run=2 and the knobs that may change at any time.
+Some phases change things mid-pass instead: a small pages_to_scan and
+sleep_millisecs 1000 make ksmd run one batch and sleep; half a second later
+the changes land (and a mark is taken) while the pass is half done, then
+sleep_millisecs 10 wakes ksmd to finish it. That relies on ksmd waking
+within the half second, true on an idle machine.
 
 Both runs write marks; `ksmsim diff` compares them. A seed whose live and
 model marks differ is kept in --keep DIR (trace + both CSVs) for a
@@ -39,9 +44,11 @@ class Gen:
         self.names = 0
         self.run = 1
         self.merged_possible = False  # something may be merged: EBUSY knobs off
+        self.t = 0
+        self.pts = 2000
 
     def emit(self, s):
-        self.out.append("0 " + s)
+        self.out.append("%d %s" % (self.t, s))
 
     def spawn(self):
         r = self.r
@@ -118,6 +125,8 @@ class Gen:
             v = {"smart_scan": r.randrange(2), "use_zero_pages": r.randrange(2),
                  "pages_to_scan": r.choice([2000, 5000, 100000]),
                  "stable_node_chains_prune_millisecs": r.choice([0, 2000])}[knob]
+            if knob == "pages_to_scan":
+                self.pts = v
             self.emit("set %s %d" % (knob, v))
         elif op < 0.9:
             self.emit("set run 2")
@@ -129,10 +138,14 @@ class Gen:
     def scannable(self):
         return any(m for a in self.mms.values() for (_, m) in a.values())
 
+    def scan_pages(self):
+        return sum(n for a in self.mms.values() for (n, m) in a.values() if m)
+
     def trace(self):
         r = self.r
         self.emit("set sleep_millisecs 10")
-        self.emit("set pages_to_scan %d" % r.choice([2000, 5000]))
+        self.pts = r.choice([2000, 5000])
+        self.emit("set pages_to_scan %d" % self.pts)
         self.emit("set smart_scan %d" % r.randrange(2))
         self.emit("set use_zero_pages %d" % r.randrange(2))
         self.emit("set max_page_sharing %d" % r.choice([2, 3, 4, 256]))
@@ -141,7 +154,17 @@ class Gen:
         self.spawn()
         self.emit("set run 1")
         for phase in range(r.randrange(3, 8)):
-            if phase:
+            if phase and self.scan_pages() >= 20 and r.random() < 0.35:
+                # one batch of a pass now, the changes half a second later
+                self.emit("set pages_to_scan %d" % r.randrange(5, self.scan_pages() // 2))
+                self.emit("set sleep_millisecs 1000")
+                self.t += 500000
+                for _ in range(r.randrange(1, 6)):
+                    self.mutate()
+                self.emit("mark mid%d" % phase)
+                self.emit("set sleep_millisecs 10")
+                self.emit("set pages_to_scan %d" % self.pts)
+            elif phase:
                 for _ in range(r.randrange(1, 6)):
                     self.mutate()
             if not self.scannable():
