@@ -23,6 +23,7 @@
 #include "child.h"
 #include "cli.h"
 #include "ksmfs.h"
+#include "ksm_stat_csv.h"
 #include "reader.h"
 
 int live_measure_scan_rate(int argc, char **argv);	/* scanrate.c */
@@ -35,6 +36,7 @@ struct replay {
 	uint64_t base;
 	GHashTable *mms;	/* name -> struct live_child */
 	FILE *csv;
+	FILE *mm_stats;		/* --mm-stats-csv, or NULL */
 	struct ksm_counters start;
 	uint64_t full_acc;	/* full_scans counted before the last run=2 */
 	uint64_t full_base;	/* kernel full_scans when full_acc was taken */
@@ -166,9 +168,75 @@ static void print_header(FILE *f, const char *path)
 		"stable_node_chains,stable_node_dups,general_profit,cow_ksm\n");
 }
 
+static gint cmp_name(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* /proc/PID/ksm_stat of one child, in the model's struct. */
+static bool read_ksm_stat(const struct live_child *c, struct ksm_stat_row *st, GError **error)
+{
+	char path[64], *text = NULL;
+	unsigned seen = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/ksm_stat", (long)c->pid);
+	if (!g_file_get_contents(path, &text, NULL, error))
+		return false;
+	memset(st, 0, sizeof(*st));
+	st->mm = c->name;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char key[64], val[32];
+
+		if (sscanf(line, "%63s %31s", key, val) != 2)
+			continue;
+		if (!strcmp(key, "ksm_rmap_items"))
+			st->ksm_rmap_items = g_ascii_strtoull(val, NULL, 10), seen |= 1;
+		else if (!strcmp(key, "ksm_zero_pages"))
+			st->ksm_zero_pages = g_ascii_strtoull(val, NULL, 10), seen |= 2;
+		else if (!strcmp(key, "ksm_merging_pages"))
+			st->ksm_merging_pages = g_ascii_strtoull(val, NULL, 10), seen |= 4;
+		else if (!strcmp(key, "ksm_process_profit"))
+			st->ksm_process_profit = g_ascii_strtoll(val, NULL, 10), seen |= 8;
+		else if (!strcmp(key, "ksm_mergeable:"))
+			st->ksm_mergeable = !strcmp(val, "yes"), seen |= 16;
+	}
+	g_free(text);
+	if (seen != 31) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			    "%s: not the ksm_stat this tool knows (a field is missing)", path);
+		return false;
+	}
+	return true;
+}
+
+static bool write_mm_stats(struct replay *rp, const struct trace_record *rec, GError **error)
+{
+	GPtrArray *names = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer key;
+	bool ok = true;
+
+	g_hash_table_iter_init(&it, rp->mms);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		g_ptr_array_add(names, key);
+	g_ptr_array_sort(names, cmp_name);
+	for (guint i = 0; i < names->len && ok; i++) {
+		struct ksm_stat_row st;
+
+		ok = read_ksm_stat(g_hash_table_lookup(rp->mms, names->pdata[i]), &st, error);
+		if (ok)
+			ksm_stat_csv_row(rp->mm_stats, rec->label, rec->t_us, &st);
+	}
+	g_ptr_array_unref(names);
+	return ok;
+}
+
 static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **error)
 {
 	struct ksm_counters c;
+
+	if (rp->mm_stats && !write_mm_stats(rp, rec, error))
+		return false;
 
 	if (!ksmfs_read_counters(&c, error))
 		return false;
@@ -279,13 +347,15 @@ static bool replay(struct replay *rp, trace_reader *r, GError **error)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--settle-timeout SEC]\n"
-		"                   [--base ADDR]\n"
+		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--mm-stats-csv FILE]\n"
+		"                   [--settle-timeout SEC] [--base ADDR]\n"
 		"       ksmsim live --measure-scan-rate [--mib N] [--csv FILE]\n"
 		"       ksmsim live --check\n\n"
 		"Replays a trace on this machine's real KSM (root only): one process per mm,\n"
 		"anonymous mappings at ADDR + vpn * 4096 (default 0x%" G_GINT64_MODIFIER "x),\n"
-		"and prints the marks CSV of `ksmsim run` (standard output by default).\n"
+		"and prints the marks CSV of `ksmsim run` (standard output by default);\n"
+		"--mm-stats-csv also writes every live process's /proc/PID/ksm_stat at each\n"
+		"mark, in the form of `ksmsim run --mm-stats-csv`.\n"
 		"Every KSM knob is saved first, set to the kernel defaults, and restored\n"
 		"(after run=2) however the replay ends; a settle that does not finish within\n"
 		"--settle-timeout seconds (default 120) is an error.\n"
@@ -328,13 +398,13 @@ static void kill_all(GHashTable *mms)
 
 int cmd_live(int argc, char **argv)
 {
-	const char *trace = NULL, *marks = "-";
+	const char *trace = NULL, *marks = "-", *mm_stats_path = NULL;
 	double timeout = 120;
 	uint64_t base = LIVE_DEFAULT_BASE;
 	struct replay rp;
 	struct ksmfs_session sess;
 	trace_reader *r = NULL;
-	atomic_file *out = NULL;
+	atomic_file *out = NULL, *mm_out = NULL;
 	GError *err = NULL, *rerr = NULL;
 	bool ok;
 
@@ -357,6 +427,8 @@ int cmd_live(int argc, char **argv)
 			trace = v;
 		} else if (!strcmp(a, "--marks-csv")) {
 			marks = v;
+		} else if (!strcmp(a, "--mm-stats-csv")) {
+			mm_stats_path = v;
 		} else if (!strcmp(a, "--settle-timeout")) {
 			timeout = g_ascii_strtod(v, &end);
 			if (*end || end == v || !(timeout > 0)) {
@@ -395,6 +467,10 @@ int cmd_live(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	out = atomic_file_open(marks, &err);
+	if (out && mm_stats_path && !(mm_out = atomic_file_open(mm_stats_path, &err))) {
+		atomic_file_abort(out);
+		out = NULL;
+	}
 	if (!out) {
 		fprintf(stderr, "ksmsim live: %s\n", err->message);
 		g_error_free(err);
@@ -405,6 +481,7 @@ int cmd_live(int argc, char **argv)
 		fprintf(stderr, "ksmsim live: %s\n", err->message);
 		g_error_free(err);
 		atomic_file_abort(out);
+		atomic_file_abort(mm_out);
 		trace_reader_free(r);
 		return EXIT_USAGE;
 	}
@@ -417,6 +494,12 @@ int cmd_live(int argc, char **argv)
 	rp.csv = atomic_file_stream(out);
 	rp.want_run = rp.kernel_run = 0;
 	print_header(rp.csv, trace);
+	if (mm_out) {
+		rp.mm_stats = atomic_file_stream(mm_out);
+		fprintf(rp.mm_stats, "# /proc/PID/ksm_stat of every live process at each mark, "
+			"recorded by replaying %s\n", trace);
+		ksm_stat_csv_header(rp.mm_stats);
+	}
 	ok = ksmfs_read_counters(&rp.start, &err);
 	if (ok) {
 		rp.full_base = rp.start.full_scans;
@@ -437,9 +520,15 @@ int cmd_live(int argc, char **argv)
 			fprintf(stderr, "ksmsim live: %s\n", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(out);
+		atomic_file_abort(mm_out);
 		return ksmfs_exit_code(rc);
 	}
-	if (!atomic_file_commit(out, &err)) {
+	bool committed = atomic_file_commit(out, &err);
+	if (!committed)
+		atomic_file_abort(mm_out);
+	else if (mm_out)
+		committed = atomic_file_commit(mm_out, &err);
+	if (!committed) {
 		fprintf(stderr, "ksmsim live: %s\n", err->message);
 		g_error_free(err);
 		return 1;

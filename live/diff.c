@@ -5,7 +5,9 @@
  *
  * Rows pair up by position and must carry the same label. The columns
  * compared are the spec's counters (t_us to cow_ksm), narrowed by --only and
- * --ignore; extra columns are compared only when --only names them. Cells a
+ * --ignore; extra columns are compared only when --only names them. Files
+ * with an 'mm' column (--mm-stats-csv: one row per mm and mark) pair rows on
+ * label and mm, and compare the ksm_stat columns. Cells a
  * file's comments list as varying between live runs ("cells that differ
  * between runs: label.column=value, ...") are skipped.
  */
@@ -22,6 +24,12 @@ static const char *const std_cols[] = {
 	"t_us", "full_scans", "pages_scanned", "pages_shared", "pages_sharing",
 	"pages_unshared", "pages_volatile", "pages_skipped", "ksm_zero_pages",
 	"stable_node_chains", "stable_node_dups", "general_profit", "cow_ksm",
+};
+
+/* The per-mm files (sim/ksm_stat_csv.h). */
+static const char *const mm_cols[] = {
+	"t_us", "ksm_rmap_items", "ksm_zero_pages", "ksm_merging_pages",
+	"ksm_process_profit", "ksm_mergeable",
 };
 
 struct marks {
@@ -248,13 +256,25 @@ static bool in_list(char **list, const char *name)
 	return false;
 }
 
+/* A row's name in messages and in the varying-cells list: label, or label@mm. */
+static char *row_key(const struct marks *m, const GPtrArray *row)
+{
+	int mm = col_index(m->header, "mm");
+	const char *label = row->pdata[col_index(m->header, "label")];
+
+	return mm < 0 ? g_strdup(label) : g_strdup_printf("%s@%s", label,
+							  (char *)row->pdata[mm]);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim diff A.csv B.csv [--only COLS] [--ignore COLS]\n\n"
 		"Compares two marks files row by row (same position, same label) on the\n"
 		"counters t_us .. cow_ksm, or only the comma-separated COLS given to --only\n"
-		"(extra columns too), less those given to --ignore. Cells either file lists\n"
+		"(extra columns too), less those given to --ignore. Per-mm files (written\n"
+		"by --mm-stats-csv) pair rows on label and mm and compare t_us and the\n"
+		"ksm_stat columns. Cells either file lists\n"
 		"in a '# ... cells that differ between runs: label.column=..., ...' comment\n"
 		"are skipped. Prints a table of differing cells (label, column, A, B, B-A).\n"
 		"Exit status: 0 all compared cells agree, 1 some differ, 2 bad input.\n");
@@ -328,9 +348,13 @@ int cmd_diff(int argc, char **argv)
 			if (**p && strcmp(*p, "label") && !in_list(ignore, *p))
 				g_ptr_array_add(cols, *p);
 	} else {
-		for (size_t s = 0; s < G_N_ELEMENTS(std_cols); s++)
-			if (!in_list(ignore, std_cols[s]))
-				g_ptr_array_add(cols, (char *)std_cols[s]);
+		bool per_mm = col_index(m[0].header, "mm") >= 0 && col_index(m[1].header, "mm") >= 0;
+		const char *const *std = per_mm ? mm_cols : std_cols;
+		size_t nstd = per_mm ? G_N_ELEMENTS(mm_cols) : G_N_ELEMENTS(std_cols);
+
+		for (size_t s = 0; s < nstd; s++)
+			if (!in_list(ignore, std[s]))
+				g_ptr_array_add(cols, (char *)std[s]);
 	}
 	for (guint c = 0; c < cols->len; c++) {
 		for (int f = 0; f < 2; f++) {
@@ -352,14 +376,15 @@ int cmd_diff(int argc, char **argv)
 	nrows = MIN(m[0].rows->len, m[1].rows->len);
 	for (guint r = 0; r < nrows; r++) {
 		GPtrArray *ra = m[0].rows->pdata[r], *rb = m[1].rows->pdata[r];
-		const char *la = ra->pdata[col_index(m[0].header, "label")];
-		const char *lb = rb->pdata[col_index(m[1].header, "label")];
+		char *la = row_key(&m[0], ra), *lb = row_key(&m[1], rb);
 
 		if (strcmp(la, lb)) {
 			char *where = g_strdup_printf("row %u", r + 1);
 
 			print_diff(&ndiff, where, "label", la, lb);
 			g_free(where);
+			g_free(la);
+			g_free(lb);
 			continue;
 		}
 		for (guint c = 0; c < cols->len; c++) {
@@ -379,13 +404,15 @@ int cmd_diff(int argc, char **argv)
 			if (strcmp(a, b))
 				print_diff(&ndiff, la, col, a, b);
 		}
+		g_free(la);
+		g_free(lb);
 	}
 	for (int f = 0; f < 2; f++) {
 		for (guint r = nrows; r < m[f].rows->len; r++) {
-			GPtrArray *row = m[f].rows->pdata[r];
-			const char *label = row->pdata[col_index(m[f].header, "label")];
+			char *label = row_key(&m[f], m[f].rows->pdata[r]);
 
 			print_diff(&ndiff, label, "(row)", f ? NULL : "present", f ? "present" : NULL);
+			g_free(label);
 		}
 	}
 	if (m[0].rows->len != m[1].rows->len)

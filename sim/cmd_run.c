@@ -13,6 +13,7 @@
 #include "ksm.h"
 #include "loop.h"
 #include "output.h"
+#include "ksm_stat_csv.h"
 #include "progress.h"
 #include "reader.h"
 
@@ -30,6 +31,9 @@ static void usage(FILE *f)
 "Output (each written whole or not at all):\n"
 "  --marks-csv FILE       one row per 'mark': the spec's columns, then the\n"
 "                         simulator's own (ground truth, cost, ideal dedup)\n"
+"  --mm-stats-csv FILE    at each 'mark', one row per live mm: its\n"
+"                         /proc/PID/ksm_stat (rmap items, zero pages, merging\n"
+"                         pages, process profit, mergeable)\n"
 "  --csv FILE             time series, one row every --interval-ms of\n"
 "                         simulated time (settles included)\n"
 "  --interval-ms N        time series period (default 1000)\n"
@@ -60,6 +64,7 @@ static void usage(FILE *f)
 
 struct run_ctx {
 	FILE *marks;
+	FILE *mm_stats;
 	FILE *series;
 	bool ideal;
 	struct progress *progress;
@@ -78,6 +83,18 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 {
 	struct run_ctx *ctx = p;
 	progress_poke(ctx);
+	if (ctx->mm_stats) {
+		GArray *st = ksm_mm_stats(k);
+		for (guint i = 0; i < st->len; i++) {
+			const struct ksm_mm_stat *m = &g_array_index(st, struct ksm_mm_stat, i);
+			struct ksm_stat_row row = {
+				m->name, m->ksm_rmap_items, m->ksm_zero_pages,
+				m->ksm_merging_pages, m->ksm_process_profit, m->ksm_mergeable,
+			};
+			ksm_stat_csv_row(ctx->mm_stats, label, t_us, &row);
+		}
+		g_array_free(st, TRUE);
+	}
 	if (!ctx->marks)
 		return true;
 	struct snapshot s;
@@ -159,14 +176,14 @@ static const struct {
 
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_QUIET,
-	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP,
+	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP, OPT_MM_STATS,
 	OPT_KNOB = 512,		/* + index into knob_opts, twice: '-' and '_' spellings */
 };
 
 int cmd_run(int argc, char **argv)
 {
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
-	const char *summary_path = NULL, *costs_path = NULL;
+	const char *summary_path = NULL, *costs_path = NULL, *mm_stats_path = NULL;
 	uint64_t interval_ms = 1000;
 	bool quiet = false, force_progress = false, no_ideal = false;
 	struct ksm_options opt = { 0 };
@@ -176,6 +193,7 @@ int cmd_run(int argc, char **argv)
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "hash", required_argument, NULL, OPT_HASH },
 		{ "marks-csv", required_argument, NULL, OPT_MARKS },
+		{ "mm-stats-csv", required_argument, NULL, OPT_MM_STATS },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
 		{ "summary-csv", required_argument, NULL, OPT_SUMMARY },
@@ -208,6 +226,7 @@ int cmd_run(int argc, char **argv)
 		case OPT_TRACE: trace = optarg; break;
 		case OPT_HASH: hash_name = optarg; break;
 		case OPT_MARKS: marks_path = optarg; break;
+		case OPT_MM_STATS: mm_stats_path = optarg; break;
 		case OPT_CSV: csv_path = optarg; break;
 		case OPT_SUMMARY: summary_path = optarg; break;
 		case OPT_QUIET: quiet = true; break;
@@ -282,15 +301,23 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 
-	atomic_file *marks = NULL, *series = NULL, *summary = NULL;
+	atomic_file *marks = NULL, *series = NULL, *summary = NULL, *mm_stats = NULL;
 	trace_reader *reader = NULL;
 	struct ksm *k = NULL;
 	struct run_ctx ctx = { .ideal = !no_ideal, .progress = progress };
 	progress_phase(progress, "running", "records");
 	if ((marks_path && !(marks = atomic_file_open(marks_path, &error))) ||
 	    (csv_path && !(series = atomic_file_open(csv_path, &error))) ||
-	    (summary_path && !(summary = atomic_file_open(summary_path, &error))))
+	    (summary_path && !(summary = atomic_file_open(summary_path, &error))) ||
+	    (mm_stats_path && !(mm_stats = atomic_file_open(mm_stats_path, &error))))
 		goto fail;
+	if (mm_stats) {
+		ctx.mm_stats = atomic_file_stream(mm_stats);
+		fprintf(ctx.mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
+			"/proc/PID/ksm_stat of every live mm at each mark\n",
+			KSMSIM_VERSION, trace, hash->name);
+		ksm_stat_csv_header(ctx.mm_stats);
+	}
 	if (marks) {
 		ctx.marks = atomic_file_stream(marks);
 		fprintf(ctx.marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
@@ -328,17 +355,22 @@ int cmd_run(int argc, char **argv)
 	if (summary)
 		output_summary_csv(atomic_file_stream(summary), trace, hash->name, res.sim_end_us,
 				   res.records, res.batches, &s);
+	/* commit frees each file, so it leaves its pointer at once */
+	atomic_file **outs[] = { &marks, &series, &summary, &mm_stats };
 	sigset_t held;
+	bool committed = true;
 	atomic_file_hold_signals(true, &held);
-	if ((marks && !atomic_file_commit(marks, &error)) ||
-	    (marks = NULL, series && !atomic_file_commit(series, &error)) ||
-	    (series = NULL, summary && !atomic_file_commit(summary, &error))) {
-		summary = NULL;
-		atomic_file_hold_signals(false, &held);
-		goto fail;
+	for (size_t i = 0; i < G_N_ELEMENTS(outs); i++) {
+		atomic_file *f = *outs[i];
+		*outs[i] = NULL;
+		if (f && committed)
+			committed = atomic_file_commit(f, &error);
+		else if (f)
+			atomic_file_abort(f);
 	}
-	summary = NULL;
 	atomic_file_hold_signals(false, &held);
+	if (!committed)
+		goto fail;
 	if (!quiet)
 		output_summary_text(stdout, trace, hash->name, res.sim_end_us, res.records,
 				    res.batches, &s);
@@ -354,6 +386,7 @@ fail:
 	atomic_file_abort(marks);
 	atomic_file_abort(series);
 	atomic_file_abort(summary);
+	atomic_file_abort(mm_stats);
 cleanup:
 	progress_free(progress);
 	if (reader)

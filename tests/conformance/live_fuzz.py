@@ -16,7 +16,8 @@ the changes land (and a mark is taken) while the pass is half done, then
 sleep_millisecs 10 wakes ksmd to finish it. That relies on ksmd waking
 within the half second, true on an idle machine.
 
-Both runs write marks; `ksmsim diff` compares them. A seed whose live and
+Both runs write marks and every process's ksm_stat at each mark; `ksmsim
+diff` compares both. A seed whose live and
 model marks differ is kept in --keep DIR (trace + both CSVs) for a
 conformance case. --twice replays live twice and reports a seed whose two
 live runs differ as live-nondeterministic instead of as a model mismatch.
@@ -194,16 +195,19 @@ def main():
         return 77
     bad = flaky = 0
     with tempfile.TemporaryDirectory() as d:
-        t, m, l1, l2 = (os.path.join(d, x) for x in ("t.ksmt", "m.csv", "l1.csv", "l2.csv"))
+        t, m, l1, l2, mm_m, mm_l = (os.path.join(d, x) for x in (
+            "t.ksmt", "m.csv", "l1.csv", "l2.csv", "m.mm.csv", "l1.mm.csv"))
         for seed in range(a.first, a.first + a.count):
             with open(t, "w") as f:
                 f.write(Gen(seed).trace())
-            pm = run([a.ksmsim, "run", "--quiet", "--trace", t, "--marks-csv", m])
+            pm = run([a.ksmsim, "run", "--quiet", "--trace", t, "--marks-csv", m,
+                      "--mm-stats-csv", mm_m])
             if pm.returncode != 0:
                 print("seed %d: model refused: %s" % (seed, pm.stderr.strip()[-300:]))
                 bad += 1
                 continue
-            pl = run([a.ksmsim, "live", "--trace", t, "--marks-csv", l1])
+            pl = run([a.ksmsim, "live", "--trace", t, "--marks-csv", l1,
+                      "--mm-stats-csv", mm_l])
             if pl.returncode != 0:
                 print("seed %d: live failed: %s" % (seed, pl.stderr.strip()[-300:]))
                 bad += 1
@@ -216,6 +220,8 @@ def main():
                     continue
             pd = run([a.ksmsim, "diff", l1, m])
             if pd.returncode == 0:
+                pd = run([a.ksmsim, "diff", mm_l, mm_m])
+            if pd.returncode == 0:
                 print("seed %d: ok" % seed, flush=True)
                 continue
             bad += 1
@@ -223,7 +229,8 @@ def main():
                 "    " + x for x in pd.stdout.splitlines()[:12])), flush=True)
             if a.keep:
                 os.makedirs(a.keep, exist_ok=True)
-                for src, suffix in ((t, ".ksmt"), (l1, ".live.csv"), (m, ".model.csv")):
+                for src, suffix in ((t, ".ksmt"), (l1, ".live.csv"), (m, ".model.csv"),
+                                    (mm_l, ".live.mm.csv"), (mm_m, ".model.mm.csv")):
                     shutil.copy(src, os.path.join(a.keep, "seed%d%s" % (seed, suffix)))
     print("%d seeds, %d mismatches, %d live-nondeterministic" % (a.count, bad, flaky))
     return 1 if bad else 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Records expected/CASE.csv by replaying cases/CASE.ksmt on the live kernel
-# RUNS times (default 3) with `ksmsim live`. Cells that are not identical in
+# Records expected/CASE.csv (marks) and expected/CASE.mm.csv (each process's
+# /proc/PID/ksm_stat at each mark) by replaying cases/CASE.ksmt on the live
+# kernel RUNS times (default 3) with `ksmsim live`. Cells that are not identical in
 # every run are listed in a "cells that differ between runs:" comment, which
 # `ksmsim diff` and compare.py skip.
 # usage: record.sh PATH/TO/ksmsim CASE...   (root; RUNS=N to change the count)
@@ -18,12 +19,14 @@ for c in "$@"; do
   c=$(basename "$c" .ksmt)
   ok=1
   for i in $(seq 1 "$runs"); do
-    if ! "$bin" live --trace "cases/$c.ksmt" --marks-csv "$tmp/$c.$i.csv" 2>"$tmp/$c.err"; then
+    if ! "$bin" live --trace "cases/$c.ksmt" --marks-csv "$tmp/$c.$i.csv" \
+        --mm-stats-csv "$tmp/$c.mm.$i.csv" 2>"$tmp/$c.err"; then
       echo "FAIL $c: run $i: $(tail -n 1 "$tmp/$c.err")"; ok=0; status=1; break
     fi
   done
   [ "$ok" = 1 ] || continue
-  python3 - "$runs" "$tmp/$c" "expected/$c.csv" <<'PY'
+  for kind in "" ".mm"; do
+  python3 - "$runs" "$tmp/$c$kind" "expected/$c$kind.csv" <<'PY'
 import csv, sys
 runs, stem, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 files = []
@@ -34,11 +37,15 @@ for i in range(1, runs + 1):
 comments, rows = files[0]
 header = rows[0]
 varying = []
+mm = header.index("mm") if "mm" in header else None
 for r, row in enumerate(rows[1:], 1):
+    key = row[0] if mm is None else f"{row[0]}@{row[mm]}"
+    if any(len(f[1]) != len(rows) for f in files):
+        sys.exit(f"{out}: the runs wrote different numbers of rows")
     for c, col in enumerate(header[1:], 1):
         vals = [f[1][r][c] for f in files]
         if len(set(vals)) > 1:
-            varying.append(f"{row[0]}.{col}={'/'.join(vals)}")
+            varying.append(f"{key}.{col}={'/'.join(vals)}")
 with open(out, "w") as f:
     for l in comments:
         f.write(l + "\n")
@@ -52,5 +59,6 @@ with open(out, "w") as f:
         w.writerow(row)
 print(f"recorded {out}: " + (f"{len(varying)} varying cells" if varying else "identical"))
 PY
+  done
 done
 exit $status
