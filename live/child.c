@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Trace mms as real processes: see child.h. */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -175,7 +176,27 @@ static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base)
 	}
 }
 
-struct live_child *live_child_spawn(const char *name, uint64_t base, GError **error)
+int live_default_cpu(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
+bool live_cpu_allowed(int cpu)
+{
+	cpu_set_t set;
+
+	return cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof(set), &set) == 0 &&
+	       CPU_ISSET(cpu, &set);
+}
+
+struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GError **error)
 {
 	int cmd[2], ack[2];
 	pid_t parent = getpid(), pid;
@@ -214,6 +235,22 @@ struct live_child *live_child_spawn(const char *name, uint64_t base, GError **er
 	c->cmd_fd = cmd[1];
 	c->ack_fd = ack[0];
 	g_strlcpy(c->name, name, sizeof(c->name));
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		/* before any command: the child only waits on its pipe until then */
+		if (sched_setaffinity(pid, sizeof(set), &set) != 0) {
+			int e = errno;
+
+			live_child_kill(c);
+			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+				    "cannot pin the process of mm %s to CPU %d: %s", name, cpu,
+				    g_strerror(e));
+			return NULL;
+		}
+	}
 	return c;
 fail:
 	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),

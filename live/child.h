@@ -30,8 +30,19 @@ struct live_child {
 	char name[TRACE_NAME_MAX + 1];
 };
 
-/* Forks a child; it keeps only its two pipe ends and stdin/out/err. */
-struct live_child *live_child_spawn(const char *name, uint64_t base, GError **error);
+/*
+ * Forks a child; it keeps only its two pipe ends and stdin/out/err. cpu >= 0
+ * pins it there before its first command: a new page waits in its CPU's
+ * lru_add batch, and the model keeps one batch, so a replay whose processes
+ * hop between CPUs splits bursts the model would see whole.
+ */
+struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GError **error);
+
+/* The CPU live replays pin to by default: the lowest this process may use. */
+int live_default_cpu(void);
+
+/* Whether this process may run on cpu. */
+bool live_cpu_allowed(int cpu);
 
 /*
  * The verbs a child carries out: map, advise, write/fill, fillseq, unmap.

@@ -13,6 +13,7 @@
  * as full_scans has moved far enough, well within ksmd's sleep.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct replay {
 	const char *path;
 	double settle_timeout;
 	uint64_t base;
+	int cpu;		/* every trace process runs here; -1: anywhere */
 	GHashTable *mms;	/* name -> struct live_child */
 	FILE *csv;
 	FILE *mm_stats;		/* --mm-stats-csv, or NULL */
@@ -270,7 +272,7 @@ static bool apply(struct replay *rp, const struct trace_record *rec, GError **er
 				    rec->mm, rec->node);
 			return false;
 		}
-		c = live_child_spawn(rec->mm, rp->base, error);
+		c = live_child_spawn(rec->mm, rp->base, rp->cpu, error);
 		if (!c)
 			return false;
 		g_hash_table_replace(rp->mms, c->name, c);
@@ -348,7 +350,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--mm-stats-csv FILE]\n"
-		"                   [--settle-timeout SEC] [--base ADDR]\n"
+		"                   [--settle-timeout SEC] [--base ADDR] [--cpu N|any]\n"
 		"       ksmsim live --measure-scan-rate [--mib N] [--csv FILE]\n"
 		"       ksmsim live --check\n\n"
 		"Replays a trace on this machine's real KSM (root only): one process per mm,\n"
@@ -359,6 +361,9 @@ static void usage(FILE *out)
 		"Every KSM knob is saved first, set to the kernel defaults, and restored\n"
 		"(after run=2) however the replay ends; a settle that does not finish within\n"
 		"--settle-timeout seconds (default 120) is an error.\n"
+		"Every trace process is pinned to one CPU (--cpu, default the lowest this\n"
+		"process may use): a new page waits in its CPU's lru_add batch, which the\n"
+		"model keeps as one; --cpu any lets the scheduler move them.\n"
 		"--measure-scan-rate measures ksmd's top scan rate (pages/s) on distinct,\n"
 		"identical and zero pages, N MiB each (default 1024) over 2 processes.\n"
 		"--check exits 0 when a replay could run here, else says why and exits 1.\n",
@@ -401,6 +406,7 @@ int cmd_live(int argc, char **argv)
 	const char *trace = NULL, *marks = "-", *mm_stats_path = NULL;
 	double timeout = 120;
 	uint64_t base = LIVE_DEFAULT_BASE;
+	int cpu = live_default_cpu();
 	struct replay rp;
 	struct ksmfs_session sess;
 	trace_reader *r = NULL;
@@ -444,6 +450,22 @@ int cmd_live(int argc, char **argv)
 				fprintf(stderr, "ksmsim live: bad --base '%s' (page aligned, at most "
 					"2^47 - 2^44)\n", v);
 				return EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--cpu")) {
+			long n;
+
+			if (!strcmp(v, "any")) {
+				cpu = -1;
+			} else {
+				errno = 0;
+				n = strtol(v, &end, 10);
+				if (errno || *end || end == v || n < 0 || n > INT_MAX ||
+				    !live_cpu_allowed((int)n)) {
+					fprintf(stderr, "ksmsim live: bad --cpu '%s' (a CPU this process "
+						"may run on, or 'any')\n", v);
+					return EXIT_USAGE;
+				}
+				cpu = (int)n;
 			}
 		} else {
 			fprintf(stderr, "ksmsim live: unknown option '%s'\n", a);
@@ -490,6 +512,7 @@ int cmd_live(int argc, char **argv)
 	rp.path = trace;
 	rp.settle_timeout = timeout;
 	rp.base = base;
+	rp.cpu = cpu;
 	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
 	rp.csv = atomic_file_stream(out);
 	rp.want_run = rp.kernel_run = 0;

@@ -126,7 +126,7 @@ static bool measure_set(int set, uint64_t pages, struct rate *out, GError **erro
 	    !ksmfs_write("sleep_millisecs", "0", error))
 		return false;
 	for (int k = 0; k < 2; k++) {
-		kids[k] = live_child_spawn(k ? "rate1" : "rate0", LIVE_DEFAULT_BASE, error);
+		kids[k] = live_child_spawn(k ? "rate1" : "rate0", LIVE_DEFAULT_BASE, -1, error);
 		if (!kids[k])
 			goto out;
 	}
