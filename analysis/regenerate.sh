@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Regenerates every table and plot in analysis/results/ (about 25 minutes on
+# Regenerates every table and plot in analysis/results/ (about 10 minutes on
 # two idle cores). Each step echoes its command; every figure is a function of the
 # seeds below, except the checksum benchmark (this machine's speed).
 set -euo pipefail
@@ -35,10 +35,12 @@ step "$ksmsim" collide ksm --seed 1 -o "$c/ksm.csv" --run-csv "$c/ksm_runs.csv" 
 # 3b. the same on the workload generators' traces: CRC-invisible changes,
 # and number-crunching's big unstable tree (scanned faster so it fills)
 mkdir -p "$here/out/traces"
-t="$here/out/traces/crc-adversarial-s1-n1.ksmt"
+# relative to the checkout, so the tables do not name this machine's folders
+cd "$here/.."
+t="analysis/out/traces/crc-adversarial-s1-n1.ksmt"
 [[ -e $t ]] || step "$ksmsim" gen crc-adversarial --seed 1 -o "$t"
 step "$ksmsim" collide ksm --trace "$t" -o "$c/ksm_crc_adversarial.csv" >"$c/ksm_crc_adversarial.txt"
-t="$here/out/traces/number-crunching-s0.2-d30-n1.ksmt"
+t="analysis/out/traces/number-crunching-s0.2-d30-n1.ksmt"
 [[ -e $t ]] || step "$ksmsim" gen number-crunching --scale 0.2 --duration-s 30 --seed 1 -o "$t"
 step "$ksmsim" collide ksm --trace "$t" --hashes jhash2,crc32c,xxhash -o "$c/ksm_number_crunching.csv" \
 	-- --pages-to-scan 4000 --sleep-millisecs 20 >"$c/ksm_number_crunching.txt"

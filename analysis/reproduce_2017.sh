@@ -131,7 +131,7 @@ for w in "${wl[@]}"; do
 			echo "reproduce_2017.sh: $w $h" >&2
 			# shellcheck disable=SC2086  # batch_time is one flag or none
 			"$ksmsim" run --quiet --no-ideal $batch_time ${costs:+--costs-csv "$costs"} \
-				--trace "$t" --hash "$h" --pages-to-scan 1600 \
+				--trace "$t" --trace-label "$(basename "$t")" --hash "$h" --pages-to-scan 1600 \
 				--sleep-millisecs 200 --csv "$s" --interval-ms 1000 --summary-csv "$m"
 		fi
 		# the 2017 averages: every per-second sample, t = 0 excluded

@@ -68,8 +68,10 @@ run_cell() {
 	local t0=$SECONDS extra=()
 	[[ -s $out/run_args ]] && read -r -a extra <"$out/run_args"
 	# shellcheck disable=SC2086  # args is a list of words we built
-	if ! "$ksmsim" run --quiet --trace "$trace" --hash "$hash" $args "${extra[@]}" \
-		"${ser_opts[@]}" --summary-csv "$tmp.sum"; then
+	# traces the sweep generated are named from OUT, so rows do not depend on
+	# where OUT is; traces the user gave keep the path given
+	if ! "$ksmsim" run --quiet --trace "$trace" --trace-label "${trace#"$out"/}" --hash "$hash" \
+		$args "${extra[@]}" "${ser_opts[@]}" --summary-csv "$tmp.sum"; then
 		rm -f "$tmp.sum"
 		echo "sweep.sh: cell $id failed" >&2
 		return 1

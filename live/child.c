@@ -105,9 +105,11 @@ static void store_content(uint8_t *p, const struct trace_content *tc, const uint
 }
 
 /* Carries out one record in the child; 0 or an errno. */
+static uint8_t child_randbuf[TRACE_PAGE_SIZE];
+
 static int child_exec(const struct trace_record *rec, uint64_t base)
 {
-	static uint8_t randbuf[TRACE_PAGE_SIZE];
+	uint8_t *randbuf = child_randbuf;
 	uint8_t *addr = (uint8_t *)(uintptr_t)(base + rec->vpn * TRACE_PAGE_SIZE);
 	size_t len = rec->npages * TRACE_PAGE_SIZE;
 	void *m;
@@ -152,9 +154,24 @@ static int child_exec(const struct trace_record *rec, uint64_t base)
 	}
 }
 
-static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base)
+/*
+ * A new process's first writes (stack, static buffers, pages shared with the
+ * parent since fork) each add a new page to its CPU's lru_add batch, as
+ * trace pages do; make them here, before moving to the trace CPU, so that
+ * CPU's batch holds only the trace's pages.
+ */
+static void __attribute__((noinline)) warm_up(void)
+{
+	volatile uint8_t stack[64 * 1024];
+
+	for (size_t i = 0; i < sizeof(stack); i += 512)
+		stack[i] = 1;
+}
+
+static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base, int cpu)
 {
 	static struct trace_record rec;
+	int32_t err = 0;
 
 	/* never outlive the replay, even if it is killed outright */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -164,8 +181,21 @@ static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	memset(&rec, 0, sizeof(rec));
+	memset(child_randbuf, 0, sizeof(child_randbuf));
+	warm_up();
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) != 0)
+			err = errno;
+	}
+	/* ready (0) or why not: the parent waits for this before any command */
+	if (!write_full(CHILD_ACK_FD, &err, sizeof(err)) || err)
+		_exit(1);
 	for (;;) {
-		int32_t err;
 		int r = read_full(CHILD_CMD_FD, &rec, sizeof(rec));
 
 		if (r <= 0 || rec.verb == TRACE_EXIT)
@@ -194,6 +224,17 @@ bool live_cpu_allowed(int cpu)
 
 	return cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof(set), &set) == 0 &&
 	       CPU_ISSET(cpu, &set);
+}
+
+void live_leave_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	CPU_CLR(cpu, &set);
+	if (CPU_COUNT(&set) > 0)
+		sched_setaffinity(0, sizeof(set), &set);	/* best effort */
 }
 
 struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GError **error)
@@ -226,7 +267,7 @@ struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GE
 			_exit(1);
 		close_range(3, CHILD_CMD_FD - 1, 0);
 		close_range(CHILD_ACK_FD + 1, ~0u, 0);
-		child_main(parent, base);
+		child_main(parent, base, cpu);
 	}
 	close(cmd[0]);
 	close(ack[1]);
@@ -235,19 +276,19 @@ struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GE
 	c->cmd_fd = cmd[1];
 	c->ack_fd = ack[0];
 	g_strlcpy(c->name, name, sizeof(c->name));
-	if (cpu >= 0) {
-		cpu_set_t set;
+	{
+		int32_t ready = 0;
+		int r = read_full(c->ack_fd, &ready, sizeof(ready));
 
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		/* before any command: the child only waits on its pipe until then */
-		if (sched_setaffinity(pid, sizeof(set), &set) != 0) {
-			int e = errno;
-
+		if (r <= 0 || ready) {
 			live_child_kill(c);
-			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
-				    "cannot pin the process of mm %s to CPU %d: %s", name, cpu,
-				    g_strerror(e));
+			if (r > 0)
+				g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(ready),
+					    "cannot pin the process of mm %s to CPU %d: %s", name,
+					    cpu, g_strerror(ready));
+			else
+				g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+					    "the process of mm %s died before it was ready", name);
 			return NULL;
 		}
 	}

@@ -45,6 +45,13 @@ int live_default_cpu(void);
 bool live_cpu_allowed(int cpu);
 
 /*
+ * Moves this process off cpu when it may run elsewhere: its own writes
+ * after a fork (copy-on-write of pages a child shares) are new pages too,
+ * and belong in another CPU's batch than the trace's.
+ */
+void live_leave_cpu(int cpu);
+
+/*
  * The verbs a child carries out: map, advise, write/fill, fillseq, unmap.
  * For write, rec->npages is 1. Errors name the mm and the system error.
  */

@@ -362,8 +362,10 @@ static void usage(FILE *out)
 		"(after run=2) however the replay ends; a settle that does not finish within\n"
 		"--settle-timeout seconds (default 120) is an error.\n"
 		"Every trace process is pinned to one CPU (--cpu, default the lowest this\n"
-		"process may use): a new page waits in its CPU's lru_add batch, which the\n"
-		"model keeps as one; --cpu any lets the scheduler move them.\n"
+		"process may use), after its own start-up writes, and the replayer moves\n"
+		"to the other CPUs: a new page waits in its CPU's lru_add batch, which the\n"
+		"model keeps as one, for trace pages only; --cpu any lets the scheduler\n"
+		"place them all.\n"
 		"--measure-scan-rate measures ksmd's top scan rate (pages/s) on distinct,\n"
 		"identical and zero pages, N MiB each (default 1024) over 2 processes.\n"
 		"--check exits 0 when a replay could run here, else says why and exits 1.\n",
@@ -513,6 +515,7 @@ int cmd_live(int argc, char **argv)
 	rp.settle_timeout = timeout;
 	rp.base = base;
 	rp.cpu = cpu;
+	live_leave_cpu(cpu);
 	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
 	rp.csv = atomic_file_stream(out);
 	rp.want_run = rp.kernel_run = 0;

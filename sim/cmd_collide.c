@@ -1135,6 +1135,9 @@ static int cmd_ksm(int argc, char **argv)
 		g_ptr_array_add(args, (gpointer)h->name);
 		g_ptr_array_add(args, "--summary-csv");
 		g_ptr_array_add(args, sum);
+		/* rows name the trace, not the temporary folder it was written to */
+		g_ptr_array_add(args, "--trace-label");
+		g_ptr_array_add(args, gen && !keep ? "(generated)" : (gpointer)trace);
 		/* the final snapshot may fall mid-scan: keep 1 s samples for the peak */
 		gchar *ser = g_strdup_printf("%s/series-%s.csv", dir, h->name);
 		g_ptr_array_add(args, "--csv");

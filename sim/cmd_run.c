@@ -38,6 +38,9 @@ static void usage(FILE *f)
 "                         simulated time (settles included)\n"
 "  --interval-ms N        time series period (default 1000)\n"
 "  --summary-csv FILE     the final summary as one CSV row\n"
+"  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
+"                         given), e.g. a name that does not depend on where\n"
+"                         it was kept\n"
 "  --quiet                no summary on standard output, no progress\n"
 "  --progress             progress on standard error (records, percent of the\n"
 "                         trace, rate, ETA) even when it is not a terminal\n"
@@ -175,7 +178,7 @@ static const struct {
 };
 
 enum {
-	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_QUIET,
+	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_LABEL, OPT_QUIET,
 	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP, OPT_MM_STATS,
 	OPT_KNOB = 512,		/* + index into knob_opts, twice: '-' and '_' spellings */
 };
@@ -184,6 +187,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
 	const char *summary_path = NULL, *costs_path = NULL, *mm_stats_path = NULL;
+	const char *trace_label = NULL;
 	uint64_t interval_ms = 1000;
 	bool quiet = false, force_progress = false, no_ideal = false;
 	struct ksm_options opt = { 0 };
@@ -197,6 +201,7 @@ int cmd_run(int argc, char **argv)
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
 		{ "summary-csv", required_argument, NULL, OPT_SUMMARY },
+		{ "trace-label", required_argument, NULL, OPT_LABEL },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "check", no_argument, NULL, OPT_CHECK },
@@ -229,6 +234,7 @@ int cmd_run(int argc, char **argv)
 		case OPT_MM_STATS: mm_stats_path = optarg; break;
 		case OPT_CSV: csv_path = optarg; break;
 		case OPT_SUMMARY: summary_path = optarg; break;
+		case OPT_LABEL: trace_label = optarg; break;
 		case OPT_QUIET: quiet = true; break;
 		case OPT_PROGRESS: force_progress = true; break;
 		case OPT_CHECK: opt.check = true; break;
@@ -315,13 +321,13 @@ int cmd_run(int argc, char **argv)
 		ctx.mm_stats = atomic_file_stream(mm_stats);
 		fprintf(ctx.mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
 			"/proc/PID/ksm_stat of every live mm at each mark\n",
-			KSMSIM_VERSION, trace, hash->name);
+			KSMSIM_VERSION, trace_label ? trace_label : trace, hash->name);
 		ksm_stat_csv_header(ctx.mm_stats);
 	}
 	if (marks) {
 		ctx.marks = atomic_file_stream(marks);
 		fprintf(ctx.marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
-			KSMSIM_VERSION, trace, hash->name);
+			KSMSIM_VERSION, trace_label ? trace_label : trace, hash->name);
 		fprintf(ctx.marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
 			" trace start; t_us is the mark's timestamp as written in the trace\n");
 		output_marks_header(ctx.marks);
@@ -353,7 +359,7 @@ int cmd_run(int argc, char **argv)
 	struct snapshot s;
 	snapshot_take(k, !no_ideal, &s);
 	if (summary)
-		output_summary_csv(atomic_file_stream(summary), trace, hash->name, res.sim_end_us,
+		output_summary_csv(atomic_file_stream(summary), trace_label ? trace_label : trace, hash->name, res.sim_end_us,
 				   res.records, res.batches, &s);
 	/* commit frees each file, so it leaves its pointer at once */
 	atomic_file **outs[] = { &marks, &series, &summary, &mm_stats };
@@ -372,7 +378,7 @@ int cmd_run(int argc, char **argv)
 	if (!committed)
 		goto fail;
 	if (!quiet)
-		output_summary_text(stdout, trace, hash->name, res.sim_end_us, res.records,
+		output_summary_text(stdout, trace_label ? trace_label : trace, hash->name, res.sim_end_us, res.records,
 				    res.batches, &s);
 	status = 0;
 	goto cleanup;

@@ -79,8 +79,15 @@ collide-crafted)
 		fail "8-bit word-change rate is not about 1/256"
 	;;
 collide-ksm)
-	"$ksmsim" collide ksm --guests 2 --pages 3000 --image 600 --churn 300 --crafted 300 \
-		--seconds 4 --hashes crc32c,xxhash -o "$tmp/k.csv" >/dev/null 2>&1
+	for i in 1 2; do
+		"$ksmsim" collide ksm --guests 2 --pages 3000 --image 600 --churn 300 --crafted 300 \
+			--seconds 4 --hashes crc32c,xxhash -o "$tmp/k.csv" --run-csv "$tmp/r$i.csv" \
+			>/dev/null 2>&1
+	done
+	# the run rows name the generated trace the same way every time
+	cmp -s "$tmp/r1.csv" "$tmp/r2.csv" || fail "--run-csv differs between runs: $(diff "$tmp/r1.csv" "$tmp/r2.csv" | head -3)"
+	[[ $(cut -d, -f1 "$tmp/r1.csv" | sort -u) == $'(generated)\ntrace' ]] ||
+		fail "--run-csv trace column: $(cut -d, -f1 "$tmp/r1.csv" | sort -u | tr '\n' ' ')"
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$1 == "crc32c" && $c["false_positives"] == 0 { print "crc32c saw no false positive"; bad = 1 }
 	$1 == "xxhash" && $c["false_positives"] != 0 { print "xxhash false positives"; bad = 1 }

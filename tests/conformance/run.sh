@@ -5,7 +5,8 @@
 # expected/ using `ksmsim diff` (cells the expected files list as varying
 # are skipped).
 # usage: run.sh PATH/TO/ksmsim model|live [CASE ...]
-#   model: ksmsim run --trace CASE --marks-csv OUT
+#   model: ksmsim run --check --trace CASE --marks-csv OUT (every invariant
+#          checked after every batch, too)
 #   live:  ksmsim live --trace CASE --marks-csv OUT (root; exits 77, meson's
 #          "skipped", when live KSM cannot be used here)
 # Live, a case that differs is replayed again, up to KSMSIM_LIVE_ATTEMPTS
@@ -21,7 +22,7 @@ mode=${2:?usage: run.sh PATH/TO/ksmsim model|live [CASE ...]}
 shift 2
 attempts=1
 case $mode in
-  model) sub=run ;;
+  model) sub="run --check" ;;
   live)
     sub=live
     attempts=${KSMSIM_LIVE_ATTEMPTS:-3}

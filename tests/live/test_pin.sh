@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ksmsim live pins every trace process to one CPU (--cpu N; the lowest
-# allowed by default) and leaves them free with --cpu any; a CPU it may not
-# use is refused before KSM is touched. Skips (77) where live KSM cannot be
+# allowed by default) and itself runs elsewhere (where it may), and leaves
+# all free with --cpu any; a CPU it may not use is refused before KSM is
+# touched. Skips (77) where live KSM cannot be
 # used.
 set -u
 bin=${1:?usage: test_pin.sh PATH/TO/ksmsim}
@@ -40,9 +41,24 @@ check() {	# check EXPECTED [ARGS...]
   "$bin" live --trace "$tmp/t.ksmt" --marks-csv "$tmp/m.csv" "$@" & local pid=$!
   sleep 0.3
   local got; got=$(kids_cpus $pid | sort -u)
+  local own; own=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$pid/status)
   wait $pid || fail "live $* exited $?"
   [ "$got" = "$want" ] && echo "ok   ${*:-default}: children on $got" ||
     fail "${*:-default}: children allowed '$got', want '$want'"
+  # the replayer itself: off the trace CPU when it has another, else as it was
+  if [ "$want" != "$allowed" ] && [ "$first" != "$last" ]; then
+    python3 - "$own" "$want" <<'P' && echo "ok   ${*:-default}: replayer on $own" ||
+import sys
+def cpus(s):
+    out = set()
+    for part in s.split(","):
+        a, _, b = part.partition("-")
+        out |= set(range(int(a), int(b or a) + 1))
+    return out
+sys.exit(int(sys.argv[2]) in cpus(sys.argv[1]))
+P
+      fail "${*:-default}: replayer allowed '$own', shares CPU $want"
+  fi
 }
 check "$first"
 check "$last" --cpu "$last"
