@@ -44,7 +44,11 @@ t="analysis/out/traces/number-crunching-s0.2-d30-n1.ksmt"
 [[ -e $t ]] || step "$ksmsim" gen number-crunching --scale 0.2 --duration-s 30 --seed 1 -o "$t"
 step "$ksmsim" collide ksm --trace "$t" --hashes jhash2,crc32c,xxhash -o "$c/ksm_number_crunching.csv" \
 	-- --pages-to-scan 4000 --sleep-millisecs 20 >"$c/ksm_number_crunching.txt"
-# 4. the 2017 tables
+# 4. the 2017 tables (runs afresh: reproduce_2017.sh and sweep.sh reuse
+# what they find, which would keep figures from an older model; the
+# generated traces are kept, as they depend only on their seeds)
+rm -rf "$res/2017/series" "$res/2017/summary" "$here/out/sweep-2017/cells" \
+	"$here/out/sweep-2017/sweep.csv"
 step "$here/reproduce_2017.sh" --out "$res/2017" >/dev/null
 # 5. a small sweep on the 2017 kernel-build workload
 step "$here/sweep.sh" --workload kernel-build --scale 0.0625 --seed 1 \

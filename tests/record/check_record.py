@@ -5,6 +5,7 @@
   check_record.py pattern KSMSIM PATTERN   record PATTERN, check every page
   check_record.py errors  KSMSIM PATTERN   missing command, not root, exits at once
   check_record.py sigint  KSMSIM PATTERN   SIGINT mid-capture: the trace replays
+  check_record.py progress KSMSIM PATTERN  progress lines: --progress, --quiet, none
 
 Exit 77 (skip) when not root, or when record refuses to run for want of
 soft-dirty tracking (its auto mode compares page bytes instead).
@@ -247,13 +248,33 @@ def test_sigint(ksmsim, pattern, tmp):
     print("ok: %d records" % len(recs))
 
 
+def test_progress(ksmsim, pattern, tmp):
+    need_root(ksmsim, tmp)
+    import re
+    line = re.compile(r"^ksmsim record: recording: \d+ page writes, 100\.0%", re.M)
+    for extra, want in ((["--progress"], True), ([], False), (["--quiet", "--progress"], False)):
+        out = os.path.join(tmp, "g.ksmb")
+        r = record(ksmsim, out, ["sleep", "5"], ["--max-seconds", "1", *extra])
+        if r.returncode != 0:
+            fail("record %s exited %d: %s" % (extra, r.returncode, r.stderr))
+        got = "recording:" in r.stderr
+        if got != want:
+            fail("record %s: progress %s on a non-terminal stderr:\n%s"
+                 % (extra, "shown" if got else "missing", r.stderr))
+        if want and (not line.search(r.stderr) or "\r" in r.stderr):
+            fail("record %s: no final 100%% line, or carriage returns:\n%s" % (extra, r.stderr))
+        os.unlink(out)
+    print("ok: progress shown with --progress only, ending at 100%")
+
+
 def main():
     mode, ksmsim, pattern = sys.argv[1:4]
     if mode == "check":     # check an existing trace: check_record.py check KSMSIM TRACE
         check_pattern_trace(ksmsim, pattern)
         return
     with tempfile.TemporaryDirectory(prefix="ksmsim-record-") as tmp:
-        {"pattern": test_pattern, "errors": test_errors, "sigint": test_sigint}[mode](ksmsim, pattern, tmp)
+        {"pattern": test_pattern, "errors": test_errors, "sigint": test_sigint,
+         "progress": test_progress}[mode](ksmsim, pattern, tmp)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@
 #include <xxhash.h>
 #include "cli.h"
 #include "check.h"
+#include "progress.h"
 #include "writer.h"
 
 #define PAGE 4096u
@@ -129,6 +130,7 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim record [--interval-ms N] [--as-vm NAME] [--max-seconds N]\n"
 		"                     [--mark-every N] [--baseline] [--find MODE]\n"
+		"                     [--progress | --quiet]\n"
 		"                     -o FILE -- COMMAND [ARG...]\n"
 		"\n"
 		"Run COMMAND (as root) and record the page writes of its whole process tree as\n"
@@ -154,6 +156,10 @@ static int usage(FILE *out)
 		"                        compare (read every present page each interval and\n"
 		"                        keep those whose bytes changed: misses stores of the\n"
 		"                        same bytes), auto (soft-dirty where the kernel has it)\n"
+		"      --progress        progress on standard error (intervals, page writes,\n"
+		"                        percent of --max-seconds) even when it is not a\n"
+		"                        terminal; by default shown on a terminal\n"
+		"      --quiet           no progress\n"
 		"  -h, --help            show this help\n"
 		"\n"
 		"COMMAND runs in its own process group. SIGINT/SIGTERM end the capture after\n"
@@ -886,6 +892,8 @@ int cmd_record(int argc, char **argv)
 		{ "mark-every", required_argument, NULL, 'k' },
 		{ "baseline", no_argument, NULL, 'b' },
 		{ "find", required_argument, NULL, 'F' },
+		{ "progress", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -893,6 +901,8 @@ int cmd_record(int argc, char **argv)
 	uint64_t interval_ms = 100, mark_every = 10;
 	double max_seconds = 0, baseline = -1, t_start, t_end, next;
 	struct recorder rc = { 0 };
+	struct progress *progress = NULL;
+	bool quiet = false, force_progress = false;
 	struct sigaction sa = { 0 };
 	GError *error = NULL;
 	struct stat st;
@@ -936,6 +946,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'b':
 			baseline = 0;
+			break;
+		case 'P':
+			force_progress = true;
+			break;
+		case 'Q':
+			quiet = true;
 			break;
 		case 'F':
 			if (strcmp(optarg, "auto") == 0)
@@ -1047,6 +1063,9 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
+	progress = progress_new("ksmsim record", quiet ? PROGRESS_NEVER :
+				force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
+	progress_phase(progress, "recording", "page writes");
 	next = t_start;
 	for (;;) {
 		bool last = got_signal || rc.error || rc.vpn_full;
@@ -1061,6 +1080,9 @@ int cmd_record(int argc, char **argv)
 			snprintf(label, sizeof(label), "i%" G_GUINT64_FORMAT, rc.intervals);
 			put_named(&rc, TRACE_MARK, label);
 		}
+		/* the fraction done is known only with a time limit */
+		progress_update(progress, rc.pages, (uint64_t)((now_s() - t_start) * 1000),
+				max_seconds > 0 ? (uint64_t)(max_seconds * 1000) : 0);
 		if (last || rc.error || rc.vpn_full || (rc.root_reaped && !g_hash_table_size(rc.procs)))
 			break;
 		next += interval_ms / 1e3;
@@ -1069,6 +1091,7 @@ int cmd_record(int argc, char **argv)
 		sleep_until(next);
 	}
 	t_end = now_s();
+	progress_finish(progress);
 	put_named(&rc, TRACE_MARK, "end");
 	if (!rc.root_reaped || g_hash_table_size(rc.procs))
 		stop_command(&rc, got_signal ? got_signal : SIGTERM);
@@ -1133,6 +1156,7 @@ int cmd_record(int argc, char **argv)
 	if (got_signal)
 		ret = got_signal == SIGINT ? 130 : 143;
 out:
+	progress_free(progress);
 	if (rc.procs)
 		g_hash_table_destroy(rc.procs);
 	g_free(rc.vm);
