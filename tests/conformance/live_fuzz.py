@@ -3,7 +3,7 @@
 """Random scenarios replayed on the live kernel and in the model, diffed.
 
 usage: live_fuzz.py KSMSIM [--first SEED] [--count N] [--keep DIR] [--twice]
-                    [--attempts N]
+                    [--attempts N] [--scale K]
 
 Each seed makes a small trace whose outcome the kernel fixes: every change
 happens at one instant with ksmd held (the live replayer holds run=0 across
@@ -42,8 +42,9 @@ def content(r):
 
 
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, scale=1):
         self.r = random.Random(seed)
+        self.scale = scale
         self.out = ["ksmtrace 1", "# live_fuzz seed %d" % seed]
         self.mms = {}  # name -> {base: [npages, mergeable]}
         self.names = 0
@@ -63,14 +64,14 @@ class Gen:
         areas = {}
         base = 0x1000 * r.randrange(1, 4)
         for _ in range(r.randrange(1, 3)):
-            n = r.randrange(1, 120)
+            n = r.randrange(1, 120 * self.scale)
             self.emit("map %s %#x %d" % (name, base, n))
             mergeable = r.random() < 0.9
             if mergeable:
                 self.emit("advise %s %#x %d mergeable" % (name, base, n))
             areas[base] = [n, mergeable]
             self.fill_area(name, base, n)
-            base += n + r.randrange(0, 40)
+            base += n + r.randrange(0, 40 * self.scale)
         self.mms[name] = areas
 
     def fill_area(self, name, base, n):
@@ -193,6 +194,8 @@ def main():
     ap.add_argument("--keep", help="folder for the traces that differ")
     ap.add_argument("--twice", action="store_true")
     ap.add_argument("--attempts", type=int, default=2)
+    ap.add_argument("--scale", type=int, default=1,
+                    help="areas up to 120 x SCALE pages (default 1)")
     a = ap.parse_args()
     if a.attempts < 1:
         ap.error("--attempts must be at least 1")
@@ -206,7 +209,7 @@ def main():
             "t.ksmt", "m.csv", "l1.csv", "l2.csv", "m.mm.csv", "l1.mm.csv"))
         for seed in range(a.first, a.first + a.count):
             with open(t, "w") as f:
-                f.write(Gen(seed).trace())
+                f.write(Gen(seed, a.scale).trace())
             pm = run([a.ksmsim, "run", "--quiet", "--trace", t, "--marks-csv", m,
                       "--mm-stats-csv", mm_m])
             if pm.returncode != 0:
