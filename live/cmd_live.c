@@ -30,6 +30,13 @@
 int live_measure_scan_rate(int argc, char **argv);	/* scanrate.c */
 
 #define SETTLE_POLL_NS 1000000	/* 1 ms: ksmd's 10 ms sleep is the margin */
+/*
+ * A settle needs that margin to stop ksmd at the pass boundary: below it
+ * (sleep_millisecs 0 never sleeps) the settle runs at this sleep instead.
+ * The trace clock stands still in a settle, so only jiffies-based effects
+ * (chain pruning, the advisor) could tell.
+ */
+#define SETTLE_MIN_SLEEP_MS 10
 
 struct replay {
 	const char *path;
@@ -43,6 +50,7 @@ struct replay {
 	uint64_t full_acc;	/* full_scans counted before the last run=2 */
 	uint64_t full_base;	/* kernel full_scans when full_acc was taken */
 	int want_run;		/* the trace's run */
+	uint64_t sleep_ms;	/* the trace's sleep_millisecs */
 	int kernel_run;		/* what we last wrote */
 	bool in_group;
 	uint64_t group_t;
@@ -111,6 +119,8 @@ static bool group_end(struct replay *rp, GError **error)
 
 static bool do_set(struct replay *rp, const struct trace_record *rec, GError **error)
 {
+	if (rec->knob == KNOB_SLEEP_MILLISECS)
+		rp->sleep_ms = rec->value;
 	if (rec->knob != KNOB_RUN)
 		return ksmfs_write_knob(rec->knob, rec->value, error);
 	rp->want_run = (int)rec->value;
@@ -122,6 +132,7 @@ static bool do_set(struct replay *rp, const struct trace_record *rec, GError **e
 static bool do_settle(struct replay *rp, const struct trace_record *rec, GError **error)
 {
 	uint64_t fs0, fs, t0 = now_ns(), deadline;
+	bool lift = rp->sleep_ms < SETTLE_MIN_SLEEP_MS;
 
 	if (rp->want_run != 1) {
 		g_set_error(error, TRACE_ERROR, TRACE_ERROR_PARSE,
@@ -129,6 +140,8 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 		return false;
 	}
 	deadline = t0 + (uint64_t)(rp->settle_timeout * 1e9);
+	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, SETTLE_MIN_SLEEP_MS, error))
+		return false;
 	if (!ksmfs_read_u64("full_scans", &fs0, error) || !write_run(rp, 1, error))
 		return false;
 	for (;;) {
@@ -148,6 +161,8 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 	}
 	/* stop ksmd again before its sleep ends: later same-time records come first */
 	if (rp->in_group && !write_run(rp, 0, error))
+		return false;
+	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, rp->sleep_ms, error))
 		return false;
 	rp->settled_ns += now_ns() - t0;
 	return true;
@@ -360,7 +375,8 @@ static void usage(FILE *out)
 		"mark, in the form of `ksmsim run --mm-stats-csv`.\n"
 		"Every KSM knob is saved first, set to the kernel defaults, and restored\n"
 		"(after run=2) however the replay ends; a settle that does not finish within\n"
-		"--settle-timeout seconds (default 120) is an error.\n"
+		"--settle-timeout seconds (default 120) is an error. A settle runs ksmd with\n"
+		"sleep_millisecs at least 10, so that it can be stopped at the pass boundary.\n"
 		"Every trace process is pinned to one CPU (--cpu, default the lowest this\n"
 		"process may use), after its own start-up writes, and the replayer moves\n"
 		"to the other CPUs: a new page waits in its CPU's lru_add batch, which the\n"
@@ -519,6 +535,7 @@ int cmd_live(int argc, char **argv)
 	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
 	rp.csv = atomic_file_stream(out);
 	rp.want_run = rp.kernel_run = 0;
+	rp.sleep_ms = knob_defaults[KNOB_SLEEP_MILLISECS];	/* what session_begin set */
 	print_header(rp.csv, trace);
 	if (mm_out) {
 		rp.mm_stats = atomic_file_stream(mm_out);

@@ -3,7 +3,7 @@
 """Random scenarios replayed on the live kernel and in the model, diffed.
 
 usage: live_fuzz.py KSMSIM [--first SEED] [--count N] [--keep DIR] [--twice]
-                    [--attempts N] [--scale K]
+                    [--attempts N] [--scale K] [--wide]
 
 Each seed makes a small trace whose outcome the kernel fixes: every change
 happens at one instant with ksmd held (the live replayer holds run=0 across
@@ -32,8 +32,13 @@ import argparse, os, random, shutil, subprocess, sys, tempfile
 PALETTE = ["zero", "byte:11", "byte:22", "byte:33", "rand:5", "rand:6", "rand:7"]
 
 
-def content(r):
+def content(r, wide=False):
     x = r.random()
+    if wide and x < 0.1:
+        # partial stores: often the bytes the page already has
+        if r.random() < 0.5:
+            return "bytes:%d:%02x" % (r.randrange(4096), r.choice([0, 0x11, 0x22, 0x33]))
+        return "patch:%d:%d:%d" % (r.randrange(4000), r.randrange(1, 96), r.randrange(3))
     if x < 0.75:
         return r.choice(PALETTE)
     if x < 0.9:
@@ -42,9 +47,10 @@ def content(r):
 
 
 class Gen:
-    def __init__(self, seed, scale=1):
+    def __init__(self, seed, scale=1, wide=False):
         self.r = random.Random(seed)
         self.scale = scale
+        self.wide = wide
         self.out = ["ksmtrace 1", "# live_fuzz seed %d" % seed]
         self.mms = {}  # name -> {base: [npages, mergeable]}
         self.names = 0
@@ -82,7 +88,7 @@ class Gen:
             if r.random() < 0.2:
                 self.emit("fillseq %s %#x %d %d" % (name, base + i, k, r.randrange(1000)))
             else:
-                self.emit("fill %s %#x %d %s" % (name, base + i, k, content(r)))
+                self.emit("fill %s %#x %d %s" % (name, base + i, k, content(r, self.wide)))
             i += k
 
     def mutate(self):
@@ -102,9 +108,9 @@ class Gen:
             s = r.randrange(n)
             k = r.randrange(1, min(n - s, 20) + 1)
             if k == 1 or r.random() < 0.5:
-                self.emit("write %s %#x %s" % (name, base + s, content(r)))
+                self.emit("write %s %#x %s" % (name, base + s, content(r, self.wide)))
             else:
-                self.emit("fill %s %#x %d %s" % (name, base + s, k, content(r)))
+                self.emit("fill %s %#x %d %s" % (name, base + s, k, content(r, self.wide)))
         elif op < 0.55:
             s = r.randrange(n)
             k = r.randrange(1, n - s + 1)
@@ -136,10 +142,17 @@ class Gen:
             self.emit("set %s %d" % (knob, v))
         elif op < 0.9:
             self.emit("set run 2")
+            if self.wide and r.random() < 0.4:
+                self.emit("set merge_across_nodes %d" % r.randrange(2))
             self.emit("set run 1")
             self.merged_possible = False
             if r.random() < 0.5:
                 self.emit("set max_page_sharing %d" % r.choice([2, 3, 5, 256]))
+        elif self.wide and op < 0.95:
+            # settles of many small batches, and another sleep
+            self.pts = r.choice([7, 50, 300, 2000])
+            self.emit("set pages_to_scan %d" % self.pts)
+            self.emit("set sleep_millisecs %d" % r.choice([0, 1, 10, 20]))
 
     def scannable(self):
         return any(m for a in self.mms.values() for (_, m) in a.values())
@@ -196,6 +209,9 @@ def main():
     ap.add_argument("--attempts", type=int, default=2)
     ap.add_argument("--scale", type=int, default=1,
                     help="areas up to 120 x SCALE pages (default 1)")
+    ap.add_argument("--wide", action="store_true",
+                    help="also partial stores (bytes:, patch:), merge_across_nodes "
+                         "after run=2, small pages_to_scan and other sleeps")
     a = ap.parse_args()
     if a.attempts < 1:
         ap.error("--attempts must be at least 1")
@@ -209,7 +225,7 @@ def main():
             "t.ksmt", "m.csv", "l1.csv", "l2.csv", "m.mm.csv", "l1.mm.csv"))
         for seed in range(a.first, a.first + a.count):
             with open(t, "w") as f:
-                f.write(Gen(seed, a.scale).trace())
+                f.write(Gen(seed, a.scale, a.wide).trace())
             pm = run([a.ksmsim, "run", "--quiet", "--trace", t, "--marks-csv", m,
                       "--mm-stats-csv", mm_m])
             if pm.returncode != 0:
