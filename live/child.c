@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "child.h"
@@ -16,6 +17,34 @@
 
 #define CHILD_CMD_FD 100
 #define CHILD_ACK_FD 101
+
+/*
+ * Once pinned, a child's memory system calls go to the kernel directly: a
+ * sanitizer's interceptors (ASan builds) would write their own bookkeeping
+ * and shadow pages, new pages that join the trace CPU's lru_add batch.
+ */
+static void *sys_mmap(void *addr, size_t len, int prot, int flags)
+{
+	long r = syscall(SYS_mmap, addr, len, prot, flags, -1, 0);
+
+	return r < 0 && r > -4096 ? MAP_FAILED : (void *)r;
+}
+
+static int sys_munmap(void *addr, size_t len)
+{
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+static int sys_madvise(void *addr, size_t len, int advice)
+{
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+static void __attribute__((noreturn)) sys_exit(int code)
+{
+	for (;;)
+		syscall(SYS_exit_group, code);
+}
 
 static bool write_full(int fd, const void *buf, size_t len)
 {
@@ -116,20 +145,20 @@ static int child_exec(const struct trace_record *rec, uint64_t base)
 
 	switch (rec->verb) {
 	case TRACE_MAP:
-		m = mmap(addr, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		m = sys_mmap(addr, len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE);
 		if (m == MAP_FAILED)
 			return errno;
 		if (m != addr) {	/* a kernel without MAP_FIXED_NOREPLACE */
-			munmap(m, len);
+			sys_munmap(m, len);
 			return EEXIST;
 		}
 		/* one trace page = one 4 KiB page: no THP of any size */
-		if (madvise(addr, len, MADV_NOHUGEPAGE) != 0)
+		if (sys_madvise(addr, len, MADV_NOHUGEPAGE) != 0)
 			return errno;
 		return 0;
 	case TRACE_ADVISE:
-		while (madvise(addr, len, rec->mergeable ? MADV_MERGEABLE : MADV_UNMERGEABLE)) {
+		while (sys_madvise(addr, len, rec->mergeable ? MADV_MERGEABLE : MADV_UNMERGEABLE)) {
 			if (errno != EINTR && errno != EAGAIN)
 				return errno;
 		}
@@ -148,7 +177,7 @@ static int child_exec(const struct trace_record *rec, uint64_t base)
 		}
 		return 0;
 	case TRACE_UNMAP:
-		return munmap(addr, len) ? errno : 0;
+		return sys_munmap(addr, len) ? errno : 0;
 	default:
 		return EINVAL;
 	}
@@ -199,7 +228,7 @@ static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base, in
 		int r = read_full(CHILD_CMD_FD, &rec, sizeof(rec));
 
 		if (r <= 0 || rec.verb == TRACE_EXIT)
-			_exit(0);
+			sys_exit(0);
 		err = child_exec(&rec, base);
 		if (!write_full(CHILD_ACK_FD, &err, sizeof(err)))
 			_exit(1);
