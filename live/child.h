@@ -38,7 +38,7 @@ struct live_child {
  */
 struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GError **error);
 
-/* The CPU live replays pin to by default: the lowest this process may use. */
+/* The CPU live replays pin to by default: the least busy this process may use. */
 int live_default_cpu(void);
 
 /* Whether this process may run on cpu. */

@@ -377,11 +377,11 @@ static void usage(FILE *out)
 		"(after run=2) however the replay ends; a settle that does not finish within\n"
 		"--settle-timeout seconds (default 120) is an error. A settle runs ksmd with\n"
 		"sleep_millisecs at least 10, so that it can be stopped at the pass boundary.\n"
-		"Every trace process is pinned to one CPU (--cpu, default the lowest this\n"
-		"process may use), after its own start-up writes, and the replayer moves\n"
-		"to the other CPUs: a new page waits in its CPU's lru_add batch, which the\n"
-		"model keeps as one, for trace pages only; --cpu any lets the scheduler\n"
-		"place them all.\n"
+		"Every trace process is pinned to one CPU (--cpu; default the least busy\n"
+		"one this process may use, over 0.1 s) once its own start-up writes are\n"
+		"done, and the replayer moves to the other CPUs: a new page waits in its\n"
+		"CPU's lru_add batch, which the model keeps as one, for trace pages only.\n"
+		"--cpu any lets the scheduler place them all.\n"
 		"--measure-scan-rate measures ksmd's top scan rate (pages/s) on distinct,\n"
 		"identical and zero pages, N MiB each (default 1024) over 2 processes.\n"
 		"--check exits 0 when a replay could run here, else says why and exits 1.\n",
@@ -424,7 +424,7 @@ int cmd_live(int argc, char **argv)
 	const char *trace = NULL, *marks = "-", *mm_stats_path = NULL;
 	double timeout = 120;
 	uint64_t base = LIVE_DEFAULT_BASE;
-	int cpu = live_default_cpu();
+	int cpu = -2;	/* --cpu not given */
 	struct replay rp;
 	struct ksmfs_session sess;
 	trace_reader *r = NULL;
@@ -530,8 +530,8 @@ int cmd_live(int argc, char **argv)
 	rp.path = trace;
 	rp.settle_timeout = timeout;
 	rp.base = base;
-	rp.cpu = cpu;
-	live_leave_cpu(cpu);
+	rp.cpu = cpu == -2 ? live_default_cpu() : cpu;
+	live_leave_cpu(rp.cpu);
 	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
 	rp.csv = atomic_file_stream(out);
 	rp.want_run = rp.kernel_run = 0;

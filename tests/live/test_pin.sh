@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ksmsim live pins every trace process to one CPU (--cpu N; the lowest
-# allowed by default) and itself runs elsewhere (where it may), and leaves
-# all free with --cpu any; a CPU it may not use is refused before KSM is
-# touched. Skips (77) where live KSM cannot be
+# ksmsim live pins every trace process to one CPU (--cpu N; by default the
+# least busy allowed one, so not one another task keeps busy) and itself
+# runs elsewhere (where it may), and leaves all free with --cpu any; a CPU
+# it may not use is refused before KSM is touched. Skips (77) where live KSM cannot be
 # used.
 set -u
 bin=${1:?usage: test_pin.sh PATH/TO/ksmsim}
 if ! why=$("$bin" live --check 2>&1); then echo "SKIP: $why"; exit 77; fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; [ -n "${spin:-}" ] && kill $spin 2>/dev/null' EXIT
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 # two mms that wait 1.5 s in the replay, long enough to look at them
@@ -43,6 +43,10 @@ check() {	# check EXPECTED [ARGS...]
   local got; got=$(kids_cpus $pid | sort -u)
   local own; own=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$pid/status)
   wait $pid || fail "live $* exited $?"
+  # "not:N": any one allowed CPU but N
+  case $want in not:*)
+    if [[ $got =~ ^[0-9]+$ ]] && [ "$got" != "${want#not:}" ]; then want=$got; fi ;;
+  esac
   [ "$got" = "$want" ] && echo "ok   ${*:-default}: children on $got" ||
     fail "${*:-default}: children allowed '$got', want '$want'"
   # the replayer itself: off the trace CPU when it has another, else as it was
@@ -60,8 +64,19 @@ P
       fail "${*:-default}: replayer allowed '$own', shares CPU $want"
   fi
 }
-check "$first"
+if [ "$first" != "$last" ]; then
+  # a CPU kept busy by another task is not the default
+  taskset -c "$first" sh -c 'while :; do :; done' & spin=$!
+  sleep 0.2
+  check "not:$first"
+  kill $spin; wait $spin 2>/dev/null
+  taskset -c "$last" sh -c 'while :; do :; done' & spin=$!
+  sleep 0.2
+  check "not:$last"
+  kill $spin; wait $spin 2>/dev/null
+fi
 check "$last" --cpu "$last"
+check "$first" --cpu "$first"
 check "$allowed" --cpu any
 before=$(cat /sys/kernel/mm/ksm/run)
 if "$bin" live --trace "$tmp/t.ksmt" --cpu 100000 >"$tmp/out" 2>&1; then
