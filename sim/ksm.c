@@ -40,11 +40,7 @@ static uint64_t calc_checksum(struct ksm *k, struct page *p)
 {
 	k->truth.checksums++;
 	k->batch_cpu_ns += k->opt.costs.checksum_ns;
-	if (p->csum_of != p->c) {
-		p->csum = content_checksum(p->c, k->hash_fn, NULL);
-		p->csum_of = p->c;
-	}
-	return p->csum;
+	return content_checksum(p->c, k->hash_fn, NULL);
 }
 
 /* ---- mm slots (§2.1) ---- */

@@ -110,10 +110,6 @@ static void count_pte(gpointer key, gpointer value, gpointer data)
 	struct page *p = key;
 	if (p->mapcount != GPOINTER_TO_UINT(value))
 		fail(w, "page mapcount %u but %u PTEs map it", p->mapcount, GPOINTER_TO_UINT(value));
-	/* a cached checksum must be that of the bytes the page holds now */
-	if (w->k->hash_fn && p->c && p->csum_of == p->c &&
-	    p->csum != content_checksum(p->c, w->k->hash_fn, NULL))
-		fail(w, "page's cached checksum is stale");
 }
 
 char *ksm_check(struct ksm *k)

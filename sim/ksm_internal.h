@@ -36,8 +36,6 @@ struct page {
 	struct stable_node *node;	/* folio_stable_node; NULL while being merged */
 	uint64_t merged_at;		/* full scans completed when it became KSM */
 	struct rmap_item *item;		/* the item caching this page, if any */
-	content *csum_of;		/* the content csum was computed for */
-	uint64_t csum;
 };
 
 /*

@@ -197,12 +197,6 @@ void page_set_content(struct page *p, content *c)
 		if (item->inserted && !content_equal(item->inserted, c))
 			item->changed = true;
 	}
-	/*
-	 * The cached checksum belongs to the bytes, not to the address that held
-	 * them: a freed content's address can come back for other bytes.
-	 */
-	if (c != p->c)
-		p->csum_of = NULL;
 	if (p->c)
 		content_unref(p->c);
 	p->c = c;
