@@ -134,9 +134,10 @@ static void store_content(uint8_t *p, const struct trace_content *tc, const uint
 	}
 }
 
-/* Carries out one record in the child; 0 or an errno. */
+/* rand: and patch: bytes; file-wide so that child_main touches it before pinning */
 static uint8_t child_randbuf[TRACE_PAGE_SIZE];
 
+/* Carries out one record in the child; 0 or an errno. */
 static int child_exec(const struct trace_record *rec, uint64_t base)
 {
 	uint8_t *randbuf = child_randbuf;

@@ -282,6 +282,8 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "ksmsim run: --trace FILE is required (see --help)\n");
 		goto out;
 	}
+	if (!trace_label)
+		trace_label = trace;
 	const struct page_hash *hash = hash_lookup(hash_name);
 	if (!hash) {
 		fprintf(stderr, "ksmsim run: unknown checksum '%s' ('ksmsim hashes' lists them)\n",
@@ -321,13 +323,13 @@ int cmd_run(int argc, char **argv)
 		ctx.mm_stats = atomic_file_stream(mm_stats);
 		fprintf(ctx.mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
 			"/proc/PID/ksm_stat of every live mm at each mark\n",
-			KSMSIM_VERSION, trace_label ? trace_label : trace, hash->name);
+			KSMSIM_VERSION, trace_label, hash->name);
 		ksm_stat_csv_header(ctx.mm_stats);
 	}
 	if (marks) {
 		ctx.marks = atomic_file_stream(marks);
 		fprintf(ctx.marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
-			KSMSIM_VERSION, trace_label ? trace_label : trace, hash->name);
+			KSMSIM_VERSION, trace_label, hash->name);
 		fprintf(ctx.marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
 			" trace start; t_us is the mark's timestamp as written in the trace\n");
 		output_marks_header(ctx.marks);
@@ -359,7 +361,7 @@ int cmd_run(int argc, char **argv)
 	struct snapshot s;
 	snapshot_take(k, !no_ideal, &s);
 	if (summary)
-		output_summary_csv(atomic_file_stream(summary), trace_label ? trace_label : trace, hash->name, res.sim_end_us,
+		output_summary_csv(atomic_file_stream(summary), trace_label, hash->name, res.sim_end_us,
 				   res.records, res.batches, &s);
 	/* commit frees each file, so it leaves its pointer at once */
 	atomic_file **outs[] = { &marks, &series, &summary, &mm_stats };
@@ -378,7 +380,7 @@ int cmd_run(int argc, char **argv)
 	if (!committed)
 		goto fail;
 	if (!quiet)
-		output_summary_text(stdout, trace_label ? trace_label : trace, hash->name, res.sim_end_us, res.records,
+		output_summary_text(stdout, trace_label, hash->name, res.sim_end_us, res.records,
 				    res.batches, &s);
 	status = 0;
 	goto cleanup;
