@@ -48,12 +48,12 @@ attempt() {
       >"$tmp/$c.out" 2>&1; then
     return 2
   fi
-  local ok=0
-  "$bin" diff "$here/expected/$c.csv" "$tmp/$c.csv" >"$tmp/$c.diff" 2>&1 || ok=1
+  local differs=0
+  "$bin" diff "$here/expected/$c.csv" "$tmp/$c.csv" >"$tmp/$c.diff" 2>&1 || differs=1
   if [ ${#mm[@]} -gt 0 ]; then
-    "$bin" diff "$here/expected/$c.mm.csv" "$tmp/$c.mm.csv" >>"$tmp/$c.diff" 2>&1 || ok=1
+    "$bin" diff "$here/expected/$c.mm.csv" "$tmp/$c.mm.csv" >>"$tmp/$c.diff" 2>&1 || differs=1
   fi
-  return $ok
+  return $differs
 }
 for c in "${cases[@]}"; do
   n=1
