@@ -9,7 +9,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 res=${RESULTS:-$here/results}
 ksmsim=${KSMSIM:-}
 if [[ -z $ksmsim ]]; then
-	for b in "$here"/../build/sim/ksmsim "$here"/../build*/sim/ksmsim; do
+	for b in "$here"/../build/cli/ksmsim "$here"/../build*/cli/ksmsim; do
 		[[ -x $b ]] && { ksmsim=$(cd "$(dirname "$b")" && pwd)/ksmsim; break; }
 	done
 fi

@@ -46,7 +46,7 @@ while (($#)); do
 	esac
 done
 if [[ -z $ksmsim ]]; then
-	for b in "$here"/../build/sim/ksmsim "$here"/../build*/sim/ksmsim; do
+	for b in "$here"/../build/cli/ksmsim "$here"/../build*/cli/ksmsim; do
 		[[ -x $b ]] && { ksmsim=$b; break; }
 	done
 fi

@@ -24,7 +24,7 @@ usage: analysis/sweep.sh [OPTIONS]
   --series               also keep each cell's time series (--csv, 1 s)
   --out DIR              results directory (default analysis/out/sweep)
   --jobs N               parallel runs (default: nproc)
-  --ksmsim PATH          the binary (default $KSMSIM, else build*/sim/ksmsim)
+  --ksmsim PATH          the binary (default $KSMSIM, else build*/cli/ksmsim)
   --slurm                write OUT/sweep.sbatch (a job array, one cell per
                          index) and OUT/merge.sh instead of running here
   --merge                only merge finished cells into OUT/sweep.csv
@@ -43,7 +43,7 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 find_ksmsim() {
 	if [[ -n ${KSMSIM:-} ]]; then echo "$KSMSIM"; return; fi
 	local b
-	for b in "$here"/../build/sim/ksmsim "$here"/../build*/sim/ksmsim; do
+	for b in "$here"/../build/cli/ksmsim "$here"/../build*/cli/ksmsim; do
 		[[ -x $b ]] && { echo "$(cd "$(dirname "$b")" && pwd)/ksmsim"; return; }
 	done
 	die "no ksmsim binary: build it or pass --ksmsim"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <csv.h>
-#include "costs.h"
+#include "hashes/costs.h"
 
 struct reader {
 	GArray *rows;

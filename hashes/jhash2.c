@@ -6,8 +6,8 @@
  * constants: 1024 = 341 * 3 + 1.
  */
 #include <string.h>
-#include "hash.h"
-#include "hashes_impl.h"
+#include "hashes/hash.h"
+#include "hashes/hashes_impl.h"
 
 #define WORDS (HASH_PAGE_SIZE / 4)
 

@@ -19,8 +19,8 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "hash.h"
-#include "hashes_impl.h"
+#include "hashes/hash.h"
+#include "hashes/hashes_impl.h"
 
 #if defined(__x86_64__)
 #define XXH_INLINE_ALL		/* for XXH3_kSecret and the primes only */

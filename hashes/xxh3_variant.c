@@ -8,8 +8,8 @@
  */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-#include "hash.h"
-#include "hashes_impl.h"
+#include "hashes/hash.h"
+#include "hashes/hashes_impl.h"
 
 #ifndef XXH3_VARIANT_FN
 #error "build with -DXXH3_VARIANT_FN=page_xxh3_inline_<isa>"

@@ -12,9 +12,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "child.h"
-#include "content.h"
-#include "ksmfs.h"
+#include "live/child.h"
+#include "sim/content.h"
+#include "live/ksmfs.h"
 
 #define CHILD_CMD_FD 100
 #define CHILD_ACK_FD 101

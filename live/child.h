@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <glib.h>
-#include "trace.h"
+#include "traces/trace.h"
 
 /*
  * Where vpn 0 lands: 32 TiB, above AddressSanitizer's shadow on x86-64

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
-#include "ksmfs.h"
+#include "live/ksmfs.h"
 
 volatile sig_atomic_t ksmfs_stop;
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <glib.h>
-#include "trace.h"
+#include "traces/trace.h"
 
 #define KSMFS_DIR "/sys/kernel/mm/ksm"
 #define KSMFS_LOCK "/run/ksmsim-live.lock"

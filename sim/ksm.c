@@ -7,7 +7,7 @@
  * point into it.
  */
 #include <string.h>
-#include "ksm_internal.h"
+#include "sim/ksm_internal.h"
 
 static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *item);
 

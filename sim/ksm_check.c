@@ -5,7 +5,7 @@
  * structure, so they run on request, never on the hot path.
  */
 #include <string.h>
-#include "ksm_internal.h"
+#include "sim/ksm_internal.h"
 
 struct walk {
 	struct ksm *k;

@@ -7,10 +7,10 @@
 #ifndef KSMSIM_KSM_INTERNAL_H
 #define KSMSIM_KSM_INTERNAL_H
 
-#include "ksm.h"
-#include "content.h"
-#include "rbtree.h"
-#include "slab.h"
+#include "sim/ksm.h"
+#include "sim/content.h"
+#include "sim/rbtree.h"
+#include "sim/slab.h"
 
 #define KSM_ERROR g_quark_from_static_string("ksmsim-model")
 

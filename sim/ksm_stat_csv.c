@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <csv.h>
-#include "ksm_stat_csv.h"
+#include "sim/ksm_stat_csv.h"
 
 static void put_text(FILE *f, const char *text)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "loop.h"
+#include "sim/loop.h"
 
 #define LOOP_ERROR g_quark_from_static_string("ksmsim-loop")
 

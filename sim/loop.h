@@ -8,8 +8,8 @@
 #ifndef KSMSIM_LOOP_H
 #define KSMSIM_LOOP_H
 
-#include "ksm.h"
-#include "reader.h"
+#include "sim/ksm.h"
+#include "traces/reader.h"
 
 struct loop_sinks {
 	/* A mark record: t_us is its timestamp as written in the trace. */

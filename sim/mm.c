@@ -6,7 +6,7 @@
  * in the kernel; everything else waits for ksmd's next visit.
  */
 #include <string.h>
-#include "ksm_internal.h"
+#include "sim/ksm_internal.h"
 
 static gint cmp_u64(gconstpointer a, gconstpointer b, gpointer unused)
 {

@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <csv.h>
-#include "output.h"
+#include "sim/output.h"
 
 enum kind { U64, I64, DBL };
 

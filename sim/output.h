@@ -8,7 +8,7 @@
 #define KSMSIM_OUTPUT_H
 
 #include <stdio.h>
-#include "ksm.h"
+#include "sim/ksm.h"
 
 /* One snapshot of everything a row shows. */
 struct snapshot {

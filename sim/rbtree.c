@@ -4,7 +4,7 @@
  * presentation (Cormen et al.), which is also what lib/rbtree.c implements;
  * tests/sim/test_rbtree.c checks the invariants and the shapes.
  */
-#include "rbtree.h"
+#include "sim/rbtree.h"
 
 static void change_child(struct rb_node *old, struct rb_node *new,
 			 struct rb_node *parent, struct rb_root *root)

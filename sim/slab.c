@@ -2,7 +2,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <glib.h>
-#include "slab.h"
+#include "sim/slab.h"
 
 #define ARENA_BYTES (32u << 20)
 

@@ -5,7 +5,7 @@
  * the previous check hit: both are cached so that it costs a few compares.
  */
 #include <string.h>
-#include "check.h"
+#include "traces/check.h"
 
 /* A half-open range of pages [s, e). */
 struct ival {

@@ -12,7 +12,7 @@
 #ifndef KSMSIM_CHECK_H
 #define KSMSIM_CHECK_H
 
-#include "trace.h"
+#include "traces/trace.h"
 
 #define TRACE_NODE_MAX 1023	/* MAX_NUMNODES - 1 with NODES_SHIFT 10 */
 

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "binary.h"
-#include "check.h"
-#include "reader.h"
+#include "traces/binary.h"
+#include "traces/check.h"
+#include "traces/reader.h"
 
 #define IN_CHUNK (256 * 1024)
 #define OUT_CHUNK (256 * 1024)

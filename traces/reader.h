@@ -13,7 +13,7 @@
 #ifndef KSMSIM_READER_H
 #define KSMSIM_READER_H
 
-#include "trace.h"
+#include "traces/trace.h"
 
 typedef struct trace_reader trace_reader;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Names shared by every reader, writer and consumer of traces. */
 #include <string.h>
-#include "trace.h"
+#include "traces/trace.h"
 
 const char *const knob_names[KNOB_NR] = {
 	[KNOB_RUN] = "run",

@@ -15,10 +15,10 @@
 #include <unistd.h>
 #include <xxhash.h>
 #include <zlib.h>
-#include "binary.h"
-#include "check.h"
-#include "reader.h"
-#include "writer.h"
+#include "traces/binary.h"
+#include "traces/check.h"
+#include "traces/reader.h"
+#include "traces/writer.h"
 
 #define BIN_CHUNK (256 * 1024)
 

@@ -7,7 +7,7 @@
 #ifndef KSMSIM_WRITER_H
 #define KSMSIM_WRITER_H
 
-#include "trace.h"
+#include "traces/trace.h"
 
 enum trace_format {
 	TRACE_FMT_TEXT,		/* .ksmt (anything else) */

@@ -2,7 +2,7 @@
 /* CRC-invisible deltas: see crcdelta.h for the algebra. */
 #include <string.h>
 #include <zlib.h>
-#include "crcdelta.h"
+#include "workloads/crcdelta.h"
 
 static uint32_t crc32c_table[256];
 static bool crc32c_ready;

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <glib.h>
-#include "trace.h"
-#include "writer.h"
+#include "traces/trace.h"
+#include "traces/writer.h"
 
 #define GEN_PAGES_PER_MIB 256u
 /* Guest RAM sits at this vpn in every VM's mm (addresses look like a qemu mapping). */

@@ -5,8 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "gen.h"
-#include "progress.h"
+#include "workloads/gen.h"
+#include "util/progress.h"
 
 static uint64_t splitmix(uint64_t *state)
 {

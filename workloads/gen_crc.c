@@ -14,8 +14,8 @@
  * the next toggle; a gate that sees the change keeps them volatile.
  */
 #include <stdio.h>
-#include "crcdelta.h"
-#include "gen.h"
+#include "workloads/crcdelta.h"
+#include "workloads/gen.h"
 
 #define CRC_WINDOWS 4
 static const unsigned window_off[CRC_WINDOWS] = { 512, 1536, 2560, 3584 };

@@ -6,7 +6,7 @@
  * CoW flood (every merged page stored to), its re-merge, and run=2.
  */
 #include <stdio.h>
-#include "gen.h"
+#include "workloads/gen.h"
 
 #define FLOOD_STEPS 6
 

@@ -9,7 +9,7 @@
  * The fractions are estimates; workloads/README.md says where they come from.
  */
 #include <stdio.h>
-#include "gen.h"
+#include "workloads/gen.h"
 
 /* Seed tags: one stream of page contents per region and role. */
 enum {

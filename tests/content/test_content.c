@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "content.h"
+#include "sim/content.h"
 
 #define PAGE 4096
 

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 #include <glib.h>
-#include "binary.h"
+#include "traces/binary.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

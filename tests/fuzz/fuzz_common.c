@@ -11,8 +11,8 @@
 #include <glib/gstdio.h>
 #include <zlib.h>
 #include "fuzz_common.h"
-#include "reader.h"
-#include "writer.h"
+#include "traces/reader.h"
+#include "traces/writer.h"
 
 /* Past this many records an accepted trace is only read, not round-tripped. */
 #define ROUNDTRIP_MAX_RECORDS 200000

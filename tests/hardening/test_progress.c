@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "progress.h"
+#include "util/progress.h"
 
 static const char *fmt(const char *phase, uint64_t done, uint64_t pos, uint64_t size,
 		       int64_t us)

@@ -14,11 +14,11 @@
 #include <csv.h>
 #include <xxhash.h>
 #include <zlib.h>
-#include "hash.h"
-#include "crc32c.h"
-#include "costs.h"
-#include "bench_ref.h"
-#include "hashes_impl.h"
+#include "hashes/hash.h"
+#include "hashes/crc32c.h"
+#include "hashes/costs.h"
+#include "bench/bench_ref.h"
+#include "hashes/hashes_impl.h"
 
 #define PAGE HASH_PAGE_SIZE
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "rbtree.h"
+#include "sim/rbtree.h"
 
 struct item {
 	struct rb_node rb;

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <glib/gstdio.h>
-#include "reader.h"
-#include "writer.h"
+#include "traces/reader.h"
+#include "traces/writer.h"
 
 static char *test_dir;
 static char *test_old_cwd;

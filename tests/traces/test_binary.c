@@ -6,7 +6,7 @@
  */
 #include <zlib.h>
 #include "common.h"
-#include "binary.h"
+#include "traces/binary.h"
 
 /* Every verb and content form, written loosely. */
 static const char loose[] =

@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "content.h"
-#include "hash.h"
-#include "reader.h"
+#include "sim/content.h"
+#include "hashes/hash.h"
+#include "traces/reader.h"
 #include "workloads/crcdelta.h"
 
 static const char *trace_path;

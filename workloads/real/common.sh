@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared settings of the real-trace scripts (sourced, not run).
-# KSMSIM: the binary (default: build/sim/ksmsim of this checkout);
+# KSMSIM: the binary (default: build/cli/ksmsim of this checkout);
 # OUT: where traces go (default /tmp/ksmsim-real); WORK: scratch space.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-KSMSIM=${KSMSIM:-$top/build/sim/ksmsim}
+KSMSIM=${KSMSIM:-$top/build/cli/ksmsim}
 OUT=${OUT:-/tmp/ksmsim-real}
 WORK=${WORK:-/tmp/ksmsim-real-work}
 mkdir -p "$OUT" "$WORK"

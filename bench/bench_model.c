@@ -18,11 +18,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "content.h"
-#include "ksm.h"
-#include "loop.h"
-#include "reader.h"
+#include "bench/bench.h"
+#include "util/exit_status.h"
+#include "sim/content.h"
+#include "sim/ksm.h"
+#include "sim/loop.h"
+#include "traces/reader.h"
 
 static double now_s(void)
 {

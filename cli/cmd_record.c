@@ -38,10 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
-#include "cli.h"
-#include "check.h"
-#include "progress.h"
-#include "writer.h"
+#include "cli/cli.h"
+#include "traces/check.h"
+#include "util/progress.h"
+#include "traces/writer.h"
 
 #define PAGE 4096u
 #define PM_PRESENT (UINT64_C(1) << 63)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "atomic_file.h"
+#include "util/atomic_file.h"
 
 struct atomic_file {
 	FILE *stream;

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 #include <xxhash.h>
-#include "content.h"
+#include "sim/content.h"
 
 #define PAGE TRACE_PAGE_SIZE
 #define OVERLAY_MAX 512		/* bytes kept as overlays before going whole */

@@ -16,13 +16,14 @@
 #include <unistd.h>
 #include <glib.h>
 #include <csv.h>
-#include "cli.h"
-#include "hash.h"
-#include "costs.h"
-#include "crc32c.h"
-#include "bench_ref.h"
-#include "hashes_impl.h"
-#include "atomic_file.h"
+#include "bench/bench.h"
+#include "util/exit_status.h"
+#include "hashes/hash.h"
+#include "hashes/costs.h"
+#include "hashes/crc32c.h"
+#include "bench/bench_ref.h"
+#include "hashes/hashes_impl.h"
+#include "util/atomic_file.h"
 
 #define PAGE HASH_PAGE_SIZE
 #define GIB (1024.0 * 1024.0 * 1024.0)

@@ -11,10 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
-#include "cli.h"
-#include "content.h"
-#include "reader.h"
-#include "writer.h"
+#include "bench/bench.h"
+#include "util/exit_status.h"
+#include "sim/content.h"
+#include "traces/reader.h"
+#include "traces/writer.h"
 
 #define BENCH_MMS 8
 #define BENCH_PAGES (1u << 20)	/* per mm */

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "trace.h"
+#include "traces/trace.h"
 
 typedef struct content content;
 

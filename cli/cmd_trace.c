@@ -7,12 +7,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include "check.h"
-#include "atomic_file.h"
-#include "tracked_writer.h"
-#include "cli.h"
-#include "reader.h"
-#include "writer.h"
+#include "traces/check.h"
+#include "util/atomic_file.h"
+#include "traces/tracked_writer.h"
+#include "cli/cli.h"
+#include "traces/reader.h"
+#include "traces/writer.h"
 
 static int trace_usage(FILE *out)
 {

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <glib.h>
-#include "writer.h"
+#include "traces/writer.h"
 
 struct tracked_writer {
 	trace_writer *w;

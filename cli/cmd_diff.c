@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <glib.h>
-#include "cli.h"
+#include "cli/cli.h"
 
 static const char *const std_cols[] = {
 	"t_us", "full_scans", "pages_scanned", "pages_shared", "pages_sharing",

@@ -2,10 +2,10 @@
 /* The reference rows of `ksmsim bench costs`; see bench_ref.h. */
 #include <string.h>
 #include <glib.h>
-#include "hash.h"
-#include "bench_ref.h"
-#include "crc32c.h"
-#include "hashes_impl.h"
+#include "hashes/hash.h"
+#include "bench/bench_ref.h"
+#include "hashes/crc32c.h"
+#include "hashes/hashes_impl.h"
 
 #define WORDS64 (HASH_PAGE_SIZE / 8)
 

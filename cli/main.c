@@ -2,7 +2,7 @@
 /* ksmsim: the command table and dispatch. Each subcommand lives in its own file. */
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
+#include "cli/cli.h"
 
 #ifndef KSMSIM_VERSION
 #define KSMSIM_VERSION "unknown"

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "atomic_file.h"
-#include "cli.h"
-#include "ksm.h"
-#include "loop.h"
-#include "output.h"
-#include "ksm_stat_csv.h"
-#include "progress.h"
-#include "reader.h"
+#include "util/atomic_file.h"
+#include "cli/cli.h"
+#include "sim/ksm.h"
+#include "sim/loop.h"
+#include "sim/output.h"
+#include "sim/ksm_stat_csv.h"
+#include "util/progress.h"
+#include "traces/reader.h"
 
 static void usage(FILE *f)
 {

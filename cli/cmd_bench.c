@@ -2,7 +2,8 @@
 /* ksmsim bench WHAT: one benchmark per file, dispatched here. */
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
+#include "bench/bench.h"
+#include "cli/cli.h"
 
 int cmd_bench(int argc, char **argv)
 {

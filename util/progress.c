@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
-#include "atomic_file.h"
-#include "progress.h"
+#include "util/atomic_file.h"
+#include "util/progress.h"
 
 #define TTY_EVERY_US (250 * 1000)	/* terminal: 4 redraws a second */
 #define LOG_EVERY_US (2 * 1000 * 1000)	/* not a terminal: a line every 2 s */

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "atomic_file.h"
-#include "gen.h"
-#include "progress.h"
-#include "tracked_writer.h"
+#include "cli/cli.h"
+#include "util/atomic_file.h"
+#include "workloads/gen.h"
+#include "util/progress.h"
+#include "traces/tracked_writer.h"
 
 #define DEF_SEED 1
 #define DEF_PAGES_TO_SCAN 1600	/* the 2017 experiment's knobs */

@@ -2,10 +2,10 @@
 /* ksmsim hashes: the checksum registry, one line per checksum. */
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
-#include "hash.h"
-#include "crc32c.h"
-#include "hashes_impl.h"
+#include "cli/cli.h"
+#include "hashes/hash.h"
+#include "hashes/crc32c.h"
+#include "hashes/hashes_impl.h"
 
 static void usage(FILE *out)
 {
