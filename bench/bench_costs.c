@@ -17,13 +17,13 @@
 #include <glib.h>
 #include <csv.h>
 #include "bench/bench.h"
-#include "util/exit_status.h"
-#include "hashes/hash.h"
+#include "bench/bench_ref.h"
 #include "hashes/costs.h"
 #include "hashes/crc32c.h"
-#include "bench/bench_ref.h"
+#include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 #include "util/atomic_file.h"
+#include "util/exit_status.h"
 
 #define PAGE HASH_PAGE_SIZE
 #define GIB (1024.0 * 1024.0 * 1024.0)

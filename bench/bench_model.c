@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "bench/bench.h"
-#include "util/exit_status.h"
 #include "sim/content.h"
 #include "sim/ksm.h"
 #include "sim/loop.h"
 #include "traces/reader.h"
+#include "util/exit_status.h"
 
 static double now_s(void)
 {

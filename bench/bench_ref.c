@@ -2,9 +2,9 @@
 /* The reference rows of `ksmsim bench costs`; see bench_ref.h. */
 #include <string.h>
 #include <glib.h>
-#include "hashes/hash.h"
 #include "bench/bench_ref.h"
 #include "hashes/crc32c.h"
+#include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
 #define WORDS64 (HASH_PAGE_SIZE / 8)

@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "bench/bench.h"
-#include "util/exit_status.h"
 #include "sim/content.h"
 #include "traces/reader.h"
 #include "traces/writer.h"
+#include "util/exit_status.h"
 
 #define BENCH_MMS 8
 #define BENCH_PAGES (1u << 20)	/* per mm */

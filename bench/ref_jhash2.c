@@ -7,8 +7,8 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "hashes/hash.h"
 #include "bench/bench_ref.h"
+#include "hashes/hash.h"
 
 #define ROL(w, s) (((w) << (s)) | ((w) >> (32 - (s))))
 

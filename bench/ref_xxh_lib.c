@@ -6,8 +6,8 @@
  */
 #include <stddef.h>
 #include <xxhash.h>
-#include "hashes/hash.h"
 #include "bench/bench_ref.h"
+#include "hashes/hash.h"
 
 /* Debian builds libxxhash with xxh_x86dispatch; others may not. */
 extern XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len)

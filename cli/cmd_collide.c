@@ -21,9 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib.h>
-#include "util/atomic_file.h"
 #include "cli/cli.h"
 #include "hashes/hash.h"
+#include "util/atomic_file.h"
 
 #define PAGE_WORDS (HASH_PAGE_SIZE / 8)
 #define DEFAULT_HASHES "jhash2,crc32c,crc32,xxhash,xxh32,xxh64,xxh3"

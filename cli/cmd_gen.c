@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "util/atomic_file.h"
-#include "workloads/gen.h"
-#include "util/progress.h"
 #include "traces/tracked_writer.h"
+#include "util/atomic_file.h"
+#include "util/parse.h"
+#include "util/progress.h"
+#include "workloads/gen.h"
 
 #define DEF_SEED 1
 #define DEF_PAGES_TO_SCAN 1600	/* the 2017 experiment's knobs */
@@ -78,36 +79,6 @@ static int bad(const char *fmt, const char *a, const char *b)
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
 	return EXIT_USAGE;
-}
-
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!*s)
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
 }
 
 enum {

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "hashes/hash.h"
 #include "hashes/crc32c.h"
+#include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
 static void usage(FILE *out)

@@ -20,12 +20,12 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "util/atomic_file.h"
-#include "live/child.h"
 #include "cli/cli.h"
+#include "live/child.h"
 #include "live/ksmfs.h"
 #include "sim/ksm_stat_csv.h"
 #include "traces/reader.h"
+#include "util/atomic_file.h"
 
 int live_measure_scan_rate(int argc, char **argv);	/* scanrate.c */
 

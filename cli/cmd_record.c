@@ -40,8 +40,8 @@
 #include <xxhash.h>
 #include "cli/cli.h"
 #include "traces/check.h"
-#include "util/progress.h"
 #include "traces/writer.h"
+#include "util/progress.h"
 
 #define PAGE 4096u
 #define PM_PRESENT (UINT64_C(1) << 63)

@@ -8,14 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "util/atomic_file.h"
 #include "cli/cli.h"
 #include "sim/ksm.h"
+#include "sim/ksm_stat_csv.h"
 #include "sim/loop.h"
 #include "sim/output.h"
-#include "sim/ksm_stat_csv.h"
-#include "util/progress.h"
 #include "traces/reader.h"
+#include "util/atomic_file.h"
+#include "util/parse.h"
+#include "util/progress.h"
 
 static void usage(FILE *f)
 {
@@ -121,19 +122,6 @@ static void on_progress(void *p, const trace_reader *r, uint64_t records)
 	struct run_ctx *ctx = p;
 	ctx->records = records;
 	progress_update(ctx->progress, records, trace_reader_offset(r), trace_reader_size(r));
-}
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return false;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
 }
 
 /* Validate the whole trace first, so that a bad record stops the run before anything ran. */
@@ -242,7 +230,7 @@ int cmd_run(int argc, char **argv)
 		case OPT_BATCH_TIME: opt.batch_time = true; break;
 		case OPT_NO_IDEAL: no_ideal = true; break;
 		case OPT_INTERVAL:
-			if (!parse_u64(optarg, &interval_ms) || !interval_ms) {
+			if (!parse_u64(optarg, UINT64_MAX, &interval_ms) || !interval_ms) {
 				fprintf(stderr, "ksmsim run: --interval-ms wants a positive number, not '%s'\n",
 					optarg);
 				goto out;
@@ -256,7 +244,7 @@ int cmd_run(int argc, char **argv)
 		default:
 			if (c >= OPT_KNOB && c < OPT_KNOB + (int)G_N_ELEMENTS(knob_opts)) {
 				int i = c - OPT_KNOB;
-				if (!parse_u64(optarg, &v) || v < knob_opts[i].min || v > knob_opts[i].max) {
+				if (!parse_u64(optarg, UINT64_MAX, &v) || v < knob_opts[i].min || v > knob_opts[i].max) {
 					fprintf(stderr, "ksmsim run: --%s wants %" PRIu64 "..%" PRIu64
 						", not '%s'\n", knob_opts[i].name, knob_opts[i].min,
 						knob_opts[i].max, optarg);

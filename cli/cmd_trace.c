@@ -7,12 +7,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include "traces/check.h"
-#include "util/atomic_file.h"
-#include "traces/tracked_writer.h"
 #include "cli/cli.h"
+#include "traces/check.h"
 #include "traces/reader.h"
+#include "traces/tracked_writer.h"
 #include "traces/writer.h"
+#include "util/atomic_file.h"
 
 static int trace_usage(FILE *out)
 {

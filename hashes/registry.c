@@ -8,8 +8,8 @@
 #include <glib.h>
 #include <zlib.h>
 #include <xxhash.h>
-#include "hashes/hash.h"
 #include "hashes/crc32c.h"
+#include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
 /* What KSM stores since 4.20 on 64-bit: XXH64 seed 0, low 32 bits. */

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "live/child.h"
-#include "sim/content.h"
 #include "live/ksmfs.h"
+#include "sim/content.h"
 
 #define CHILD_CMD_FD 100
 #define CHILD_ACK_FD 101

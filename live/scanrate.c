@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "util/atomic_file.h"
 #include "live/child.h"
-#include "util/exit_status.h"
 #include "live/ksmfs.h"
+#include "util/atomic_file.h"
+#include "util/exit_status.h"
 
 int live_measure_scan_rate(int argc, char **argv);
 

@@ -153,7 +153,7 @@ static gboolean desc_equal(gconstpointer pa, gconstpointer pb)
 
 static uint32_t compute_shash(const content *c)
 {
-	uint64_t seed = c->base * UINT64_C(0x9E3779B97F4A7C15) ^ c->kind;
+	uint64_t seed = c->base * SPLITMIX64_GAMMA ^ c->kind;
 	return (uint32_t)XXH64(c->extra, c->extra ? extra_size(c) : 0, seed);
 }
 
@@ -276,7 +276,7 @@ static void base_range(uint8_t kind, uint64_t base, unsigned s, unsigned e, uint
 		return;
 	}
 	for (unsigned w = s / 8; w * 8 < e; w++) {
-		uint64_t state = base + (uint64_t)w * UINT64_C(0x9E3779B97F4A7C15);
+		uint64_t state = base + (uint64_t)w * SPLITMIX64_GAMMA;
 		uint64_t v = GUINT64_TO_LE(splitmix64_next(&state));
 		uint8_t b[8];
 		memcpy(b, &v, 8);

@@ -16,17 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "traces/trace.h"
+#include "util/splitmix64.h"
 
 typedef struct content content;
-
-/* SplitMix64: advance *state and return one output (spec, "Content"). */
-static inline uint64_t splitmix64_next(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
 
 /* Constructors return a new reference. */
 content *content_zero(void);

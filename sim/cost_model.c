@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <string.h>
-#include "sim/cost_model.h"
 #include "hashes/costs.h"
+#include "sim/cost_model.h"
 
 /*
  * Cold per-page figures (ns) from `ksmsim bench costs` on the reference

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <glib.h>
-#include "traces/trace.h"
 #include "hashes/hash.h"
 #include "sim/cost_model.h"
+#include "traces/trace.h"
 
 /* What /sys/kernel/mm/ksm and /proc/vmstat would show (plus rmap_items). */
 struct ksm_counters {

@@ -7,8 +7,8 @@
 #ifndef KSMSIM_KSM_INTERNAL_H
 #define KSMSIM_KSM_INTERNAL_H
 
-#include "sim/ksm.h"
 #include "sim/content.h"
+#include "sim/ksm.h"
 #include "sim/rbtree.h"
 #include "sim/slab.h"
 

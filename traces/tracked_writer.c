@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <signal.h>
-#include "util/atomic_file.h"
 #include "traces/tracked_writer.h"
+#include "util/atomic_file.h"
 
 bool tracked_writer_open(struct tracked_writer *t, const char *path, enum trace_format fmt,
 			 int version, GError **error)

@@ -5,22 +5,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "workloads/gen.h"
 #include "util/progress.h"
-
-static uint64_t splitmix(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
+#include "util/splitmix64.h"
+#include "workloads/gen.h"
 
 void gen_rng_init(struct gen_rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix(&seed);
+		r->s[i] = splitmix64_next(&seed);
 }
 
 static inline uint64_t rotl(uint64_t x, int k)
@@ -52,14 +44,14 @@ uint64_t gen_rng_below(struct gen_rng *r, uint64_t n)
 uint64_t gen_seed(const struct gen *g, uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t st = g->seed ^ 0x6b736d73696d67ULL;	/* "ksmsimg" */
-	uint64_t v = splitmix(&st);
+	uint64_t v = splitmix64_next(&st);
 
 	st = v ^ a;
-	v = splitmix(&st);
+	v = splitmix64_next(&st);
 	st = v ^ b;
-	v = splitmix(&st);
+	v = splitmix64_next(&st);
 	st = v ^ c;
-	return splitmix(&st);
+	return splitmix64_next(&st);
 }
 
 static bool put(struct gen *g)

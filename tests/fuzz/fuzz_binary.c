@@ -13,8 +13,8 @@
  */
 #include <string.h>
 #include <glib.h>
-#include "traces/binary.h"
 #include "fuzz_common.h"
+#include "traces/binary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,10 +14,10 @@
 #include <csv.h>
 #include <xxhash.h>
 #include <zlib.h>
-#include "hashes/hash.h"
-#include "hashes/crc32c.h"
-#include "hashes/costs.h"
 #include "bench/bench_ref.h"
+#include "hashes/costs.h"
+#include "hashes/crc32c.h"
+#include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
 #define PAGE HASH_PAGE_SIZE

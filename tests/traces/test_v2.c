@@ -4,9 +4,9 @@
  * in text and binary, their errors, the round trips and the content model.
  */
 #include <zlib.h>
-#include "traces/binary.h"
 #include "common.h"
 #include "sim/content.h"
+#include "traces/binary.h"
 
 /* A page that is neither uniform nor any rand: byte i = i * 7 + tag. */
 static void pattern(uint8_t *page, unsigned int tag)

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "sim/content.h"
 #include "hashes/hash.h"
+#include "sim/content.h"
 #include "traces/reader.h"
 #include "workloads/crcdelta.h"
 
