@@ -24,6 +24,7 @@
 #include "hashes/hashes_impl.h"
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
+#include "util/signals.h"
 
 #define PAGE HASH_PAGE_SIZE
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -330,7 +331,7 @@ int bench_costs(int argc, char **argv)
 					  .two = refs[i].two };
 
 	if (csv_path) {
-		atomic_file_install_signals();
+		signals_install(SIGNALS_EXIT);
 		af = atomic_file_open(csv_path, &err);
 		if (!af) {
 			fprintf(stderr, "ksmsim bench costs: %s\n", err->message);
@@ -389,7 +390,7 @@ int bench_costs(int argc, char **argv)
 
 		snprintf(progress, sizeof(progress), "bench costs: %s (%zu/%zu)",
 			 r->name, i + 1, n);
-		atomic_file_set_progress(progress);
+		signals_set_progress(progress);
 		if (tty)
 			fprintf(stderr, "\r%-50s", progress);
 		measure_cold(r, reps, &cb, hot + 2 * PAGE);
@@ -405,7 +406,7 @@ int bench_costs(int argc, char **argv)
 			jh ? r->hot_ns / jh->hot_ns : 0, jh ? r->cold_ns / jh->cold_ns : 0,
 			r->cold_pages * PAGE / (1024 * 1024) * (size_t)reps);
 	}
-	atomic_file_set_progress(NULL);
+	signals_set_progress(NULL);
 	print_checks(out, rows, n);
 	fprintf(out, "\nratios are ns/page relative to jhash2 (< 1 is cheaper); "
 		"cold MiB = distinct data read per figure; %.1f s\n",

@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "hashes/hash.h"
 #include "util/atomic_file.h"
+#include "util/signals.h"
 
 #define PAGE_WORDS (HASH_PAGE_SIZE / 8)
 #define DEFAULT_HASHES "jhash2,crc32c,crc32,xxhash,xxh32,xxh64,xxh3"
@@ -427,7 +428,7 @@ static int cmd_birthday(int argc, char **argv)
 	}
 	g_strfreev(ats);
 
-	atomic_file_install_signals();
+	signals_install(SIGNALS_EXIT);
 	atomic_file *af = NULL, *cf = NULL;
 	FILE *out = NULL, *cout = NULL;
 	if (csv && !(out = open_out(csv, &af)))
@@ -810,7 +811,7 @@ static int cmd_false_positive(int argc, char **argv)
 	if (!hs)
 		return EXIT_USAGE;
 
-	atomic_file_install_signals();
+	signals_install(SIGNALS_EXIT);
 	atomic_file *af = NULL;
 	FILE *out = NULL;
 	if (csv && !(out = open_out(csv, &af)))
@@ -1089,7 +1090,7 @@ static int cmd_ksm(int argc, char **argv)
 	if (!crc_kernel(&k))
 		return EXIT_USAGE;
 
-	atomic_file_install_signals();
+	signals_install(SIGNALS_EXIT);
 	gchar *dir = g_dir_make_tmp("ksmsim-collide-XXXXXX", NULL);
 	if (!dir) {
 		fprintf(stderr, "ksmsim collide ksm: no temporary directory\n");

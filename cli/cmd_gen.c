@@ -9,7 +9,6 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "traces/tracked_writer.h"
-#include "util/atomic_file.h"
 #include "util/parse.h"
 #include "util/progress.h"
 #include "workloads/gen.h"

@@ -26,6 +26,7 @@
 #include "sim/ksm_stat_csv.h"
 #include "traces/reader.h"
 #include "util/atomic_file.h"
+#include "util/signals.h"
 
 int live_measure_scan_rate(int argc, char **argv);	/* scanrate.c */
 
@@ -68,7 +69,7 @@ static uint64_t now_ns(void)
 
 static bool interrupted(GError **error)
 {
-	if (!ksmfs_stop)
+	if (!signals_caught())
 		return false;
 	g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
 	return true;
@@ -564,7 +565,7 @@ int cmd_live(int argc, char **argv)
 		g_clear_error(&err);
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
-		return ksmfs_exit_code(rc);
+		return signals_exit_status(rc);
 	}
 	bool committed = atomic_file_commit(out, &err);
 	if (!committed)
@@ -576,5 +577,5 @@ int cmd_live(int argc, char **argv)
 		g_error_free(err);
 		return 1;
 	}
-	return ksmfs_exit_code(0);
+	return signals_exit_status(0);
 }

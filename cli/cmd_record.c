@@ -42,6 +42,7 @@
 #include "traces/check.h"
 #include "traces/writer.h"
 #include "util/progress.h"
+#include "util/signals.h"
 
 #define PAGE 4096u
 #define PM_PRESENT (UINT64_C(1) << 63)
@@ -109,13 +110,6 @@ struct recorder {
 	double capture_s;
 	bool vpn_full;			/* capture stopped: the trace is still good */
 };
-
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 static double now_s(void)
 {
@@ -903,7 +897,6 @@ int cmd_record(int argc, char **argv)
 	struct recorder rc = { 0 };
 	struct progress *progress = NULL;
 	bool quiet = false, force_progress = false;
-	struct sigaction sa = { 0 };
 	GError *error = NULL;
 	struct stat st;
 	int c, err = 0, ret = 0;
@@ -1038,10 +1031,7 @@ int cmd_record(int argc, char **argv)
 
 	/* orphans of the tree come to us, so the tree stays whole via ppid */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	signals_install(SIGNALS_DEFER);
 
 	t_start = now_s();
 	rc.t_us = 0;
@@ -1068,7 +1058,7 @@ int cmd_record(int argc, char **argv)
 	progress_phase(progress, "recording", "page writes");
 	next = t_start;
 	for (;;) {
-		bool last = got_signal || rc.error || rc.vpn_full;
+		bool last = signals_caught() || rc.error || rc.vpn_full;
 
 		if (max_seconds > 0 && now_s() - t_start >= max_seconds)
 			last = true;
@@ -1094,7 +1084,7 @@ int cmd_record(int argc, char **argv)
 	progress_finish(progress);
 	put_named(&rc, TRACE_MARK, "end");
 	if (!rc.root_reaped || g_hash_table_size(rc.procs))
-		stop_command(&rc, got_signal ? got_signal : SIGTERM);
+		stop_command(&rc, signals_caught() ? signals_caught() : SIGTERM);
 
 	rc.blobs = trace_writer_blobs(rc.w);
 	if (rc.error) {
@@ -1148,13 +1138,12 @@ int cmd_record(int argc, char **argv)
 		g_free(written);
 		g_free(size);
 	}
-	if (rc.intervals <= 1 && rc.pages == 0 && !got_signal) {
+	if (rc.intervals <= 1 && rc.pages == 0 && !signals_caught()) {
 		fprintf(stderr, "ksmsim record: %s ended before anything was captured "
 			"(the trace holds no pages)\n", argv[0]);
 		ret = 1;
 	}
-	if (got_signal)
-		ret = got_signal == SIGINT ? 130 : 143;
+	ret = signals_exit_status(ret);
 out:
 	progress_free(progress);
 	if (rc.procs)

@@ -17,6 +17,7 @@
 #include "util/atomic_file.h"
 #include "util/parse.h"
 #include "util/progress.h"
+#include "util/signals.h"
 
 static void usage(FILE *f)
 {
@@ -287,7 +288,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 
-	atomic_file_install_signals();
+	signals_install(SIGNALS_EXIT);
 	struct progress *progress = progress_new("ksmsim run", force_progress ? PROGRESS_ALWAYS :
 						 quiet ? PROGRESS_NEVER : PROGRESS_AUTO);
 	if (strcmp(trace, "-") != 0 && !validate(trace, progress, &error)) {
@@ -355,7 +356,7 @@ int cmd_run(int argc, char **argv)
 	atomic_file **outs[] = { &marks, &series, &summary, &mm_stats };
 	sigset_t held;
 	bool committed = true;
-	atomic_file_hold_signals(true, &held);
+	signals_hold(true, &held);
 	for (size_t i = 0; i < G_N_ELEMENTS(outs); i++) {
 		atomic_file *f = *outs[i];
 		*outs[i] = NULL;
@@ -364,7 +365,7 @@ int cmd_run(int argc, char **argv)
 		else if (f)
 			atomic_file_abort(f);
 	}
-	atomic_file_hold_signals(false, &held);
+	signals_hold(false, &held);
 	if (!committed)
 		goto fail;
 	if (!quiet)

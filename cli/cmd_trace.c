@@ -12,7 +12,7 @@
 #include "traces/reader.h"
 #include "traces/tracked_writer.h"
 #include "traces/writer.h"
-#include "util/atomic_file.h"
+#include "util/signals.h"
 
 static int trace_usage(FILE *out)
 {
@@ -87,7 +87,7 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 		if ((++n & 0xffff) == 0) {
 			char line[64];
 			snprintf(line, sizeof(line), "%" G_GUINT64_FORMAT " records converted", n);
-			atomic_file_set_progress(line);
+			signals_set_progress(line);
 		}
 	}
 	trace_reader_free(r);

@@ -15,6 +15,7 @@
 #include "live/child.h"
 #include "live/ksmfs.h"
 #include "sim/content.h"
+#include "util/signals.h"
 
 #define CHILD_CMD_FD 100
 #define CHILD_ACK_FD 101
@@ -54,7 +55,7 @@ static bool write_full(int fd, const void *buf, size_t len)
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
-		if (n < 0 && errno == EINTR && !ksmfs_stop)
+		if (n < 0 && errno == EINTR && !signals_caught())
 			continue;
 		if (n <= 0)
 			return false;
@@ -73,7 +74,7 @@ static int read_full(int fd, void *buf, size_t len)
 	while (got < len) {
 		ssize_t n = read(fd, p + got, len - got);
 
-		if (n < 0 && errno == EINTR && !ksmfs_stop)
+		if (n < 0 && errno == EINTR && !signals_caught())
 			continue;
 		if (n < 0)
 			return -1;
@@ -375,7 +376,7 @@ bool live_child_do(struct live_child *c, const struct trace_record *rec, GError 
 
 	if (!write_full(c->cmd_fd, rec, sizeof(*rec)) ||
 	    (r = read_full(c->ack_fd, &err, sizeof(err))) <= 0) {
-		if (ksmfs_stop)
+		if (signals_caught())
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
 		else
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,

@@ -10,33 +10,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include "live/ksmfs.h"
+#include "util/signals.h"
 
-volatile sig_atomic_t ksmfs_stop;
-
-static void on_stop(int sig)
-{
-	ksmfs_stop = sig;
-}
-
-void ksmfs_install_signals(void)
-{
-	struct sigaction sa;
-
-	/* No SA_RESTART: sleeps and pipe reads must return so we can clean up. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A dead child shows up as EPIPE on its pipe, not as a fatal signal. */
-	signal(SIGPIPE, SIG_IGN);
-}
-
-int ksmfs_exit_code(int rc)
-{
-	return ksmfs_stop ? 128 + ksmfs_stop : rc;
-}
 
 static char *knob_path(const char *name)
 {
@@ -486,7 +461,9 @@ bool ksmfs_session_begin(struct ksmfs_session *s, GError **error)
 	} else {
 		ksmfs_lock_record(s->lock_fd, &s->saved);
 	}
-	ksmfs_install_signals();
+	signals_install(SIGNALS_DEFER);
+	/* A dead child shows up as EPIPE on its pipe, not as a fatal signal. */
+	signal(SIGPIPE, SIG_IGN);
 	if (!ksmfs_set_defaults(error)) {
 		GError *err = NULL;
 

@@ -35,12 +35,6 @@ struct ksm_counters {
 	uint64_t cow_ksm;	/* /proc/vmstat */
 };
 
-/* Set by SIGINT/SIGTERM/SIGHUP once ksmfs_install_signals() ran: 0 or the signal. */
-extern volatile sig_atomic_t ksmfs_stop;
-void ksmfs_install_signals(void);
-/* 128 + signal when interrupted, else rc. */
-int ksmfs_exit_code(int rc);
-
 /*
  * Whether live KSM can be used here: root, the directory present and its
  * knobs writable. On false, *why says what is missing (for a skip message).

@@ -19,6 +19,7 @@
 #include "live/ksmfs.h"
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
+#include "util/signals.h"
 
 int live_measure_scan_rate(int argc, char **argv);
 
@@ -48,7 +49,7 @@ static bool poll_sleep(GError **error)
 	struct timespec ts = { 0, 1000000 };
 
 	nanosleep(&ts, NULL);
-	if (ksmfs_stop) {
+	if (signals_caught()) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
 		return false;
 	}
@@ -225,7 +226,7 @@ int live_measure_scan_rate(int argc, char **argv)
 			fprintf(stderr, "ksmsim live: %s\n", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(csv);
-		return ksmfs_exit_code(1);
+		return signals_exit_status(1);
 	}
 	if (csv) {
 		FILE *f = atomic_file_stream(csv);
@@ -244,5 +245,5 @@ int live_measure_scan_rate(int argc, char **argv)
 			return 1;
 		}
 	}
-	return ksmfs_exit_code(0);
+	return signals_exit_status(0);
 }

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <signal.h>
 #include "traces/tracked_writer.h"
-#include "util/atomic_file.h"
+#include "util/signals.h"
 
 bool tracked_writer_open(struct tracked_writer *t, const char *path, enum trace_format fmt,
 			 int version, GError **error)
 {
 	sigset_t old;
 
-	atomic_file_install_signals();
+	signals_install(SIGNALS_EXIT);
 	/* a signal between creating the temporary file and registering it would strand it */
-	atomic_file_hold_signals(true, &old);
+	signals_hold(true, &old);
 	t->w = trace_writer_open_version(path, fmt, version, error);
 	t->handle = t->w && trace_writer_tmp_path(t->w) ?
-		atomic_file_track(trace_writer_tmp_path(t->w)) : -1;
-	atomic_file_hold_signals(false, &old);
+		signals_track(trace_writer_tmp_path(t->w)) : -1;
+	signals_hold(false, &old);
 	return t->w != NULL;
 }
 
@@ -24,10 +24,10 @@ bool tracked_writer_close(struct tracked_writer *t, GError **error)
 	bool ok;
 
 	/* the rename and the untracking go together, or the handler removes a finished file */
-	atomic_file_hold_signals(true, &old);
+	signals_hold(true, &old);
 	ok = trace_writer_close(t->w, error);
-	atomic_file_untrack(t->handle);
-	atomic_file_hold_signals(false, &old);
+	signals_untrack(t->handle);
+	signals_hold(false, &old);
 	t->w = NULL;
 	t->handle = -1;
 	return ok;
@@ -36,7 +36,7 @@ bool tracked_writer_close(struct tracked_writer *t, GError **error)
 void tracked_writer_abort(struct tracked_writer *t)
 {
 	trace_writer_abort(t->w);
-	atomic_file_untrack(t->handle);
+	signals_untrack(t->handle);
 	t->w = NULL;
 	t->handle = -1;
 }

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "util/atomic_file.h"
+#include "util/signals.h"
 
 struct atomic_file {
 	FILE *stream;
@@ -13,55 +12,6 @@ struct atomic_file {
 	char *tmp;		/* NULL for standard output */
 	int slot;
 };
-
-/*
- * Temporary names live in a fixed table so that the signal handler can
- * remove them without allocating or locking.
- */
-#define MAX_OPEN 32
-#define PATH_CAP 4096
-static char pending[MAX_OPEN][PATH_CAP];
-static volatile sig_atomic_t pending_used[MAX_OPEN];
-/* Two buffers, so that the handler never sees one half-written. */
-static char progress[2][512];
-static volatile sig_atomic_t progress_cur;
-static volatile sig_atomic_t line_open;
-
-/* Opening and registering a temporary name happen with the signals held. */
-void atomic_file_hold_signals(bool hold, sigset_t *old)
-{
-	if (hold) {
-		sigset_t set;
-		sigemptyset(&set);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGTERM);
-		sigprocmask(SIG_BLOCK, &set, old);
-	} else {
-		sigprocmask(SIG_SETMASK, old, NULL);
-	}
-}
-
-int atomic_file_track(const char *path)
-{
-	if (strlen(path) >= PATH_CAP)
-		return -1;
-	for (int i = 0; i < MAX_OPEN; i++) {
-		if (!pending_used[i]) {
-			strcpy(pending[i], path);
-			/* the name is whole before the handler can see the slot in use */
-			atomic_signal_fence(memory_order_seq_cst);
-			pending_used[i] = 1;
-			return i;
-		}
-	}
-	return -1;
-}
-
-void atomic_file_untrack(int handle)
-{
-	if (handle >= 0 && handle < MAX_OPEN)
-		pending_used[handle] = 0;
-}
 
 atomic_file *atomic_file_open(const char *path, GError **error)
 {
@@ -74,23 +24,23 @@ atomic_file *atomic_file_open(const char *path, GError **error)
 	}
 	f->tmp = g_strdup_printf("%s.tmp.XXXXXX", path);
 	sigset_t old;
-	atomic_file_hold_signals(true, &old);
+	signals_hold(true, &old);
 	int fd = g_mkstemp(f->tmp);
 	if (fd < 0) {
 		int err = errno;
-		atomic_file_hold_signals(false, &old);
+		signals_hold(false, &old);
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
 			    "%s: cannot create: %s", path, g_strerror(err));
 		goto fail;
 	}
-	f->slot = atomic_file_track(f->tmp);
-	atomic_file_hold_signals(false, &old);
+	f->slot = signals_track(f->tmp);
+	signals_hold(false, &old);
 	f->stream = fdopen(fd, "w");
 	if (!f->stream) {
 		int err = errno;
 		close(fd);
 		unlink(f->tmp);
-		atomic_file_untrack(f->slot);
+		signals_untrack(f->slot);
 		f->slot = -1;
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s", path,
 			    g_strerror(err));
@@ -109,14 +59,9 @@ FILE *atomic_file_stream(atomic_file *f)
 	return f->stream;
 }
 
-const char *atomic_file_path(const atomic_file *f)
-{
-	return f->path;
-}
-
 static void release(atomic_file *f)
 {
-	atomic_file_untrack(f->slot);
+	signals_untrack(f->slot);
 	g_free(f->tmp);
 	g_free(f->path);
 	g_free(f);
@@ -160,81 +105,4 @@ void atomic_file_abort(atomic_file *f)
 		fflush(f->stream);
 	}
 	release(f);
-}
-
-void atomic_file_set_progress(const char *line)
-{
-	int next = !progress_cur;
-	g_strlcpy(progress[next], line ? line : "", sizeof(progress[next]));
-	progress_cur = next;
-}
-
-void atomic_file_set_line_open(bool open)
-{
-	line_open = open;
-}
-
-static void put(const char *s, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(STDERR_FILENO, s, n);
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
-}
-
-/* Async-signal-safe: unlink, write and _exit only. */
-static void on_signal(int sig)
-{
-	int saved = errno, removed = 0;
-	for (int i = 0; i < MAX_OPEN; i++)
-		if (pending_used[i] && unlink(pending[i]) == 0)
-			removed++;
-	if (line_open)
-		put("\n", 1);
-	static const char msg[] = "ksmsim: interrupted";
-	put(msg, sizeof(msg) - 1);
-	const char *line = progress[progress_cur];
-	if (line[0]) {
-		put("; ", 2);
-		put(line, strnlen(line, sizeof(progress[0])));
-	}
-	if (removed) {
-		char num[16];
-		int n = 0;
-		for (int v = removed; v; v /= 10)
-			num[n++] = (char)('0' + v % 10);
-		put("; ", 2);
-		while (n)
-			put(&num[--n], 1);
-		static const char one[] = " unfinished output file removed";
-		static const char many[] = " unfinished output files removed";
-		if (removed == 1)
-			put(one, sizeof(one) - 1);
-		else
-			put(many, sizeof(many) - 1);
-	}
-	put("\n", 1);
-	errno = saved;
-	_exit(128 + sig);
-}
-
-void atomic_file_install_signals(void)
-{
-	struct sigaction sa, old;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	/* one signal at a time: the second waits for the first's _exit */
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	/*
-	 * A SIGINT ignored on entry stays ignored, as the shell meant it (a
-	 * background job of a script must not die of the terminal's Ctrl-C).
-	 */
-	if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-		sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
-#include "util/atomic_file.h"
 #include "util/progress.h"
+#include "util/signals.h"
 
 #define TTY_EVERY_US (250 * 1000)	/* terminal: 4 redraws a second */
 #define LOG_EVERY_US (2 * 1000 * 1000)	/* not a terminal: a line every 2 s */
@@ -47,7 +47,7 @@ void progress_phase(struct progress *p, const char *phase, const char *unit)
 	p->last_note_us = 0;
 	p->done = p->pos = p->size = 0;
 	progress_format(p->line, sizeof(p->line), p->phase, p->unit, 0, 0, 0, 0);
-	atomic_file_set_progress(p->line);
+	signals_set_progress(p->line);
 }
 
 /* 1234567 -> "1.23M", keeping lines short whatever the figures. */
@@ -113,7 +113,7 @@ static void show(struct progress *p, bool final)
 		fprintf(stderr, "%s: %s\n", p->prefix, p->line);
 	}
 	fflush(stderr);
-	atomic_file_set_line_open(p->line_open);
+	signals_set_line_open(p->line_open);
 }
 
 void progress_update(struct progress *p, uint64_t done, uint64_t pos, uint64_t size)
@@ -129,7 +129,7 @@ void progress_update(struct progress *p, uint64_t done, uint64_t pos, uint64_t s
 	progress_format(p->line, sizeof(p->line), p->phase, p->unit, done, pos, size,
 			now - p->start_us);
 	if (note) {
-		atomic_file_set_progress(p->line);
+		signals_set_progress(p->line);
 		p->last_note_us = now;
 	}
 	if (display) {
@@ -148,7 +148,7 @@ void progress_finish(struct progress *p)
 	int64_t now = g_get_monotonic_time();
 	progress_format(p->line, sizeof(p->line), p->phase, p->unit, p->done, p->pos, p->size,
 			now - p->start_us);
-	atomic_file_set_progress(p->line);
+	signals_set_progress(p->line);
 	if (p->shown)
 		show(p, true);
 }
@@ -159,7 +159,7 @@ void progress_free(struct progress *p)
 		return;
 	if (p->line_open) {
 		fputc('\n', stderr);
-		atomic_file_set_line_open(false);
+		signals_set_line_open(false);
 	}
 	g_free(p->prefix);
 	g_free(p);

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One handling of SIGINT/SIGTERM for every command (signals.h). */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib.h>
+#include "util/signals.h"
+
+/*
+ * Paths to remove live in a fixed table so that the handler can remove them
+ * without allocating or locking.
+ */
+#define MAX_TRACKED 32
+#define PATH_CAP 4096
+static char tracked[MAX_TRACKED][PATH_CAP];
+static volatile sig_atomic_t tracked_used[MAX_TRACKED];
+/* Two buffers, so that the handler never sees one half-written. */
+static char progress[2][512];
+static volatile sig_atomic_t progress_cur;
+static volatile sig_atomic_t line_open;
+static volatile sig_atomic_t caught;
+
+void signals_hold(bool hold, sigset_t *old)
+{
+	if (hold) {
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigprocmask(SIG_BLOCK, &set, old);
+	} else {
+		sigprocmask(SIG_SETMASK, old, NULL);
+	}
+}
+
+int signals_track(const char *path)
+{
+	if (strlen(path) >= PATH_CAP)
+		return -1;
+	for (int i = 0; i < MAX_TRACKED; i++) {
+		if (!tracked_used[i]) {
+			strcpy(tracked[i], path);
+			/* the name is whole before the handler can see the slot in use */
+			atomic_signal_fence(memory_order_seq_cst);
+			tracked_used[i] = 1;
+			return i;
+		}
+	}
+	return -1;
+}
+
+void signals_untrack(int handle)
+{
+	if (handle >= 0 && handle < MAX_TRACKED)
+		tracked_used[handle] = 0;
+}
+
+void signals_set_progress(const char *line)
+{
+	int next = !progress_cur;
+	g_strlcpy(progress[next], line ? line : "", sizeof(progress[next]));
+	progress_cur = next;
+}
+
+void signals_set_line_open(bool open)
+{
+	line_open = open;
+}
+
+int signals_caught(void)
+{
+	return caught;
+}
+
+int signals_exit_status(int rc)
+{
+	return caught ? 128 + caught : rc;
+}
+
+static void put(const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(STDERR_FILENO, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void put_count(int v)
+{
+	char num[16];
+	int n = 0;
+
+	do
+		num[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		put(&num[--n], 1);
+}
+
+/* Async-signal-safe: unlink, write and _exit only. */
+static void on_exit_signal(int sig)
+{
+	int removed = 0;
+
+	for (int i = 0; i < MAX_TRACKED; i++)
+		if (tracked_used[i] && unlink(tracked[i]) == 0)
+			removed++;
+	if (line_open)
+		put("\n", 1);
+	static const char msg[] = "ksmsim: interrupted";
+	put(msg, sizeof(msg) - 1);
+	const char *line = progress[progress_cur];
+	if (line[0]) {
+		put("; ", 2);
+		put(line, strnlen(line, sizeof(progress[0])));
+	}
+	if (removed) {
+		static const char one[] = " unfinished output file removed";
+		static const char many[] = " unfinished output files removed";
+		put("; ", 2);
+		put_count(removed);
+		if (removed == 1)
+			put(one, sizeof(one) - 1);
+		else
+			put(many, sizeof(many) - 1);
+	}
+	put("\n", 1);
+	_exit(128 + sig);
+}
+
+static void on_defer_signal(int sig)
+{
+	caught = sig;
+}
+
+void signals_install(enum signals_mode mode)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	if (mode == SIGNALS_DEFER) {
+		/* No SA_RESTART: sleeps and pipe reads must return so the command can clean up. */
+		sa.sa_handler = on_defer_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		return;
+	}
+	sa.sa_handler = on_exit_signal;
+	/* one signal at a time: the second waits for the first's _exit */
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SIGINT and SIGTERM, handled one way by every command.
+ *
+ * Whatever the mode, the unfinished output files registered with
+ * signals_track() (atomic_file.h registers its temporary names) never
+ * outlive an interruption, and the process ends with status 128 + signal.
+ *
+ * SIGNALS_EXIT: for commands with nothing to undo outside their own files
+ * (run, gen, trace, collide, bench). The handler removes the tracked files,
+ * prints "ksmsim: interrupted; <progress line>; N unfinished output files
+ * removed" and exits at once. A SIGINT ignored at start-up (a script's
+ * background job) stays ignored.
+ *
+ * SIGNALS_DEFER: for commands that must put the machine back first (live
+ * restores KSM's knobs, record stops its traced program). SIGHUP is caught
+ * too; the handler only notes the signal, without SA_RESTART, so that a
+ * blocking call returns EINTR. The command polls signals_caught(), cleans
+ * up (aborting its outputs) and returns signals_exit_status(its status).
+ */
+#ifndef KSMSIM_UTIL_SIGNALS_H
+#define KSMSIM_UTIL_SIGNALS_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+enum signals_mode {
+	SIGNALS_EXIT,
+	SIGNALS_DEFER,
+};
+
+void signals_install(enum signals_mode mode);
+/* The signal caught in SIGNALS_DEFER mode, 0 if none yet. */
+int signals_caught(void);
+/* 128 + the caught signal, or rc when none was caught. */
+int signals_exit_status(int rc);
+
+/*
+ * path is removed on an interruption until untracked. Returns a handle for
+ * signals_untrack, -1 if the table is full (then nothing is removed). Call
+ * with the signals held, or accept that one arriving between the file's
+ * creation and this call leaves it behind.
+ */
+int signals_track(const char *path);
+void signals_untrack(int handle);	/* -1: nothing */
+
+/* Block SIGINT/SIGTERM (hold) or restore *old: for steps that must not be cut. */
+void signals_hold(bool hold, sigset_t *old);
+
+/* The line the interruption message repeats (copied; NULL: none); progress.h keeps it. */
+void signals_set_progress(const char *line);
+/* A terminal line without its newline is on stderr: the message ends it first. */
+void signals_set_line_open(bool open);
+
+#endif
