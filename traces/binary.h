@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The binary trace form (BINARY.md): constants and the varint coding shared
+ * The binary trace form (FORMAT.md, "Binary form"): constants and the varint coding shared
  * by the reader and the writer.
  */
 #ifndef KSMSIM_BINARY_H

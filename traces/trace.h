@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trace record: one line of a ksmtrace (../shared/spec/trace-format.md),
+ * The trace record: one line of a ksmtrace (traces/FORMAT.md),
  * parsed and validated. Readers hand records out one at a time so that a
  * trace of any size is read in constant memory.
  */
@@ -14,7 +14,7 @@
 #define TRACE_PAGE_SIZE 4096u
 #define TRACE_NAME_MAX 64	/* mm names and mark labels */
 #define TRACE_VPN_LIMIT (UINT64_C(1) << 32)
-/* Versions of the text header and binary form: 2 adds blobs (FORMAT-v2.md). */
+/* Versions of the text header and binary form: 2 adds blobs (FORMAT.md). */
 #define TRACE_VERSION_MIN 1
 #define TRACE_VERSION_MAX 2
 

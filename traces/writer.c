@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Trace writers (writer.h): canonical text, gzip text and the binary form
- * (BINARY.md). Every record goes through the same checks as on reading
+ * (FORMAT.md, "Binary form"). Every record goes through the same checks as on reading
  * (check.c), so whatever a writer commits, every reader accepts.
  *
  * Canonical text: "<t_us> <verb> <args>" with single spaces; t_us, npages,
@@ -19,14 +19,15 @@
 #include "traces/check.h"
 #include "traces/reader.h"
 #include "traces/writer.h"
+#include "util/atomic_file.h"
 
 #define BIN_CHUNK (256 * 1024)
 
 struct trace_writer {
 	enum trace_format fmt;
-	char *path;		/* the target */
-	char *tmp;		/* the temporary beside it; NULL for stdout */
-	int fd;
+	char *path;		/* as given, for messages */
+	struct atomic_target out;	/* fd, and the temporary renamed on close */
+	int fd;			/* out.fd until the stream owns it, then -1 */
 	FILE *f;		/* text */
 	gzFile gz;		/* gz text */
 	GString *line;
@@ -318,24 +319,15 @@ trace_writer *trace_writer_open_version(const char *path, enum trace_format fmt,
 	w->fmt = fmt;
 	w->path = g_strdup(path);
 	w->fd = -1;
-	if (strcmp(path, "-") == 0) {
-		w->fd = dup(STDOUT_FILENO);
-		if (w->fd < 0) {
-			werr(w, error, "cannot write", errno);
-			goto out_free;
-		}
-	} else {
-		char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+	{
+		GError *err = NULL;
 
-		w->tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
-		g_free(dir);
-		g_free(base);
-		w->fd = g_mkstemp(w->tmp);
-		if (w->fd < 0) {
-			werr(w, error, "cannot create", errno);
-			g_clear_pointer(&w->tmp, g_free);
+		if (!atomic_target_open(&w->out, path, &err)) {
+			g_set_error_literal(error, TRACE_ERROR, TRACE_ERROR_IO, err->message);
+			g_error_free(err);
 			goto out_free;
 		}
+		w->fd = w->out.fd;
 	}
 	w->ck = trace_check_new();
 	w->line = g_string_sized_new(128);
@@ -650,14 +642,8 @@ static void writer_free(trace_writer *w)
 	if (w->blob_ids)
 		g_hash_table_destroy(w->blob_ids);
 	g_free(w->renum);
-	g_free(w->tmp);
 	g_free(w->path);
 	g_free(w);
-}
-
-const char *trace_writer_tmp_path(const trace_writer *w)
-{
-	return w->tmp;
 }
 
 bool trace_writer_close(trace_writer *w, GError **error)
@@ -678,7 +664,7 @@ bool trace_writer_close(trace_writer *w, GError **error)
 		p = bin_put_varint(p, w->nrec);
 		w->len = p - w->buf;
 		ok = bin_deflate(w, true, error);
-		if (ok && close(fd) != 0)
+		if (close(fd) != 0 && ok)
 			ok = werr(w, error, "cannot write", errno);
 		w->fd = -1;
 	} else if (w->gz) {
@@ -696,14 +682,20 @@ bool trace_writer_close(trace_writer *w, GError **error)
 		if (ret != 0)
 			ok = werr(w, error, "cannot write", errno);
 	}
-	if (ok && w->tmp && rename(w->tmp, w->path) != 0)
-		ok = werr(w, error, "cannot rename into place", errno);
-	if (!ok) {
-		trace_writer_abort(w);
-		return false;
+	if (ok) {
+		GError *err = NULL;
+
+		if (!atomic_target_commit(&w->out, &err)) {
+			g_set_error_literal(error, TRACE_ERROR, TRACE_ERROR_IO, err->message);
+			g_error_free(err);
+			writer_free(w);
+			return false;
+		}
+		writer_free(w);
+		return true;
 	}
-	writer_free(w);
-	return true;
+	trace_writer_abort(w);
+	return false;
 }
 
 void trace_writer_abort(trace_writer *w)
@@ -716,7 +708,6 @@ void trace_writer_abort(trace_writer *w)
 		fclose(w->f);
 	else if (w->fd >= 0)
 		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
+	atomic_target_abort(&w->out);
 	writer_free(w);
 }

@@ -34,8 +34,6 @@ uint64_t trace_writer_blob_refs(const trace_writer *w);
 bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **error);
 /* A comment line (text forms only; ignored by the binary form). */
 bool trace_writer_comment(trace_writer *w, const char *text, GError **error);
-/* The temporary file being written (NULL for standard output): for signal handlers. */
-const char *trace_writer_tmp_path(const trace_writer *w);
 bool trace_writer_close(trace_writer *w, GError **error);	/* commit */
 void trace_writer_abort(trace_writer *w);			/* discard */
 

@@ -21,13 +21,17 @@ static volatile sig_atomic_t progress_cur;
 static volatile sig_atomic_t line_open;
 static volatile sig_atomic_t caught;
 
+/* Every terminating signal that can be caught and that a user or a pipe sends. */
+static const int exit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
 void signals_hold(bool hold, sigset_t *old)
 {
 	if (hold) {
 		sigset_t set;
+
 		sigemptyset(&set);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGTERM);
+		for (size_t i = 0; i < G_N_ELEMENTS(exit_signals); i++)
+			sigaddset(&set, exit_signals[i]);
 		sigprocmask(SIG_BLOCK, &set, old);
 	} else {
 		sigprocmask(SIG_SETMASK, old, NULL);
@@ -109,6 +113,9 @@ static void on_exit_signal(int sig)
 	for (int i = 0; i < MAX_TRACKED; i++)
 		if (tracked_used[i] && unlink(tracked[i]) == 0)
 			removed++;
+	/* The reader of a pipe went away (`| head`): nobody to tell, as for any filter. */
+	if (sig == SIGPIPE)
+		_exit(128 + sig);
 	if (line_open)
 		put("\n", 1);
 	static const char msg[] = "ksmsim: interrupted";
@@ -153,9 +160,17 @@ void signals_install(enum signals_mode mode)
 	}
 	sa.sa_handler = on_exit_signal;
 	/* one signal at a time: the second waits for the first's _exit */
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-		sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < G_N_ELEMENTS(exit_signals); i++)
+		sigaddset(&sa.sa_mask, exit_signals[i]);
+	for (size_t i = 0; i < G_N_ELEMENTS(exit_signals); i++) {
+		int sig = exit_signals[i];
+
+		/*
+		 * A signal ignored on entry stays ignored, as whoever started us
+		 * meant it: a script's background job and Ctrl-C, nohup and SIGHUP.
+		 */
+		if (sig != SIGTERM && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sig, &sa, NULL);
+	}
 }

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * SIGINT and SIGTERM, handled one way by every command.
+ * Terminating signals, handled one way by every command.
  *
  * Whatever the mode, the unfinished output files registered with
  * signals_track() (atomic_file.h registers its temporary names) never
  * outlive an interruption, and the process ends with status 128 + signal.
  *
  * SIGNALS_EXIT: for commands with nothing to undo outside their own files
- * (run, gen, trace, collide, bench). The handler removes the tracked files,
- * prints "ksmsim: interrupted; <progress line>; N unfinished output files
- * removed" and exits at once. A SIGINT ignored at start-up (a script's
- * background job) stays ignored.
+ * (run, gen, trace, collide, bench). On SIGINT, SIGTERM, SIGHUP or SIGPIPE
+ * the handler removes the tracked files, prints "ksmsim: interrupted;
+ * <progress line>; N unfinished output files removed" (nothing for SIGPIPE:
+ * the pipe's reader is gone) and exits at once. A signal other than SIGTERM
+ * that was ignored at start-up (a script's background job, nohup) stays
+ * ignored. Only SIGKILL can leave a temporary file behind; its random name
+ * never stands in a later run's way.
  *
  * SIGNALS_DEFER: for commands that must put the machine back first (live
  * restores KSM's knobs, record stops its traced program). SIGHUP is caught
@@ -44,7 +47,7 @@ int signals_exit_status(int rc);
 int signals_track(const char *path);
 void signals_untrack(int handle);	/* -1: nothing */
 
-/* Block SIGINT/SIGTERM (hold) or restore *old: for steps that must not be cut. */
+/* Block the terminating signals (hold) or restore *old: for steps that must not be cut. */
 void signals_hold(bool hold, sigset_t *old);
 
 /* The line the interruption message repeats (copied; NULL: none); progress.h keeps it. */
