@@ -10,8 +10,8 @@
 #include "cli/cli.h"
 #include "traces/check.h"
 #include "traces/reader.h"
-#include "traces/tracked_writer.h"
 #include "traces/writer.h"
+#include "util/file_id.h"
 #include "util/signals.h"
 
 static int trace_usage(FILE *out)
@@ -23,7 +23,7 @@ static int trace_usage(FILE *out)
 		"       ksmsim trace merge IN1 IN2 [IN...] OUT\n"
 		"\n"
 		"Read a trace (text, gzip-compressed text or binary, versions 1 and 2\n"
-		"(traces/FORMAT-v2.md: blobs of captured pages), detected from its\n"
+		"(traces/FORMAT.md; version 2 adds blobs of captured pages), detected from its\n"
 		"first bytes; IN '-' is standard input) and check it fully, as 'ksmsim run'\n"
 		"would: syntax, time order, mms, mapped pages, knob values, settles.\n"
 		"\n"
@@ -31,8 +31,9 @@ static int trace_usage(FILE *out)
 		"           .gz gzip-compressed text, anything else text; --format overrides.\n"
 		"           OUT '-' is standard output (text unless --format says otherwise).\n"
 		"           OUT has IN's version.\n"
-		"           OUT is written under a temporary name and renamed when complete,\n"
-		"           so a bad input leaves no OUT behind.\n"
+		"           A regular OUT is written under a temporary name and renamed when\n"
+		"           complete, so a bad input leaves no OUT behind; a device or FIFO\n"
+		"           is written in place. OUT may not be IN.\n"
 		"  cat      print IN as canonical text on standard output.\n"
 		"  stat     print what IN holds: records per verb and content form, mms,\n"
 		"           pages mapped and written, trace duration, settles and marks.\n"
@@ -73,16 +74,15 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 		trace_reader_free(r);
 		goto fail;
 	}
-	struct tracked_writer tw;
+	trace_writer *w = trace_writer_open_version(out, fmt, version, &error);
 
-	/* SIGINT/SIGTERM remove the unfinished output (atomic_file.h) */
-	if (!tracked_writer_open(&tw, out, fmt, version, &error)) {
+	if (!w) {
 		trace_reader_free(r);
 		goto fail;
 	}
 	uint64_t n = 0;
 	while ((rc = trace_reader_next(r, rec, &error)) > 0) {
-		if (!trace_writer_put(tw.w, rec, &error))
+		if (!trace_writer_put(w, rec, &error))
 			break;
 		if ((++n & 0xffff) == 0) {
 			char line[64];
@@ -92,16 +92,32 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 	}
 	trace_reader_free(r);
 	if (error) {
-		tracked_writer_abort(&tw);
+		trace_writer_abort(w);
 		goto fail;
 	}
-	if (!tracked_writer_close(&tw, &error))
+	if (!trace_writer_close(w, &error))
 		goto fail;
 	g_free(rec);
 	return 0;
 fail:
 	g_free(rec);
 	return fail(error);
+}
+
+/*
+ * A record each input accepts alone can still clash in the merged trace (an
+ * mm name used by two inputs): name the input and line that brought it in,
+ * not the output's record number.
+ */
+static void blame_input(GError **error, const char *in, uint64_t line)
+{
+	const char *msg = (*error)->message, *problem = strstr(msg, ": record ");
+
+	problem = problem ? strstr(problem + 2, ": ") : NULL;
+	char *text = g_strdup_printf("%s:%" G_GUINT64_FORMAT ": %s (in the merged trace)", in, line,
+				     problem ? problem + 2 : msg);
+	g_free((*error)->message);
+	(*error)->message = text;
 }
 
 /* Interleaves n traces by time into out (format from its name). */
@@ -142,8 +158,10 @@ static int merge(char **in, int n, const char *out)
 				best = i;
 		if (best < 0)
 			break;
-		if (!trace_writer_put(w, &rec[best], &error))
+		if (!trace_writer_put(w, &rec[best], &error)) {
+			blame_input(&error, in[best], rec[best].line);
 			goto fail;
+		}
 		rc = trace_reader_next(r[best], &rec[best], &error);
 		if (rc < 0)
 			goto fail;
@@ -296,6 +314,7 @@ int cmd_trace(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sub, *fmt_name = NULL;
+	GError *error = NULL;
 	int c;
 
 	if (argc < 2)
@@ -312,6 +331,7 @@ int cmd_trace(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 0;
+	signals_install(SIGNALS_EXIT);
 	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -351,6 +371,10 @@ int cmd_trace(int argc, char **argv)
 				fmt_name);
 			return EXIT_USAGE;
 		}
+		struct file_use uses[] = { { "IN", argv[0], false }, { "OUT", argv[1], true } };
+
+		if (!file_uses_distinct(uses, 2, &error))
+			return fail(error);
 		return copy(argv[0], argv[1], fmt);
 	}
 	if (strcmp(sub, "merge") == 0) {
@@ -358,6 +382,15 @@ int cmd_trace(int argc, char **argv)
 			fprintf(stderr, "ksmsim trace: merge takes two or more traces and OUT\n");
 			return EXIT_USAGE;
 		}
+		struct file_use *uses = g_new(struct file_use, argc);
+
+		for (int i = 0; i < argc; i++)
+			uses[i] = (struct file_use){ i < argc - 1 ? "IN" : "OUT", argv[i], i == argc - 1 };
+		bool distinct = file_uses_distinct(uses, argc, &error);
+
+		g_free(uses);
+		if (!distinct)
+			return fail(error);
 		return merge(argv, argc - 1, argv[argc - 1]);
 	}
 	if (argc != 1) {

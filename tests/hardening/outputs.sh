@@ -69,6 +69,23 @@ done
 [ "$(ls -A)" = "$(printf 'dir\nerr')" ] || bad "files left: $(ls -A | tr '\n' ' ')"
 rm -rf dir err
 
+# an output onto an input, or two outputs onto one file: refused, nothing touched
+cp "$trace" in.ksmt
+ln -s in.ksmt alias.ksmt
+sum=$(md5sum <in.ksmt)
+for args in "trace convert in.ksmt in.ksmt" "trace convert in.ksmt alias.ksmt" \
+	    "trace convert in.ksmt ./in.ksmt" "trace merge in.ksmt $trace in.ksmt"; do
+	"$bin" $args 2>err; rc=$?
+	[ $rc -eq 2 ] || bad "$args: exit $rc, expected 2"
+	grep -q 'same file as' err || bad "$args: $(cat err)"
+	[ "$(md5sum <in.ksmt)" = "$sum" ] || bad "$args: the input changed"
+done
+"$bin" trace merge in.ksmt in.ksmt out.ksmt 2>err && bad "merging a trace with itself was accepted"
+grep -q "^ksmsim trace: in.ksmt:[0-9]*: mm '.*' already exists (in the merged trace)" err ||
+	bad "merge blames: $(cat err)"
+[ "$(ls -A | tr '\n' ' ')" = "alias.ksmt err in.ksmt " ] || bad "files left: $(ls -A | tr '\n' ' ')"
+rm -f in.ksmt alias.ksmt err
+
 # modes
 for mask in 002 077; do
 	(umask $mask && run --marks-csv m$mask.csv && gen -o g$mask.ksmt) || bad "umask $mask runs failed"
