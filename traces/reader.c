@@ -785,6 +785,10 @@ static int text_next(trace_reader *r, struct trace_record *rec, GError **error, 
 		int rc;
 
 		nl = memchr(s, '\n', avail);
+		/* The longest valid line (a blob's 8192 hex digits) is far shorter. */
+		if ((nl ? (size_t)(nl - s) : avail) > TRACE_LINE_MAX)
+			return fail(r, error, ":%" G_GUINT64_FORMAT ": line longer than %u bytes",
+				    r->line + 1, TRACE_LINE_MAX);
 		if (!nl && !r->in_eof) {
 			if (in_fill(r, error) < 0)
 				return -1;

@@ -14,6 +14,8 @@
 #define TRACE_PAGE_SIZE 4096u
 #define TRACE_NAME_MAX 64	/* mm names and mark labels */
 #define TRACE_VPN_LIMIT (UINT64_C(1) << 32)
+/* Longest text line, comments included: bounds the reader's memory. */
+#define TRACE_LINE_MAX 65536u
 /* Versions of the text header and binary form: 2 adds blobs (FORMAT.md). */
 #define TRACE_VERSION_MIN 1
 #define TRACE_VERSION_MAX 2

@@ -614,11 +614,18 @@ bool trace_writer_comment(trace_writer *w, const char *text, GError **error)
 		return true;
 	lines = g_strsplit(text, "\n", -1);
 	for (char **l = lines; ok && *l; l++) {
+		/* Whatever the text, the reader must take the line back. */
+		char *valid = g_utf8_make_valid(*l, -1);
+
 		g_string_assign(w->line, "# ");
-		g_string_append(w->line, *l);
+		g_string_append(w->line, valid);
+		g_free(valid);
 		for (size_t i = 0; i < w->line->len; i++)
 			if (w->line->str[i] == '\r')
 				w->line->str[i] = ' ';
+		if (w->line->len > TRACE_LINE_MAX)
+			g_string_truncate(w->line, g_utf8_find_prev_char(w->line->str,
+				w->line->str + TRACE_LINE_MAX + 1) - w->line->str);
 		g_string_append_c(w->line, '\n');
 		ok = put_text(w, w->line->str, w->line->len, error);
 	}

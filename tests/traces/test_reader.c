@@ -415,20 +415,53 @@ static void test_accepts(void **state)
 	}
 }
 
-/* A long comment line grows the buffer; the record after it still reads. */
+/*
+ * A line may hold up to TRACE_LINE_MAX bytes (comments too), so the
+ * reader's memory stays bounded whatever the input: one byte more is an
+ * error at that line, with or without a newline after it.
+ */
 static void test_long_line(void **state)
 {
 	GString *s = g_string_new(H "# ");
 	uint64_t n;
 
-	for (int i = 0; i < 600000; i++)
+	while (s->len < strlen(H) + TRACE_LINE_MAX)
 		g_string_append_c(s, 'c');
 	g_string_append(s, "\n0 spawn a\n");
 	char *msg = read_text(s->str, &n);
 
 	assert_null(msg);
 	assert_int_equal(n, 1);
+	g_string_insert_c(s, strlen(H) + 2, 'c');
+	msg = read_text(s->str, NULL);
+	assert_string_equal(msg, "t.ksmt:2: line longer than 65536 bytes");
+	g_free(msg);
+	/* no newline at all, as from /dev/zero, past the reader's first buffer */
+	g_string_truncate(s, strlen(H));
+	for (int i = 0; i < 600000; i++)
+		g_string_append_c(s, 'z');
+	msg = read_text(s->str, NULL);
+	assert_string_equal(msg, "t.ksmt:2: line longer than 65536 bytes");
+	g_free(msg);
 	g_string_free(s, TRUE);
+}
+
+/* The writer's comments always read back: invalid UTF-8 mended, long lines cut. */
+static void test_writer_comment(void **state)
+{
+	GError *error = NULL;
+	trace_writer *w = trace_writer_open("c.ksmt", TRACE_FMT_TEXT, &error);
+	GString *text = g_string_new("bad \xff byte\n");
+	uint64_t n;
+
+	assert_non_null(w);
+	for (int i = 0; i < 100000; i++)
+		g_string_append(text, "\xc3\xa9");	/* two-byte characters, cut between none */
+	assert_true(trace_writer_comment(w, text->str, &error));
+	assert_true(trace_writer_close(w, &error));
+	assert_null(read_file_all("c.ksmt", &n));
+	assert_int_equal(n, 0);
+	g_string_free(text, TRUE);
 }
 
 /* Many separate ranges: interval sets, not pages, hold them. */
@@ -459,6 +492,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_records, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_accepts, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_long_line, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_writer_comment, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_many_ranges, dir_setup, dir_teardown),
 	};
 
