@@ -891,20 +891,21 @@ static int bin_fill(trace_reader *r, GError **error)
 						   "trailing garbage after the compressed data");
 			break;
 		}
+		/* Stream-level problems are placed in the file, where a user can look. */
 		if (ret == Z_BUF_ERROR && r->in_eof && r->in_pos == r->in_len) {
-			return bin_fail_at(r, error, r->out_base + r->out_len,
+			return bin_fail_at(r, error, BIN_HEADER_LEN + r->zs.total_in,
 					   "truncated compressed data");
 		}
 		if (ret != Z_OK && ret != Z_BUF_ERROR) {
 			char *m = g_strdup_printf("compressed data error: %s",
 						  r->zs.msg ? r->zs.msg : zError(ret));
-			int rc = bin_fail_at(r, error, r->out_base + r->out_len, m);
+			int rc = bin_fail_at(r, error, BIN_HEADER_LEN + r->zs.total_in, m);
 
 			g_free(m);
 			return rc;
 		}
 		if (ret == Z_OK && r->zs.avail_in == 0 && r->in_eof && r->zs.avail_out > 0)
-			return bin_fail_at(r, error, r->out_base + r->out_len,
+			return bin_fail_at(r, error, BIN_HEADER_LEN + r->zs.total_in,
 					   "truncated compressed data");
 	}
 	memset(r->out + r->out_len, 0, BIN_MAX_RECORD);
@@ -916,7 +917,11 @@ static uint32_t slot_take(trace_reader *r)
 	if (r->nfree)
 		return r->free_slots[--r->nfree];
 	if (r->nslots == r->slots_cap) {
-		r->slots_cap = r->slots_cap ? r->slots_cap * 2 : 16;
+		/* slot numbers are uint32: the table stops doubling before it would wrap */
+		if (r->slots_cap >= UINT32_MAX / 2)
+			r->slots_cap = UINT32_MAX;
+		else
+			r->slots_cap = r->slots_cap ? r->slots_cap * 2 : 16;
 		r->slots = g_renew(struct check_mm *, r->slots, r->slots_cap);
 		r->free_slots = g_renew(uint32_t, r->free_slots, r->slots_cap);
 	}
