@@ -125,12 +125,16 @@ scale=1 seed=1 run_args="" series=0 out="$here/out/sweep" jobs=$(nproc 2>/dev/nu
 ksmsim="" slurm=0 merge_only=0
 while (($#)); do
 	case $1 in
+	--series | --slurm | --merge | -h | --help) ;;
+	*) (($# >= 2)) || die "$1 wants a value" ;;
+	esac
+	case $1 in
 	--workload) IFS=, read -r -a w <<<"$2"; workloads+=("${w[@]}"); shift 2 ;;
 	--trace) traces+=("$2"); shift 2 ;;
 	--hash | --hashes) hashes=$2; shift 2 ;;
 	--pages-to-scan) pts=$2; shift 2 ;;
 	--sleep-millisecs) slp=$2; shift 2 ;;
-	--knob) [[ $2 == *=* ]] || die "--knob wants NAME=V1,V2"; knobs+=("$2"); shift 2 ;;
+	--knob) [[ $2 == ?*=* ]] || die "--knob wants NAME=V1,V2, not '$2'"; knobs+=("$2"); shift 2 ;;
 	--scale) scale=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
 	--run-args) run_args=$2; shift 2 ;;
@@ -141,20 +145,53 @@ while (($#)); do
 	--slurm) slurm=1; shift ;;
 	--merge) merge_only=1; shift ;;
 	-h | --help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
+	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
-[[ -n $ksmsim ]] || ksmsim=$(find_ksmsim)
-[[ $ksmsim == /* ]] || ksmsim="$(cd "$(dirname "$ksmsim")" && pwd)/$(basename "$ksmsim")"
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-
 if ((merge_only)); then
+	out=$(cd "$out" 2>/dev/null && pwd) || die "no results directory $out"
 	[[ -e $out/cells.tsv ]] || die "$out has no cells.tsv"
 	merge "$out"
 	exit
 fi
+[[ -n $ksmsim ]] || ksmsim=$(find_ksmsim)
+[[ -x $ksmsim ]] || die "--ksmsim $ksmsim: not an executable"
+[[ $ksmsim == /* ]] || ksmsim="$(cd "$(dirname "$ksmsim")" && pwd)/$(basename "$ksmsim")"
 ((${#workloads[@]} + ${#traces[@]})) || die "no --workload and no --trace"
+
+# Every value is checked before the first trace is generated, by asking
+# ksmsim itself: one `ksmsim run` per value on a trace that is only a header.
+check_dir=$(mktemp -d)
+trap 'rm -rf "$check_dir"' EXIT
+printf 'ksmtrace 1\n' >"$check_dir/empty.ksmt"
+ask_run() { # OPTION-AS-GIVEN ARGS...
+	local given=$1 msg
+	shift
+	msg=$("$ksmsim" run --quiet --trace "$check_dir/empty.ksmt" "$@" 2>&1 >/dev/null) ||
+		die "$given: ${msg#ksmsim run: }"
+}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
+[[ $seed =~ ^[0-9]+$ ]] || die "--seed wants a decimal number, not '$seed'"
+[[ $scale =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || die "--scale wants a number, not '$scale'"
+if ((${#workloads[@]})); then
+	known=$("$ksmsim" gen --list) || die "$ksmsim gen --list failed"
+	for w in "${workloads[@]}"; do
+		grep -qx -- "$w" <<<"$known" || die "--workload: unknown workload '$w' (one of: $(echo $known | tr ' ' ,))"
+	done
+fi
+IFS=, read -r -a hl <<<"$hashes"
+((${#hl[@]})) || die "--hash: empty list"
+for h in "${hl[@]}"; do ask_run "--hash $hashes" --hash "$h"; done
+for ax in "pages-to-scan=$pts" "sleep-millisecs=$slp" "${knobs[@]}"; do
+	name=${ax%%=*}
+	IFS=, read -r -a vals <<<"${ax#*=}"
+	((${#vals[@]})) || die "--${name//_/-}: empty list"
+	for v in "${vals[@]}"; do ask_run "--${name//_/-} ${ax#*=}" "--${name//_/-}" "$v"; done
+done
+# shellcheck disable=SC2086  # the user's words, split as the run will split them
+[[ -z $run_args ]] || ask_run "--run-args '$run_args'" $run_args
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 
 # Workload traces: generated once per (workload, scale, seed), kept in a cache.
 mkdir -p "$out/traces" "$out/cells"

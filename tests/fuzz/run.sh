@@ -28,9 +28,10 @@ cc=${CC_FUZZ:-clang}
 mkdir -p "$out"
 flags=(-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE -DKSMSIM_VERSION=\"fuzz\"
-       -I"$src" -I"$src/traces" -I"$here")
+       -I"$src" -I"$here")
 read -r -a deps <<<"$(pkg-config --cflags --libs glib-2.0 zlib libxxhash)"
-lib=("$src"/traces/{trace,content,reader,writer,check}.c "$here/fuzz_common.c")
+lib=("$src"/traces/{trace,reader,writer,check}.c "$src"/util/{atomic_file,signals}.c
+     "$here/fuzz_common.c")
 for t in "${targets[@]}"; do
 	echo "fuzz: building $out/fuzz_$t"
 	"$cc" "${flags[@]}" -o "$out/fuzz_$t" "$here/fuzz_$t.c" "${lib[@]}" "${deps[@]}"
