@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Version 2 (traces/FORMAT-v2.md): blob definitions and blob:ID content,
+ * Version 2 (traces/FORMAT.md, "Version 2: blobs"): blob definitions and blob:ID content,
  * in text and binary, their errors, the round trips and the content model.
  */
 #include <zlib.h>
