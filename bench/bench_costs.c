@@ -4,9 +4,9 @@
  * operation KSM performs, hot (the page in L1, hashed again and again) and
  * cold (streaming through a buffer far larger than the caches, every page
  * touched once per pass). Each figure is the median of --reps runs.
- * The CSV is the cost table the model reads; columns in hashes/costs.h.
+ * The CSV is the cost table the model reads; columns in hashes/hash.h.
  */
-#include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +18,11 @@
 #include <csv.h>
 #include "bench/bench.h"
 #include "bench/bench_ref.h"
-#include "hashes/costs.h"
-#include "hashes/crc32c.h"
 #include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
+#include "util/parse.h"
 #include "util/signals.h"
 
 #define PAGE HASH_PAGE_SIZE
@@ -38,7 +37,7 @@ struct row {
 	const char *name;
 	const char *kind;	/* "hash" or "reference" */
 	unsigned bits;
-	uint64_t (*one)(const void *page);
+	page_hash_fn one;
 	uint64_t (*two)(void *a, void *b, void *tmp);
 	double hot_ns, cold_ns;
 	size_t cold_pages;	/* pages (or pairs) per cold repetition */
@@ -259,41 +258,40 @@ static void usage(FILE *out)
 		"and cold (streaming through distinct pages of a large buffer), as\n"
 		"ns/page and GiB/s, the median of N repetitions, and as a ratio to\n"
 		"jhash2. Two-page rows are per operation on two pages.\n\n"
-		"  --csv FILE     also write the table as CSV (columns in hashes/costs.h)\n"
+		"  --csv FILE     also write the table as CSV (columns in hashes/hash.h)\n"
 		"  --reps N       repetitions per figure, median reported (default 7)\n"
 		"  --cold-mib N   cold buffer size in MiB (default 1024, at least 64)\n"
 		"  -h, --help     this text\n");
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return *s && !*end && !errno && *out >= lo && *out <= hi;
-}
-
 int bench_costs(int argc, char **argv)
 {
+	enum { OPT_CSV, OPT_REPS, OPT_COLD_MIB, NOPTS };
+	static const struct {
+		const char *name;
+		uint64_t min, max;	/* for the numbers */
+	} opts[NOPTS] = {
+		[OPT_CSV] = { "--csv", 0, 0 },
+		[OPT_REPS] = { "--reps", 1, 1000 },
+		[OPT_COLD_MIB] = { "--cold-mib", 64, 1 << 20 },
+	};
 	const char *csv_path = NULL;
-	long reps = 7, cold_mib = 1024;
+	uint64_t num[NOPTS] = { [OPT_REPS] = 7, [OPT_COLD_MIB] = 1024 };
 	atomic_file *af = NULL;
 	GError *err = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
-		const char *opts[] = { "--csv", "--reps", "--cold-mib" };
 		int which = -1;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
 		}
-		for (int k = 0; k < 3; k++) {
-			size_t l = strlen(opts[k]);
+		for (int k = 0; k < NOPTS; k++) {
+			size_t l = strlen(opts[k].name);
 
-			if (!strncmp(a, opts[k], l) && (a[l] == '=' || !a[l])) {
+			if (!strncmp(a, opts[k].name, l) && (a[l] == '=' || !a[l])) {
 				which = k;
 				val = a[l] == '=' ? a + l + 1 : (i + 1 < argc ? argv[++i] : NULL);
 			}
@@ -304,16 +302,18 @@ int bench_costs(int argc, char **argv)
 			usage(stderr);
 			return EXIT_USAGE;
 		}
-		if (which == 0) {
+		if (which == OPT_CSV) {
 			csv_path = val;
-		} else if (!parse_long(val, which == 1 ? 1 : 64,
-				       which == 1 ? 1000 : 1 << 20,
-				       which == 1 ? &reps : &cold_mib)) {
-			fprintf(stderr, "ksmsim bench costs: bad value '%s' for %s\n",
-				val, opts[which]);
+		} else if (!parse_u64(val, opts[which].max, &num[which]) ||
+			   num[which] < opts[which].min) {
+			fprintf(stderr, "ksmsim bench costs: bad value '%s' for %s: "
+				"want a whole number from %" PRIu64 " to %" PRIu64 "\n",
+				val, opts[which].name, opts[which].min, opts[which].max);
 			return EXIT_USAGE;
 		}
 	}
+	int reps = (int)num[OPT_REPS];
+	uint64_t cold_mib = num[OPT_COLD_MIB];
 
 	/* Rows: the registry's checksums, then the references. */
 	size_t nh, nr, n = 0;
@@ -351,7 +351,8 @@ int bench_costs(int argc, char **argv)
 	cb.base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (cb.base == MAP_FAILED || hot == MAP_FAILED) {
-		fprintf(stderr, "ksmsim bench costs: cannot allocate %ld MiB\n", cold_mib);
+		fprintf(stderr, "ksmsim bench costs: cannot allocate %" PRIu64 " MiB\n",
+			cold_mib);
 		if (af)
 			atomic_file_abort(af);
 		if (cb.base != MAP_FAILED)
@@ -367,8 +368,8 @@ int bench_costs(int argc, char **argv)
 	fill_random(hot, PAGE, 0x9e3779b97f4a7c15ull);
 	memcpy(hot + PAGE, hot, PAGE);
 
-	fprintf(out, "bench costs: %ld reps (median), hot = 1 page in L1, cold = "
-		"streaming a %ld MiB buffer\ncrc32c: %s; crc32c-own: %s; xxh3: %s; "
+	fprintf(out, "bench costs: %d reps (median), hot = 1 page in L1, cold = "
+		"streaming a %" PRIu64 " MiB buffer\ncrc32c: %s; crc32c-own: %s; xxh3: %s; "
 		"xxh3-inline: %s\n\n",
 		reps, cold_mib, crc32c_impl(), crc32c_own_impl(), page_xxh3_impl(),
 		page_xxh3_inline_impl());

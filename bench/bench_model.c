@@ -8,22 +8,22 @@
  * live ksmd's rate (pages/s) is measured in the same run with --measure-live,
  * or given with --live-rate, for the ratio.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "bench/bench.h"
-#include "sim/content.h"
+#include "hashes/hash.h"
 #include "sim/ksm.h"
 #include "sim/loop.h"
 #include "traces/reader.h"
 #include "util/exit_status.h"
+#include "util/parse.h"
+
+/* Either size option: up to 1 TiB of simulated pages. */
+#define MAX_MIB (UINT64_C(1) << 20)
 
 static double now_s(void)
 {
@@ -59,9 +59,8 @@ static uint64_t current_rss(void)
 }
 
 struct job {
-	const char *name;
 	uint64_t pages;
-	double setup_s, scan_s;
+	double scan_s;
 	uint64_t visits, rss_before, rss_after;
 	/* at the 'warm' and 'done' marks: steady state lies between them */
 	double t_warm, t_done;
@@ -109,11 +108,18 @@ static bool run_trace(const char *path, struct job *j, GError **error)
 	return ok;
 }
 
-static char *write_trace(const char *dir, const char *name, GString *body)
+/* The trace's path, or NULL with error set; takes body. */
+static char *write_trace(const char *dir, const char *name, GString *body, GError **error)
 {
 	char *path = g_build_filename(dir, name, NULL);
-	g_file_set_contents(path, body->str, (gssize)body->len, NULL);
+	bool ok = g_file_set_contents(path, body->str, (gssize)body->len, error);
+
 	g_string_free(body, TRUE);
+	if (!ok) {
+		unlink(path);
+		g_free(path);
+		return NULL;
+	}
 	return path;
 }
 
@@ -197,8 +203,9 @@ static double measure_live(uint64_t mib)
 			for (int i = 1; lines[i] && col >= 0; i++) {
 				if (g_str_has_prefix(lines[i], "distinct,")) {
 					gchar **f = g_strsplit(lines[i], ",", -1);
-					if ((int)g_strv_length(f) > col)
-						rate = g_ascii_strtod(f[col], NULL);
+					if ((int)g_strv_length(f) > col &&
+					    !parse_double(f[col], &rate))
+						rate = 0;
 					g_strfreev(f);
 				}
 			}
@@ -234,10 +241,24 @@ int bench_model(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'l': live_rate = g_ascii_strtod(optarg, NULL); break;
+		case 'l':
+			if (!parse_double(optarg, &live_rate) || live_rate <= 0) {
+				fprintf(stderr, "ksmsim bench model: bad --live-rate '%s': "
+					"want a positive number of pages per second\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'L': measure = true; break;
-		case 'm': mib = g_ascii_strtoull(optarg, NULL, 10); break;
-		case 'v': vm_mib = g_ascii_strtoull(optarg, NULL, 10); break;
+		case 'm':
+		case 'v':
+			if (!parse_u64(optarg, MAX_MIB, c == 'm' ? &mib : &vm_mib) ||
+			    !(c == 'm' ? mib : vm_mib)) {
+				fprintf(stderr, "ksmsim bench model: bad --%s '%s': "
+					"want a whole number of MiB from 1 to %" PRIu64 "\n",
+					c == 'm' ? "mib" : "vm-mib", optarg, MAX_MIB);
+				return EXIT_USAGE;
+			}
+			break;
 		case 's': skip_big = true; break;
 		case 'h':
 			printf("usage: ksmsim bench model [--mib N] [--vm-mib N] [--skip-big]\n"
@@ -254,8 +275,9 @@ int bench_model(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (!mib || !vm_mib || live_rate <= 0) {
-		fprintf(stderr, "ksmsim bench model: sizes and rates must be positive\n");
+	if (optind != argc) {
+		fprintf(stderr, "ksmsim bench model: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (measure) {
@@ -265,13 +287,18 @@ int bench_model(int argc, char **argv)
 		else
 			fprintf(stderr, "bench model: no live figure; using %.0f pages/s\n", live_rate);
 	}
-	char *dir = g_dir_make_tmp("ksmsim-bench-XXXXXX", NULL);
 	GError *error = NULL;
+	char *dir = g_dir_make_tmp("ksmsim-bench-XXXXXX", &error), *p1 = NULL;
 	int status = 0;
 
-	struct job j1 = { .name = "ksmd-job", .pages = mib * 256 };
-	char *p1 = write_trace(dir, "ksmd.ksmt", trace_ksmd_job(j1.pages, 8));
-	if (!run_trace(p1, &j1, &error))
+	if (!dir) {
+		fprintf(stderr, "ksmsim bench model: %s\n", error->message);
+		g_error_free(error);
+		return 1;
+	}
+	struct job j1 = { .pages = mib * 256 };
+	p1 = write_trace(dir, "ksmd.ksmt", trace_ksmd_job(j1.pages, 8), &error);
+	if (!p1 || !run_trace(p1, &j1, &error))
 		goto fail;
 	double rate = (j1.v_done - j1.v_warm) / (j1.t_done - j1.t_warm);
 	printf("job 1: %" PRIu64 " distinct pages (%" PRIu64 " MiB) in 2 mms, smart_scan 0, 8 scans\n",
@@ -288,10 +315,13 @@ int bench_model(int argc, char **argv)
 	       j1.rss_after / 1048576.0, (double)(j1.rss_after - j1.rss_before) / j1.pages);
 
 	if (!skip_big) {
-		struct job j2 = { .name = "experiment", .pages = 4 * vm_mib * 256 };
-		char *p2 = write_trace(dir, "exp.ksmt", trace_experiment(vm_mib * 256, 4, 10));
-		bool ok = run_trace(p2, &j2, &error);
-		unlink(p2);
+		struct job j2 = { .pages = 4 * vm_mib * 256 };
+		char *p2 = write_trace(dir, "exp.ksmt", trace_experiment(vm_mib * 256, 4, 10),
+				       &error);
+		bool ok = p2 && run_trace(p2, &j2, &error);
+
+		if (p2)
+			unlink(p2);
 		g_free(p2);
 		if (!ok)
 			goto fail;
@@ -312,7 +342,8 @@ fail:
 	g_error_free(error);
 	status = 1;
 out:
-	unlink(p1);
+	if (p1)
+		unlink(p1);
 	g_free(p1);
 	rmdir(dir);
 	g_free(dir);

@@ -3,7 +3,6 @@
 #include <string.h>
 #include <glib.h>
 #include "bench/bench_ref.h"
-#include "hashes/crc32c.h"
 #include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
@@ -97,7 +96,7 @@ static uint64_t exchange_copies(void *a, void *b, void *tmp)
 static struct cost_ref refs[16];
 static size_t nrefs;
 
-static void add(const char *name, unsigned bits, uint64_t (*one)(const void *),
+static void add(const char *name, unsigned bits, page_hash_fn one,
 		uint64_t (*two)(void *, void *, void *), const char *summary)
 {
 	g_assert(nrefs < G_N_ELEMENTS(refs));
@@ -145,15 +144,4 @@ const struct cost_ref *cost_refs(size_t *n)
 	g_once(&once, refs_init, NULL);
 	*n = nrefs;
 	return refs;
-}
-
-const struct cost_ref *cost_ref_lookup(const char *name)
-{
-	size_t n;
-	const struct cost_ref *r = cost_refs(&n);
-
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(r[i].name, name) == 0)
-			return &r[i];
-	return NULL;
 }

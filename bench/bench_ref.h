@@ -12,25 +12,25 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "hashes/hash.h"
 
 struct cost_ref {
 	const char *name;
 	unsigned bits;		/* of the value returned; 0 when not a hash */
 	unsigned pages;		/* 1: one(a); 2: two(a, b, tmp) */
-	uint64_t (*one)(const void *page);
+	page_hash_fn one;
 	/* a and b hold equal contents and still do after the call. */
 	uint64_t (*two)(void *a, void *b, void *tmp);
 	const char *summary;
 };
 
 const struct cost_ref *cost_refs(size_t *n);
-const struct cost_ref *cost_ref_lookup(const char *name);
 
-/* Building blocks, exported for the tests. */
+/* The rows' building blocks in their own files; the tests call them too. */
 uint64_t ref_jhash2_plain(const void *page);	/* ref_jhash2.c */
 uint64_t ref_xxh3_lib(const void *page);	/* ref_xxh_lib.c */
 uint64_t ref_xxh64_lib(const void *page);
-/* libxxhash's own x86 dispatch, when the installed library has one. */
-uint64_t (*ref_xxh3_lib_dispatch(void))(const void *page);
+/* libxxhash's own x86 dispatch; NULL when the installed library has none. */
+page_hash_fn ref_xxh3_lib_dispatch(void);
 
 #endif

@@ -7,15 +7,15 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "bench/bench.h"
-#include "sim/content.h"
 #include "traces/reader.h"
 #include "traces/writer.h"
 #include "util/exit_status.h"
+#include "util/parse.h"
+#include "util/splitmix64.h"
 
 #define BENCH_MMS 8
 #define BENCH_PAGES (1u << 20)	/* per mm */
@@ -169,10 +169,10 @@ int bench_trace(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t n = 10000000, nt = 0, nb = 0;
-	int repeat = 3, c, status = 0;
+	uint64_t n = 10000000, repeat = 3, nt = 0, nb = 0;
+	int c, status = 0;
 	GError *error = NULL;
-	char *dir, *text, *bin, *end;
+	char *dir, *text, *bin;
 	double st, sb;
 	gint64 t0;
 
@@ -180,16 +180,16 @@ int bench_trace(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:r:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			n = strtoull(optarg, &end, 10);
-			if (*end || n < 1 || n > UINT64_C(1) << 40) {
-				fprintf(stderr, "ksmsim bench trace: bad --records '%s'\n", optarg);
+			if (!parse_u64(optarg, UINT64_C(1) << 40, &n) || n < 1) {
+				fprintf(stderr, "ksmsim bench trace: bad --records '%s': "
+					"want a whole number from 1 to 2^40\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'r':
-			repeat = atoi(optarg);
-			if (repeat < 1 || repeat > 100) {
-				fprintf(stderr, "ksmsim bench trace: bad --repeat '%s'\n", optarg);
+			if (!parse_u64(optarg, 100, &repeat) || repeat < 1) {
+				fprintf(stderr, "ksmsim bench trace: bad --repeat '%s': "
+					"want a whole number from 1 to 100\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -221,10 +221,10 @@ int bench_trace(int argc, char **argv)
 	       (double)file_size(bin) / n);
 	fflush(stdout);
 
-	st = time_read(text, repeat, &nt, &error);
+	st = time_read(text, (int)repeat, &nt, &error);
 	if (st < 0)
 		goto fail;
-	sb = time_read(bin, repeat, &nb, &error);
+	sb = time_read(bin, (int)repeat, &nb, &error);
 	if (sb < 0)
 		goto fail;
 	printf("\n%-8s %12s %10s %14s %10s\n", "form", "records", "seconds", "records/s", "MB/s");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "bench/bench_ref.h"
 #include "hashes/hash.h"
+#include "hashes/hashes_impl.h"
 
 #define ROL(w, s) (((w) << (s)) | ((w) >> (32 - (s))))
 
@@ -54,5 +55,5 @@ static uint32_t jhash2_plain(const uint32_t *k, uint32_t length, uint32_t initva
 uint64_t ref_jhash2_plain(const void *page)
 {
 	/* Pages are page-aligned u32 arrays in the kernel too. */
-	return jhash2_plain(page, HASH_PAGE_SIZE / 4, 17);
+	return jhash2_plain(page, HASH_PAGE_SIZE / 4, PAGE_JHASH2_INITVAL);
 }

@@ -28,7 +28,7 @@ static uint64_t xxh3_lib_dispatch(const void *page)
 	return XXH3_64bits_dispatch(page, HASH_PAGE_SIZE);
 }
 
-uint64_t (*ref_xxh3_lib_dispatch(void))(const void *page)
+page_hash_fn ref_xxh3_lib_dispatch(void)
 {
 	return XXH3_64bits_dispatch ? xxh3_lib_dispatch : NULL;
 }

@@ -3,9 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "hashes/crc32c.h"
 #include "hashes/hash.h"
-#include "hashes/hashes_impl.h"
 
 static void usage(FILE *out)
 {
@@ -32,12 +30,8 @@ int cmd_hashes(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const char *impl = NULL;
+		const char *impl = h[i].impl ? h[i].impl() : NULL;
 
-		if (!strcmp(h[i].name, "crc32c"))
-			impl = crc32c_impl();
-		else if (!strcmp(h[i].name, "xxh3"))
-			impl = page_xxh3_impl();
 		printf("%-8s %c %2u  %s%s%s%s\n", h[i].name,
 		       strcmp(h[i].name, HASH_DEFAULT) ? ' ' : '*', h[i].bits,
 		       h[i].summary, impl ? " [" : "", impl ? impl : "",

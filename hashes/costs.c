@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Reader for the cost table described in costs.h, with libcsv. */
+/* Reader for the cost table described in hash.h, with libcsv. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <csv.h>
-#include "hashes/costs.h"
+#include "hashes/hash.h"
+#include "util/parse.h"
 
 struct reader {
 	GArray *rows;
@@ -17,15 +17,6 @@ struct reader {
 	GString *header;	/* record 1, fields joined by commas */
 };
 
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return *s && !*end && errno == 0;
-}
-
 static void on_field(void *data, size_t len, void *ctx)
 {
 	struct reader *r = ctx;
@@ -33,7 +24,7 @@ static void on_field(void *data, size_t len, void *ctx)
 	unsigned col = r->col++;
 	double *dst[] = { &r->cur.hot_ns, &r->cur.hot_gib_s, &r->cur.cold_ns,
 			  &r->cur.cold_gib_s, &r->cur.ratio_to_jhash2 };
-	double d;
+	uint64_t bits;
 
 	if (r->line == 1) {
 		if (col)
@@ -58,9 +49,9 @@ static void on_field(void *data, size_t len, void *ctx)
 		g_strlcpy(r->cur.kind, buf, sizeof(r->cur.kind));
 		break;
 	case 2:
-		if (!parse_double(buf, &d) || d < 0 || d > 64)
+		if (!parse_u64(buf, 64, &bits))
 			goto bad;
-		r->cur.bits = (unsigned)d;
+		r->cur.bits = (unsigned)bits;
 		break;
 	default:
 		if (!parse_double(buf, dst[col - 3]))

@@ -7,7 +7,8 @@
  * partial CRCs are joined with one carry-less multiply each.
  */
 #include <string.h>
-#include "hashes/crc32c.h"
+#include "hashes/hash.h"
+#include "hashes/hashes_impl.h"
 
 /* crc32c() itself is ISA-L's when built with it; see the end. */
 

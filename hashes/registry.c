@@ -8,7 +8,6 @@
 #include <glib.h>
 #include <zlib.h>
 #include <xxhash.h>
-#include "hashes/crc32c.h"
 #include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
@@ -18,7 +17,7 @@ static uint64_t page_xxhash(const void *page)
 	return (uint32_t)XXH64(page, HASH_PAGE_SIZE, 0);
 }
 
-uint64_t page_crc32c(const void *page)
+static uint64_t page_crc32c(const void *page)
 {
 	return crc32c(0, page, HASH_PAGE_SIZE);
 }
@@ -65,25 +64,25 @@ static uint64_t page_sha256(const void *page)
 }
 
 static const struct page_hash hashes[] = {
-	{ "xxhash", 32, page_xxhash,
+	{ "xxhash", 32, page_xxhash, 716, NULL,
 	  "KSM since 4.20: XXH64(page, 4096, 0), low 32 bits (libxxhash)" },
-	{ "jhash2", 32, page_jhash2,
+	{ "jhash2", 32, page_jhash2, 1925, NULL,
 	  "KSM until 4.20: jhash2(page as 1024 u32, 1024, 17)" },
-	{ "crc32c", 32, page_crc32c,
+	{ "crc32c", 32, page_crc32c, 420, crc32c_impl,
 	  "CRC-32C Castagnoli, init ~0, final ~0 (crc32c(0, page, 4096))" },
-	{ "crc32", 32, page_crc32,
+	{ "crc32", 32, page_crc32, 1400, NULL,
 	  "zlib crc32(0, page, 4096), IEEE 802.3" },
-	{ "xxh32", 32, page_xxh32,
+	{ "xxh32", 32, page_xxh32, 890, NULL,
 	  "XXH32(page, 4096, 0) (libxxhash)" },
-	{ "xxh64", 64, page_xxh64,
+	{ "xxh64", 64, page_xxh64, 716, NULL,
 	  "XXH64(page, 4096, 0), all 64 bits (libxxhash)" },
-	{ "xxh3", 64, page_xxh3,
+	{ "xxh3", 64, page_xxh3, 490, page_xxh3_impl,
 	  "XXH3_64bits(page, 4096): our AVX-512/AVX2 page kernel, else inlined" },
-	{ "sha1", 64, page_sha1,
+	{ "sha1", 64, page_sha1, 10000, NULL,
 	  "SHA-1 (GLib), first 8 digest bytes as a big-endian u64" },
-	{ "sha256", 64, page_sha256,
+	{ "sha256", 64, page_sha256, 20000, NULL,
 	  "SHA-256 (GLib), first 8 digest bytes as a big-endian u64" },
-	{ "none", 0, NULL,
+	{ "none", 0, NULL, 0, NULL,
 	  "no checksum gate: every page goes straight to the trees" },
 };
 

@@ -4,11 +4,12 @@
  * page kernels (xxh3_page.c) with AVX-512 or AVX2, else xxHash inlined.
  * The widest inlined build is kept as a bench reference (xxh3-inline).
  */
+#include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
-static uint64_t (*xxh3_fn)(const void *page) = page_xxh3_inline_sse2;
+static page_hash_fn xxh3_fn = page_xxh3_inline_sse2;
 static const char *xxh3_name = "sse2 (xxHash inlined)";
-static uint64_t (*xxh3_inline_fn)(const void *page) = page_xxh3_inline_sse2;
+static page_hash_fn xxh3_inline_fn = page_xxh3_inline_sse2;
 static const char *xxh3_inline_name = "sse2";
 
 __attribute__((constructor)) static void xxh3_init(void)

@@ -15,8 +15,6 @@
 #include <xxhash.h>
 #include <zlib.h>
 #include "bench/bench_ref.h"
-#include "hashes/costs.h"
-#include "hashes/crc32c.h"
 #include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
 
@@ -53,7 +51,7 @@ static uint64_t hash_of(const char *name, const void *page)
 	return h->fn(page);
 }
 
-/* The four pages of the reference doc's section 14 table. */
+/* Four plain pages, each checksum's known answers pinned below. */
 enum { P_ZERO, P_ONES, P_FIRST, P_FF, NPAT };
 
 static void page_pattern(unsigned char *p, int pat)
@@ -273,7 +271,7 @@ static void test_xxh3_variants(void **state)
 	int ran = 0;
 
 	__builtin_cpu_init();
-	struct { bool ok; uint64_t (*fn)(const void *); } v[] = {
+	struct { bool ok; page_hash_fn fn; } v[] = {
 		{ true, page_xxh3_inline_sse2 },
 #if defined(__x86_64__)
 		{ __builtin_cpu_supports("avx2"), page_xxh3_inline_avx2 },
@@ -348,7 +346,16 @@ static void test_registry(void **state)
 		assert_int_equal(h->bits, want[i].bits);
 		assert_non_null(h->summary);
 		assert_true((h->fn == NULL) == (h->bits == 0));
+		/* Only "none" is free; every checksum has a default cost. */
+		assert_true((h->fn == NULL) == (h->cold_ns == 0));
+		assert_true(h->cold_ns >= 0);
 	}
+	/* The rows with several implementations say which one runs. */
+	assert_string_equal(hash_lookup("crc32c")->impl(), crc32c_impl());
+	assert_string_equal(hash_lookup("xxh3")->impl(), page_xxh3_impl());
+	assert_null(hash_lookup("xxhash")->impl);
+	/* The kernel's jhash2 cost more than xxhash did: why 4.20 switched. */
+	assert_true(hash_lookup("jhash2")->cold_ns > hash_lookup("xxhash")->cold_ns);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
 			assert_string_not_equal(all[i].name, all[j].name);
@@ -370,6 +377,18 @@ static void test_registry(void **state)
 	free(p);
 }
 
+/* The reference row of that name; NULL when this CPU or build has none. */
+static const struct cost_ref *ref_lookup(const char *name)
+{
+	size_t n;
+	const struct cost_ref *r = cost_refs(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(r[i].name, name) == 0)
+			return &r[i];
+	return NULL;
+}
+
 static void test_refs(void **state)
 {
 	size_t n;
@@ -380,7 +399,7 @@ static void test_refs(void **state)
 	page_random(a, &rng);
 	assert_true(n >= 8);
 	for (size_t i = 0; i < n; i++) {
-		assert_ptr_equal(cost_ref_lookup(r[i].name), &r[i]);
+		assert_ptr_equal(ref_lookup(r[i].name), &r[i]);
 		assert_null(hash_lookup(r[i].name));	/* names do not clash */
 		if (r[i].pages == 1) {
 			assert_non_null(r[i].one);
@@ -392,15 +411,15 @@ static void test_refs(void **state)
 		r[i].two(a, b, t);
 		assert_memory_equal(a, b, PAGE);
 	}
-	assert_true(cost_ref_lookup("jhash2-plain")->one(a) == hash_of("jhash2", a));
-	assert_true(cost_ref_lookup("xxh64-lib")->one(a) == XXH64(a, PAGE, 0));
-	if (cost_ref_lookup("crc32c-1stream"))
-		assert_true(cost_ref_lookup("crc32c-1stream")->one(a) == hash_of("crc32c", a));
-	assert_true(cost_ref_lookup("crc32c-own")->one(a) == hash_of("crc32c", a));
-	if (cost_ref_lookup("xxh3-lib-dispatch"))
-		assert_true(cost_ref_lookup("xxh3-lib-dispatch")->one(a) == hash_of("xxh3", a));
-	assert_int_equal(cost_ref_lookup("memcmp")->two(a, b, t), 0);
-	assert_null(cost_ref_lookup("nosuch"));
+	assert_true(ref_lookup("jhash2-plain")->one(a) == hash_of("jhash2", a));
+	assert_true(ref_lookup("xxh64-lib")->one(a) == XXH64(a, PAGE, 0));
+	if (ref_lookup("crc32c-1stream"))
+		assert_true(ref_lookup("crc32c-1stream")->one(a) == hash_of("crc32c", a));
+	assert_true(ref_lookup("crc32c-own")->one(a) == hash_of("crc32c", a));
+	if (ref_lookup("xxh3-lib-dispatch"))
+		assert_true(ref_lookup("xxh3-lib-dispatch")->one(a) == hash_of("xxh3", a));
+	assert_int_equal(ref_lookup("memcmp")->two(a, b, t), 0);
+	assert_null(ref_lookup("nosuch"));
 	free(a);
 	free(b);
 	free(t);
@@ -458,6 +477,22 @@ static void test_costs_csv(void **state)
 	assert_null(hash_costs_read(path, &err));
 	assert_non_null(err);
 	g_clear_error(&err);
+	/* Numbers follow the options' rule: bits whole, no nan, no hex. */
+	static const char *bad[] = {
+		"x,hash,32.5,1,2,3,4,5", "x,hash,65,1,2,3,4,5", "x,hash,-1,1,2,3,4,5",
+		"x,hash,32,nan,2,3,4,5", "x,hash,32,1,2,0x10,4,5", "x,hash,32,1,2,3,4,inf",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		char *text = g_strdup_printf(HASH_COSTS_HEADER "\nok,hash,32,1,2,3,4,5\n%s\n", bad[i]);
+
+		assert_true(g_file_set_contents(path, text, -1, NULL));
+		g_free(text);
+		assert_null(hash_costs_read(path, &err));
+		assert_non_null(err);
+		assert_non_null(strstr(err->message, "record 3"));
+		assert_non_null(strstr(err->message, path));
+		g_clear_error(&err);
+	}
 	g_unlink(path);
 	assert_null(hash_costs_read(path, &err));
 	assert_non_null(err);
