@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ksmsim gen: write a synthetic workload's trace (generators in gen_*.c). */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "traces/tracked_writer.h"
@@ -218,37 +215,24 @@ int cmd_gen(int argc, char **argv)
 	}
 
 	GError *error = NULL;
-	struct gen *g = g_new0(struct gen, 1);
-
 	struct tracked_writer tw;
+	struct progress *progress;
+	uint64_t records = 0;
 
 	/* SIGINT/SIGTERM remove the unfinished output (atomic_file.h) */
 	if (!tracked_writer_open(&tw, out, trace_format_from_path(out), 1, &error)) {
 		fprintf(stderr, "ksmsim gen: %s\n", error->message);
 		g_error_free(error);
-		g_free(g);
 		return EXIT_USAGE;
 	}
-	g->w = tw.w;
-	g->error = &error;
-	g->seed = o.seed;
-	g->duration_us = sz.duration_us;
-	g->mark_period_us = o.marks_every_ms * 1000;
-	g->next_mark_us = g->mark_period_us;
-	g->progress = progress_new("ksmsim gen", quiet ? PROGRESS_NEVER :
-				   force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
-	progress_phase(g->progress, "writing", "records");
-	gen_comment(g, "ksmsim gen %s --seed %" PRIu64 ": %u x %" PRIu64 " pages, %.6g s, "
-		    "%u steps", wl->name, o.seed, sz.vms, sz.pages, sz.duration_us / 1e6, sz.ticks);
-	gen_preamble(g, &o);
+	progress = progress_new("ksmsim gen", quiet ? PROGRESS_NEVER :
+				force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
+	progress_phase(progress, "writing", "records");
 
-	bool ok = !g->failed && wl->run(g, &o, &sz) && !g->failed;
+	bool ok = gen_write(tw.w, wl, &o, &sz, progress, &records, &error);
 
-	if (ok)
-		progress_update(g->progress, g->records, g->now_us, g->duration_us);
-	progress_finish(g->progress);
-	progress_free(g->progress);
-	g->progress = NULL;
+	progress_finish(progress);
+	progress_free(progress);
 	if (ok)
 		ok = tracked_writer_close(&tw, &error);
 	else
@@ -257,12 +241,9 @@ int cmd_gen(int argc, char **argv)
 		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name,
 			error ? error->message : "generation failed");
 		g_clear_error(&error);
-		g_free(g);
 		return EXIT_USAGE;
 	}
 	if (verbose)
-		fprintf(stderr, "ksmsim gen %s: %" PRIu64 " records to %s\n", wl->name, g->records,
-			out);
-	g_free(g);
+		fprintf(stderr, "ksmsim gen %s: %" PRIu64 " records to %s\n", wl->name, records, out);
 	return 0;
 }

@@ -73,7 +73,6 @@ bool gen_at(struct gen *g, uint64_t t_us);
 bool gen_spawn(struct gen *g, const char *mm);
 bool gen_exit(struct gen *g, const char *mm);
 bool gen_map(struct gen *g, const char *mm, uint64_t vpn, uint64_t n);
-bool gen_unmap(struct gen *g, const char *mm, uint64_t vpn, uint64_t n);
 bool gen_advise(struct gen *g, const char *mm, uint64_t vpn, uint64_t n, bool mergeable);
 /* fill with one content: form CONTENT_ZERO, CONTENT_BYTE (value) or CONTENT_RAND (value). */
 bool gen_fill(struct gen *g, const char *mm, uint64_t vpn, uint64_t n,
@@ -85,10 +84,6 @@ bool gen_write_bytes(struct gen *g, const char *mm, uint64_t vpn, unsigned off,
 bool gen_set(struct gen *g, enum ksm_knob knob, uint64_t value);
 bool gen_settle(struct gen *g, uint64_t n);
 bool gen_mark(struct gen *g, const char *label);
-bool gen_comment(struct gen *g, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-
-/* The t=0 knobs every workload starts with, ending with `set run 1`. */
-bool gen_preamble(struct gen *g, const struct gen_opts *o);
 
 struct gen_workload {
 	const char *name;
@@ -105,6 +100,17 @@ const struct gen_workload *gen_workloads(size_t *n);
 const struct gen_workload *gen_workload_find(const char *name);
 /* Sizes from the defaults, the options and --scale; NULL or an error message. */
 char *gen_resolve(const struct gen_workload *wl, const struct gen_opts *o, struct gen_size *sz);
+
+/*
+ * Writes wl's trace to w, which stays the caller's to close or abort: a
+ * comment naming the workload and its sizes, the t=0 knobs (pages_to_scan,
+ * sleep_millisecs, use_zero_pages if given) ending with 'set run 1', then
+ * the workload. progress (NULL: none) follows the records; *records gets
+ * their count. False on a failed write (*error set) or generation.
+ */
+bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_opts *o,
+	       const struct gen_size *sz, struct progress *progress, uint64_t *records,
+	       GError **error);
 
 /* Workloads (gen_guests.c, gen_flood.c, gen_crc.c). */
 bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);

@@ -127,11 +127,6 @@ bool gen_map(struct gen *g, const char *mm, uint64_t vpn, uint64_t n)
 	return range(g, TRACE_MAP, mm, vpn, n);
 }
 
-bool gen_unmap(struct gen *g, const char *mm, uint64_t vpn, uint64_t n)
-{
-	return range(g, TRACE_UNMAP, mm, vpn, n);
-}
-
 bool gen_advise(struct gen *g, const char *mm, uint64_t vpn, uint64_t n, bool mergeable)
 {
 	g->rec.mergeable = mergeable;
@@ -203,7 +198,7 @@ bool gen_settle(struct gen *g, uint64_t n)
 	return put(g);
 }
 
-bool gen_comment(struct gen *g, const char *fmt, ...)
+static bool G_GNUC_PRINTF(2, 3) gen_comment(struct gen *g, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -221,7 +216,8 @@ bool gen_comment(struct gen *g, const char *fmt, ...)
 	return ok;
 }
 
-bool gen_preamble(struct gen *g, const struct gen_opts *o)
+/* The t=0 knobs every workload starts with, ending with `set run 1`. */
+static bool gen_preamble(struct gen *g, const struct gen_opts *o)
 {
 	gen_set(g, KNOB_PAGES_TO_SCAN, o->pages_to_scan);
 	gen_set(g, KNOB_SLEEP_MILLISECS, o->sleep_ms);
@@ -317,4 +313,30 @@ char *gen_resolve(const struct gen_workload *wl, const struct gen_opts *o, struc
 		return g_strdup_printf("duration %.6g s is too short for %u time steps", dur,
 				       sz->ticks);
 	return NULL;
+}
+
+bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_opts *o,
+	       const struct gen_size *sz, struct progress *progress, uint64_t *records,
+	       GError **error)
+{
+	struct gen *g = g_new0(struct gen, 1);	/* a whole page of record content: not on the stack */
+	bool ok;
+
+	g->w = w;
+	g->error = error;
+	g->seed = o->seed;
+	g->duration_us = sz->duration_us;
+	g->mark_period_us = o->marks_every_ms * 1000;
+	g->next_mark_us = g->mark_period_us;
+	g->progress = progress;
+	gen_comment(g, "ksmsim gen %s --seed %" PRIu64 ": %u x %" PRIu64 " pages, %.6g s, "
+		    "%u steps", wl->name, o->seed, sz->vms, sz->pages, sz->duration_us / 1e6,
+		    sz->ticks);
+	gen_preamble(g, o);
+	ok = !g->failed && wl->run(g, o, sz) && !g->failed;
+	if (ok && progress)
+		progress_update(progress, g->records, g->now_us, g->duration_us);
+	*records = g->records;
+	g_free(g);
+	return ok;
 }

@@ -3,7 +3,8 @@
 """Tests of ksmsim record (tests/record/meson.build).
 
   check_record.py pattern KSMSIM PATTERN   record PATTERN, check every page
-  check_record.py errors  KSMSIM PATTERN   missing command, not root, exits at once
+  check_record.py errors  KSMSIM PATTERN   bad option values, missing command, not root,
+                                           exits at once
   check_record.py sigint  KSMSIM PATTERN   SIGINT mid-capture: the trace replays
   check_record.py progress KSMSIM PATTERN  progress lines: --progress, --quiet, none
 
@@ -186,6 +187,15 @@ def test_errors(ksmsim, pattern, tmp):
     r = subprocess.run([ksmsim, "record", "--", "true"], stderr=subprocess.PIPE, text=True)
     if r.returncode != 2 or "-o FILE" not in r.stderr:
         fail("missing -o: exit %d %r" % (r.returncode, r.stderr))
+    # option values: decimal only (util/parse.h), checked before anything runs
+    for opt, val in [("--interval-ms", " -5"), ("--interval-ms", "0"), ("--interval-ms", "3600001"),
+                     ("--interval-ms", "0x10"), ("--mark-every", "0"), ("--mark-every", "1e3"),
+                     ("--max-seconds", "inf"), ("--max-seconds", " 1"), ("--max-seconds", "0"),
+                     ("--find", "sometimes")]:
+        r = subprocess.run([ksmsim, "record", opt, val, "-o", out, "--", "true"],
+                           stderr=subprocess.PIPE, text=True)
+        if r.returncode != 2 or ("bad %s '%s'" % (opt, val)) not in r.stderr or os.path.exists(out):
+            fail("%s %r: exit %d %r" % (opt, val, r.returncode, r.stderr))
     if os.geteuid() != 0:
         r = record(ksmsim, out, ["true"])
         if r.returncode != 2 or "must run as root" not in r.stderr:

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The process tree from /proc/PID/stat, the anonymous mappings from /proc/PID/maps. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "traces/trace.h"
+#include "workloads/record/procfs.h"
+
+/*
+ * Mappings larger than this (64 GiB) are reservations, such as sanitizer
+ * shadow memory: walking their page tables every interval would take
+ * minutes and they would use up the trace's 2^32 vpns, so they are left out.
+ */
+#define HUGE_REGION_PAGES (UINT64_C(1) << 24)
+
+/* pid's comm, state, ppid and starttime from /proc/PID/stat; false if gone. */
+static bool read_stat(pid_t pid, struct pinfo *pi)
+{
+	char path[64], buf[1024], *open_p, *close_p, *s, *end;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	open_p = strchr(buf, '(');
+	close_p = strrchr(buf, ')');
+	if (!open_p || !close_p || close_p < open_p || !close_p[1])
+		return false;
+	g_strlcpy(pi->comm, open_p + 1, MIN(sizeof(pi->comm), (size_t)(close_p - open_p)));
+	s = close_p + 2;
+	pi->state = *s;
+	/* fields after the comm: 3 state, 4 ppid, ..., 22 starttime */
+	for (field = 3; field < 22 && s; field++) {
+		if (field == 4) {
+			pi->ppid = strtol(s, &end, 10);
+			if (end == s)
+				return false;
+		}
+		s = strchr(s, ' ');
+		if (s)
+			s++;
+	}
+	if (!s)
+		return false;
+	pi->start = strtoull(s, &end, 10);
+	return end != s;
+}
+
+GArray *procfs_tree(pid_t root)
+{
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct pinfo));
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(struct pinfo));
+	GHashTable *in = g_hash_table_new(g_direct_hash, g_direct_equal);
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool grew = true;
+
+	while (d && (de = readdir(d))) {
+		struct pinfo pi;
+		char *end;
+
+		pi.pid = strtol(de->d_name, &end, 10);
+		if (*end || pi.pid <= 0)
+			continue;
+		if (read_stat(pi.pid, &pi))
+			g_array_append_val(all, pi);
+	}
+	if (d)
+		closedir(d);
+	g_hash_table_add(in, GINT_TO_POINTER(root));
+	/* parents usually come before children in /proc order, so this rarely loops */
+	while (grew) {
+		grew = false;
+		for (guint i = 0; i < all->len; i++) {
+			struct pinfo *pi = &g_array_index(all, struct pinfo, i);
+
+			if (!g_hash_table_contains(in, GINT_TO_POINTER(pi->pid)) &&
+			    g_hash_table_contains(in, GINT_TO_POINTER(pi->ppid))) {
+				g_hash_table_add(in, GINT_TO_POINTER(pi->pid));
+				grew = true;
+			}
+		}
+	}
+	for (guint i = 0; i < all->len; i++) {
+		struct pinfo *pi = &g_array_index(all, struct pinfo, i);
+
+		if (g_hash_table_contains(in, GINT_TO_POINTER(pi->pid)) && pi->state != 'Z' &&
+		    pi->state != 'X')
+			g_array_append_val(out, *pi);
+	}
+	g_hash_table_destroy(in);
+	g_array_free(all, TRUE);
+	return out;
+}
+
+GArray *procfs_anon_ranges(pid_t pid, uint64_t *huge_skipped)
+{
+	char path[64], *text = NULL, *line, *next;
+	GArray *out;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return NULL;
+	out = g_array_new(FALSE, FALSE, sizeof(struct region));
+	for (line = text; line && *line; line = next) {
+		unsigned long long s, e, ino;
+		char perms[8] = "", name[256] = "";
+		int n = 0;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms, &ino, &n) < 4 || e < s)
+			continue;
+		/* no name: an anonymous mapping */
+		if (sscanf(line + n, "%255s", name) != 1)
+			name[0] = 0;
+		if (perms[1] != 'w' || perms[3] != 'p' || ino != 0)
+			continue;
+		/* anonymous, heap, stacks, named anonymous; not vdso and the like */
+		if (name[0] && strcmp(name, "[heap]") && strncmp(name, "[stack", 6) &&
+		    strncmp(name, "[anon:", 6))
+			continue;
+		s /= TRACE_PAGE_SIZE;
+		e /= TRACE_PAGE_SIZE;
+		if (e - s > HUGE_REGION_PAGES) {
+			(*huge_skipped)++;
+			continue;
+		}
+		if (out->len && g_array_index(out, struct region, out->len - 1).u1 == s) {
+			g_array_index(out, struct region, out->len - 1).u1 = e;
+		} else {
+			struct region r = { s, e, 0 };
+
+			g_array_append_val(out, r);
+		}
+	}
+	g_free(text);
+	return out;
+}

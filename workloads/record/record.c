@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The recorder: the processes of the tree, their address spaces and
+ * regions, and one capture interval over them (record.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include "traces/trace.h"
+#include "workloads/record/emit.h"
+#include "workloads/record/pagemap.h"
+#include "workloads/record/procfs.h"
+#include "workloads/record/record.h"
+
+#define FIRST_VPN 0x100		/* clear of vpn 0, for readability */
+
+/* A trace address space: one per process, or one for all with --as-vm. */
+struct vspace {
+	char name[TRACE_NAME_MAX + 1];
+	uint64_t next_vpn;
+};
+
+struct proc {
+	pid_t pid;
+	unsigned long long start;	/* starttime: tells a reused pid apart */
+	char comm[64];			/* a new comm means an exec: a new mm */
+	struct vspace *vs;
+	GArray *regions;		/* struct region, sorted by u0 */
+	GHashTable *hashes;		/* compare mode: user page -> hash of last bytes, | 1 */
+	bool seen;
+	bool gone;			/* exited while we read it */
+	bool own_vs;			/* vs is this process's own mm */
+};
+
+struct recorder {
+	enum record_find mode;
+	struct emit out;
+	GHashTable *procs;		/* pid -> struct proc */
+	struct vspace *vm;		/* as_vm */
+	pid_t root;
+	bool root_reaped;
+	int root_status;
+	uint8_t *buf;			/* PAGEMAP_RUN_PAGES pages */
+	char full[TRACE_NAME_MAX + 1];	/* the vspace out of vpns: capture stopped */
+	struct record_stats stats;
+};
+
+static double now_s(void)
+{
+	return g_get_monotonic_time() / 1e6;
+}
+
+/* "COMM.PID" with only [A-Za-z0-9_.-], at most 64 characters. */
+static void mm_name(char *out, const char *comm, pid_t pid)
+{
+	char tail[16];
+	size_t n = 0, room;
+
+	snprintf(tail, sizeof(tail), ".%d", (int)pid);
+	room = TRACE_NAME_MAX - strlen(tail);
+	for (const char *s = comm; *s && n < room; s++)
+		out[n++] = g_ascii_isalnum(*s) || *s == '_' || *s == '.' || *s == '-' ? *s : '_';
+	if (n == 0)
+		out[n++] = 'p';
+	strcpy(out + n, tail);
+}
+
+static uint64_t vpn_alloc(struct recorder *rc, struct vspace *vs, uint64_t n)
+{
+	uint64_t v = vs->next_vpn;
+
+	if (n > TRACE_VPN_LIMIT - v) {
+		if (!rc->full[0])
+			g_strlcpy(rc->full, vs->name, sizeof(rc->full));
+		return 0;
+	}
+	vs->next_vpn += n;
+	return v;
+}
+
+static gint region_cmp(gconstpointer a, gconstpointer b)
+{
+	const struct region *x = a, *y = b;
+
+	return x->u0 < y->u0 ? -1 : x->u0 > y->u0;
+}
+
+/* Compare mode: the pages [u0, u1) are gone, so are their hashes. */
+static void forget(struct proc *p, uint64_t u0, uint64_t u1)
+{
+	if (!p->hashes)
+		return;
+	if (u1 - u0 < g_hash_table_size(p->hashes)) {
+		for (uint64_t u = u0; u < u1; u++)
+			g_hash_table_remove(p->hashes, GSIZE_TO_POINTER(u));
+	} else {
+		GHashTableIter it;
+		gpointer k;
+
+		g_hash_table_iter_init(&it, p->hashes);
+		while (g_hash_table_iter_next(&it, &k, NULL))
+			if (GPOINTER_TO_SIZE(k) >= u0 && GPOINTER_TO_SIZE(k) < u1)
+				g_hash_table_iter_remove(&it);
+	}
+}
+
+/* The user pages [u0, u1) of region r are unmapped. */
+static void unmap_part(struct recorder *rc, struct proc *p, const struct region *r, uint64_t u0,
+		       uint64_t u1)
+{
+	emit_range(&rc->out, TRACE_UNMAP, p->vs->name, r->vpn + (u0 - r->u0), u1 - u0, false);
+	forget(p, u0, u1);
+	rc->stats.unmaps++;
+}
+
+/* Brings p's regions in line with its maps: unmap what went, map what came. */
+static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
+{
+	GArray *keep = g_array_new(FALSE, FALSE, sizeof(struct region));
+	GArray *fresh = g_array_new(FALSE, FALSE, sizeof(struct region));
+
+	for (guint i = 0; i < p->regions->len; i++) {
+		struct region *r = &g_array_index(p->regions, struct region, i);
+		uint64_t cur = r->u0;
+
+		for (guint j = 0; j < now->len; j++) {
+			struct region *s = &g_array_index(now, struct region, j);
+			uint64_t a = MAX(r->u0, s->u0), b = MIN(r->u1, s->u1);
+
+			if (a >= b)
+				continue;
+			if (a > cur)
+				unmap_part(rc, p, r, cur, a);
+			g_array_append_val(keep, ((struct region){ a, b, r->vpn + (a - r->u0) }));
+			cur = b;
+		}
+		if (cur < r->u1)
+			unmap_part(rc, p, r, cur, r->u1);
+	}
+	/* the parts of now that no kept region covers are new */
+	for (guint j = 0; j < now->len; j++) {
+		struct region *s = &g_array_index(now, struct region, j);
+		uint64_t cur = s->u0;
+
+		for (guint i = 0; i <= keep->len; i++) {
+			uint64_t a = s->u1;
+
+			if (i < keep->len) {
+				struct region *k = &g_array_index(keep, struct region, i);
+
+				if (k->u1 <= cur || k->u0 >= s->u1)
+					continue;
+				a = k->u0;
+			}
+			if (a > cur) {
+				uint64_t vpn = vpn_alloc(rc, p->vs, a - cur);
+
+				if (rc->full[0])
+					break;
+				g_array_append_val(fresh, ((struct region){ cur, a, vpn }));
+				emit_range(&rc->out, TRACE_MAP, p->vs->name, vpn, a - cur, false);
+				emit_range(&rc->out, TRACE_ADVISE, p->vs->name, vpn, a - cur, true);
+				rc->stats.maps++;
+			}
+			if (i < keep->len)
+				cur = MAX(cur, g_array_index(keep, struct region, i).u1);
+		}
+	}
+	g_array_append_vals(keep, fresh->data, fresh->len);
+	g_array_sort(keep, region_cmp);
+	g_array_free(fresh, TRUE);
+	g_array_free(p->regions, TRUE);
+	p->regions = keep;
+}
+
+/*
+ * Reads n pages at user page u and records them; a failed read skips pages.
+ * process_vm_readv rather than /proc/PID/mem: it copies a run in one go.
+ */
+static void capture_run(struct recorder *rc, struct proc *p, const struct region *r,
+			uint64_t u, uint64_t n)
+{
+	struct iovec local = { rc->buf, n * TRACE_PAGE_SIZE };
+	struct iovec remote = { (void *)(uintptr_t)(u * TRACE_PAGE_SIZE), n * TRACE_PAGE_SIZE };
+	ssize_t got = process_vm_readv(p->pid, &local, 1, &remote, 1, 0);
+
+	if (got < 0 && errno == ESRCH) {
+		/* it exited meanwhile: the rest of it is gone too */
+		p->gone = true;
+		return;
+	}
+
+	if (got < (ssize_t)(n * TRACE_PAGE_SIZE) && n > 1) {
+		/* a page went away meanwhile: take the others one by one */
+		for (uint64_t i = 0; i < n && !p->gone; i++)
+			capture_run(rc, p, r, u + i, 1);
+		return;
+	}
+	if (got != (ssize_t)(n * TRACE_PAGE_SIZE)) {
+		rc->stats.mem_errors++;
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *page = rc->buf + i * TRACE_PAGE_SIZE;
+
+		if (p->hashes) {
+			uint64_t h = XXH3_64bits(page, TRACE_PAGE_SIZE) | 1;
+			gpointer key = GSIZE_TO_POINTER(u + i);
+
+			if (GPOINTER_TO_SIZE(g_hash_table_lookup(p->hashes, key)) == h)
+				continue;
+			g_hash_table_insert(p->hashes, key, GSIZE_TO_POINTER(h));
+		}
+		emit_page(&rc->out, p->vs->name, r->vpn + (u + i - r->u0), page);
+	}
+}
+
+static int open_proc_file(pid_t pid, const char *file, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/*
+ * One interval of one process: maps, the soft-dirty present pages, clear,
+ * then the bytes. Reading the bytes after the clear keeps every store seen:
+ * a page written after its bytes were read is soft-dirty again next time.
+ * False when the process is gone.
+ */
+static bool capture_proc(struct recorder *rc, struct proc *p)
+{
+	bool soft_dirty = rc->mode == RECORD_FIND_SOFT_DIRTY;
+	GArray *now = procfs_anon_ranges(p->pid, &rc->stats.huge_skipped);
+	GArray *runs;
+	int pagemap_fd, clear_fd;	/* opened anew every interval: exec swaps the mm */
+	bool ok = false;
+
+	if (!now)
+		return false;
+	pagemap_fd = open_proc_file(p->pid, "pagemap", O_RDONLY);
+	clear_fd = soft_dirty ? open_proc_file(p->pid, "clear_refs", O_WRONLY) : -1;
+	if (pagemap_fd < 0 || (soft_dirty && clear_fd < 0)) {
+		g_array_free(now, TRUE);
+		goto out;
+	}
+	sync_regions(rc, p, now);
+	g_array_free(now, TRUE);
+	runs = g_array_new(FALSE, FALSE, sizeof(struct dirty_run));
+	if (!rc->out.error)
+		pagemap_scan(pagemap_fd, p->regions, soft_dirty, p->hashes, runs);
+	if (soft_dirty && !pagemap_clear_soft_dirty(clear_fd)) {
+		g_array_free(runs, TRUE);
+		goto out;
+	}
+	for (guint i = 0; i < runs->len && !rc->out.error && !p->gone; i++) {
+		struct dirty_run *d = &g_array_index(runs, struct dirty_run, i);
+
+		capture_run(rc, p, &g_array_index(p->regions, struct region, d->region), d->u, d->n);
+	}
+	g_array_free(runs, TRUE);
+	ok = !p->gone;
+out:
+	if (pagemap_fd >= 0)
+		close(pagemap_fd);
+	if (clear_fd >= 0)
+		close(clear_fd);
+	return ok;
+}
+
+static void proc_free(gpointer data)
+{
+	struct proc *p = data;
+
+	g_array_free(p->regions, TRUE);
+	if (p->hashes)
+		g_hash_table_destroy(p->hashes);
+	if (p->own_vs)
+		g_free(p->vs);
+	g_free(p);
+}
+
+/* The process is gone: its address space ends (or, in a VM, its ranges). */
+static void proc_end(struct recorder *rc, struct proc *p)
+{
+	if (rc->vm) {
+		for (guint i = 0; i < p->regions->len; i++) {
+			struct region *r = &g_array_index(p->regions, struct region, i);
+
+			emit_range(&rc->out, TRACE_UNMAP, p->vs->name, r->vpn, r->u1 - r->u0, false);
+		}
+	} else {
+		emit_named(&rc->out, TRACE_EXIT, p->vs->name);
+		g_free(p->vs);
+	}
+	p->vs = NULL;
+	p->own_vs = false;
+}
+
+static struct proc *proc_new(struct recorder *rc, const struct pinfo *pi)
+{
+	struct proc *p = g_new0(struct proc, 1);
+
+	p->pid = pi->pid;
+	p->start = pi->start;
+	g_strlcpy(p->comm, pi->comm, sizeof(p->comm));
+	p->regions = g_array_new(FALSE, FALSE, sizeof(struct region));
+	if (rc->mode == RECORD_FIND_COMPARE)
+		p->hashes = g_hash_table_new(g_direct_hash, g_direct_equal);
+	rc->stats.procs_seen++;
+	if (rc->vm) {
+		p->vs = rc->vm;
+	} else {
+		p->vs = g_new0(struct vspace, 1);
+		p->own_vs = true;
+		mm_name(p->vs->name, p->comm, p->pid);
+		p->vs->next_vpn = FIRST_VPN;
+		emit_named(&rc->out, TRACE_SPAWN, p->vs->name);
+	}
+	return p;
+}
+
+/* Reaps every child that has exited (we are the subreaper of the tree). */
+static void reap(struct recorder *rc)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == rc->root) {
+			rc->root_reaped = true;
+			rc->root_status = status;
+		}
+	}
+}
+
+void recorder_capture(struct recorder *rc, uint64_t t_us)
+{
+	double t0 = now_s();
+	GArray *live;
+	GHashTableIter it;
+	gpointer key, val;
+
+	rc->out.t_us = t_us;
+	reap(rc);
+	live = procfs_tree(rc->root);
+	g_hash_table_iter_init(&it, rc->procs);
+	while (g_hash_table_iter_next(&it, &key, &val))
+		((struct proc *)val)->seen = false;
+	for (guint i = 0; i < live->len && !rc->out.error; i++) {
+		struct pinfo *pi = &g_array_index(live, struct pinfo, i);
+		struct proc *p = g_hash_table_lookup(rc->procs, GINT_TO_POINTER(pi->pid));
+
+		if (p && (p->start != pi->start || strcmp(p->comm, pi->comm))) {
+			/* the pid was reused, or it exec'd: the old mm is gone */
+			proc_end(rc, p);
+			g_hash_table_remove(rc->procs, GINT_TO_POINTER(pi->pid));
+			p = NULL;
+		}
+		if (!p) {
+			p = proc_new(rc, pi);
+			g_hash_table_insert(rc->procs, GINT_TO_POINTER(p->pid), p);
+		}
+		p->seen = capture_proc(rc, p);
+	}
+	g_array_free(live, TRUE);
+	g_hash_table_iter_init(&it, rc->procs);
+	while (g_hash_table_iter_next(&it, &key, &val)) {
+		struct proc *p = val;
+
+		if (!p->seen) {
+			proc_end(rc, p);
+			g_hash_table_iter_remove(&it);
+		}
+	}
+	rc->stats.intervals++;
+	rc->stats.capture_s += now_s() - t0;
+}
+
+struct recorder *recorder_new(trace_writer *w, enum record_find mode, const char *as_vm)
+{
+	struct recorder *rc = g_new0(struct recorder, 1);
+
+	rc->mode = mode;
+	emit_init(&rc->out, w, &rc->stats);
+	rc->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, proc_free);
+	rc->buf = g_malloc((size_t)PAGEMAP_RUN_PAGES * TRACE_PAGE_SIZE);
+	/* orphans of the tree come to us, so the tree stays whole via ppid */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	emit_set(&rc->out, KNOB_RUN, 1);
+	if (as_vm) {
+		rc->vm = g_new0(struct vspace, 1);
+		g_strlcpy(rc->vm->name, as_vm, sizeof(rc->vm->name));
+		rc->vm->next_vpn = FIRST_VPN;
+		emit_named(&rc->out, TRACE_SPAWN, rc->vm->name);
+	}
+	return rc;
+}
+
+void recorder_free(struct recorder *rc)
+{
+	if (!rc)
+		return;
+	g_hash_table_destroy(rc->procs);
+	g_free(rc->vm);
+	g_free(rc->buf);
+	emit_fini(&rc->out);
+	g_free(rc);
+}
+
+void recorder_follow(struct recorder *rc, pid_t root)
+{
+	rc->root = root;
+}
+
+void recorder_mark(struct recorder *rc, const char *label)
+{
+	emit_named(&rc->out, TRACE_MARK, label);
+}
+
+bool recorder_stopped(const struct recorder *rc)
+{
+	return rc->out.error || rc->full[0];
+}
+
+const GError *recorder_error(const struct recorder *rc)
+{
+	return rc->out.error;
+}
+
+const char *recorder_full(const struct recorder *rc)
+{
+	return rc->full[0] ? rc->full : NULL;
+}
+
+bool recorder_tree_done(const struct recorder *rc)
+{
+	return rc->root_reaped && !g_hash_table_size(rc->procs);
+}
+
+void recorder_stop_tree(struct recorder *rc, int sig)
+{
+	double t0 = now_s();
+
+	if (recorder_tree_done(rc))
+		return;
+	kill(-rc->root, sig);
+	while (now_s() - t0 < 3) {
+		reap(rc);
+		if (rc->root_reaped && kill(-rc->root, 0) < 0)
+			return;
+		g_usleep(20000);
+	}
+	kill(-rc->root, SIGKILL);
+	while (!rc->root_reaped && waitpid(rc->root, &rc->root_status, 0) == rc->root)
+		rc->root_reaped = true;
+	reap(rc);
+}
+
+bool recorder_root_status(const struct recorder *rc, int *status)
+{
+	*status = rc->root_status;
+	return rc->root_reaped;
+}
+
+const struct record_stats *recorder_stats(const struct recorder *rc)
+{
+	return &rc->stats;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The recorder behind `ksmsim record`: it follows a process tree and turns
+ * the page writes of every process into trace records (version 2,
+ * traces/FORMAT.md).
+ *
+ * Every interval, for each process of the tree: /proc/PID/maps gives the
+ * anonymous private writable mappings (new ones become map + advise
+ * mergeable, vanished ones unmap), /proc/PID/pagemap the pages that are
+ * present and soft-dirty (written since the last clear), process_vm_readv
+ * their bytes, and writing "4" to /proc/PID/clear_refs starts the next
+ * interval. In compare mode (no soft-dirty support) every present page is
+ * read and kept when its bytes changed. The bytes go out as zero, byte:HH
+ * or blob pages; the v2 writer stores each distinct page once.
+ *
+ * The tree: the recorder is its subreaper, so orphans stay in it; every
+ * interval /proc is walked for the descendants of the root by ppid. A pid
+ * with a new start time or a new comm (an exec) is a new mm.
+ *
+ * User addresses (up to 2^47) do not fit the trace's 2^32 pages, so
+ * mappings are compacted: each newly seen range of user pages gets the next
+ * free vpns of its address space, in order of appearance, and vpns are never
+ * reused. Growing mappings (heap, stack) add new ranges.
+ */
+#ifndef KSMSIM_WORKLOADS_RECORD_RECORD_H
+#define KSMSIM_WORKLOADS_RECORD_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <glib.h>
+#include "traces/writer.h"
+
+/*
+ * How written pages are found. Soft-dirty is exact (every store, even of the
+ * same bytes); kernels without CONFIG_MEM_SOFT_DIRTY get compare mode: every
+ * present page is read each interval and recorded when its bytes changed
+ * (or it is new), which misses stores that leave the bytes as they were.
+ * Auto is for option parsing: the caller resolves it with
+ * record_soft_dirty_works() before recorder_new().
+ */
+enum record_find { RECORD_FIND_AUTO, RECORD_FIND_SOFT_DIRTY, RECORD_FIND_COMPARE };
+
+/* Whether soft-dirty tracking works here: clear, store, look. */
+bool record_soft_dirty_works(void);
+
+struct record_stats {
+	uint64_t intervals, procs_seen, maps, unmaps;
+	uint64_t pages, zero_pages, uniform_pages;	/* page writes recorded */
+	uint64_t mem_errors;	/* pages that could not be read: skipped */
+	uint64_t huge_skipped;	/* mappings over 64 GiB seen and left out */
+	double capture_s;	/* time spent capturing */
+};
+
+struct recorder;
+
+/*
+ * Starts recording into w, which stays the caller's to close or abort:
+ * 'set run 1' at t=0 and, with as_vm, the spawn of that one address space
+ * for every process (as inside a guest; else one mm per process, named
+ * COMM.PID). mode is RECORD_FIND_SOFT_DIRTY or RECORD_FIND_COMPARE. Makes
+ * this process a child subreaper, so call it before starting the root.
+ */
+struct recorder *recorder_new(trace_writer *w, enum record_find mode, const char *as_vm);
+void recorder_free(struct recorder *rc);
+
+/* The tree to record is root (a child of ours) and its descendants. */
+void recorder_follow(struct recorder *rc, pid_t root);
+
+/* One interval over the whole tree, stamped t_us. */
+void recorder_capture(struct recorder *rc, uint64_t t_us);
+/* A mark, stamped with the last capture's time. */
+void recorder_mark(struct recorder *rc, const char *label);
+
+/*
+ * Capture must stop: a write error (recorder_error) or an address space
+ * out of vpns (recorder_full). The trace is still good in the second case.
+ */
+bool recorder_stopped(const struct recorder *rc);
+const GError *recorder_error(const struct recorder *rc);
+/* The address space that saw more than 2^32 pages of mappings, or NULL. */
+const char *recorder_full(const struct recorder *rc);
+
+/* The root has been reaped and no process of the tree is left. */
+bool recorder_tree_done(const struct recorder *rc);
+/* Ends the root's process group: sig, then SIGKILL after 3 s; reaps it. */
+void recorder_stop_tree(struct recorder *rc, int sig);
+/* Whether the root was reaped; *status is then its wait status. */
+bool recorder_root_status(const struct recorder *rc, int *status);
+
+const struct record_stats *recorder_stats(const struct recorder *rc);
+
+#endif
