@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "traces/tracked_writer.h"
+#include "traces/writer.h"
 #include "util/parse.h"
 #include "util/progress.h"
+#include "util/signals.h"
 #include "workloads/gen.h"
 
 #define DEF_SEED 1
@@ -50,6 +51,7 @@ static void usage(FILE *f)
 "                           the trace's duration, time left) even when it is\n"
 "                           not a terminal; by default shown on a terminal\n"
 "  --quiet                  no progress\n"
+"  --list                   print the workload names, one per line, and exit\n"
 "  -h, --help               this help; 'ksmsim gen WORKLOAD --help' describes\n"
 "                           one workload\n"
 "\n"
@@ -79,7 +81,7 @@ static int bad(const char *fmt, const char *a, const char *b)
 
 enum {
 	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
-	OPT_ZERO, OPT_PROGRESS, OPT_QUIET,
+	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST,
 };
 
 int cmd_gen(int argc, char **argv)
@@ -98,6 +100,7 @@ int cmd_gen(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "list", no_argument, NULL, OPT_LIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,6 +176,14 @@ int cmd_gen(int argc, char **argv)
 		case 'h':
 			help = true;
 			break;
+		case OPT_LIST: {
+			size_t n;
+			const struct gen_workload *all = gen_workloads(&n);
+
+			for (size_t i = 0; i < n; i++)
+				printf("%s\n", all[i].name);
+			return 0;
+		}
 		case '?':
 			if (optopt && optopt < 256)
 				return bad("unknown option '-%c' (see ksmsim gen --help)%s",
@@ -215,12 +226,14 @@ int cmd_gen(int argc, char **argv)
 	}
 
 	GError *error = NULL;
-	struct tracked_writer tw;
+	trace_writer *w;
 	struct progress *progress;
 	uint64_t records = 0;
 
-	/* SIGINT/SIGTERM remove the unfinished output (atomic_file.h) */
-	if (!tracked_writer_open(&tw, out, trace_format_from_path(out), 1, &error)) {
+	/* An interruption removes the unfinished output (util/signals.h). */
+	signals_install(SIGNALS_EXIT);
+	w = trace_writer_open_version(out, trace_format_from_path(out), 1, &error);
+	if (!w) {
 		fprintf(stderr, "ksmsim gen: %s\n", error->message);
 		g_error_free(error);
 		return EXIT_USAGE;
@@ -229,14 +242,14 @@ int cmd_gen(int argc, char **argv)
 				force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
 	progress_phase(progress, "writing", "records");
 
-	bool ok = gen_write(tw.w, wl, &o, &sz, progress, &records, &error);
+	bool ok = gen_write(w, wl, &o, &sz, progress, &records, &error);
 
 	progress_finish(progress);
 	progress_free(progress);
 	if (ok)
-		ok = tracked_writer_close(&tw, &error);
+		ok = trace_writer_close(w, &error);
 	else
-		tracked_writer_abort(&tw);
+		trace_writer_abort(w);
 	if (!ok) {
 		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name,
 			error ? error->message : "generation failed");

@@ -377,8 +377,8 @@ fail:
 	progress_free(progress);
 	progress = NULL;
 	fprintf(stderr, "ksmsim run: %s\n", error ? error->message : "failed");
-	status = error && error->domain == g_quark_from_static_string("ksmsim-loop") &&
-		 error->code == 1 ? 1 : EXIT_USAGE;
+	/* A broken invariant is the model's bug, not the input's: status 1. */
+	status = g_error_matches(error, LOOP_ERROR, LOOP_ERROR_INVARIANT) ? 1 : EXIT_USAGE;
 	g_clear_error(&error);
 	atomic_file_abort(marks);
 	atomic_file_abort(series);

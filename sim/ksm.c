@@ -2,14 +2,13 @@
 /*
  * ksmd: the scan cursor, cmp_and_merge_page, the stable and unstable trees
  * with stable-node chains, smart scan, the advisor and the sysfs knobs, in
- * the order and with the bookkeeping of Linux 6.18's mm/ksm.c. The
- * reference is ../shared/reference/ksm-model.md; section numbers below
- * point into it.
+ * the order and with the bookkeeping of Linux 6.18's mm/ksm.c. Functions
+ * carry the names of the kernel functions they mirror, so each can be read
+ * beside its twin; sim/MODEL.md describes them one by one, with what was
+ * measured on a live kernel.
  */
 #include <string.h>
 #include "sim/ksm_internal.h"
-
-static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *item);
 
 /* ---- small helpers ---- */
 
@@ -43,59 +42,69 @@ static uint64_t calc_checksum(struct ksm *k, struct page *p)
 	return content_checksum(p->c, k->hash_fn, NULL);
 }
 
-/* ---- mm slots (§2.1) ---- */
+/* ---- mm slots ---- */
 
-static bool slot_list_empty(const struct ksm *k)
+static bool mm_slots_empty(const struct ksm *k)
 {
-	return k->mm_head.slot_next == &k->mm_head;
+	return list_empty(&k->mm_head.mm_node);
 }
 
-static void slot_insert_before(struct mm *pos, struct mm *mm)
+static struct mm *next_mm_slot(const struct mm *mm)
 {
-	mm->slot_prev = pos->slot_prev;
-	mm->slot_next = pos;
-	pos->slot_prev->slot_next = mm;
-	pos->slot_prev = mm;
+	return list_entry(mm->mm_node.next, struct mm, mm_node);
 }
 
-static void slot_del(struct mm *mm)
+static void mm_slot_del(struct mm *mm)
 {
-	mm->slot_prev->slot_next = mm->slot_next;
-	mm->slot_next->slot_prev = mm->slot_prev;
-	mm->slot_prev = mm->slot_next = NULL;
+	list_del(&mm->mm_node);
+	mm->registered = false;
 }
 
-/* __ksm_enter: behind the cursor, or at the tail while unmerging. */
+/*
+ * As __ksm_enter() does: a new mm goes just behind the cursor, so that its
+ * pages get a whole pass to settle before ksmd reaches them; while run=2
+ * unmerges, at the tail.
+ */
 void ksm_enter(struct ksm *k, struct mm *mm)
 {
-	bool was_empty = slot_list_empty(k);
-	if (k->knob[KNOB_RUN] & 2)
-		slot_insert_before(&k->mm_head, mm);
+	if (k->knob[KNOB_RUN] & KSM_RUN_UNMERGE)
+		list_add_tail(&mm->mm_node, &k->mm_head.mm_node);
 	else
-		slot_insert_before(k->scan.mm_slot, mm);
+		list_add_tail(&mm->mm_node, &k->scan.mm_slot->mm_node);
 	mm->registered = true;
-	(void)was_empty;	/* the wake-up is ksmd_wake_if_needed's job */
 }
 
-/* __ksm_exit: an mm with items moves right after the cursor; ksmd frees it. */
+/*
+ * As __ksm_exit() does: an mm without rmap_items leaves its slot at once;
+ * one with rmap_items moves right after the cursor, where ksmd meets it
+ * next and frees them. The cursor's own mm is left to ksmd.
+ */
 void ksm_exit(struct ksm *k, struct mm *mm)
 {
 	if (!mm->registered || k->scan.mm_slot == mm)
 		return;
-	if (!mm->rmap_list) {
-		slot_del(mm);
-		mm->registered = false;
-		return;
-	}
-	slot_del(mm);
-	struct mm *cur = k->scan.mm_slot;
-	mm->slot_prev = cur;
-	mm->slot_next = cur->slot_next;
-	cur->slot_next->slot_prev = mm;
-	cur->slot_next = mm;
+	if (!mm->rmap_list)
+		mm_slot_del(mm);
+	else
+		list_move(&mm->mm_node, &k->scan.mm_slot->mm_node);
 }
 
-/* ---- stable nodes (§6) ---- */
+/* Every mm: the slot list in scan order, then the live mms without a slot. */
+GPtrArray *ksm_all_mms(const struct ksm *k)
+{
+	GPtrArray *all = g_ptr_array_new();
+	for (struct mm *mm = next_mm_slot(&k->mm_head); mm != &k->mm_head; mm = next_mm_slot(mm))
+		g_ptr_array_add(all, mm);
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, k->mm_by_name);
+	while (g_hash_table_iter_next(&it, &key, &val))
+		if (!((struct mm *)val)->registered)
+			g_ptr_array_add(all, val);
+	return all;
+}
+
+/* ---- stable nodes and chains ---- */
 
 static struct stable_node *alloc_stable_node(void)
 {
@@ -110,6 +119,11 @@ static void free_stable_node(struct stable_node *n)
 static bool is_stable_node_chain(const struct stable_node *n)
 {
 	return n->rmap_hlist_len == STABLE_NODE_CHAIN;
+}
+
+static bool is_stable_node_dup(const struct stable_node *n)
+{
+	return n->is_dup;
 }
 
 static bool __is_page_sharing_candidate(const struct ksm *k, const struct stable_node *n, int offset)
@@ -128,27 +142,19 @@ static void stable_node_chain_add_dup(struct ksm *k, struct stable_node *dup,
 {
 	dup->is_dup = true;
 	dup->chain = chain;
-	dup->dnext = chain->dups;
-	if (chain->dups)
-		chain->dups->dpprev = &dup->dnext;
-	chain->dups = dup;
-	dup->dpprev = &chain->dups;
+	hlist_add_head(&dup->hlist_dup, &chain->hlist);
 	k->stable_node_dups++;
 }
 
 static void __stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 {
-	*dup->dpprev = dup->dnext;
-	if (dup->dnext)
-		dup->dnext->dpprev = dup->dpprev;
-	dup->dnext = NULL;
-	dup->dpprev = NULL;
+	hlist_del(&dup->hlist_dup);
 	k->stable_node_dups--;
 }
 
 static void stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 {
-	if (dup->is_dup)
+	if (is_stable_node_dup(dup))
 		__stable_node_dup_del(k, dup);
 	else
 		rb_erase(&dup->node, &k->root_stable_tree[tree_nid(k, dup->nid)]);
@@ -162,25 +168,28 @@ static void free_stable_node_chain(struct ksm *k, struct stable_node *chain, str
 }
 
 /*
- * The node's KSM page is gone: every item still listed leaves it at once
- * (§6.5), then the node leaves the tree or its chain.
+ * As remove_node_from_stable_tree() does once the node's KSM page is gone:
+ * every rmap_item still listed stops counting as shared or sharing at once,
+ * without waiting for ksmd to reach it, then the node leaves the tree or
+ * its chain.
  */
 static void remove_node_from_stable_tree(struct ksm *k, struct stable_node *node)
 {
-	for (struct rmap_item *item = node->items; item; item = item->hnext) {
-		if (item->hnext)
+	struct rmap_item *rmap_item;
+	hlist_for_each_entry(rmap_item, &node->hlist, hlist) {
+		if (rmap_item->hlist.next)
 			k->pages_sharing--;
 		else
 			k->pages_shared--;
-		item->mm->ksm_merging_pages--;
-		item->flags &= ~(STABLE_FLAG | UNSTABLE_FLAG | SEQNR_MASK);
-		item->head = NULL;
+		rmap_item->mm->ksm_merging_pages--;
+		rmap_item->flags &= ~KSM_FLAG_MASK;
+		rmap_item->head = NULL;
 	}
 	stable_node_dup_del(k, node);
 	free_stable_node(node);
 }
 
-/* ksm_get_folio: the node's page, or NULL after removing a stale node. */
+/* As ksm_get_folio() does: the node's page, or NULL after removing a stale node. */
 static struct page *ksm_get_folio(struct ksm *k, struct stable_node *node)
 {
 	if (node->page)
@@ -202,11 +211,20 @@ static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_
 	return chain;
 }
 
-/* Pick a dup of a chain (§6.2); may prune stale dups and collapse the chain. */
+/*
+ * As stable_node_dup() does: pick the dup of a chain to merge into, the
+ * fullest one that can still take a mapping (any live one if none can).
+ * Only a pruning walk, at most once per stable_node_chains_prune_millisecs,
+ * looks at every dup and so drops every stale one; otherwise the first
+ * candidate ends the walk. A chain left with one dup collapses back into a
+ * regular node, and a chosen dup that is not first moves to the front so
+ * the next walk finds it at once.
+ */
 static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 				    struct stable_node **node_io, struct rb_root *root, bool prune)
 {
-	struct stable_node *chain = *node_io, *found = NULL, *dup, *next;
+	struct stable_node *chain = *node_io, *found = NULL, *dup;
+	struct hlist_node *next;
 	struct page *tree_page = NULL;
 	int found_len = 0;
 	uint64_t now = jiffies_of(k->now);
@@ -218,8 +236,7 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 	else
 		chain->chain_prune_time = now;
 
-	for (dup = chain->dups; dup; dup = next) {
-		next = dup->dnext;
+	hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
 		struct page *p = ksm_get_folio(k, dup);
 		if (!p)
 			continue;
@@ -235,24 +252,20 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 	}
 
 	if (found) {
-		if (chain->dups == found && !found->dnext) {
+		if (chain->hlist.first == &found->hlist_dup && !found->hlist_dup.next) {
 			/* One dup left: it takes the chain's place in the tree. */
 			rb_replace_node(&chain->node, &found->node, root);
 			found->is_dup = false;
 			found->chain = NULL;
-			found->dpprev = NULL;
+			found->hlist_dup.pprev = NULL;
 			free_stable_node(chain);
 			k->stable_node_chains--;
 			k->stable_node_dups--;
 			*node_io = found;
-		} else if (chain->dups != found && __is_page_sharing_candidate(k, found, 1)) {
-			*found->dpprev = found->dnext;
-			if (found->dnext)
-				found->dnext->dpprev = found->dpprev;
-			found->dnext = chain->dups;
-			chain->dups->dpprev = &found->dnext;
-			chain->dups = found;
-			found->dpprev = &chain->dups;
+		} else if (chain->hlist.first != &found->hlist_dup &&
+			   __is_page_sharing_candidate(k, found, 1)) {
+			hlist_del(&found->hlist_dup);
+			hlist_add_head(&found->hlist_dup, &chain->hlist);
 		}
 	} else {
 		free_stable_node_chain(k, chain, root);
@@ -281,15 +294,20 @@ static inline struct page *walk_node_page(struct ksm *k, struct stable_node **du
 	return __stable_node_chain(k, dup, node, root, prune);
 }
 
-/* §6.1. The page is not KSM here: forked KSM pages never reach the walk. */
+/*
+ * As stable_tree_search() does, without the migration cases: descend by
+ * memcmp, resolving each chain to a dup on the way; equal content is a
+ * match only while its node can take one more mapping. A stale node met
+ * on the way is removed, and the walk starts over from the root.
+ */
 static struct page *stable_tree_search(struct ksm *k, struct page *page)
 {
-	if (page->ksm && page->node)
-		return page;	/* "KSM page forked", or an item not yet tracking it */
+	if (page->ksm && page->stable_node)
+		return page;	/* a KSM page already: its rmap_item may not track it yet */
 
 	struct rb_root *root = &k->root_stable_tree[tree_nid(k, page->nid)];
 again:;
-	struct rb_node **new = &root->node;
+	struct rb_node **new = &root->rb_node;
 	while (*new) {
 		struct stable_node *node = rb_entry(*new, struct stable_node, node), *dup;
 		struct page *tree_page = walk_node_page(k, &dup, &node, root, true);
@@ -298,9 +316,9 @@ again:;
 		int ret = memcmp_pages(k, page, tree_page);
 		struct rb_node *parent = *new;
 		if (ret < 0) {
-			new = &parent->left;
+			new = &parent->rb_left;
 		} else if (ret > 0) {
-			new = &parent->right;
+			new = &parent->rb_right;
 		} else {
 			if (!is_page_sharing_candidate(k, dup))
 				return NULL;
@@ -310,7 +328,11 @@ again:;
 	return NULL;
 }
 
-/* §6.3: file the new KSM page; equal content makes (or extends) a chain. */
+/*
+ * As stable_tree_insert() does: file the new KSM page. Equal content means
+ * the node it met was full (max_page_sharing), so the new page becomes a
+ * further dup, turning a regular node into a chain first.
+ */
 static struct stable_node *stable_tree_insert(struct ksm *k, struct page *kpage)
 {
 	uint32_t nid = kpage->nid;
@@ -320,7 +342,7 @@ static struct stable_node *stable_tree_insert(struct ksm *k, struct page *kpage)
 	bool need_chain = false;
 again:
 	parent = NULL;
-	new = &root->node;
+	new = &root->rb_node;
 	while (*new) {
 		node = rb_entry(*new, struct stable_node, node);
 		struct page *tree_page = walk_node_page(k, &dup, &node, root, false);
@@ -329,9 +351,9 @@ again:
 		int ret = memcmp_pages(k, kpage, tree_page);
 		parent = *new;
 		if (ret < 0) {
-			new = &parent->left;
+			new = &parent->rb_left;
 		} else if (ret > 0) {
-			new = &parent->right;
+			new = &parent->rb_right;
 		} else {
 			need_chain = true;
 			break;
@@ -348,79 +370,80 @@ again:
 			node = alloc_stable_node_chain(k, node, root);
 		stable_node_chain_add_dup(k, sdup, node);
 	}
-	kpage->node = sdup;
+	kpage->stable_node = sdup;
 	return sdup;
 }
 
-/* §6.4 */
-static void stable_tree_append(struct ksm *k, struct rmap_item *item, struct stable_node *node)
+/*
+ * As stable_tree_append() does: list the rmap_item under its KSM page's
+ * node. The first one listed counts as pages_shared, each further one as
+ * pages_sharing.
+ */
+static void stable_tree_append(struct ksm *k, struct rmap_item *rmap_item, struct stable_node *node)
 {
 	node->rmap_hlist_len++;
-	item->head = node;
-	item->flags |= STABLE_FLAG;
-	item->hnext = node->items;
-	if (node->items)
-		node->items->hpprev = &item->hnext;
-	node->items = item;
-	item->hpprev = &node->items;
-	if (item->hnext)
+	rmap_item->head = node;
+	rmap_item->flags |= STABLE_FLAG;
+	hlist_add_head(&rmap_item->hlist, &node->hlist);
+	if (rmap_item->hlist.next)
 		k->pages_sharing++;
 	else
 		k->pages_shared++;
-	item->mm->ksm_merging_pages++;
+	rmap_item->mm->ksm_merging_pages++;
 }
 
-/* ---- items (§4) ---- */
+/* ---- rmap_items ---- */
 
-static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *item)
+/*
+ * As remove_rmap_item_from_tree() does. In the unstable tree, an rmap_item
+ * whose seqnr is one pass old sits in a tree that was already thrown away
+ * (the roots are reset at each pass start), so only this pass's are erased.
+ */
+static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_item)
 {
-	if (item->flags & STABLE_FLAG) {
-		struct stable_node *node = item->head;
+	if (rmap_item->flags & STABLE_FLAG) {
+		struct stable_node *node = rmap_item->head;
 		if (!ksm_get_folio(k, node))
 			return;
-		*item->hpprev = item->hnext;
-		if (item->hnext)
-			item->hnext->hpprev = item->hpprev;
-		item->hnext = NULL;
-		item->hpprev = NULL;
-		if (node->items)
+		hlist_del(&rmap_item->hlist);
+		if (!hlist_empty(&node->hlist))
 			k->pages_sharing--;
 		else
 			k->pages_shared--;
-		item->mm->ksm_merging_pages--;
+		rmap_item->mm->ksm_merging_pages--;
 		node->rmap_hlist_len--;
-		item->head = NULL;
-		item->flags = 0;
-	} else if (item->flags & UNSTABLE_FLAG) {
-		uint8_t age = (uint8_t)(k->scan.seqnr - (item->flags & SEQNR_MASK));
+		rmap_item->head = NULL;
+		rmap_item->flags = 0;
+	} else if (rmap_item->flags & UNSTABLE_FLAG) {
+		uint8_t age = (uint8_t)(k->scan.seqnr - (rmap_item->flags & SEQNR_MASK));
 		g_assert(age <= 1);
 		if (!age)
-			rb_erase(&item->node, &k->root_unstable_tree[item->nid]);
+			rb_erase(&rmap_item->node, &k->root_unstable_tree[rmap_item->nid]);
 		k->pages_unshared--;
-		item->flags = 0;
+		rmap_item->flags = 0;
 	}
 }
 
-static void free_rmap_item(struct ksm *k, struct rmap_item *item)
+static void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 {
 	k->rmap_items--;
-	item->mm->ksm_rmap_items--;
-	if (item->cached_page)
-		item->cached_page->item = NULL;
-	if (item->seen)
-		content_unref(item->seen);
-	if (item->inserted)
-		content_unref(item->inserted);
-	slab_free(&k->item_slab, item);
+	rmap_item->mm->ksm_rmap_items--;
+	if (rmap_item->cached_page)
+		rmap_item->cached_page->rmap_item = NULL;
+	if (rmap_item->seen)
+		content_unref(rmap_item->seen);
+	if (rmap_item->inserted)
+		content_unref(rmap_item->inserted);
+	slab_free(&k->rmap_item_cache, rmap_item);
 }
 
 static void remove_trailing_rmap_items(struct ksm *k, struct rmap_item **link)
 {
 	while (*link) {
-		struct rmap_item *item = *link;
-		*link = item->rmap_list;
-		remove_rmap_item_from_tree(k, item);
-		free_rmap_item(k, item);
+		struct rmap_item *rmap_item = *link;
+		*link = rmap_item->rmap_list;
+		remove_rmap_item_from_tree(k, rmap_item);
+		free_rmap_item(k, rmap_item);
 	}
 }
 
@@ -428,76 +451,86 @@ static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
 					    struct rmap_item **link, uint64_t vpn)
 {
 	while (*link) {
-		struct rmap_item *item = *link;
-		if (item->vpn == vpn)
-			return item;
-		if (item->vpn > vpn)
+		struct rmap_item *rmap_item = *link;
+		if (rmap_item->vpn == vpn)
+			return rmap_item;
+		if (rmap_item->vpn > vpn)
 			break;
-		*link = item->rmap_list;
-		remove_rmap_item_from_tree(k, item);
-		free_rmap_item(k, item);
+		*link = rmap_item->rmap_list;
+		remove_rmap_item_from_tree(k, rmap_item);
+		free_rmap_item(k, rmap_item);
 	}
-	struct rmap_item *item = slab_alloc0(&k->item_slab);
+	struct rmap_item *rmap_item = slab_alloc0(&k->rmap_item_cache);
 	k->rmap_items++;
 	mm->ksm_rmap_items++;
-	item->mm = mm;
-	item->vpn = vpn;
-	item->rmap_list = *link;
-	*link = item;
-	return item;
+	rmap_item->mm = mm;
+	rmap_item->vpn = vpn;
+	rmap_item->rmap_list = *link;
+	*link = rmap_item;
+	return rmap_item;
 }
 
-/* ---- unstable tree (§7) ---- */
+/* ---- unstable tree ---- */
 
-/* The page at the item's address if ksmd may still merge it, else NULL. */
-static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *item)
+/*
+ * As get_mergeable_page() does: the page at the rmap_item's address if it
+ * still sits in a mergeable VMA of a live mm, else NULL.
+ */
+static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_item)
 {
-	struct mm *mm = item->mm;
+	struct mm *mm = rmap_item->mm;
 	if (mm->exiting)
 		return NULL;
 	/* The page keeps the cache honest; only VMA changes are checked here. */
-	if (item->cached_page && item->vma_gen == mm->vma_gen)
-		return item->cached_page;
-	struct vma *v = find_vma(mm, item->vpn);
+	if (rmap_item->cached_page && rmap_item->vma_gen == mm->vma_gen)
+		return rmap_item->cached_page;
+	struct vma *v = find_vma(mm, rmap_item->vpn);
 	if (!v || !v->mergeable)
 		return NULL;
-	struct page *p = pte_get(mm, item->vpn);
+	struct page *p = pte_get(mm, rmap_item->vpn);
 	if (!p || p == KSM_ZERO_PTE)
 		return NULL;
-	if (p->mapcount == 1 && item->cached_page != p) {
-		if (item->cached_page)
-			item->cached_page->item = NULL;
+	if (p->mapcount == 1 && rmap_item->cached_page != p) {
+		if (rmap_item->cached_page)
+			rmap_item->cached_page->rmap_item = NULL;
 		page_uncache(p);
-		item->cached_page = p;
-		p->item = item;
-		item->cached_key = p->key8;
+		rmap_item->cached_page = p;
+		p->rmap_item = rmap_item;
+		rmap_item->cached_key = p->key8;
 	}
-	item->vma_gen = mm->vma_gen;
+	rmap_item->vma_gen = mm->vma_gen;
 	return p;
 }
 
-static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_item *item,
+/*
+ * As unstable_tree_search_insert() does: look for a page with the same
+ * bytes in the unstable tree, or insert the rmap_item where the search fell
+ * off. The tree's pages are not write-protected, so a page that vanished
+ * (or the page itself, reached again) ends the search without inserting,
+ * and with merge_across_nodes 0 a match on another node counts as none.
+ */
+static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_item *rmap_item,
 						     struct page *page, struct page **tree_pagep)
 {
 	uint32_t nid = tree_nid(k, page->nid);
 	struct rb_root *root = &k->root_unstable_tree[nid];
-	struct rb_node **new = &root->node, *parent = NULL;
+	struct rb_node **new = &root->rb_node, *parent = NULL;
 	bool corrupt = false;
 
 	while (*new) {
-		struct rmap_item *tree_item = rb_entry(*new, struct rmap_item, node);
+		struct rmap_item *tree_rmap_item = rb_entry(*new, struct rmap_item, node);
 		/* The walk is a chain of cache misses: start both children early. */
-		struct rb_node *l = (*new)->left, *r = (*new)->right;
+		struct rb_node *l = (*new)->rb_left, *r = (*new)->rb_right;
 		if (l) {
-			__builtin_prefetch(l->left);
-			__builtin_prefetch(l->right);
+			__builtin_prefetch(l->rb_left);
+			__builtin_prefetch(l->rb_right);
 		}
 		if (r) {
-			__builtin_prefetch(r->left);
-			__builtin_prefetch(r->right);
+			__builtin_prefetch(r->rb_left);
+			__builtin_prefetch(r->rb_right);
 		}
 		k->batch_cpu_ns += k->opt.costs.node_ns;
-		struct page *tree_page = get_mergeable_page(k, tree_item);
+		struct page *tree_page = get_mergeable_page(k, tree_rmap_item);
 		if (!tree_page) {
 			k->truth.unstable_aborts++;
 			return NULL;
@@ -506,19 +539,21 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 			return NULL;
 		bool changed;
 		int ret;
-		if (tree_item->cached_page == tree_page) {
-			/* Fast path: the key and the change flag live in the item. */
-			changed = tree_item->changed;
-			if (tree_item->cached_key != page->key8) {
+		if (tree_rmap_item->cached_page == tree_page) {
+			/* Fast path: the key and the change flag live in the rmap_item. */
+			changed = tree_rmap_item->changed;
+			if (tree_rmap_item->cached_key != page->key8) {
 				k->truth.memcmp_calls++;
-				k->truth.memcmp_bytes += 1 + __builtin_clzll(tree_item->cached_key ^ page->key8) / 8;
+				k->truth.memcmp_bytes +=
+					1 + __builtin_clzll(tree_rmap_item->cached_key ^ page->key8) / 8;
 				k->batch_cpu_ns += k->opt.costs.node_ns;
-				ret = page->key8 < tree_item->cached_key ? -1 : 1;
+				ret = page->key8 < tree_rmap_item->cached_key ? -1 : 1;
 			} else {
 				ret = memcmp_pages(k, page, tree_page);
 			}
 		} else {
-			changed = tree_item->inserted && !content_equal(tree_item->inserted, tree_page->c);
+			changed = tree_rmap_item->inserted &&
+				  !content_equal(tree_rmap_item->inserted, tree_page->c);
 			ret = memcmp_pages(k, page, tree_page);
 		}
 		if (!corrupt && changed) {
@@ -527,34 +562,36 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 		}
 		parent = *new;
 		if (ret < 0) {
-			new = &parent->left;
+			new = &parent->rb_left;
 		} else if (ret > 0) {
-			new = &parent->right;
+			new = &parent->rb_right;
 		} else if (!k->knob[KNOB_MERGE_ACROSS_NODES] && tree_page->nid != page->nid) {
 			return NULL;
 		} else {
 			*tree_pagep = tree_page;
-			return tree_item;
+			return tree_rmap_item;
 		}
 	}
-	item->flags |= UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
-	item->nid = nid;
-	rb_link_node(&item->node, parent, new);
-	rb_insert_color(&item->node, root);
+	rmap_item->flags |= UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
+	rmap_item->nid = nid;
+	rb_link_node(&rmap_item->node, parent, new);
+	rb_insert_color(&rmap_item->node, root);
 	k->pages_unshared++;
 	k->truth.unstable_inserts++;
-	if (item->inserted)
-		content_unref(item->inserted);
-	item->inserted = content_ref(page->c);
-	item->changed = false;
+	if (rmap_item->inserted)
+		content_unref(rmap_item->inserted);
+	rmap_item->inserted = content_ref(page->c);
+	rmap_item->changed = false;
 	return NULL;
 }
 
-/* ---- merging (§5) ---- */
+/* ---- merging ---- */
 
 /*
- * write_protect_page + pages_identical + replace_page. write_protect_page
- * fails while the page waits in an lru_add batch (its refcount is raised).
+ * As try_to_merge_one_page() does: write_protect_page(), then
+ * pages_identical() and replace_page(). write_protect_page() fails while the
+ * page waits in an lru_add batch, whose reference raises its refcount.
+ * kpage NULL: the page itself becomes the KSM page.
  */
 static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, struct page *page,
 				 struct page *kpage)
@@ -569,7 +606,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	k->truth.mmu_change_pte++;
 	if (!kpage) {
 		page->ksm = true;
-		page->node = NULL;
+		page->stable_node = NULL;
 		page->merged_at = k->full_scans_total;
 		return 0;
 	}
@@ -598,6 +635,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	return 0;
 }
 
+/* As find_mergeable_vma() does, as a yes/no. */
 static bool find_mergeable_vma(struct mm *mm, uint64_t vpn)
 {
 	if (mm->exiting)
@@ -606,91 +644,109 @@ static bool find_mergeable_vma(struct mm *mm, uint64_t vpn)
 	return v && v->mergeable;
 }
 
-static int try_to_merge_with_ksm_page(struct ksm *k, struct rmap_item *item, struct page *page,
+static int try_to_merge_with_ksm_page(struct ksm *k, struct rmap_item *rmap_item, struct page *page,
 				      struct page *kpage)
 {
-	if (!find_mergeable_vma(item->mm, item->vpn))
+	if (!find_mergeable_vma(rmap_item->mm, rmap_item->vpn))
 		return -1;
-	int err = try_to_merge_one_page(k, item->mm, item->vpn, page, kpage);
+	int err = try_to_merge_one_page(k, rmap_item->mm, rmap_item->vpn, page, kpage);
 	if (err)
 		return err;
-	remove_rmap_item_from_tree(k, item);
+	remove_rmap_item_from_tree(k, rmap_item);
 	return 0;
 }
 
-static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *item, struct page *page,
-					   struct rmap_item *tree_item, struct page *tree_page)
+/*
+ * As try_to_merge_two_pages() does: the rmap_item's page becomes the KSM
+ * page and the tree's page is merged into it; if that second step fails,
+ * break_cow() undoes the first.
+ */
+static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *rmap_item,
+					   struct page *page, struct rmap_item *tree_rmap_item,
+					   struct page *tree_page)
 {
-	if (try_to_merge_with_ksm_page(k, item, page, NULL))
+	if (try_to_merge_with_ksm_page(k, rmap_item, page, NULL))
 		return NULL;
-	if (try_to_merge_with_ksm_page(k, tree_item, tree_page, page)) {
+	if (try_to_merge_with_ksm_page(k, tree_rmap_item, tree_page, page)) {
 		/* a KSM page mapped once: break_cow unshares it (a fresh copy) */
-		break_ksm_range(k, item->mm, item->vpn, item->vpn + 1);
+		break_ksm_range(k, rmap_item->mm, rmap_item->vpn, rmap_item->vpn + 1);
 		return NULL;
 	}
 	return page;
 }
 
-static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *item, struct page *page)
+/*
+ * As try_to_merge_with_zero_page() does with use_zero_pages: a page whose
+ * checksum is the zero page's maps the shared zero page instead of joining
+ * a tree. Without a checksum gate, the bytes themselves decide.
+ */
+static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_item,
+				       struct page *page)
 {
-	bool zero_match = k->hash_fn ? item->oldchecksum == k->zero_checksum
+	bool zero_match = k->hash_fn ? rmap_item->oldchecksum == k->zero_checksum
 				     : content_is_zero(page->c);
 	if (!k->knob[KNOB_USE_ZERO_PAGES] || !zero_match)
 		return -1;
-	if (!find_mergeable_vma(item->mm, item->vpn))
+	if (!find_mergeable_vma(rmap_item->mm, rmap_item->vpn))
 		return 0;
-	return try_to_merge_one_page(k, item->mm, item->vpn, page, KSM_ZERO_PTE);
+	return try_to_merge_one_page(k, rmap_item->mm, rmap_item->vpn, page, KSM_ZERO_PTE);
 }
 
-static void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *item)
+/*
+ * As cmp_and_merge_page() does: the stable tree first; then the checksum
+ * gate (a page whose checksum moved since the last visit is volatile:
+ * record the new one and wait); then the zero page; then the unstable
+ * tree, where a match makes a new KSM page of the two.
+ */
+void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
-	struct stable_node *stable_node = page->ksm ? page->node : NULL;
+	struct stable_node *stable_node = page->ksm ? page->stable_node : NULL;
 
 	if (stable_node) {
-		if ((item->flags & STABLE_FLAG) && item->head == stable_node)
+		if ((rmap_item->flags & STABLE_FLAG) && rmap_item->head == stable_node)
 			return;
 	} else {
-		if ((item->flags & UNSTABLE_FLAG) && item->inserted &&
-		    !content_equal(item->inserted, page->c))
+		if ((rmap_item->flags & UNSTABLE_FLAG) && rmap_item->inserted &&
+		    !content_equal(rmap_item->inserted, page->c))
 			k->truth.unstable_changed_after_insert++;
-		remove_rmap_item_from_tree(k, item);
+		remove_rmap_item_from_tree(k, rmap_item);
 
 		if (k->hash_fn) {
 			uint64_t checksum = calc_checksum(k, page);
-			if (item->seen) {
+			if (rmap_item->seen) {
 				k->truth.gate_checks++;
-				bool changed = !content_equal(item->seen, page->c);
+				bool changed = !content_equal(rmap_item->seen, page->c);
 				if (changed) {
 					k->truth.gate_changed++;
-					if (checksum == item->oldchecksum)
+					if (checksum == rmap_item->oldchecksum)
 						k->truth.false_positives++;
 				}
 				/* A changed checksum over unchanged bytes cannot happen. */
-				g_assert(changed || checksum == item->oldchecksum);
+				g_assert(changed || checksum == rmap_item->oldchecksum);
 			}
-			if (item->seen != page->c) {
-				if (item->seen)
-					content_unref(item->seen);
-				item->seen = content_ref(page->c);
+			if (rmap_item->seen != page->c) {
+				if (rmap_item->seen)
+					content_unref(rmap_item->seen);
+				rmap_item->seen = content_ref(page->c);
 			}
-			if (item->oldchecksum != checksum) {
-				item->oldchecksum = checksum;
+			if (rmap_item->oldchecksum != checksum) {
+				rmap_item->oldchecksum = checksum;
 				return;
 			}
 		}
-		if (!try_to_merge_with_zero_page(k, item, page))
+		if (!try_to_merge_with_zero_page(k, rmap_item, page))
 			return;
 	}
 
 	struct page *kpage = stable_tree_search(k, page);
-	if (kpage == page && (item->flags & STABLE_FLAG) && item->head == stable_node)
+	if (kpage == page && (rmap_item->flags & STABLE_FLAG) && rmap_item->head == stable_node)
 		return;
 
-	remove_rmap_item_from_tree(k, item);
+	remove_rmap_item_from_tree(k, rmap_item);
 
 	if (kpage) {
-		if (!try_to_merge_with_ksm_page(k, item, page, kpage)) {
-			stable_tree_append(k, item, kpage->node);
+		if (!try_to_merge_with_ksm_page(k, rmap_item, page, kpage)) {
+			stable_tree_append(k, rmap_item, kpage->stable_node);
 			if (kpage != page)
 				k->truth.merges_stable++;
 		}
@@ -698,19 +754,22 @@ static void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_ite
 	}
 
 	struct page *tree_page = NULL;
-	struct rmap_item *tree_item = unstable_tree_search_insert(k, item, page, &tree_page);
-	if (tree_item) {
-		kpage = try_to_merge_two_pages(k, item, page, tree_item, tree_page);
+	struct rmap_item *tree_rmap_item =
+		unstable_tree_search_insert(k, rmap_item, page, &tree_page);
+	if (tree_rmap_item) {
+		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
 			struct stable_node *node = stable_tree_insert(k, kpage);
-			stable_tree_append(k, tree_item, node);
-			stable_tree_append(k, item, node);
+			stable_tree_append(k, tree_rmap_item, node);
+			stable_tree_append(k, rmap_item, node);
 			k->truth.merges_two++;
 		}
 	}
 }
 
-/* ---- smart scan (§10) ---- */
+/* ---- smart scan ---- */
+
+/* As skip_age() does: how many passes to skip, growing with the rmap_item's age. */
 
 static unsigned skip_age(uint8_t age)
 {
@@ -723,28 +782,33 @@ static unsigned skip_age(uint8_t age)
 	return 8;
 }
 
-static bool should_skip_rmap_item(struct ksm *k, struct page *page, struct rmap_item *item)
+/*
+ * As should_skip_rmap_item() does: a page that stayed unmerged for three
+ * passes is skipped for a while, the longer the older it is. KSM pages are
+ * never skipped. A skipped rmap_item leaves the tree it was in.
+ */
+static bool should_skip_rmap_item(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
 	if (!k->knob[KNOB_SMART_SCAN])
 		return false;
 	if (page->ksm)
 		return false;
-	uint8_t age = item->age;
+	uint8_t age = rmap_item->age;
 	if (age != 255)
-		item->age++;
+		rmap_item->age++;
 	if (age < 3)
 		return false;
-	if (!item->remaining_skips) {
-		item->remaining_skips = skip_age(age);
+	if (!rmap_item->remaining_skips) {
+		rmap_item->remaining_skips = skip_age(age);
 		return false;
 	}
 	k->pages_skipped++;
-	item->remaining_skips--;
-	remove_rmap_item_from_tree(k, item);
+	rmap_item->remaining_skips--;
+	remove_rmap_item_from_tree(k, rmap_item);
 	return true;
 }
 
-/* ---- advisor (§11) ---- */
+/* ---- the scan-time advisor ---- */
 
 static void advisor_start_scan(struct ksm *k)
 {
@@ -752,35 +816,52 @@ static void advisor_start_scan(struct ksm *k)
 		k->advisor.start_scan_us = k->now;
 }
 
-static void advisor_stop_scan(struct ksm *k)
+/* The last pass's time, or this one's when there was none. */
+static uint64_t prev_scan_time(const struct advisor_ctx *ctx, uint64_t scan_time)
 {
-	if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_SCAN_TIME)
-		return;
+	return ctx->scan_time ? ctx->scan_time : scan_time;
+}
+
+static uint64_t ewma(uint64_t prev, uint64_t curr)
+{
+	return ((100 - EWMA_WEIGHT) * prev + EWMA_WEIGHT * curr) / 100;
+}
+
+/*
+ * As scan_time_advisor() does at the end of a pass: scale pages_to_scan by
+ * how far the pass's time (whole seconds, at least 1) is from the target,
+ * smoothed by a moving average of the change from pass to pass; then keep
+ * the CPU share it implies between KSM_ADVISOR_MIN_CPU and advisor_max_cpu
+ * percent, and the value at most advisor_max_pages_to_scan. All integer
+ * arithmetic, in the kernel's order: the truncations are part of the result.
+ */
+static void scan_time_advisor(struct ksm *k)
+{
 	struct advisor_ctx *ctx = &k->advisor;
-	uint64_t scan_time = (k->now - ctx->start_scan_us) / 1000 / 1000;
+	uint64_t scan_time = (k->now - ctx->start_scan_us) / 1000 / MSEC_PER_SEC;
 	if (!scan_time)
 		scan_time = 1;
 	double cpu_now = k->truth.cpu_ns + k->batch_cpu_ns;
-	uint64_t cpu_ms = (uint64_t)((cpu_now - ctx->cpu_ns) / 1e6);
-	uint64_t cpu_percent = cpu_ms * 100 / (scan_time * 1000);
+	uint64_t cpu_time_diff_ms = (uint64_t)((cpu_now - ctx->cpu_ns) / NSEC_PER_MSEC);
+	uint64_t cpu_percent = cpu_time_diff_ms * 100 / (scan_time * MSEC_PER_SEC);
 	if (!cpu_percent)
 		cpu_percent = 1;
-	uint64_t last = ctx->scan_time ? ctx->scan_time : scan_time;
+	uint64_t last_scan_time = prev_scan_time(ctx, scan_time);
 	uint64_t factor = k->knob[KNOB_ADVISOR_TARGET_SCAN_TIME] * 100 / scan_time;
 	if (!factor)
 		factor = 1;
-	uint64_t change = scan_time * 100 / last;
+	uint64_t change = scan_time * 100 / last_scan_time;
 	if (!change)
 		change = 1;
-	change = (70 * ctx->change + 30 * change) / 100;
+	change = ewma(ctx->change, change);
 	uint64_t pts = k->knob[KNOB_PAGES_TO_SCAN];
 	uint64_t pages = pts * 100 / factor;
 	pages = pages * change / 100;
-	uint64_t per_pct = pts / cpu_percent;
-	if (!per_pct)
-		per_pct = 1;
-	pages = MIN(pages, per_pct * k->knob[KNOB_ADVISOR_MAX_CPU]);
-	pages = MAX(pages, per_pct * 10);
+	uint64_t per_page_cost = pts / cpu_percent;
+	if (!per_page_cost)
+		per_page_cost = 1;
+	pages = MIN(pages, per_page_cost * k->knob[KNOB_ADVISOR_MAX_CPU]);
+	pages = MAX(pages, per_page_cost * KSM_ADVISOR_MIN_CPU);
 	pages = MIN(pages, k->knob[KNOB_ADVISOR_MAX_PAGES_TO_SCAN]);
 	ctx->change = change;
 	ctx->scan_time = scan_time;
@@ -788,28 +869,40 @@ static void advisor_stop_scan(struct ksm *k)
 	k->knob[KNOB_PAGES_TO_SCAN] = pages;
 }
 
-/* ---- the cursor (§4) ---- */
+static void advisor_stop_scan(struct ksm *k)
+{
+	if (k->knob[KNOB_ADVISOR_MODE] == ADVISOR_SCAN_TIME)
+		scan_time_advisor(k);
+}
 
-static struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep)
+/* ---- the cursor ---- */
+
+/*
+ * As scan_get_next_rmap_item() does: the next present page of a mergeable
+ * VMA after the cursor, with its rmap_item (found in the mm's rmap_list, or
+ * added there in address order; rmap_items skipped over are freed). A pass
+ * starts by draining the lru_add batches and dropping the unstable tree.
+ * An mm with no mergeable VMA left, or exiting, loses its rmap_items and
+ * its slot when the cursor leaves it. NULL at the end of a pass (the full
+ * scan is counted), or when there is no mm to scan.
+ */
+struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep)
 {
 	struct ksm_scan *s = &k->scan;
 	struct mm *mm;
 
-	if (slot_list_empty(k))
+	if (mm_slots_empty(k))
 		return NULL;
 	mm = s->mm_slot;
 	if (mm == &k->mm_head) {
-		/* lru_add_drain_all: pages faulted before the pass can merge in it */
+		/* lru_add_drain_all(): pages faulted before the pass can merge in it */
 		lru_add_drain(k);
 		advisor_start_scan(k);
 		for (uint32_t i = 0; i < k->nr_roots; i++)
-			k->root_unstable_tree[i].node = NULL;
-		mm = s->mm_slot = mm->slot_next;
+			k->root_unstable_tree[i].rb_node = NULL;
+		mm = s->mm_slot = next_mm_slot(mm);
 		if (mm == &k->mm_head)
 			return NULL;
-		goto next_mm;
-	}
-	if (0) {
 next_mm:
 		s->address = 0;
 		s->saw_mergeable = false;
@@ -833,15 +926,15 @@ next_mm:
 			}
 			s->address = vpn;
 			struct page *page = pte_get(mm, vpn);
-			struct rmap_item *item = get_next_rmap_item(k, mm, s->rmap_list, vpn);
-			s->rmap_list = &item->rmap_list;
-			if (should_skip_rmap_item(k, page, item)) {
+			struct rmap_item *rmap_item = get_next_rmap_item(k, mm, s->rmap_list, vpn);
+			s->rmap_list = &rmap_item->rmap_list;
+			if (should_skip_rmap_item(k, page, rmap_item)) {
 				s->address++;
 				continue;
 			}
 			s->address++;
 			*pagep = page;
-			return item;
+			return rmap_item;
 		}
 	}
 
@@ -853,11 +946,10 @@ no_vmas:
 	}
 	remove_trailing_rmap_items(k, s->rmap_list);
 
-	s->mm_slot = mm->slot_next;
+	s->mm_slot = next_mm_slot(mm);
 	if (!s->saw_mergeable) {
 		/* No VM_MERGEABLE area left (or exiting): unregister the mm. */
-		slot_del(mm);
-		mm->registered = false;
+		mm_slot_del(mm);
 		if (mm->exiting)
 			mm_destroy(k, mm);
 	}
@@ -871,27 +963,30 @@ no_vmas:
 	return NULL;
 }
 
+/* As ksm_do_scan() does: one batch of up to pages_to_scan visits. */
 static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 {
 	while (scan_npages--) {
 		struct page *page;
-		struct rmap_item *item = scan_get_next_rmap_item(k, &page);
-		if (!item)
+		struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
+		if (!rmap_item)
 			return;
 		k->batch_cpu_ns += k->opt.costs.visit_ns;
-		cmp_and_merge_page(k, page, item);
+		cmp_and_merge_page(k, page, rmap_item);
 		k->pages_scanned++;
 	}
 }
 
-/* ---- ksmd scheduling (§3) ---- */
+/* ---- ksmd scheduling ---- */
 
+/* As ksmd_should_run() does: run=1 and some mm has a slot. */
 static bool ksmd_should_run(const struct ksm *k)
 {
-	return k->knob[KNOB_RUN] == 1 && !slot_list_empty(k);
+	return k->knob[KNOB_RUN] == KSM_RUN_MERGE && !mm_slots_empty(k);
 }
 
-void ksmd_wake_if_needed(struct ksm *k)
+/* A record made ksmd's work possible (or a knob allowed it): it wakes now. */
+static void ksmd_wake_if_needed(struct ksm *k)
 {
 	if (k->ksmd == KSMD_WAITING && ksmd_should_run(k)) {
 		k->ksmd = KSMD_SLEEPING;	/* due now */
@@ -905,6 +1000,7 @@ uint64_t ksm_next_batch(const struct ksm *k)
 	return k->ksmd == KSMD_WAITING ? UINT64_MAX : k->wake_at;
 }
 
+/* One turn of ksm_scan_thread(): a batch, then the sleep until the next. */
 uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 {
 	k->now = now_us;
@@ -935,8 +1031,9 @@ uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 	return end;
 }
 
-/* ---- run=2 (§9) ---- */
+/* ---- run=2 ---- */
 
+/* As remove_stable_node() does: only a stale node can go. */
 static bool remove_stable_node(struct ksm *k, struct stable_node *node)
 {
 	if (!node->page) {
@@ -949,28 +1046,27 @@ static bool remove_stable_node(struct ksm *k, struct stable_node *node)
 static bool remove_stable_node_chain(struct ksm *k, struct stable_node *chain,
 				     struct rb_root *root)
 {
-	struct stable_node *dup, *next;
-	for (dup = chain->dups; dup; dup = next) {
-		next = dup->dnext;
+	struct stable_node *dup;
+	struct hlist_node *next;
+	hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup)
 		if (!remove_stable_node(k, dup))
 			return false;
-	}
 	free_stable_node_chain(k, chain, root);
 	return true;
 }
 
 /*
- * remove_all_stable_nodes: like the kernel, take the root of each tree until
- * it is empty, and give up on that tree at the first busy node. True when
- * every tree emptied.
+ * As remove_all_stable_nodes() does: take the root of each tree until it is
+ * empty, and give up on that tree at the first busy node. True when every
+ * tree emptied.
  */
 static bool remove_all_stable_nodes(struct ksm *k)
 {
 	bool ok = true;
 	for (uint32_t nid = 0; nid < k->nr_roots; nid++) {
 		struct rb_root *root = &k->root_stable_tree[nid];
-		while (root->node) {
-			struct stable_node *node = rb_entry(root->node, struct stable_node, node);
+		while (root->rb_node) {
+			struct stable_node *node = rb_entry(root->rb_node, struct stable_node, node);
 			bool done = is_stable_node_chain(node) ? remove_stable_node_chain(k, node, root)
 							       : remove_stable_node(k, node);
 			if (!done) {
@@ -982,10 +1078,15 @@ static bool remove_all_stable_nodes(struct ksm *k)
 	return ok;
 }
 
+/*
+ * As unmerge_and_remove_all_rmap_items() does for run=2: unshare every KSM
+ * page and KSM zero page of every mergeable VMA, free every rmap_item, drop
+ * the slots of exiting mms, then the stable nodes left stale.
+ */
 static void unmerge_and_remove_all_rmap_items(struct ksm *k)
 {
 	struct ksm_scan *s = &k->scan;
-	s->mm_slot = k->mm_head.slot_next;
+	s->mm_slot = next_mm_slot(&k->mm_head);
 	while (s->mm_slot != &k->mm_head) {
 		struct mm *mm = s->mm_slot;
 		if (!mm->exiting) {
@@ -996,26 +1097,48 @@ static void unmerge_and_remove_all_rmap_items(struct ksm *k)
 			}
 		}
 		remove_trailing_rmap_items(k, &mm->rmap_list);
-		s->mm_slot = mm->slot_next;
+		s->mm_slot = next_mm_slot(mm);
 		if (mm->exiting) {
-			slot_del(mm);
-			mm->registered = false;
+			mm_slot_del(mm);
 			mm_destroy(k, mm);
 		}
 	}
 	remove_all_stable_nodes(k);
 	s->seqnr = 0;
 	/*
-	 * Every item is gone; the kernel leaves its unstable roots pointing at
+	 * Every rmap_item is gone; the kernel leaves its unstable roots pointing at
 	 * them until the next pass resets them. Resetting now is the same,
 	 * and keeps the invariant checker off freed memory.
 	 */
 	for (uint32_t i = 0; i < k->nr_roots; i++)
-		k->root_unstable_tree[i].node = NULL;
+		k->root_unstable_tree[i].rb_node = NULL;
 }
 
-/* ---- knobs (§12) ---- */
+/* ---- knobs ---- */
 
+/*
+ * As set_advisor_defaults() does when advisor_mode changes: without an
+ * advisor pages_to_scan returns to its default; with one, the advisor
+ * starts afresh from advisor_min_pages_to_scan. A pinned pages_to_scan
+ * stays as the command line set it.
+ */
+static void set_advisor_defaults(struct ksm *k)
+{
+	uint64_t pages_to_scan = DEFAULT_PAGES_TO_SCAN;
+	if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE) {
+		memset(&k->advisor, 0, sizeof(k->advisor));
+		pages_to_scan = k->knob[KNOB_ADVISOR_MIN_PAGES_TO_SCAN];
+	}
+	if (!k->opt.pinned[KNOB_PAGES_TO_SCAN])
+		k->knob[KNOB_PAGES_TO_SCAN] = pages_to_scan;
+}
+
+/*
+ * A knob write, refused where the sysfs store refuses it: max_page_sharing
+ * and merge_across_nodes while KSM pages exist (EBUSY), pages_to_scan while
+ * an advisor drives it (EINVAL). A knob pinned on the command line ignores
+ * the trace's writes.
+ */
 static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError **error)
 {
 	uint64_t old = k->knob[knob];
@@ -1025,7 +1148,7 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 	case KNOB_RUN:
 		if (old != value) {
 			k->knob[KNOB_RUN] = value;
-			if (value == 2)
+			if (value == KSM_RUN_UNMERGE)
 				unmerge_and_remove_all_rmap_items(k);
 		}
 		break;
@@ -1033,7 +1156,7 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 	case KNOB_MERGE_ACROSS_NODES:
 		if (old != value) {
 			if (k->pages_shared || !remove_all_stable_nodes(k)) {
-				g_set_error(error, KSM_ERROR, 0,
+				g_set_error(error, KSM_ERROR, KSM_ERROR_BUSY,
 					    "the kernel refuses %s %" G_GUINT64_FORMAT
 					    " (EBUSY): pages are merged; set run 2 first",
 					    knob_names[knob], value);
@@ -1050,16 +1173,12 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 	case KNOB_ADVISOR_MODE:
 		if (old != value) {
 			k->knob[knob] = value;
-			uint64_t pts = value == ADVISOR_NONE ? 100 : k->knob[KNOB_ADVISOR_MIN_PAGES_TO_SCAN];
-			if (value != ADVISOR_NONE)
-				memset(&k->advisor, 0, sizeof(k->advisor));
-			if (!k->opt.pinned[KNOB_PAGES_TO_SCAN])
-				k->knob[KNOB_PAGES_TO_SCAN] = pts;
+			set_advisor_defaults(k);
 		}
 		break;
 	case KNOB_PAGES_TO_SCAN:
 		if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE) {
-			g_set_error(error, KSM_ERROR, 0,
+			g_set_error(error, KSM_ERROR, KSM_ERROR_INVAL,
 				    "the kernel refuses pages_to_scan while advisor_mode is scan-time");
 			return false;
 		}
@@ -1073,6 +1192,8 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 }
 
 /* ---- public interface ---- */
+
+G_DEFINE_QUARK(ksm-error-quark, ksm_error)
 
 struct ksm *ksm_new(const struct ksm_options *opt)
 {
@@ -1091,14 +1212,14 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 		if (k->opt.pinned[i])
 			k->knob[i] = k->opt.pinned_value[i];
 	k->mm_by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	k->mm_head.slot_next = k->mm_head.slot_prev = &k->mm_head;
+	INIT_LIST_HEAD(&k->mm_head.mm_node);
 	k->scan.mm_slot = &k->mm_head;
 	k->nr_roots = 1;
 	k->root_stable_tree = g_new0(struct rb_root, 1);
 	k->root_unstable_tree = g_new0(struct rb_root, 1);
 	k->ksmd = KSMD_WAITING;
 	k->lru_gen = 1;		/* 0 is no page's batch */
-	slab_init(&k->item_slab, sizeof(struct rmap_item), 64);
+	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item));
 	slab_init(&k->page_slab, sizeof(struct page), 16);
 	return k;
 }
@@ -1107,39 +1228,30 @@ static void free_tree_nodes(struct rb_node *n)
 {
 	if (!n)
 		return;
-	free_tree_nodes(n->left);
-	free_tree_nodes(n->right);
+	free_tree_nodes(n->rb_left);
+	free_tree_nodes(n->rb_right);
 	struct stable_node *node = rb_entry(n, struct stable_node, node);
 	if (is_stable_node_chain(node)) {
-		struct stable_node *d, *next;
-		for (d = node->dups; d; d = next) {
-			next = d->dnext;
-			g_free(d);
-		}
+		struct stable_node *dup;
+		struct hlist_node *next;
+		hlist_for_each_entry_safe(dup, next, &node->hlist, hlist_dup)
+			free_stable_node(dup);
 	}
-	g_free(node);
+	free_stable_node(node);
 }
 
 void ksm_free(struct ksm *k)
 {
 	if (!k)
 		return;
-	/* Teardown without bookkeeping: items, then pages, then nodes. */
-	GPtrArray *all = g_ptr_array_new();
-	for (struct mm *mm = k->mm_head.slot_next; mm != &k->mm_head; mm = mm->slot_next)
-		g_ptr_array_add(all, mm);
-	GHashTableIter it;
-	gpointer key, val;
-	g_hash_table_iter_init(&it, k->mm_by_name);
-	while (g_hash_table_iter_next(&it, &key, &val))
-		if (!((struct mm *)val)->registered)
-			g_ptr_array_add(all, val);
+	/* Teardown without bookkeeping: rmap_items, then pages, then nodes. */
+	GPtrArray *all = ksm_all_mms(k);
 	for (guint i = 0; i < all->len; i++) {
 		struct mm *mm = all->pdata[i];
-		struct rmap_item *item, *next;
-		for (item = mm->rmap_list; item; item = next) {
-			next = item->rmap_list;
-			free_rmap_item(k, item);
+		struct rmap_item *rmap_item, *next;
+		for (rmap_item = mm->rmap_list; rmap_item; rmap_item = next) {
+			next = rmap_item->rmap_list;
+			free_rmap_item(k, rmap_item);
 		}
 		mm->rmap_list = NULL;
 		mm_zap_all(k, mm);
@@ -1147,11 +1259,11 @@ void ksm_free(struct ksm *k)
 	}
 	g_ptr_array_free(all, TRUE);
 	for (uint32_t i = 0; i < k->nr_roots; i++)
-		free_tree_nodes(k->root_stable_tree[i].node);
+		free_tree_nodes(k->root_stable_tree[i].rb_node);
 	g_free(k->root_stable_tree);
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
-	slab_destroy(&k->item_slab);
+	slab_destroy(&k->rmap_item_cache);
 	slab_destroy(&k->page_slab);
 	g_free(k);
 }
@@ -1169,6 +1281,18 @@ bool ksm_apply(struct ksm *k, const struct trace_record *r, uint64_t now_us, GEr
 	return ok;
 }
 
+/*
+ * What general_profit_show() and ksm_process_profit() report: the bytes of
+ * the pages merging saved, less what the rmap_items cost. System-wide the
+ * saved pages are pages_sharing (the first mapping of a KSM page saves
+ * nothing); per mm they are ksm_merging_pages (all its mappings of KSM
+ * pages); both add the KSM zero pages.
+ */
+static int64_t ksm_profit(uint64_t saved_pages, uint64_t rmap_items)
+{
+	return (int64_t)saved_pages * PAGE_SIZE - (int64_t)rmap_items * KSM_RMAP_ITEM_SIZE;
+}
+
 void ksm_counters(const struct ksm *k, struct ksm_counters *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -1184,8 +1308,7 @@ void ksm_counters(const struct ksm *k, struct ksm_counters *c)
 	c->ksm_zero_pages = k->zero_pages;
 	c->stable_node_chains = k->stable_node_chains;
 	c->stable_node_dups = k->stable_node_dups;
-	c->general_profit = (int64_t)(k->pages_sharing + k->zero_pages) * 4096 -
-			    (int64_t)k->rmap_items * 64;
+	c->general_profit = ksm_profit(k->pages_sharing + k->zero_pages, k->rmap_items);
 	c->cow_ksm = k->cow_ksm;
 	c->rmap_items = k->rmap_items;
 	c->pages_to_scan = k->knob[KNOB_PAGES_TO_SCAN];
@@ -1209,22 +1332,23 @@ static gint stat_by_name(gconstpointer a, gconstpointer b)
 GArray *ksm_mm_stats(const struct ksm *k)
 {
 	GArray *out = g_array_new(FALSE, TRUE, sizeof(struct ksm_mm_stat));
-	GHashTableIter it;
-	gpointer key, val;
-	g_hash_table_iter_init(&it, k->mm_by_name);
-	while (g_hash_table_iter_next(&it, &key, &val)) {
-		struct mm *mm = val;
+	GPtrArray *all = ksm_all_mms(k);
+	for (guint i = 0; i < all->len; i++) {
+		struct mm *mm = all->pdata[i];
+		if (mm->exiting)
+			continue;	/* gone from /proc */
 		struct ksm_mm_stat st = {
 			.name = mm->name,
 			.ksm_rmap_items = mm->ksm_rmap_items,
 			.ksm_zero_pages = mm->ksm_zero_pages,
 			.ksm_merging_pages = mm->ksm_merging_pages,
-			.ksm_process_profit = (int64_t)(mm->ksm_merging_pages + mm->ksm_zero_pages) * 4096 -
-					      (int64_t)mm->ksm_rmap_items * 64,
+			.ksm_process_profit = ksm_profit(mm->ksm_merging_pages + mm->ksm_zero_pages,
+							 mm->ksm_rmap_items),
 			.ksm_mergeable = mm_has_mergeable(mm),
 		};
 		g_array_append_val(out, st);
 	}
+	g_ptr_array_free(all, TRUE);
 	g_array_sort(out, stat_by_name);
 	return out;
 }

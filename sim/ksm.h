@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The KSM model: mm/ksm.c of Linux 6.18 replayed on simulated address
- * spaces (see ../shared/reference/ksm-model.md). The event loop feeds it
- * trace records and asks it when ksmd's next batch is due.
+ * spaces (sim/MODEL.md). The event loop (sim/loop.h) feeds it trace records
+ * and asks it when ksmd's next batch is due.
  */
 #ifndef KSMSIM_KSM_H
 #define KSMSIM_KSM_H
@@ -75,6 +75,15 @@ struct ksm_options {
 };
 
 struct ksm;
+
+/* Records the model refuses, as the kernel would. */
+#define KSM_ERROR (ksm_error_quark())
+GQuark ksm_error_quark(void);
+enum ksm_error_code {
+	KSM_ERROR_BUSY,		/* a knob the kernel will not change while pages are merged */
+	KSM_ERROR_INVAL,	/* pages_to_scan while the advisor drives it */
+	KSM_ERROR_NO_MM,	/* a record naming an mm that does not exist */
+};
 
 struct ksm *ksm_new(const struct ksm_options *opt);
 void ksm_free(struct ksm *k);

@@ -1,25 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The model's state, shared by ksm.c (ksmd: cursor, trees, merging) and
- * mm.c (what processes do: map, write, unmap, exit, madvise). Names follow
- * mm/ksm.c so that each function can be read beside its kernel twin.
+ * The model's state, shared by ksm.c (ksmd: cursor, trees, merging), mm.c
+ * (what processes do: map, write, unmap, exit, madvise), ksm_check.c (the
+ * invariant checker), ideal.c (the dedup oracle) and tests/sim/test_ksm.c.
+ * Not for the rest of the tree: sim/ksm.h is the model's public face.
+ * Names follow mm/ksm.c so that each function can be read beside its
+ * kernel twin.
  */
 #ifndef KSMSIM_KSM_INTERNAL_H
 #define KSMSIM_KSM_INTERNAL_H
 
 #include "sim/content.h"
 #include "sim/ksm.h"
+#include "sim/list.h"
 #include "sim/rbtree.h"
 #include "sim/slab.h"
 
-#define KSM_ERROR g_quark_from_static_string("ksmsim-model")
-
 #define HZ 250
 #define US_PER_JIFFY (1000000 / HZ)
+#define MSEC_PER_SEC 1000
+#define NSEC_PER_MSEC 1000000
+#define PAGE_SIZE TRACE_PAGE_SIZE
+
+/* Values of the run knob. */
+#define KSM_RUN_MERGE 1
+#define KSM_RUN_UNMERGE 2
+
+/* pages_to_scan when no advisor drives it (set_advisor_defaults). */
+#define DEFAULT_PAGES_TO_SCAN (knob_defaults[KNOB_PAGES_TO_SCAN])
+
+/*
+ * The scan-time advisor's fixed parameters: the weight in percent of the
+ * newest scan in the moving average of changes, and the floor of its CPU
+ * budget in percent (the ceiling is the advisor_max_cpu knob).
+ */
+#define EWMA_WEIGHT 30
+#define KSM_ADVISOR_MIN_CPU 10
+
+/*
+ * sizeof(struct ksm_rmap_item) on a 64-bit kernel: what general_profit and
+ * ksm_process_profit charge per rmap_item (ours is larger, and not what the
+ * kernel reports).
+ */
+#define KSM_RMAP_ITEM_SIZE 64
 
 #define SEQNR_MASK 0x0ff
 #define UNSTABLE_FLAG 0x100
 #define STABLE_FLAG 0x200
+#define KSM_FLAG_MASK (SEQNR_MASK | UNSTABLE_FLAG | STABLE_FLAG)
 #define STABLE_NODE_CHAIN (-1024)
 
 /* A PTE that maps the zero page on KSM's behalf (use_zero_pages). */
@@ -27,21 +55,21 @@
 
 /* A physical page: what a PTE points to. */
 struct page {
-	content *c;			/* NULL once freed (kept while items refer to it) */
+	content *c;			/* NULL once freed (kept while rmap_items refer to it) */
 	uint64_t key8;			/* content_key8(c): compared before the bytes */
 	uint32_t mapcount;
 	uint32_t nid;
 	bool ksm;			/* PageKsm */
 	uint32_t lru_gen;		/* k->lru_gen when it joined the lru_add batch */
-	struct stable_node *node;	/* folio_stable_node; NULL while being merged */
+	struct stable_node *stable_node;	/* folio_stable_node; NULL while being merged */
 	uint64_t merged_at;		/* full scans completed when it became KSM */
-	struct rmap_item *item;		/* the item caching this page, if any */
+	struct rmap_item *rmap_item;	/* the rmap_item caching this page, if any */
 };
 
 /*
  * The first 64 bytes are what an unstable-tree walk reads at every level:
- * the tree link, and a cached pointer to the item's page with its first 8
- * bytes, kept valid by the page itself (see page_set_content and
+ * the tree link, and a cached pointer to the rmap_item's page with its
+ * first 8 bytes, kept valid by the page itself (see page_set_content and
  * page_put_mapping), so a walk touches one cache line per level.
  */
 struct rmap_item {
@@ -50,11 +78,11 @@ struct rmap_item {
 	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
 	uint64_t cached_key;		/* cached_page's key8 */
 	uint32_t vma_gen;		/* mm->vma_gen when it was cached */
-	uint16_t flags;			/* SEQNR_MASK | UNSTABLE_FLAG | STABLE_FLAG */
+	uint16_t flags;			/* KSM_FLAG_MASK: the kernel keeps them in address */
 	bool changed;			/* page written since it entered the unstable tree */
 	uint8_t age;
 	/* --- */
-	struct rmap_item *rmap_list;	/* next item of the mm, by address */
+	struct rmap_item *rmap_list;	/* next rmap_item of the mm, by address */
 	uint64_t vpn;
 	uint8_t remaining_skips;
 	uint32_t nid;			/* unstable tree it sits in */
@@ -62,21 +90,24 @@ struct rmap_item {
 	content *seen;			/* bytes when oldchecksum was taken (truth) */
 	content *inserted;		/* bytes when put in the unstable tree (truth) */
 	struct stable_node *head;	/* stable node, while STABLE_FLAG */
-	struct rmap_item *hnext;	/* stable node's item list */
-	struct rmap_item **hpprev;
+	struct hlist_node hlist;	/* in head->hlist */
 } __attribute__((aligned(64)));
 
+/*
+ * One struct for the three kinds, as in the kernel: a regular node (in the
+ * tree, hlist holds its rmap_items), a chain (in the tree, hlist holds its
+ * dups) and a dup (in a chain's hlist by hlist_dup, hlist holds its
+ * rmap_items).
+ */
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
-	bool is_dup;			/* linked in a chain, not in the tree */
+	bool is_dup;			/* the kernel's head == STABLE_NODE_DUP_HEAD */
 	struct stable_node *chain;	/* dup: its chain */
-	struct stable_node *dnext;	/* dup: next dup of the chain */
-	struct stable_node **dpprev;
-	struct rmap_item *items;	/* regular/dup: items, newest first */
-	struct stable_node *dups;	/* chain: dups, head first */
+	struct hlist_node hlist_dup;	/* dup: in chain->hlist */
+	struct hlist_head hlist;	/* rmap_items newest first; chain: dups, head first */
 	struct page *page;		/* kpfn; NULL once the page was freed (stale) */
 	uint64_t chain_prune_time;	/* jiffies */
-	int rmap_hlist_len;		/* items, or STABLE_NODE_CHAIN */
+	int rmap_hlist_len;		/* rmap_items, or STABLE_NODE_CHAIN */
 	uint32_t nid;
 };
 
@@ -98,7 +129,7 @@ struct mm {
 	uint32_t nid;
 	bool exiting;			/* mm_users == 0 */
 	bool registered;		/* MMF_VM_MERGEABLE: has a slot */
-	struct mm *slot_prev, *slot_next;
+	struct list_head mm_node;	/* the mm slot list, rooted in ksm->mm_head */
 	struct rmap_item *rmap_list;
 	GTree *vmas;			/* start vpn -> struct vma */
 	GTree *chunks;			/* chunk index -> struct pt_chunk */
@@ -110,6 +141,7 @@ struct mm {
 	uint32_t vma_gen;		/* bumped by every map, unmap and madvise */
 };
 
+/* The mm and its mm_slot are one struct here: an mm has a slot while registered. */
 struct ksm_scan {
 	struct mm *mm_slot;		/* &ksm->mm_head between passes */
 	uint64_t address;
@@ -155,7 +187,7 @@ struct ksm {
 	uint64_t now;			/* simulated µs */
 	struct advisor_ctx advisor;
 	double batch_cpu_ns;
-	struct slab item_slab;
+	struct slab rmap_item_cache;
 	struct slab page_slab;
 
 	/* the per-CPU lru_add batch, modelled as one (see lru_add below) */
@@ -165,7 +197,7 @@ struct ksm {
 
 /*
  * A new anonymous page (first touch, CoW copy, unshare) waits in a per-CPU
- * folio batch until 31 have gathered (PAGEVEC_SIZE) or ksmd drains every
+ * folio batch until PAGEVEC_SIZE (31) have gathered or ksmd drains every
  * CPU at the start of a pass. The batch holds a reference, so
  * write_protect_page sees a raised refcount and KSM cannot merge the page
  * meanwhile: pages allocated mid-pass and reached later in the same pass
@@ -175,7 +207,7 @@ struct ksm {
  * Which CPU a task writes from is not in a trace, so one batch stands for
  * all of them.
  */
-#define LRU_BATCH 31
+#define PAGEVEC_SIZE 31
 
 static inline void lru_add_drain(struct ksm *k)
 {
@@ -186,7 +218,7 @@ static inline void lru_add_drain(struct ksm *k)
 static inline void lru_add(struct ksm *k, struct page *p)
 {
 	p->lru_gen = k->lru_gen;
-	if (++k->lru_pending == LRU_BATCH)
+	if (++k->lru_pending == PAGEVEC_SIZE)
 		lru_add_drain(k);
 }
 
@@ -196,7 +228,6 @@ static inline bool lru_batched(const struct ksm *k, const struct page *p)
 }
 
 /* mm.c */
-struct mm *mm_new(const char *name, uint32_t nid);
 void mm_destroy(struct ksm *k, struct mm *mm);
 struct vma *find_vma(struct mm *mm, uint64_t vpn);
 struct vma *next_vma(struct mm *mm, uint64_t vpn);	/* first with end > vpn */
@@ -205,8 +236,6 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
 /* First vpn in [vpn, end) mapping a scannable page, or UINT64_MAX. */
 uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
 void page_put_mapping(struct ksm *k, struct page *p);
-struct page *page_new(struct ksm *k, content *c, uint32_t nid);
-void page_set_content(struct page *p, content *c);	/* takes the reference */
 void page_uncache(struct page *p);
 void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end);
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
@@ -216,7 +245,14 @@ void mm_zap_all(struct ksm *k, struct mm *mm);
 /* ksm.c */
 void ksm_enter(struct ksm *k, struct mm *mm);
 void ksm_exit(struct ksm *k, struct mm *mm);
-void ksmd_wake_if_needed(struct ksm *k);
+/*
+ * Every mm the model holds, each once: the slot list in scan order, then
+ * the live mms without a slot (g_ptr_array_free it).
+ */
+GPtrArray *ksm_all_mms(const struct ksm *k);
+/* ksmd's two steps per page, open to tests/sim/test_ksm.c. */
+struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep);
+void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item);
 
 static inline uint64_t jiffies_of(uint64_t us)
 {
@@ -225,7 +261,7 @@ static inline uint64_t jiffies_of(uint64_t us)
 
 static inline uint64_t msecs_to_jiffies(uint64_t ms)
 {
-	return (ms * HZ + 999) / 1000;
+	return (ms * HZ + MSEC_PER_SEC - 1) / MSEC_PER_SEC;
 }
 
 #endif

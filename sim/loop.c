@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "sim/loop.h"
 
-#define LOOP_ERROR g_quark_from_static_string("ksmsim-loop")
+G_DEFINE_QUARK(loop-error-quark, loop_error)
 
 struct clock {
 	uint64_t now;		/* simulated µs */
@@ -33,7 +33,7 @@ static bool batch(struct ksm *k, const struct loop_sinks *s, struct clock *c,
 	if (s->check) {
 		char *msg = ksm_check(k);
 		if (msg) {
-			g_set_error(error, LOOP_ERROR, 1,
+			g_set_error(error, LOOP_ERROR, LOOP_ERROR_INVARIANT,
 				    "invariant violated after batch %" G_GUINT64_FORMAT
 				    " (simulated time %" G_GUINT64_FORMAT " us): %s",
 				    res->batches, at, msg);
@@ -47,8 +47,8 @@ static bool batch(struct ksm *k, const struct loop_sinks *s, struct clock *c,
 static bool record_error(GError **error, const trace_reader *r, const struct trace_record *rec,
 			 GError *inner)
 {
-	g_set_error(error, LOOP_ERROR, 2, "%s:%" G_GUINT64_FORMAT ": %s", trace_reader_path(r),
-		    rec->line, inner->message);
+	g_set_error(error, LOOP_ERROR, LOOP_ERROR_TRACE, "%s:%" G_GUINT64_FORMAT ": %s",
+		    trace_reader_path(r), rec->line, inner->message);
 	g_error_free(inner);
 	return false;
 }
@@ -83,7 +83,7 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 			while (cnt.full_scans < target) {
 				uint64_t nb = ksm_next_batch(k);
 				if (nb == UINT64_MAX) {
-					g_set_error(error, LOOP_ERROR, 2,
+					g_set_error(error, LOOP_ERROR, LOOP_ERROR_TRACE,
 						    "%s:%" G_GUINT64_FORMAT ": settle cannot progress:"
 						    " ksmd has nothing to scan (run is %" G_GUINT64_FORMAT
 						    ", no registered mm, or pages_to_scan is 0)",
@@ -98,7 +98,7 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 					s->progress(s->ctx, r, res->records);
 				ksm_counters(k, &cnt);
 				if (cnt.pages_to_scan == 0 && cnt.full_scans < target) {
-					g_set_error(error, LOOP_ERROR, 2,
+					g_set_error(error, LOOP_ERROR, LOOP_ERROR_TRACE,
 						    "%s:%" G_GUINT64_FORMAT ": settle cannot progress:"
 						    " pages_to_scan is 0", trace_reader_path(r), rec.line);
 					return false;

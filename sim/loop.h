@@ -11,6 +11,14 @@
 #include "sim/ksm.h"
 #include "traces/reader.h"
 
+/* Why loop_run failed: the code picks the command's exit status. */
+#define LOOP_ERROR (loop_error_quark())
+GQuark loop_error_quark(void);
+enum loop_error_code {
+	LOOP_ERROR_INVARIANT = 1,	/* --check found the model inconsistent: a bug */
+	LOOP_ERROR_TRACE = 2,		/* a record the model refused, or a settle that cannot end */
+};
+
 struct loop_sinks {
 	/* A mark record: t_us is its timestamp as written in the trace. */
 	bool (*mark)(void *ctx, const char *label, uint64_t t_us, struct ksm *k, GError **error);
@@ -30,7 +38,10 @@ struct loop_result {
 	uint64_t trace_end_us;		/* last record's timestamp */
 };
 
-/* false with error "FILE:LINE: problem" (or the check's message). */
+/*
+ * false with error "FILE:LINE: problem" (LOOP_ERROR_TRACE), the check's
+ * message (LOOP_ERROR_INVARIANT), or the reader's or a sink's own error.
+ */
 bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 	      struct loop_result *res, GError **error);
 

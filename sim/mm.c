@@ -14,7 +14,7 @@ static gint cmp_u64(gconstpointer a, gconstpointer b, gpointer unused)
 	return x < y ? -1 : x > y;
 }
 
-struct mm *mm_new(const char *name, uint32_t nid)
+static struct mm *mm_new(const char *name, uint32_t nid)
 {
 	struct mm *mm = g_new0(struct mm, 1);
 	g_strlcpy(mm->name, name, sizeof(mm->name));
@@ -136,7 +136,7 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
 	bool was = scannable(c->pte[i]), is = scannable(p);
 	c->pte[i] = p;
 	if (is && p->mapcount != 1)
-		page_uncache(p);	/* a second mapping: an item's cache would be ambiguous */
+		page_uncache(p);	/* a second mapping: a cached rmap_item would be ambiguous */
 	if (was != is) {
 		c->present[i / 64] ^= UINT64_C(1) << (i % 64);
 		c->npresent += is ? 1 : -1;
@@ -179,7 +179,22 @@ uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
 
 /* ---- pages ---- */
 
-struct page *page_new(struct ksm *k, content *c, uint32_t nid)
+/* Takes the reference to c. */
+static void page_set_content(struct page *p, content *c)
+{
+	struct rmap_item *rmap_item = p->rmap_item;
+	if (rmap_item) {
+		rmap_item->cached_key = content_key8(c);
+		if (rmap_item->inserted && !content_equal(rmap_item->inserted, c))
+			rmap_item->changed = true;
+	}
+	if (p->c)
+		content_unref(p->c);
+	p->c = c;
+	p->key8 = content_key8(c);
+}
+
+static struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 {
 	struct page *p = slab_alloc0(&k->page_slab);
 	p->mapcount = 1;
@@ -189,25 +204,11 @@ struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 	return p;
 }
 
-void page_set_content(struct page *p, content *c)
-{
-	struct rmap_item *item = p->item;
-	if (item) {
-		item->cached_key = content_key8(c);
-		if (item->inserted && !content_equal(item->inserted, c))
-			item->changed = true;
-	}
-	if (p->c)
-		content_unref(p->c);
-	p->c = c;
-	p->key8 = content_key8(c);
-}
-
 void page_uncache(struct page *p)
 {
-	if (p->item) {
-		p->item->cached_page = NULL;
-		p->item = NULL;
+	if (p->rmap_item) {
+		p->rmap_item->cached_page = NULL;
+		p->rmap_item = NULL;
 	}
 }
 
@@ -217,20 +218,19 @@ void page_put_mapping(struct ksm *k, struct page *p)
 	page_uncache(p);
 	if (--p->mapcount)
 		return;
-	if (p->node)
-		p->node->page = NULL;
+	if (p->stable_node)
+		p->stable_node->page = NULL;
 	content_unref(p->c);
 	slab_free(&k->page_slab, p);
 }
 
-static void cow_accounting(struct ksm *k, struct page *old)
+/* The copy's CPU time is the faulting task's, not ksmd's: no cost here. */
+static void cow_accounting(struct ksm *k)
 {
 	k->cow_ksm++;
 	k->truth.page_copies++;
 	k->truth.mmu_invalidations++;
 	k->truth.mmu_change_pte++;
-	k->truth.cpu_ns += 0;	/* the copy is the faulting task's, not ksmd's */
-	(void)old;
 }
 
 /* A store to vpn: fault in, CoW a KSM page or KSM zero page, or write in place. */
@@ -257,7 +257,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	next = replacement ? content_ref(replacement) : content_apply(p->c, tc);
 	if (p->ksm) {
 		/* KSM folios are never reused in place: always copied. */
-		cow_accounting(k, p);
+		cow_accounting(k);
 		if (k->full_scans_total <= p->merged_at + 1)
 			k->truth.cow_fresh++;
 		else
@@ -328,7 +328,7 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 			mm->ksm_zero_pages--;
 			pte_set(mm, vpn, page_new(k, content_zero(), mm->nid));
 		} else if (p->ksm) {
-			cow_accounting(k, p);
+			cow_accounting(k);
 			k->truth.cow_unshare++;
 			pte_set(mm, vpn, page_new(k, content_ref(p->c), mm->nid));
 			page_put_mapping(k, p);
@@ -375,7 +375,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		mm = g_hash_table_lookup(k->mm_by_name, r->mm);
 		if (!mm) {
 			/* The reader checks this; a direct caller may not have. */
-			g_set_error(error, KSM_ERROR, 0,
+			g_set_error(error, KSM_ERROR, KSM_ERROR_NO_MM,
 				    "mm '%s' does not exist", r->mm);
 			return false;
 		}
@@ -389,7 +389,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 			k->root_stable_tree = g_renew(struct rb_root, k->root_stable_tree, n);
 			k->root_unstable_tree = g_renew(struct rb_root, k->root_unstable_tree, n);
 			for (uint32_t i = k->nr_roots; i < n; i++)
-				k->root_stable_tree[i].node = k->root_unstable_tree[i].node = NULL;
+				k->root_stable_tree[i] = k->root_unstable_tree[i] = (struct rb_root){ 0 };
 			k->nr_roots = n;
 		}
 		break;

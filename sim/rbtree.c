@@ -10,85 +10,85 @@ static void change_child(struct rb_node *old, struct rb_node *new,
 			 struct rb_node *parent, struct rb_root *root)
 {
 	if (!parent)
-		root->node = new;
-	else if (parent->left == old)
-		parent->left = new;
+		root->rb_node = new;
+	else if (parent->rb_left == old)
+		parent->rb_left = new;
 	else
-		parent->right = new;
+		parent->rb_right = new;
 }
 
 static void rotate_left(struct rb_node *x, struct rb_root *root)
 {
-	struct rb_node *y = x->right;
-	x->right = y->left;
-	if (y->left)
-		y->left->parent = x;
-	y->parent = x->parent;
-	change_child(x, y, x->parent, root);
-	y->left = x;
-	x->parent = y;
+	struct rb_node *y = x->rb_right;
+	x->rb_right = y->rb_left;
+	if (y->rb_left)
+		y->rb_left->rb_parent = x;
+	y->rb_parent = x->rb_parent;
+	change_child(x, y, x->rb_parent, root);
+	y->rb_left = x;
+	x->rb_parent = y;
 }
 
 static void rotate_right(struct rb_node *x, struct rb_root *root)
 {
-	struct rb_node *y = x->left;
-	x->left = y->right;
-	if (y->right)
-		y->right->parent = x;
-	y->parent = x->parent;
-	change_child(x, y, x->parent, root);
-	y->right = x;
-	x->parent = y;
+	struct rb_node *y = x->rb_left;
+	x->rb_left = y->rb_right;
+	if (y->rb_right)
+		y->rb_right->rb_parent = x;
+	y->rb_parent = x->rb_parent;
+	change_child(x, y, x->rb_parent, root);
+	y->rb_right = x;
+	x->rb_parent = y;
 }
 
 static inline bool is_red(const struct rb_node *n)
 {
-	return n && n->red;
+	return n && n->rb_red;
 }
 
 void rb_insert_color(struct rb_node *node, struct rb_root *root)
 {
 	struct rb_node *parent, *gparent, *uncle;
 
-	while ((parent = node->parent) && parent->red) {
-		gparent = parent->parent;
-		if (parent == gparent->left) {
-			uncle = gparent->right;
+	while ((parent = node->rb_parent) && parent->rb_red) {
+		gparent = parent->rb_parent;
+		if (parent == gparent->rb_left) {
+			uncle = gparent->rb_right;
 			if (is_red(uncle)) {
-				uncle->red = false;
-				parent->red = false;
-				gparent->red = true;
+				uncle->rb_red = false;
+				parent->rb_red = false;
+				gparent->rb_red = true;
 				node = gparent;
 				continue;
 			}
-			if (node == parent->right) {
+			if (node == parent->rb_right) {
 				rotate_left(parent, root);
 				node = parent;
-				parent = node->parent;
+				parent = node->rb_parent;
 			}
-			parent->red = false;
-			gparent->red = true;
+			parent->rb_red = false;
+			gparent->rb_red = true;
 			rotate_right(gparent, root);
 		} else {
-			uncle = gparent->left;
+			uncle = gparent->rb_left;
 			if (is_red(uncle)) {
-				uncle->red = false;
-				parent->red = false;
-				gparent->red = true;
+				uncle->rb_red = false;
+				parent->rb_red = false;
+				gparent->rb_red = true;
 				node = gparent;
 				continue;
 			}
-			if (node == parent->left) {
+			if (node == parent->rb_left) {
 				rotate_right(parent, root);
 				node = parent;
-				parent = node->parent;
+				parent = node->rb_parent;
 			}
-			parent->red = false;
-			gparent->red = true;
+			parent->rb_red = false;
+			gparent->rb_red = true;
 			rotate_left(gparent, root);
 		}
 	}
-	root->node->red = false;
+	root->rb_node->rb_red = false;
 }
 
 /*
@@ -100,62 +100,62 @@ static void erase_color(struct rb_node *node, struct rb_node *parent, struct rb_
 	struct rb_node *sibling;
 
 	while (parent && !is_red(node)) {
-		if (node == parent->left) {
-			sibling = parent->right;
+		if (node == parent->rb_left) {
+			sibling = parent->rb_right;
 			if (is_red(sibling)) {
-				sibling->red = false;
-				parent->red = true;
+				sibling->rb_red = false;
+				parent->rb_red = true;
 				rotate_left(parent, root);
-				sibling = parent->right;
+				sibling = parent->rb_right;
 			}
-			if (!is_red(sibling->left) && !is_red(sibling->right)) {
-				sibling->red = true;
+			if (!is_red(sibling->rb_left) && !is_red(sibling->rb_right)) {
+				sibling->rb_red = true;
 				node = parent;
-				parent = node->parent;
+				parent = node->rb_parent;
 				continue;
 			}
-			if (!is_red(sibling->right)) {
-				sibling->left->red = false;
-				sibling->red = true;
+			if (!is_red(sibling->rb_right)) {
+				sibling->rb_left->rb_red = false;
+				sibling->rb_red = true;
 				rotate_right(sibling, root);
-				sibling = parent->right;
+				sibling = parent->rb_right;
 			}
-			sibling->red = parent->red;
-			parent->red = false;
-			sibling->right->red = false;
+			sibling->rb_red = parent->rb_red;
+			parent->rb_red = false;
+			sibling->rb_right->rb_red = false;
 			rotate_left(parent, root);
-			node = root->node;
+			node = root->rb_node;
 			break;
 		} else {
-			sibling = parent->left;
+			sibling = parent->rb_left;
 			if (is_red(sibling)) {
-				sibling->red = false;
-				parent->red = true;
+				sibling->rb_red = false;
+				parent->rb_red = true;
 				rotate_right(parent, root);
-				sibling = parent->left;
+				sibling = parent->rb_left;
 			}
-			if (!is_red(sibling->left) && !is_red(sibling->right)) {
-				sibling->red = true;
+			if (!is_red(sibling->rb_left) && !is_red(sibling->rb_right)) {
+				sibling->rb_red = true;
 				node = parent;
-				parent = node->parent;
+				parent = node->rb_parent;
 				continue;
 			}
-			if (!is_red(sibling->left)) {
-				sibling->right->red = false;
-				sibling->red = true;
+			if (!is_red(sibling->rb_left)) {
+				sibling->rb_right->rb_red = false;
+				sibling->rb_red = true;
 				rotate_left(sibling, root);
-				sibling = parent->left;
+				sibling = parent->rb_left;
 			}
-			sibling->red = parent->red;
-			parent->red = false;
-			sibling->left->red = false;
+			sibling->rb_red = parent->rb_red;
+			parent->rb_red = false;
+			sibling->rb_left->rb_red = false;
 			rotate_right(parent, root);
-			node = root->node;
+			node = root->rb_node;
 			break;
 		}
 	}
 	if (node)
-		node->red = false;
+		node->rb_red = false;
 }
 
 void rb_erase(struct rb_node *node, struct rb_root *root)
@@ -163,35 +163,35 @@ void rb_erase(struct rb_node *node, struct rb_root *root)
 	struct rb_node *child, *parent;
 	bool removed_black;
 
-	if (!node->left || !node->right) {
-		child = node->left ? node->left : node->right;
-		parent = node->parent;
-		removed_black = !node->red;
+	if (!node->rb_left || !node->rb_right) {
+		child = node->rb_left ? node->rb_left : node->rb_right;
+		parent = node->rb_parent;
+		removed_black = !node->rb_red;
 		if (child)
-			child->parent = parent;
+			child->rb_parent = parent;
 		change_child(node, child, parent, root);
 	} else {
 		/* Splice the successor into node's place, taking its colour. */
-		struct rb_node *succ = node->right;
-		while (succ->left)
-			succ = succ->left;
-		child = succ->right;
-		removed_black = !succ->red;
-		if (succ->parent == node) {
+		struct rb_node *succ = node->rb_right;
+		while (succ->rb_left)
+			succ = succ->rb_left;
+		child = succ->rb_right;
+		removed_black = !succ->rb_red;
+		if (succ->rb_parent == node) {
 			parent = succ;
 		} else {
-			parent = succ->parent;
-			parent->left = child;
+			parent = succ->rb_parent;
+			parent->rb_left = child;
 			if (child)
-				child->parent = parent;
-			succ->right = node->right;
-			node->right->parent = succ;
+				child->rb_parent = parent;
+			succ->rb_right = node->rb_right;
+			node->rb_right->rb_parent = succ;
 		}
-		succ->left = node->left;
-		node->left->parent = succ;
-		succ->parent = node->parent;
-		succ->red = node->red;
-		change_child(node, succ, node->parent, root);
+		succ->rb_left = node->rb_left;
+		node->rb_left->rb_parent = succ;
+		succ->rb_parent = node->rb_parent;
+		succ->rb_red = node->rb_red;
+		change_child(node, succ, node->rb_parent, root);
 	}
 	if (removed_black)
 		erase_color(child, parent, root);
@@ -200,32 +200,32 @@ void rb_erase(struct rb_node *node, struct rb_root *root)
 void rb_replace_node(struct rb_node *victim, struct rb_node *new, struct rb_root *root)
 {
 	*new = *victim;
-	if (victim->left)
-		victim->left->parent = new;
-	if (victim->right)
-		victim->right->parent = new;
-	change_child(victim, new, victim->parent, root);
+	if (victim->rb_left)
+		victim->rb_left->rb_parent = new;
+	if (victim->rb_right)
+		victim->rb_right->rb_parent = new;
+	change_child(victim, new, victim->rb_parent, root);
 }
 
 struct rb_node *rb_first(const struct rb_root *root)
 {
-	struct rb_node *n = root->node;
+	struct rb_node *n = root->rb_node;
 	if (!n)
 		return NULL;
-	while (n->left)
-		n = n->left;
+	while (n->rb_left)
+		n = n->rb_left;
 	return n;
 }
 
 struct rb_node *rb_next(const struct rb_node *node)
 {
-	if (node->right) {
-		node = node->right;
-		while (node->left)
-			node = node->left;
+	if (node->rb_right) {
+		node = node->rb_right;
+		while (node->rb_left)
+			node = node->rb_left;
 		return (struct rb_node *)node;
 	}
-	while (node->parent && node == node->parent->right)
-		node = node->parent;
-	return node->parent;
+	while (node->rb_parent && node == node->rb_parent->rb_right)
+		node = node->rb_parent;
+	return node->rb_parent;
 }

@@ -15,15 +15,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* lib/rbtree.c packs the colour into the parent pointer; here it has a field. */
 struct rb_node {
-	struct rb_node *parent;
-	struct rb_node *left;
-	struct rb_node *right;
-	bool red;
+	struct rb_node *rb_parent;
+	struct rb_node *rb_left;
+	struct rb_node *rb_right;
+	bool rb_red;
 };
 
 struct rb_root {
-	struct rb_node *node;
+	struct rb_node *rb_node;
 };
 
 #define rb_entry(ptr, type, member) \
@@ -32,9 +33,9 @@ struct rb_root {
 static inline void rb_link_node(struct rb_node *node, struct rb_node *parent,
 				struct rb_node **link)
 {
-	node->parent = parent;
-	node->left = node->right = NULL;
-	node->red = true;
+	node->rb_parent = parent;
+	node->rb_left = node->rb_right = NULL;
+	node->rb_red = true;
 	*link = node;
 }
 

@@ -17,10 +17,10 @@ struct item {
 
 static void insert(struct rb_root *root, struct item *it)
 {
-	struct rb_node **link = &root->node, *parent = NULL;
+	struct rb_node **link = &root->rb_node, *parent = NULL;
 	while (*link) {
 		parent = *link;
-		link = it->key < rb_entry(parent, struct item, rb)->key ? &parent->left : &parent->right;
+		link = it->key < rb_entry(parent, struct item, rb)->key ? &parent->rb_left : &parent->rb_right;
 	}
 	rb_link_node(&it->rb, parent, link);
 	rb_insert_color(&it->rb, root);
@@ -31,15 +31,15 @@ static int check(const struct rb_node *n, const struct rb_node *parent, int lo, 
 	if (!n)
 		return 1;
 	int key = rb_entry(n, struct item, rb)->key;
-	assert_ptr_equal(n->parent, parent);
+	assert_ptr_equal(n->rb_parent, parent);
 	assert_true(key >= lo && key <= hi);
-	if (n->red) {
-		assert_false(n->left && n->left->red);
-		assert_false(n->right && n->right->red);
+	if (n->rb_red) {
+		assert_false(n->rb_left && n->rb_left->rb_red);
+		assert_false(n->rb_right && n->rb_right->rb_red);
 	}
-	int l = check(n->left, n, lo, key), r = check(n->right, n, key, hi);
+	int l = check(n->rb_left, n, lo, key), r = check(n->rb_right, n, key, hi);
 	assert_int_equal(l, r);
-	return l + !n->red;
+	return l + !n->rb_red;
 }
 
 static void shape(const struct rb_node *n, char *out)
@@ -49,11 +49,11 @@ static void shape(const struct rb_node *n, char *out)
 		return;
 	}
 	char buf[16];
-	snprintf(buf, sizeof(buf), "%d%c(", rb_entry(n, struct item, rb)->key, n->red ? 'r' : 'b');
+	snprintf(buf, sizeof(buf), "%d%c(", rb_entry(n, struct item, rb)->key, n->rb_red ? 'r' : 'b');
 	strcat(out, buf);
-	shape(n->left, out);
+	shape(n->rb_left, out);
 	strcat(out, ",");
-	shape(n->right, out);
+	shape(n->rb_right, out);
 	strcat(out, ")");
 }
 
@@ -66,17 +66,17 @@ static void test_ascending_shape(void **state)
 		insert(&root, &it[i]);
 	}
 	char s[512] = "";
-	shape(root.node, s);
+	shape(root.rb_node, s);
 	assert_string_equal(s, "2b(1b(.,.),4r(3b(.,.),6b(5r(.,.),7r(.,.))))");
 	/* erase a node with two children: its successor takes its place and colour */
 	rb_erase(&it[3].rb, &root);
 	s[0] = 0;
-	shape(root.node, s);
+	shape(root.rb_node, s);
 	assert_string_equal(s, "2b(1b(.,.),5r(3b(.,.),6b(.,7r(.,.))))");
 	/* erase a black leaf: rebalancing rotates around 2 */
 	rb_erase(&it[0].rb, &root);
 	s[0] = 0;
-	shape(root.node, s);
+	shape(root.rb_node, s);
 	assert_string_equal(s, "5b(2b(.,3r(.,.)),6b(.,7r(.,.)))");
 }
 
@@ -101,7 +101,7 @@ static void test_random_churn(void **state)
 			in[i] = true;
 		}
 		if (step % 997 == 0) {
-			check(root.node, NULL, -1, 1000);
+			check(root.rb_node, NULL, -1, 1000);
 			int count = 0, prev = -1;
 			for (struct rb_node *n = rb_first(&root); n; n = rb_next(n)) {
 				int k = rb_entry(n, struct item, rb)->key;
@@ -128,7 +128,7 @@ static void test_replace(void **state)
 		insert(&root, &it[i]);
 	}
 	rb_replace_node(&it[2].rb, &repl.rb, &root);
-	check(root.node, NULL, -1, 10);
+	check(root.rb_node, NULL, -1, 10);
 	int n = 0, prev = -1;
 	for (struct rb_node *p = rb_first(&root); p; p = rb_next(p), n++) {
 		assert_true(rb_entry(p, struct item, rb)->key > prev);

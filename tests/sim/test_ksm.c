@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ksmd's two steps driven by hand: scan_get_next_rmap_item() picks the next
+ * page, cmp_and_merge_page() decides its fate. Each test builds a few small
+ * address spaces through ksm_apply (no trace file, no event loop, no
+ * batches) and then checks the rmap_items, trees and counters after each
+ * visit, as mm/ksm.c would leave them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "sim/ksm_internal.h"
+
+static struct trace_record rec;	/* 4 KiB of content: not on the stack */
+
+static void apply(struct ksm *k)
+{
+	GError *error = NULL;
+	bool ok = ksm_apply(k, &rec, 0, &error);
+	if (!ok)
+		fail_msg("ksm_apply: %s", error->message);
+	memset(&rec, 0, sizeof(rec));
+}
+
+static void set(struct ksm *k, enum ksm_knob knob, uint64_t value)
+{
+	rec.verb = TRACE_SET;
+	rec.knob = knob;
+	rec.value = value;
+	apply(k);
+}
+
+static void on(enum trace_verb verb, const char *mm, uint64_t vpn, uint64_t npages)
+{
+	rec.verb = verb;
+	g_strlcpy(rec.mm, mm, sizeof(rec.mm));
+	rec.vpn = vpn;
+	rec.npages = npages;
+}
+
+/* An mm with one mergeable VMA [0, npages). */
+static void spawn_mergeable(struct ksm *k, const char *mm, uint64_t npages)
+{
+	on(TRACE_SPAWN, mm, 0, 0);
+	apply(k);
+	on(TRACE_MAP, mm, 0, npages);
+	apply(k);
+	on(TRACE_ADVISE, mm, 0, npages);
+	rec.mergeable = true;
+	apply(k);
+}
+
+/* Every page of [vpn, vpn + npages) holds the byte value (0: a zero page). */
+static void fill(struct ksm *k, const char *mm, uint64_t vpn, uint64_t npages, uint8_t value)
+{
+	on(TRACE_FILL, mm, vpn, npages);
+	rec.content.form = value ? CONTENT_BYTE : CONTENT_ZERO;
+	rec.content.value = value;
+	apply(k);
+}
+
+static struct ksm *new_ksm(void)
+{
+	struct ksm_options opt = { 0 };
+	struct ksm *k = ksm_new(&opt);
+	set(k, KNOB_SMART_SCAN, 0);	/* every visit counts; skipping has no test here */
+	return k;
+}
+
+static struct mm *mm_of(struct ksm *k, const char *name)
+{
+	struct mm *mm = g_hash_table_lookup(k->mm_by_name, name);
+	assert_non_null(mm);
+	return mm;
+}
+
+/* One visit, as ksm_do_scan makes it; NULL at the end of a pass. */
+static struct rmap_item *visit(struct ksm *k)
+{
+	struct page *page = NULL;
+	struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
+	if (rmap_item) {
+		assert_ptr_equal(page, pte_get(rmap_item->mm, rmap_item->vpn));
+		cmp_and_merge_page(k, page, rmap_item);
+	}
+	return rmap_item;
+}
+
+static void expect_visit(struct ksm *k, const char *mm, uint64_t vpn)
+{
+	struct rmap_item *rmap_item = visit(k);
+	assert_non_null(rmap_item);
+	assert_string_equal(rmap_item->mm->name, mm);
+	assert_int_equal(rmap_item->vpn, vpn);
+}
+
+static void expect_end_of_pass(struct ksm *k, uint64_t full_scans)
+{
+	assert_null(visit(k));
+	assert_int_equal(k->full_scans_total, full_scans);
+	assert_ptr_equal(k->scan.mm_slot, &k->mm_head);
+}
+
+static void pass(struct ksm *k, unsigned visits)
+{
+	uint64_t full = k->full_scans_total;
+	for (unsigned i = 0; i < visits; i++)
+		assert_non_null(visit(k));
+	expect_end_of_pass(k, full + 1);
+}
+
+static void check_invariants(struct ksm *k)
+{
+	char *msg = ksm_check(k);
+	if (msg)
+		fail_msg("invariant: %s", msg);
+}
+
+/* First visit: checksum only. Second: unstable tree, then a merge of the two. */
+static void test_merge_two_identical_pages(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm();
+	spawn_mergeable(k, "a", 1);
+	spawn_mergeable(k, "b", 1);
+	fill(k, "a", 0, 1, 7);
+	fill(k, "b", 0, 1, 7);
+	struct page *pa = pte_get(mm_of(k, "a"), 0), *pb = pte_get(mm_of(k, "b"), 0);
+
+	struct rmap_item *ra = visit(k);
+	assert_ptr_equal(ra->mm, mm_of(k, "a"));
+	assert_int_equal(ra->flags, 0);
+	assert_int_equal(ra->oldchecksum, content_checksum(pa->c, k->hash_fn, NULL));
+	assert_int_equal(k->truth.checksums, 1);
+	struct rmap_item *rb = visit(k);
+	assert_ptr_equal(rb->mm, mm_of(k, "b"));
+	assert_int_equal(rb->oldchecksum, ra->oldchecksum);
+	assert_int_equal(k->pages_unshared, 0);
+	expect_end_of_pass(k, 1);
+	assert_int_equal(k->rmap_items, 2);
+
+	assert_ptr_equal(visit(k), ra);
+	assert_true(ra->flags & UNSTABLE_FLAG);
+	assert_int_equal(ra->flags & SEQNR_MASK, 1);
+	assert_int_equal(k->pages_unshared, 1);
+	assert_ptr_equal(visit(k), rb);
+	assert_int_equal(k->pages_unshared, 0);
+	assert_int_equal(k->pages_shared, 1);
+	assert_int_equal(k->pages_sharing, 1);
+	assert_int_equal(k->truth.merges_two, 1);
+	assert_true((ra->flags & STABLE_FLAG) && (rb->flags & STABLE_FLAG));
+	assert_ptr_equal(ra->head, rb->head);
+	assert_int_equal(ra->head->rmap_hlist_len, 2);
+	/* b's page became the KSM page; a's was replaced by it and freed. */
+	assert_ptr_equal(pte_get(mm_of(k, "a"), 0), pb);
+	assert_ptr_equal(pte_get(mm_of(k, "b"), 0), pb);
+	assert_true(pb->ksm);
+	assert_int_equal(pb->mapcount, 2);
+	assert_ptr_equal(pb->stable_node, ra->head);
+	assert_ptr_not_equal(pa, pb);
+	assert_int_equal(mm_of(k, "a")->ksm_merging_pages, 1);
+	expect_end_of_pass(k, 2);
+
+	/* A third pass finds both already in the stable tree: nothing moves. */
+	pass(k, 2);
+	assert_int_equal(k->pages_shared, 1);
+	assert_int_equal(k->pages_sharing, 1);
+	assert_int_equal(k->truth.merges_two + k->truth.merges_stable, 1);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/* A page whose checksum moved since the last visit stays out of both trees. */
+static void test_changed_checksum_is_volatile(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm();
+	spawn_mergeable(k, "a", 1);
+	spawn_mergeable(k, "b", 1);
+	fill(k, "a", 0, 1, 7);
+	fill(k, "b", 0, 1, 7);
+	pass(k, 2);
+	struct rmap_item *ra = mm_of(k, "a")->rmap_list;
+	uint64_t before = ra->oldchecksum;
+
+	fill(k, "a", 0, 1, 9);	/* written in place: not a KSM page */
+	assert_ptr_equal(visit(k), ra);
+	assert_int_equal(ra->flags, 0);
+	assert_int_not_equal(ra->oldchecksum, before);
+	assert_int_equal(k->truth.gate_changed, 1);
+	assert_ptr_equal(visit(k), mm_of(k, "b")->rmap_list);
+	assert_int_equal(k->pages_unshared, 1);	/* b only */
+	expect_end_of_pass(k, 2);
+	struct ksm_counters c;
+	ksm_counters(k, &c);
+	assert_int_equal(c.pages_volatile, 1);
+	assert_int_equal(c.pages_shared, 0);
+
+	/* Stable again: both go into the (fresh) unstable tree, and differ. */
+	pass(k, 2);
+	assert_int_equal(k->pages_unshared, 2);
+	assert_int_equal(k->pages_shared, 0);
+	ksm_counters(k, &c);
+	assert_int_equal(c.pages_volatile, 0);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/* use_zero_pages: zero-filled pages map the zero page, no KSM page at all. */
+static void test_zero_pages_merge_to_zero_page(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm();
+	set(k, KNOB_USE_ZERO_PAGES, 1);
+	spawn_mergeable(k, "a", 2);
+	fill(k, "a", 0, 2, 0);
+	pass(k, 2);
+	assert_int_equal(k->zero_pages, 0);
+	assert_int_equal(mm_of(k, "a")->rmap_list->oldchecksum, k->zero_checksum);
+
+	pass(k, 2);
+	assert_ptr_equal(pte_get(mm_of(k, "a"), 0), KSM_ZERO_PTE);
+	assert_ptr_equal(pte_get(mm_of(k, "a"), 1), KSM_ZERO_PTE);
+	assert_int_equal(k->zero_pages, 2);
+	assert_int_equal(mm_of(k, "a")->ksm_zero_pages, 2);
+	assert_int_equal(k->pages_shared, 0);
+	assert_int_equal(k->truth.merges_zero, 2);
+	struct ksm_counters c;
+	ksm_counters(k, &c);
+	/* two pages saved, two 64-byte rmap_items charged */
+	assert_int_equal(c.general_profit, 2 * 4096 - 2 * 64);
+	GArray *stats = ksm_mm_stats(k);
+	assert_int_equal(stats->len, 1);
+	assert_int_equal(g_array_index(stats, struct ksm_mm_stat, 0).ksm_process_profit,
+			 2 * 4096 - 2 * 64);
+	g_array_free(stats, TRUE);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/* Without use_zero_pages the same two pages make an ordinary KSM page. */
+static void test_zero_pages_without_use_zero_pages(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm();
+	spawn_mergeable(k, "a", 2);
+	fill(k, "a", 0, 2, 0);
+	pass(k, 2);
+	pass(k, 2);
+	assert_int_equal(k->zero_pages, 0);
+	assert_int_equal(k->pages_shared, 1);
+	assert_int_equal(k->pages_sharing, 1);
+	assert_true(pte_get(mm_of(k, "a"), 0)->ksm);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/* max_page_sharing 2 and four equal pages: two KSM pages, dups of one chain. */
+static void test_max_page_sharing_makes_chain(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm();
+	set(k, KNOB_MAX_PAGE_SHARING, 2);
+	const char *names[] = { "a", "b", "c", "d" };
+	for (int i = 0; i < 4; i++) {
+		spawn_mergeable(k, names[i], 1);
+		fill(k, names[i], 0, 1, 5);
+	}
+	pass(k, 4);
+	expect_visit(k, "a", 0);	/* into the unstable tree */
+	expect_visit(k, "b", 0);	/* merged with a: the node is now full */
+	assert_int_equal(k->pages_shared, 1);
+	assert_int_equal(k->stable_node_chains, 0);
+	expect_visit(k, "c", 0);	/* the full node refuses it: unstable tree */
+	assert_int_equal(k->pages_shared, 1);
+	assert_int_equal(k->pages_unshared, 1);
+	expect_visit(k, "d", 0);	/* merged with c: a second KSM page, same bytes */
+	expect_end_of_pass(k, 2);
+
+	assert_int_equal(k->pages_shared, 2);
+	assert_int_equal(k->pages_sharing, 2);
+	assert_int_equal(k->stable_node_chains, 1);
+	assert_int_equal(k->stable_node_dups, 2);
+	struct rmap_item *ra = mm_of(k, "a")->rmap_list, *rc = mm_of(k, "c")->rmap_list;
+	assert_ptr_not_equal(ra->head, rc->head);
+	assert_true(ra->head->is_dup && rc->head->is_dup);
+	assert_ptr_equal(ra->head->chain, rc->head->chain);
+	assert_ptr_equal(pte_get(mm_of(k, "a"), 0), pte_get(mm_of(k, "b"), 0));
+	assert_ptr_equal(pte_get(mm_of(k, "c"), 0), pte_get(mm_of(k, "d"), 0));
+	assert_ptr_not_equal(pte_get(mm_of(k, "a"), 0), pte_get(mm_of(k, "c"), 0));
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/*
+ * The cursor: mms in slot order, pages by address, mergeable VMAs only; a
+ * full scan at the end of each pass, then the first mm again. An mm that
+ * registers mid-pass goes just behind the cursor (next pass, before the
+ * mm being scanned); an rmap_item whose page went away is freed when the
+ * cursor passes its address.
+ */
+static void test_scan_order_and_wrap(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm();
+	spawn_mergeable(k, "a", 4);
+	fill(k, "a", 1, 1, 1);
+	fill(k, "a", 3, 1, 2);
+	on(TRACE_MAP, "a", 10, 2);	/* not mergeable: never scanned */
+	apply(k);
+	fill(k, "a", 10, 1, 3);
+	on(TRACE_MAP, "a", 20, 1);
+	apply(k);
+	on(TRACE_ADVISE, "a", 20, 1);
+	rec.mergeable = true;
+	apply(k);
+	fill(k, "a", 20, 1, 4);
+	spawn_mergeable(k, "b", 2);
+	fill(k, "b", 0, 2, 5);	/* equal pages: merging must not disturb the order */
+
+	for (int round = 1; round <= 2; round++) {
+		expect_visit(k, "a", 1);
+		expect_visit(k, "a", 3);
+		expect_visit(k, "a", 20);
+		expect_visit(k, "b", 0);
+		expect_visit(k, "b", 1);
+		expect_end_of_pass(k, round);
+		assert_int_equal(k->scan.seqnr, round);
+	}
+	assert_int_equal(mm_of(k, "a")->ksm_rmap_items, 3);
+
+	expect_visit(k, "a", 1);
+	spawn_mergeable(k, "c", 1);
+	fill(k, "c", 0, 1, 6);
+	on(TRACE_UNMAP, "a", 3, 1);
+	apply(k);
+	expect_visit(k, "a", 20);	/* vpn 3's rmap_item is freed on the way */
+	assert_int_equal(mm_of(k, "a")->ksm_rmap_items, 2);
+	expect_visit(k, "b", 0);
+	expect_visit(k, "b", 1);
+	expect_end_of_pass(k, 3);
+
+	expect_visit(k, "c", 0);
+	expect_visit(k, "a", 1);
+	expect_visit(k, "a", 20);
+	expect_visit(k, "b", 0);
+	expect_visit(k, "b", 1);
+	expect_end_of_pass(k, 4);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/* An mm whose last mergeable VMA went away loses its slot at the cursor. */
+static void test_unmergeable_mm_leaves_slot_list(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm();
+	spawn_mergeable(k, "a", 1);
+	fill(k, "a", 0, 1, 1);
+	spawn_mergeable(k, "b", 1);
+	fill(k, "b", 0, 1, 2);
+	pass(k, 2);
+	on(TRACE_ADVISE, "a", 0, 1);
+	rec.mergeable = false;
+	apply(k);
+	assert_true(mm_of(k, "a")->registered);
+	expect_visit(k, "b", 0);
+	assert_false(mm_of(k, "a")->registered);
+	assert_int_equal(mm_of(k, "a")->ksm_rmap_items, 0);
+	expect_end_of_pass(k, 2);
+	expect_visit(k, "b", 0);
+	expect_end_of_pass(k, 3);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_two_identical_pages),
+		cmocka_unit_test(test_changed_checksum_is_volatile),
+		cmocka_unit_test(test_zero_pages_merge_to_zero_page),
+		cmocka_unit_test(test_zero_pages_without_use_zero_pages),
+		cmocka_unit_test(test_max_page_sharing_makes_chain),
+		cmocka_unit_test(test_scan_order_and_wrap),
+		cmocka_unit_test(test_unmergeable_mm_leaves_slot_list),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
