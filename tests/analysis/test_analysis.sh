@@ -94,6 +94,35 @@ collide-ksm)
 	$1 == "crc32c" && $c["extra_unstable_inserts"] != $c["false_positives"] { print "extra inserts"; bad = 1 }
 	END { exit bad }' "$tmp/k.csv" || fail "collide ksm table"
 	;;
+collide-ksm-run)
+	# each --run-csv row is what `ksmsim run` says for that hash, run options included
+	"$ksmsim" collide ksm --guests 2 --pages 2000 --image 400 --churn 200 --crafted 200 \
+		--seconds 3 --hashes crc32,xxh64 --keep-trace "$tmp/k.ksmt" --run-csv "$tmp/r.csv" \
+		-o "$tmp/k.csv" -- --pages-to-scan=500 --sleep_millisecs 10 >"$tmp/table" 2>/dev/null
+	[[ $(wc -l <"$tmp/r.csv") -eq 3 ]] || fail "want a header and 2 rows: $(cat "$tmp/r.csv")"
+	for h in crc32 xxh64; do
+		"$ksmsim" run --quiet --trace "$tmp/k.ksmt" --hash $h --pages-to-scan 500 \
+			--sleep-millisecs 10 --summary-csv "$tmp/one.csv"
+		cmp -s <(head -1 "$tmp/one.csv") <(head -1 "$tmp/r.csv") || fail "run-csv header"
+		grep -qxF "$(sed -n 2p "$tmp/one.csv")" "$tmp/r.csv" || fail "$h row differs from ksmsim run"
+	done
+	# the table repeats the summary's figures
+	awk -F, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) c[$i] = i; else fp[$2] = $c["false_positives"]; next }
+	FNR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+	$k["false_positives"] != fp[$1] { print $1 " false_positives " $k["false_positives"] " vs " fp[$1]; bad = 1 }
+	END { exit bad }' "$tmp/r.csv" "$tmp/k.csv" || fail "table and run rows disagree"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$1 == "crc32" && $c["false_positives"] == 0 { print "crc32 saw no false positive"; bad = 1 }
+	$1 == "xxh64" && $c["false_positives"] != 0 { print "xxh64 false positives"; bad = 1 }
+	END { exit bad }' "$tmp/k.csv" || fail "collide ksm table"
+	# run options that would replace the study's own outputs are refused, before any run
+	for bad in "--marks-csv $tmp/m.csv" "--advisor-max-cpu 101" "--run 1" "--pages-to-scan" stray; do
+		rc=0
+		"$ksmsim" collide ksm --trace "$tmp/k.ksmt" -- $bad >"$tmp/out" 2>"$tmp/err" || rc=$?
+		[[ $rc -eq 2 && ! -s $tmp/out && $(wc -l <"$tmp/err") -eq 1 ]] ||
+			fail "run option '$bad': exit $rc, $(cat "$tmp/err")"
+	done
+	;;
 sweep)
 	tiny_traces
 	out="$tmp/sw"

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The checksum collision study behind `ksmsim collide` (README.md here):
+ *
+ *   birthday        the first repeated checksum among distinct pages, per
+ *                   hash, against the birthday bound
+ *   false-positive  a page changes: does its checksum stay the same?
+ *   in-KSM          the same question asked of the model, one run per hash
+ *
+ * Every figure is a pure function of the seed: each trial draws from its own
+ * SplitMix64 stream and threads only decide who computes which trial, so no
+ * output depends on the thread count. Tables go to opts->table, CSV to the
+ * streams given (NULL: none), timing lines to stderr and never to a CSV.
+ */
+#ifndef KSMSIM_ANALYSIS_COLLIDE_H
+#define KSMSIM_ANALYSIS_COLLIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+#include "hashes/hash.h"
+#include "sim/ksm.h"
+
+#define COLLIDE_MAX_THREADS 256
+
+/* ---------------------------------------------------------------- birthday */
+
+enum birthday_pages {
+	BIRTHDAY_WORDS,		/* random base page; word 0 a counter, word 1 random */
+	BIRTHDAY_COUNTER,	/* random base page; word 0 a counter */
+	BIRTHDAY_FULL,		/* 4096 fresh random bytes per page */
+	BIRTHDAY_NR_PAGES
+};
+extern const char *const birthday_pages_names[BIRTHDAY_NR_PAGES];
+
+struct birthday_opts {
+	const struct page_hash *const *hashes;	/* each with a function */
+	unsigned nhashes;
+	uint64_t trials, trials_wide;		/* per hash of <= 32 bits, of more */
+	uint64_t max_pages, max_pages_wide;	/* pages per trial at most, likewise */
+	unsigned bits;				/* keep only the low bits; 0: all */
+	enum birthday_pages pages;
+	const uint64_t *at;			/* page counts to report */
+	unsigned nat;
+	uint64_t seed;
+	unsigned threads;			/* 1..COLLIDE_MAX_THREADS */
+	FILE *table, *csv, *curve_csv;
+};
+
+void collide_birthday(const struct birthday_opts *o);
+/* The curves of a --curve-csv file as a PNG, drawn by gnuplot. */
+bool collide_birthday_plot(const char *curve_csv, const char *png, GError **error);
+
+/* ----------------------------------------------------------- false positive */
+
+enum fp_change { FP_BITFLIP, FP_WORD, FP_PATCH, FP_CRAFTED, FP_NR_CHANGES };
+extern const char *const fp_change_names[FP_NR_CHANGES];
+
+struct fp_opts {
+	const struct page_hash *const *hashes;
+	unsigned nhashes;
+	bool changes[FP_NR_CHANGES];		/* the kinds to try */
+	uint64_t trials;			/* per hash and kind */
+	unsigned bits;
+	uint64_t seed;
+	unsigned threads;
+	FILE *table, *csv;
+};
+
+void collide_false_positive(const struct fp_opts *o);
+/* One crafted CRC-invisible delta drawn with seed, as hex and a newline. */
+void collide_print_delta(FILE *f, uint64_t seed);
+
+/* ------------------------------------------------------------------ in-KSM */
+
+/*
+ * The generated trace: per guest an image shared by all guests (merges,
+ * then CoW), private pages (the unstable tree), a churn range rewritten
+ * with random words and a crafted range rewritten with CRC-invisible deltas.
+ */
+struct ksm_study_trace {
+	unsigned guests;
+	uint64_t pages, image, churn, crafted;	/* pages per guest; image + churn + crafted <= pages */
+	uint64_t seconds, epoch_ms, seed;
+};
+
+bool collide_ksm_write_trace(const char *path, const struct ksm_study_trace *g,
+			     GError **error);
+
+struct ksm_study_opts {
+	const struct page_hash *const *hashes;
+	unsigned nhashes;
+	const char *trace;		/* replayed once per hash */
+	const char *label;		/* what the summary rows call it */
+	struct ksm_options model;	/* knobs, check, batch time; hash and costs are set per hash */
+	const char *costs_csv;		/* NULL: the built-in cost table */
+	bool ideal;			/* missed_merges needs the oracle's walk */
+	uint64_t sample_ms;		/* pages_unshared sampled this often (peak, mean) */
+	FILE *table, *csv;
+	FILE *run_csv;			/* every run's summary row, one header */
+};
+
+/* false with error set when a run fails (a bad record, an invariant with check). */
+bool collide_ksm(const struct ksm_study_opts *o, GError **error);
+
+#endif

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * False-positive study: the share of page changes that keep the page's
+ * checksum, which is what KSM's checksum gate gets wrong. Every hash sees
+ * the same pages and the same changes (a paired comparison).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "analysis/collide.h"
+#include "analysis/study.h"
+#include "workloads/crcdelta.h"
+
+const char *const fp_change_names[FP_NR_CHANGES] = { "bitflip", "word", "patch", "crafted-crc" };
+
+#define FP_BLOCK 4096u		/* trials per work item */
+
+struct fp {
+	const struct page_hash *h;
+	unsigned bits;
+	enum fp_change ch;
+	uint64_t seed, trials;
+	const struct crc_kernel *k;
+	uint64_t *same;		/* per block: changes the checksum missed */
+};
+
+/* Change the page in place as kind ch says; *off and *len cover the bytes touched, saved in save. */
+static void change_page(const struct fp *f, uint64_t *page, uint64_t r, uint64_t *st,
+			unsigned *off, unsigned *len, uint8_t *save)
+{
+	uint8_t *bytes = (uint8_t *)page;
+
+	switch (f->ch) {
+	case FP_BITFLIP:
+		*off = (unsigned)(r % HASH_PAGE_SIZE);
+		*len = 1;
+		save[0] = bytes[*off];
+		bytes[*off] ^= (uint8_t)(1u << (r >> 32 & 7));
+		break;
+	case FP_WORD: {
+		unsigned w = (unsigned)(r % PAGE_WORDS);
+		uint64_t v;
+
+		do
+			v = splitmix64_next(st);
+		while (v == page[w]);
+		*off = w * 8;
+		*len = 8;
+		memcpy(save, bytes + *off, 8);
+		page[w] = v;
+		break;
+	}
+	case FP_PATCH:
+		*len = 1 + (unsigned)(r % 64);
+		*off = (unsigned)((r >> 8) % (HASH_PAGE_SIZE - *len + 1));
+		memcpy(save, bytes + *off, *len);
+		do {
+			for (unsigned i = 0; i < *len; i += 8) {
+				uint64_t x = splitmix64_next(st);
+
+				memcpy(bytes + *off + i, &x, *len - i < 8 ? *len - i : 8);
+			}
+		} while (!memcmp(save, bytes + *off, *len));
+		break;
+	case FP_CRAFTED: {
+		uint8_t d[CRCDELTA_LEN];
+
+		crcdelta_pick(f->k, st, d);
+		*len = CRCDELTA_LEN;
+		*off = (unsigned)(r % (HASH_PAGE_SIZE - *len + 1));
+		memcpy(save, bytes + *off, *len);
+		for (unsigned i = 0; i < *len; i++)
+			bytes[*off + i] ^= d[i];
+		break;
+	}
+	default:
+		*off = *len = 0;
+		break;
+	}
+}
+
+static void fp_block(uint64_t blk, unsigned worker, void *data)
+{
+	const struct fp *f = data;
+	uint64_t page[PAGE_WORDS] __attribute__((aligned(64)));
+	uint8_t save[64];
+	uint64_t st = study_stream(f->seed, 2 + f->ch, blk);
+	uint64_t m = study_mask(f->bits), same = 0;
+	uint64_t end = (blk + 1) * FP_BLOCK < f->trials ? (blk + 1) * FP_BLOCK : f->trials;
+
+	study_fill_random(page, &st);
+	for (uint64_t t = blk * FP_BLOCK; t < end; t++) {
+		/* a new page every trial: one more random word */
+		page[t % PAGE_WORDS] = splitmix64_next(&st);
+		uint64_t before = f->h->fn(page) & m, r = splitmix64_next(&st);
+		unsigned off, len;
+
+		change_page(f, page, r, &st, &off, &len, save);
+		same += (f->h->fn(page) & m) == before;
+		memcpy((uint8_t *)page + off, save, len);
+	}
+	f->same[blk] = same;
+}
+
+/*
+ * What chance alone predicts, 2^-bits, except where the CRC's structure
+ * decides: a CRC catches every burst of up to 32 bits, so a single bit flip
+ * never passes at full width, and its crafted kernel always passes
+ * (truncation keeps an equality an equality).
+ */
+static double expected_rate(const struct page_hash *h, unsigned bits, enum fp_change ch)
+{
+	bool is_crc = !strcmp(h->name, "crc32c") || !strcmp(h->name, "crc32");
+
+	if (is_crc && ch == FP_BITFLIP && bits == 32)
+		return 0;
+	if (is_crc && ch == FP_CRAFTED)
+		return 1;
+	return ldexp(1.0, -(int)bits);
+}
+
+void collide_false_positive(const struct fp_opts *o)
+{
+	struct crc_kernel k;
+	uint64_t nblk = (o->trials + FP_BLOCK - 1) / FP_BLOCK;
+
+	crcdelta_kernel(&k);
+	if (o->csv)
+		fputs("hash,bits,change,seed,trials,unchanged,rate,rate_upper95,expected_rate\n", o->csv);
+	fprintf(o->table, "%-8s %4s %-12s %10s %9s %12s %12s %12s\n", "hash", "bits", "change",
+		"trials", "unchanged", "rate", "upper95", "expected");
+	for (unsigned hi = 0; hi < o->nhashes; hi++) {
+		const struct page_hash *h = o->hashes[hi];
+		unsigned bits = o->bits && o->bits < h->bits ? o->bits : h->bits;
+
+		for (int ch = 0; ch < FP_NR_CHANGES; ch++) {
+			if (!o->changes[ch])
+				continue;
+			struct fp f = { h, bits, ch, o->seed, o->trials, &k, g_new0(uint64_t, nblk) };
+			int64_t t0 = g_get_monotonic_time();
+			uint64_t same = 0;
+
+			study_par_for(o->threads, nblk, fp_block, &f);
+			for (uint64_t b = 0; b < nblk; b++)
+				same += f.same[b];
+			g_free(f.same);
+			double rate = (double)same / o->trials;
+			/* none seen: the rule of three; else a normal interval */
+			double up = same ? rate + 1.96 * sqrt(rate * (1 - rate) / o->trials)
+					 : 3.0 / o->trials;
+			double expect = expected_rate(h, bits, ch);
+
+			if (up > 1)
+				up = 1;
+			if (o->csv)
+				fprintf(o->csv, "%s,%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%.6g,%.6g\n",
+					h->name, bits, fp_change_names[ch], o->seed, o->trials, same,
+					rate, up, expect);
+			fprintf(o->table, "%-8s %4u %-12s %10" PRIu64 " %9" PRIu64 " %12.4g %12.4g %12.4g\n",
+				h->name, bits, fp_change_names[ch], o->trials, same, rate, up, expect);
+			fflush(o->table);
+			fprintf(stderr, "  %s %s: %.1f s\n", h->name, fp_change_names[ch],
+				study_seconds(t0));
+		}
+	}
+}
+
+void collide_print_delta(FILE *f, uint64_t seed)
+{
+	struct crc_kernel k;
+	uint64_t st = seed;
+	uint8_t d[CRCDELTA_LEN];
+
+	crcdelta_kernel(&k);
+	crcdelta_pick(&k, &st, d);
+	for (unsigned i = 0; i < CRCDELTA_LEN; i++)
+		fprintf(f, "%02x", d[i]);
+	fprintf(f, "\n");
+}
