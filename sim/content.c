@@ -37,7 +37,7 @@ struct content {
 	uint64_t key8;
 	uint64_t id;		/* never reused: names the content in caches */
 	uint64_t csum;
-	content_hash_fn csum_fn;
+	page_hash_fn csum_fn;
 	uint64_t digest;
 	/* BASE_FULL: PAGE bytes; else n_over overlays then over_bytes bytes */
 	uint8_t *extra;
@@ -458,7 +458,7 @@ bool content_is_zero(const content *c)
 	return c->kind == BASE_ZERO && c->n_over == 0;
 }
 
-uint64_t content_checksum(content *c, content_hash_fn fn, uint64_t *computed)
+uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 {
 	if (c->csum_fn != fn) {
 		c->csum = fn(page_bytes(c));

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "hashes/hash.h"
 #include "traces/trace.h"
 #include "util/splitmix64.h"
 
@@ -47,8 +48,7 @@ uint8_t *content_materialize(const content *c, uint8_t *buf);
  * run uses one checksum function; a different fn recomputes). Counts the
  * real computations in *computed when not NULL.
  */
-typedef uint64_t (*content_hash_fn)(const void *page);
-uint64_t content_checksum(content *c, content_hash_fn fn, uint64_t *computed);
+uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed);
 
 /* A 64-bit hash of the bytes (not the structure): for grouping equal pages. */
 uint64_t content_digest(content *c);

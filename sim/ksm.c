@@ -1201,7 +1201,7 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->opt = *opt;
 	if (!k->opt.hash)
 		k->opt.hash = hash_lookup(HASH_DEFAULT);
-	k->hash_fn = k->opt.hash ? (content_hash_fn)k->opt.hash->fn : NULL;
+	k->hash_fn = k->opt.hash ? k->opt.hash->fn : NULL;
 	if (k->hash_fn) {
 		content *z = content_zero();
 		k->zero_checksum = content_checksum(z, k->hash_fn, NULL);

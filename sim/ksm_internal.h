@@ -161,7 +161,7 @@ struct advisor_ctx {
 
 struct ksm {
 	struct ksm_options opt;
-	content_hash_fn hash_fn;	/* NULL: no checksum gate */
+	page_hash_fn hash_fn;	/* NULL: no checksum gate */
 	uint64_t zero_checksum;
 	uint64_t knob[KNOB_NR];
 

@@ -2,7 +2,7 @@
 /* CRC-invisible deltas: see crcdelta.h for the algebra. */
 #include <string.h>
 #include <zlib.h>
-#include "hashes/crc32c.h"
+#include "hashes/hash.h"
 #include "util/splitmix64.h"
 #include "workloads/crcdelta.h"
 

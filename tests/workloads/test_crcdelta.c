@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <zlib.h>
-#include "hashes/crc32c.h"
+#include "hashes/hash.h"
 #include "hashes/hash.h"
 #include "sim/content.h"
 #include "traces/reader.h"
