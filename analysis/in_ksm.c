@@ -236,19 +236,14 @@ static void row_fill(struct row *row, const struct snapshot *s, const struct ser
 	row->avg_unshared = ser->n ? ser->sum / (double)ser->n : NAN;
 }
 
-/* output_summary_csv() puts its header before every row; the file keeps the first run's only. */
+/* The rows `ksmsim run --summary-csv` would write, one per hash, under one header. */
 static void put_run_row(FILE *f, bool header, const struct ksm_study_opts *o,
 			const struct page_hash *h, const struct loop_result *res,
 			const struct snapshot *s)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-
-	output_summary_csv(m, o->label, h->name, res->sim_end_us, res->records, res->batches, s);
-	fclose(m);
-	fputs(header ? text : strchr(text, '\n') + 1, f);
-	free(text);
+	if (header)
+		output_summary_header(f);
+	output_summary_row(f, o->label, h->name, res->sim_end_us, res->records, res->batches, s);
 }
 
 /* One replay with hash h, as `ksmsim run` would do it with the same options. */

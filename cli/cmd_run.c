@@ -349,9 +349,11 @@ int cmd_run(int argc, char **argv)
 	progress_finish(progress);
 	struct snapshot s;
 	snapshot_take(k, !no_ideal, &s);
-	if (summary)
-		output_summary_csv(atomic_file_stream(summary), trace_label, hash->name, res.sim_end_us,
-				   res.records, res.batches, &s);
+	if (summary) {
+		output_summary_header(atomic_file_stream(summary));
+		output_summary_row(atomic_file_stream(summary), trace_label, hash->name,
+				   res.sim_end_us, res.records, res.batches, &s);
+	}
 	/* commit frees each file, so it leaves its pointer at once */
 	atomic_file **outs[] = { &marks, &series, &summary, &mm_stats };
 	sigset_t held;

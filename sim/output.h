@@ -26,10 +26,11 @@ void output_marks_row(FILE *f, const char *label, uint64_t t_us, const struct sn
 /* Time series: "t_us,trace_t_us,<counters>,<extras>" */
 void output_series_header(FILE *f);
 void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct snapshot *s);
-/* Summary: a readable table, or one CSV header + row with run facts first. */
+/* Summary: a readable table, or CSV: the header, then one row per run, run facts first. */
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s);
-void output_summary_csv(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
+void output_summary_header(FILE *f);
+void output_summary_row(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			uint64_t records, uint64_t batches, const struct snapshot *s);
 
 #endif
