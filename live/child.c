@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "live/child.h"
-#include "live/ksmfs.h"
-#include "sim/content.h"
+#include "live/live.h"
 #include "util/signals.h"
+#include "util/splitmix64.h"
 
 #define CHILD_CMD_FD 100
 #define CHILD_ACK_FD 101
@@ -85,7 +85,10 @@ static int read_full(int fd, void *buf, size_t len)
 	return 1;
 }
 
-/* The bytes of rand:seed (spec, "Content"): 512 SplitMix64 words, little endian. */
+/*
+ * The bytes of rand:seed (traces/FORMAT.md, "Page contents"): 512
+ * SplitMix64 words, little endian.
+ */
 static void rand_page(uint8_t *buf, uint64_t seed)
 {
 	uint64_t state = seed;
@@ -99,8 +102,8 @@ static void rand_page(uint8_t *buf, uint64_t seed)
 
 /*
  * Stores tc into the mapped page p. Modifying forms store only their bytes
- * (the rest of the page is already what the spec says it is); replacing forms
- * store the whole page. Either way the page sees a store, so a KSM page is
+ * (the rest of the page already holds what traces/FORMAT.md says it does);
+ * replacing forms store the whole page. Either way the page sees a store, so a KSM page is
  * copied even when the bytes do not change.
  */
 static void store_content(uint8_t *p, const struct trace_content *tc, const uint8_t *randbuf)

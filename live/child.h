@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One trace mm as a real process. The parent forks a child per `spawn` and
+ * Internal to live/. One trace mm as a real process. The parent forks a child per `spawn` and
  * drives it over a pair of pipes: one command, one acknowledgement, so every
  * record has happened in the kernel before the next one starts.
  *
@@ -15,13 +15,6 @@
 #include <sys/types.h>
 #include <glib.h>
 #include "traces/trace.h"
-
-/*
- * Where vpn 0 lands: 32 TiB, above AddressSanitizer's shadow on x86-64
- * (which ends near 0x10007fff8000), so ASan builds can replay too; vpn
- * below 2^32 keeps every page under 48 TiB, clear of the mmap area.
- */
-#define LIVE_DEFAULT_BASE UINT64_C(0x200000000000)
 
 struct live_child {
 	pid_t pid;
@@ -38,11 +31,8 @@ struct live_child {
  */
 struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GError **error);
 
-/* The CPU live replays pin to by default: the least busy this process may use. */
+/* LIVE_CPU_LEAST_BUSY (live.h) made concrete: the least busy CPU this process may use. */
 int live_default_cpu(void);
-
-/* Whether this process may run on cpu. */
-bool live_cpu_allowed(int cpu);
 
 /*
  * Moves this process off cpu when it may run elsewhere: its own writes

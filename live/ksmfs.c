@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* /sys/kernel/mm/ksm access for the live replay: see ksmfs.h. */
+/*
+ * The live kernel's KSM files (ksmfs.h), and the session (live.h) that
+ * saves, resets and restores every knob around a live command.
+ *
+ * The live KSM is shared by the whole machine, so every path out of a
+ * command that touched it goes through restore_knobs(); the replay lock records
+ * the saved knobs so that a replay killed by SIGKILL is repaired by the next.
+ */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -10,15 +17,50 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include "live/ksmfs.h"
+#include "live/live.h"
 #include "util/signals.h"
 
+#define KSMFS_DIR "/sys/kernel/mm/ksm"
+#define KSMFS_LOCK "/run/ksmsim-live.lock"
+
+/* Knob values as the kernel printed them (advisor_mode: the bracketed word). */
+struct ksm_saved {
+	bool present[KNOB_NR];
+	char val[KNOB_NR][32];
+};
+
+struct live_session {
+	int lock_fd;
+	struct ksm_saved saved;
+};
 
 static char *knob_path(const char *name)
 {
 	return g_strdup_printf(KSMFS_DIR "/%s", name);
 }
 
-bool ksmfs_read(const char *name, char *buf, size_t cap, GError **error)
+/* A number the kernel printed in decimal. */
+static bool proc_u64(const char *text, uint64_t *v)
+{
+	guint64 u;
+
+	if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, &u, NULL))
+		return false;
+	*v = u;
+	return true;
+}
+
+static bool proc_s64(const char *text, int64_t *v)
+{
+	gint64 i;
+
+	if (!g_ascii_string_to_signed(text, 10, G_MININT64, G_MAXINT64, &i, NULL))
+		return false;
+	*v = i;
+	return true;
+}
+
+static bool ksmfs_read(const char *name, char *buf, size_t cap, GError **error)
 {
 	char *path = knob_path(name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -45,13 +87,11 @@ bool ksmfs_read(const char *name, char *buf, size_t cap, GError **error)
 
 bool ksmfs_read_u64(const char *name, uint64_t *v, GError **error)
 {
-	char buf[64], *end;
+	char buf[64];
 
 	if (!ksmfs_read(name, buf, sizeof(buf), error))
 		return false;
-	errno = 0;
-	*v = g_ascii_strtoull(buf, &end, 10);
-	if (errno || end == buf || *end) {
+	if (!proc_u64(buf, v)) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 			    KSMFS_DIR "/%s: not a number: '%s'", name, buf);
 		return false;
@@ -61,13 +101,11 @@ bool ksmfs_read_u64(const char *name, uint64_t *v, GError **error)
 
 static bool read_s64(const char *name, int64_t *v, GError **error)
 {
-	char buf[64], *end;
+	char buf[64];
 
 	if (!ksmfs_read(name, buf, sizeof(buf), error))
 		return false;
-	errno = 0;
-	*v = g_ascii_strtoll(buf, &end, 10);
-	if (errno || end == buf || *end) {
+	if (!proc_s64(buf, v)) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 			    KSMFS_DIR "/%s: not a number: '%s'", name, buf);
 		return false;
@@ -165,7 +203,52 @@ bool ksmfs_read_counters(struct ksm_counters *c, GError **error)
 	       read_vmstat("cow_ksm", &c->cow_ksm, error);
 }
 
-bool ksmfs_usable(char **why)
+bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_stat_row *st, GError **error)
+{
+	char path[64], *text = NULL;
+	unsigned seen = 0;
+	bool ok = true;
+
+	snprintf(path, sizeof(path), "/proc/%ld/ksm_stat", (long)pid);
+	if (!g_file_get_contents(path, &text, NULL, error))
+		return false;
+	memset(st, 0, sizeof(*st));
+	for (char *line = strtok(text, "\n"); line && ok; line = strtok(NULL, "\n")) {
+		char key[64], val[32];
+
+		if (sscanf(line, "%63s %31s", key, val) != 2)
+			continue;
+		if (!strcmp(key, "ksm_rmap_items")) {
+			ok = proc_u64(val, &st->ksm_rmap_items);
+			seen |= 1;
+		} else if (!strcmp(key, "ksm_zero_pages")) {
+			ok = proc_u64(val, &st->ksm_zero_pages);
+			seen |= 2;
+		} else if (!strcmp(key, "ksm_merging_pages")) {
+			ok = proc_u64(val, &st->ksm_merging_pages);
+			seen |= 4;
+		} else if (!strcmp(key, "ksm_process_profit")) {
+			ok = proc_s64(val, &st->ksm_process_profit);
+			seen |= 8;
+		} else if (!strcmp(key, "ksm_mergeable:")) {
+			st->ksm_mergeable = !strcmp(val, "yes");
+			seen |= 16;
+		}
+		if (!ok)
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+				    "%s: %s is not a number: '%s'", path, key, val);
+	}
+	g_free(text);
+	if (ok && seen != 31) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			    "%s: not the ksm_stat this tool knows (a field is missing)", path);
+		ok = false;
+	}
+	return ok;
+}
+
+/* Root, the directory present and its knobs writable; else *why says what is missing. */
+static bool usable(char **why)
 {
 	char run[32];
 
@@ -187,7 +270,7 @@ bool ksmfs_usable(char **why)
 	return true;
 }
 
-bool ksmfs_save(struct ksm_saved *s, GError **error)
+static bool save_knobs(struct ksm_saved *s, GError **error)
 {
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < KNOB_NR; k++) {
@@ -249,7 +332,13 @@ static void restore_one(const struct ksm_saved *s, enum ksm_knob k, GError **fir
 	}
 }
 
-bool ksmfs_restore(const struct ksm_saved *s, GError **error)
+/*
+ * run=2 (unmerge everything), then every saved knob in an order the kernel
+ * accepts (max_page_sharing and merge_across_nodes while nothing is merged,
+ * advisor_mode before pages_to_scan), then run. Tries every knob even after
+ * a failure; the error names the first one that failed.
+ */
+static bool restore_knobs(const struct ksm_saved *s, GError **error)
 {
 	static const enum ksm_knob order[] = {
 		/* only accepted while nothing is merged: right after run=2 */
@@ -285,7 +374,8 @@ out:
 	return true;
 }
 
-bool ksmfs_set_defaults(GError **error)
+/* The trace defaults (knob_defaults) by way of restore_knobs(): run ends at 0. */
+static bool set_defaults(GError **error)
 {
 	struct ksm_saved d;
 
@@ -297,7 +387,7 @@ bool ksmfs_set_defaults(GError **error)
 		g_free(path);
 		knob_text(k, knob_defaults[k], d.val[k], sizeof(d.val[k]));
 	}
-	return ksmfs_restore(&d, error);
+	return restore_knobs(&d, error);
 }
 
 /* The first KSM use ksm_stat shows for pid, or NULL. */
@@ -328,7 +418,12 @@ static char *ksm_use(const char *pid)
 	return use;
 }
 
-bool ksmfs_check_idle(const pid_t *skip, size_t nskip, GError **error)
+/*
+ * Processes other than ours that KSM knows about (their ksm_stat shows rmap
+ * items, merged pages or mergeable memory) would mix their pages into the
+ * counters: the error names the first one.
+ */
+static bool check_idle(GError **error)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -346,8 +441,6 @@ bool ksmfs_check_idle(const pid_t *skip, size_t nskip, GError **error)
 
 		if (*end || end == e->d_name)
 			continue;
-		for (size_t i = 0; i < nskip; i++)
-			ours |= pid == skip[i];
 		if (ours || !(use = ksm_use(e->d_name)))
 			continue;
 		char *comm_path = g_strdup_printf("/proc/%ld/comm", pid), *comm = NULL;
@@ -367,7 +460,13 @@ bool ksmfs_check_idle(const pid_t *skip, size_t nskip, GError **error)
 	return ok;
 }
 
-int ksmfs_lock(struct ksm_saved *stale, GError **error)
+/*
+ * The replay lock (flock on KSMFS_LOCK). The file also holds the saved
+ * knobs while a replay runs (lock_record), so that a replay killed by
+ * SIGKILL is repaired by the next one: *stale returns them (stale->present
+ * all false when the last replay ended cleanly).
+ */
+static int lock_take(struct ksm_saved *stale, GError **error)
 {
 	int fd = open(KSMFS_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	char buf[4096];
@@ -411,7 +510,7 @@ int ksmfs_lock(struct ksm_saved *stale, GError **error)
 	return fd;
 }
 
-void ksmfs_lock_record(int fd, const struct ksm_saved *s)
+static void lock_record(int fd, const struct ksm_saved *s)
 {
 	GString *text = g_string_new(NULL);
 
@@ -423,7 +522,8 @@ void ksmfs_lock_record(int fd, const struct ksm_saved *s)
 	g_string_free(text, TRUE);
 }
 
-void ksmfs_unlock(int fd)
+/* Clears the record: the replay ended cleanly. */
+static void lock_release(int fd)
 {
 	if (fd < 0)
 		return;
@@ -432,64 +532,78 @@ void ksmfs_unlock(int fd)
 	close(fd);
 }
 
-bool ksmfs_session_begin(struct ksmfs_session *s, GError **error)
+bool live_check_usable(GError **error)
 {
-	struct ksm_saved stale;
 	char *why = NULL;
-	bool have_stale = false;
 
-	s->lock_fd = -1;
-	if (!ksmfs_usable(&why)) {
+	if (!usable(&why)) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_PERM, "%s", why);
 		g_free(why);
 		return false;
 	}
-	s->lock_fd = ksmfs_lock(&stale, error);
+	return check_idle(error);
+}
+
+bool live_session_end(struct live_session *s, GError **error)
+{
+	bool ok = restore_knobs(&s->saved, error);
+
+	/* keep the record when restoring failed: the next replay retries */
+	if (ok)
+		lock_release(s->lock_fd);
+	else
+		close(s->lock_fd);
+	g_free(s);
+	return ok;
+}
+
+struct live_session *live_session_begin(GError **error)
+{
+	struct live_session *s;
+	struct ksm_saved stale;
+	char *why = NULL;
+	bool have_stale = false;
+
+	if (!usable(&why)) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_PERM, "%s", why);
+		g_free(why);
+		return NULL;
+	}
+	s = g_new0(struct live_session, 1);
+	s->lock_fd = lock_take(&stale, error);
 	if (s->lock_fd < 0)
-		return false;
+		goto fail;
 	for (int k = 0; k < KNOB_NR; k++)
 		have_stale |= stale.present[k];
-	if (!ksmfs_check_idle(NULL, 0, error))
+	if (!check_idle(error))
 		goto fail;
 	if (have_stale) {
 		/* the knobs now are that replay's, the owner's are in the lock file */
 		fprintf(stderr, "ksmsim live: a previous replay was killed before it could "
 			"restore KSM; its saved knobs will be restored at the end\n");
 		s->saved = stale;
-	} else if (!ksmfs_save(&s->saved, error)) {
+	} else if (!save_knobs(&s->saved, error)) {
 		goto fail;
 	} else {
-		ksmfs_lock_record(s->lock_fd, &s->saved);
+		lock_record(s->lock_fd, &s->saved);
 	}
 	signals_install(SIGNALS_DEFER);
 	/* A dead child shows up as EPIPE on its pipe, not as a fatal signal. */
 	signal(SIGPIPE, SIG_IGN);
-	if (!ksmfs_set_defaults(error)) {
+	if (!set_defaults(error)) {
 		GError *err = NULL;
 
-		ksmfs_session_end(s, &err);
+		live_session_end(s, &err);
 		g_clear_error(&err);
-		return false;
+		return NULL;
 	}
-	return true;
+	return s;
 fail:
-	ksmfs_unlock(s->lock_fd);
-	s->lock_fd = -1;
-	return false;
-}
-
-bool ksmfs_session_end(struct ksmfs_session *s, GError **error)
-{
-	bool ok;
-
-	if (s->lock_fd < 0)
-		return true;
-	ok = ksmfs_restore(&s->saved, error);
-	/* keep the record when restoring failed: the next replay retries */
-	if (ok)
-		ksmfs_unlock(s->lock_fd);
-	else
+	/* a killed replay's record stays for the next attempt to restore */
+	if (have_stale)
 		close(s->lock_fd);
-	s->lock_fd = -1;
-	return ok;
+	else
+		lock_release(s->lock_fd);
+	g_free(s);
+	return NULL;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Writes the LTP-, selftest- and tricky-* cases in cases/ (not the ones copied
-from /work/shared/conformance). Re-record their expected files with record.sh
-after changing a case."""
+"""Writes the LTP-, selftest- and tricky-* cases in cases/ (not the eight
+written by hand: see README.md). The trace format is traces/FORMAT.md.
+Re-record their expected files with record.sh after changing a case, and
+list a new case in meson.build."""
 import os
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 def w(name, header, body):

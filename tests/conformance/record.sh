@@ -4,7 +4,7 @@
 # /proc/PID/ksm_stat at each mark) by replaying cases/CASE.ksmt on the live
 # kernel RUNS times (default 3) with `ksmsim live`. Cells that are not identical in
 # every run are listed in a "cells that differ between runs:" comment, which
-# `ksmsim diff` and compare.py skip.
+# `ksmsim diff` skips. A new case also goes into meson.build's list.
 # usage: record.sh PATH/TO/ksmsim CASE...   (root; RUNS=N to change the count)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -5,10 +5,14 @@
 # expected/ using `ksmsim diff` (cells the expected files list as varying
 # are skipped).
 # usage: run.sh PATH/TO/ksmsim model|live [CASE ...]
-#   model: ksmsim run --check --trace CASE --marks-csv OUT (every invariant
-#          checked after every batch, too)
-#   live:  ksmsim live --trace CASE --marks-csv OUT (root; exits 77, meson's
-#          "skipped", when live KSM cannot be used here)
+#        run.sh PATH/TO/ksmsim listed CASE ...
+#   model:  ksmsim run --check --trace CASE --marks-csv OUT (every invariant
+#           checked after every batch, too)
+#   live:   ksmsim live --trace CASE --marks-csv OUT (root; exits 77, meson's
+#           "skipped", when live KSM cannot be used here)
+#   listed: checks that the CASEs named are exactly cases/*.ksmt, each with
+#           its expected/CASE.csv (meson.build lists them one test each)
+# A CASE is a name (chains) or a path (cases/chains.ksmt); no CASE: all.
 # Live, a case that differs is replayed again, up to KSMSIM_LIVE_ATTEMPTS
 # times in all (default 3), and passes if any replay matches: the kernel is
 # shared, and another process's new pages landing in the replay CPU's
@@ -17,9 +21,32 @@
 # Last line: "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:?usage: run.sh PATH/TO/ksmsim model|live [CASE ...]}
-mode=${2:?usage: run.sh PATH/TO/ksmsim model|live [CASE ...]}
+bin=${1:?usage: run.sh PATH/TO/ksmsim model|live|listed [CASE ...]}
+mode=${2:?usage: run.sh PATH/TO/ksmsim model|live|listed [CASE ...]}
 shift 2
+all=()
+for f in "$here"/cases/*.ksmt; do all+=("$(basename "$f" .ksmt)"); done
+cases=()
+for c in "$@"; do cases+=("$(basename "$c" .ksmt)"); done
+if [ "$mode" = listed ]; then
+  missing=$(comm -23 <(printf '%s\n' "${all[@]}" | sort) <(printf '%s\n' "${cases[@]}" | sort))
+  extra=$(comm -13 <(printf '%s\n' "${all[@]}" | sort) <(printf '%s\n' "${cases[@]}" | sort))
+  bad=0
+  [ -z "$missing" ] || { echo "FAIL not listed in tests/conformance/meson.build:" $missing; bad=1; }
+  [ -z "$extra" ] || { echo "FAIL listed twice, or not in cases/:" $extra; bad=1; }
+  for c in "${all[@]}"; do
+    [ -f "$here/expected/$c.csv" ] || { echo "FAIL $c: no expected/$c.csv"; bad=1; }
+  done
+  [ $bad -eq 0 ] && echo "ok   ${#all[@]} cases, each listed once with its expected marks"
+  exit $bad
+fi
+for c in "${cases[@]}"; do
+  if [ ! -f "$here/cases/$c.ksmt" ]; then
+    echo "run.sh: no case '$c' (tests/conformance/cases/$c.ksmt)" >&2
+    exit 2
+  fi
+done
+[ ${#cases[@]} -gt 0 ] || cases=("${all[@]}")
 attempts=1
 case $mode in
   model) sub="run --check" ;;
@@ -31,12 +58,8 @@ case $mode in
       echo "SKIP: live KSM is not usable here: $why"
       exit 77
     fi ;;
-  *) echo "run.sh: mode must be model or live" >&2; exit 2 ;;
+  *) echo "run.sh: mode must be model, live or listed" >&2; exit 2 ;;
 esac
-cases=("$@")
-if [ ${#cases[@]} -eq 0 ]; then
-  for f in "$here"/cases/*.ksmt; do cases+=("$(basename "$f" .ksmt)"); done
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The real kernel's KSM, driven from user space: a trace replayed on the
+ * live ksmd (one process per trace mm), ksmd's top scan rate, and the
+ * comparison of two marks files (a model run against a live recording).
+ *
+ * The live KSM is shared by the whole machine: everything that touches it
+ * runs between live_session_begin() and live_session_end(), which save the
+ * knobs, set the kernel's defaults and put the saved knobs back however the
+ * command ends (SIGINT/SIGTERM/SIGHUP are deferred meanwhile,
+ * util/signals.h SIGNALS_DEFER, and end the blocking waits below).
+ */
+#ifndef KSMSIM_LIVE_LIVE_H
+#define KSMSIM_LIVE_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+#include "traces/reader.h"
+#include "traces/trace.h"
+
+/*
+ * Where vpn 0 lands: 32 TiB, above AddressSanitizer's shadow on x86-64
+ * (which ends near 0x10007fff8000), so ASan builds can replay too; vpn
+ * below 2^32 keeps every page under 48 TiB, clear of the mmap area.
+ */
+#define LIVE_DEFAULT_BASE UINT64_C(0x200000000000)
+/* The highest base: room for vpn < 2^32 below the 47-bit user address limit. */
+#define LIVE_MAX_BASE ((UINT64_C(1) << 47) - TRACE_VPN_LIMIT * TRACE_PAGE_SIZE)
+
+/*
+ * Errors of this library that are the input's fault rather than the
+ * machine's: a command reports them as bad input. Everything else is a
+ * G_FILE_ERROR from the kernel's files and the trace processes, or the
+ * trace reader's TRACE_ERROR.
+ */
+#define LIVE_ERROR (live_error_quark())
+GQuark live_error_quark(void);
+enum live_error {
+	LIVE_ERROR_TRACE,	/* the trace asks what a live replay cannot do */
+	LIVE_ERROR_MARKS,	/* a marks file cannot be compared */
+};
+
+/* Whether a replay could run here now: root, KSM present and writable, no other user. */
+bool live_check_usable(GError **error);
+
+/*
+ * Takes the replay lock, saves every knob (or takes over those of a replay
+ * that was killed before it could restore them), installs SIGNALS_DEFER and
+ * sets the kernel's defaults (run=2 first, run ends at 0). NULL: nothing
+ * was changed. live_session_end() restores the knobs (run=2 first), unlocks
+ * and frees; call it on every path once begin succeeded.
+ */
+struct live_session;
+struct live_session *live_session_begin(GError **error);
+bool live_session_end(struct live_session *s, GError **error);
+
+/* Whether this process may run on cpu (for checking --cpu). */
+bool live_cpu_allowed(int cpu);
+
+#define LIVE_CPU_ANY (-1)		/* the scheduler places every process */
+#define LIVE_CPU_LEAST_BUSY (-2)	/* the least busy allowed CPU, over 0.1 s */
+
+struct live_replay_params {
+	const char *trace_name;	/* in messages and in the marks header */
+	double settle_timeout;	/* seconds a settle may take */
+	uint64_t base;		/* where vpn 0 lands: page aligned, <= LIVE_MAX_BASE */
+	int cpu;		/* where every trace process runs, or LIVE_CPU_* */
+	FILE *marks;		/* the marks CSV of `ksmsim run` */
+	FILE *mm_stats;		/* every process's ksm_stat at each mark, or NULL */
+};
+
+/*
+ * Reads the whole trace through the reader: a bad line must be found
+ * before a replay has half run on the live kernel.
+ */
+bool live_trace_check(const char *path, GError **error);
+
+/*
+ * Replays r inside a session: each mm a child process pinned to p->cpu,
+ * records stamped with the same time applied with ksmd stopped (run 0) so
+ * that no batch interleaves with them, each settle run on the real ksmd
+ * until full_scans has moved far enough, each mark's counters written to
+ * p->marks (and the processes' ksm_stat to p->mm_stats). Every process is
+ * gone when it returns. Errors from a record name trace_name:line.
+ */
+bool live_replay(const struct live_replay_params *p, trace_reader *r, GError **error);
+
+/*
+ * ksmd's top scan rate: sleep_millisecs 0, pages_to_scan 10000 and
+ * smart_scan 0 (every page visited on every pass), on one page set split
+ * over two processes, taken over LIVE_SCAN_MEASURED_PASSES whole passes
+ * once LIVE_SCAN_WARM_PASSES have brought the set to its steady state (the
+ * merging passes are timed apart). Inside a session.
+ */
+enum live_page_set {
+	LIVE_SET_DISTINCT,	/* every page different: checksums and the unstable tree */
+	LIVE_SET_IDENTICAL,	/* every page byte:5a, merged into chains */
+	LIVE_SET_ZERO,		/* zero-filled with use_zero_pages 0, merged the same way */
+	LIVE_SET_NR,
+};
+#define LIVE_SCAN_WARM_PASSES 3		/* pass 1 checksums, pass 2 merges, pass 3 settles chains */
+#define LIVE_SCAN_MEASURED_PASSES 3
+
+struct live_scan_rate {
+	const char *set;	/* "distinct", "identical", "zero" */
+	uint64_t pages;
+	uint64_t scanned;	/* pages_scanned over the measured passes */
+	double seconds;
+	double per_s;
+	double warm_s;		/* the warm-up passes */
+};
+bool live_measure_scan_rate(enum live_page_set set, uint64_t pages, struct live_scan_rate *out,
+			    GError **error);
+
+/*
+ * Two marks files (or two --mm-stats-csv files) compared cell by cell.
+ * Rows pair up by position and must carry the same label (and mm). The
+ * columns are the marks counters t_us .. cow_ksm (the ksm_stat columns for
+ * per-mm files), or only those named in only (extra columns too), less
+ * those in ignore; both lists may be NULL. Cells either file lists in a
+ * "cells that differ between runs: label.column=..., ..." comment are
+ * skipped.
+ */
+struct marks_cell_diff {
+	char *row;		/* label, label@mm, or "row N" when the labels differ */
+	char *column;		/* "label" (labels differ), "(row)" (one file lacks the row) */
+	char *a, *b;		/* NULL: the row is missing on that side */
+	bool has_delta;		/* both integers */
+	long long delta;	/* b - a */
+};
+struct marks_diff {
+	GArray *cells;		/* struct marks_cell_diff, in file order */
+	unsigned rows_a, rows_b;
+	unsigned compared, skipped;
+};
+/* false: a file is unreadable or not a marks file (LIVE_ERROR_MARKS, naming file:line). */
+bool marks_diff(const char *path_a, const char *path_b, char **only, char **ignore,
+		struct marks_diff *out, GError **error);
+void marks_diff_clear(struct marks_diff *d);
+
+#endif

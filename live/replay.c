@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The live replay (live.h): a trace's records carried out on the real
+ * kernel, with the marks CSV of `ksmsim run` written at each mark so that
+ * the two can be diffed.
+ *
+ * Records stamped with the same time form a group that must not interleave
+ * with a ksmd batch: while run is 1 the group is applied with run written 0
+ * (the write waits for a running batch to end) and run=1 is written back
+ * after it. A settle inside a group lets ksmd run and stops it again as soon
+ * as full_scans has moved far enough, well within ksmd's sleep.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include "live/child.h"
+#include "live/ksmfs.h"
+#include "live/live.h"
+#include "sim/ksm_stat_csv.h"
+#include "util/signals.h"
+
+#define SETTLE_POLL_NS 1000000	/* 1 ms: ksmd's 10 ms sleep is the margin */
+/*
+ * A settle needs that margin to stop ksmd at the pass boundary: below it
+ * (sleep_millisecs 0 never sleeps) the settle runs at this sleep instead.
+ * The trace clock stands still in a settle, so only jiffies-based effects
+ * (chain pruning, the advisor) could tell.
+ */
+#define SETTLE_MIN_SLEEP_MS 10
+
+struct replay {
+	const struct live_replay_params *p;
+	int cpu;		/* every trace process runs here; -1: anywhere */
+	GHashTable *mms;	/* name -> struct live_child */
+	struct ksm_counters start;
+	uint64_t full_acc;	/* full_scans counted before the last run=2 */
+	uint64_t full_base;	/* kernel full_scans when full_acc was taken */
+	int want_run;		/* the trace's run (the session left 0) */
+	uint64_t sleep_ms;	/* the trace's sleep_millisecs */
+	int kernel_run;		/* what we last wrote (the session: 0) */
+	bool in_group;
+	uint64_t group_t;
+	uint64_t origin_ns;	/* trace time 0 on CLOCK_MONOTONIC */
+	uint64_t settled_ns;	/* time spent in settles: the trace clock stood still */
+};
+
+G_DEFINE_QUARK(ksmsim-live-error-quark, live_error)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static bool interrupted(GError **error)
+{
+	if (!signals_caught())
+		return false;
+	g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
+	return true;
+}
+
+static bool sleep_until(uint64_t t_ns, GError **error)
+{
+	struct timespec ts = { .tv_sec = t_ns / 1000000000u, .tv_nsec = t_ns % 1000000000u };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (interrupted(error))
+			return false;
+	return !interrupted(error);
+}
+
+static bool write_run(struct replay *rp, int run, GError **error)
+{
+	if (rp->kernel_run == run)
+		return true;
+	if (run == 2) {
+		/* the kernel zeroes full_scans: keep counting across it */
+		uint64_t fs;
+
+		if (!ksmfs_read_u64("full_scans", &fs, error))
+			return false;
+		rp->full_acc += fs - rp->full_base;
+		rp->full_base = 0;
+	}
+	if (!ksmfs_write_knob(KNOB_RUN, run, error))
+		return false;
+	rp->kernel_run = run;
+	return true;
+}
+
+/* Stop ksmd for a group of same-time records. */
+static bool group_begin(struct replay *rp, uint64_t t_us, GError **error)
+{
+	rp->in_group = true;
+	rp->group_t = t_us;
+	return rp->want_run != 1 || write_run(rp, 0, error);
+}
+
+static bool group_end(struct replay *rp, GError **error)
+{
+	rp->in_group = false;
+	return write_run(rp, rp->want_run, error);
+}
+
+static bool do_set(struct replay *rp, const struct trace_record *rec, GError **error)
+{
+	if (rec->knob == KNOB_SLEEP_MILLISECS)
+		rp->sleep_ms = rec->value;
+	if (rec->knob != KNOB_RUN)
+		return ksmfs_write_knob(rec->knob, rec->value, error);
+	rp->want_run = (int)rec->value;
+	if (rec->value == 1 && rp->in_group)	/* ksmd starts when the group ends, or at a settle */
+		return true;
+	return write_run(rp, (int)rec->value, error);
+}
+
+static bool do_settle(struct replay *rp, const struct trace_record *rec, GError **error)
+{
+	uint64_t fs0, fs, t0 = now_ns(), deadline;
+	bool lift = rp->sleep_ms < SETTLE_MIN_SLEEP_MS;
+
+	if (rp->want_run != 1) {
+		g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
+			    "settle while run is %d: the scanner cannot progress", rp->want_run);
+		return false;
+	}
+	deadline = t0 + (uint64_t)(rp->p->settle_timeout * 1e9);
+	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, SETTLE_MIN_SLEEP_MS, error))
+		return false;
+	if (!ksmfs_read_u64("full_scans", &fs0, error) || !write_run(rp, 1, error))
+		return false;
+	for (;;) {
+		if (!ksmfs_read_u64("full_scans", &fs, error))
+			return false;
+		if (fs >= fs0 + rec->value)
+			break;
+		if (now_ns() > deadline) {
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+				    "settle %" G_GUINT64_FORMAT ": full_scans grew by only %"
+				    G_GUINT64_FORMAT " in %.0f s (--settle-timeout)",
+				    (guint64)rec->value, (guint64)(fs - fs0), rp->p->settle_timeout);
+			return false;
+		}
+		if (!sleep_until(now_ns() + SETTLE_POLL_NS, error))
+			return false;
+	}
+	/* stop ksmd again before its sleep ends: later same-time records come first */
+	if (rp->in_group && !write_run(rp, 0, error))
+		return false;
+	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, rp->sleep_ms, error))
+		return false;
+	rp->settled_ns += now_ns() - t0;
+	return true;
+}
+
+static void print_header(FILE *f, const char *trace_name)
+{
+	struct utsname u;
+
+	if (uname(&u) != 0)
+		strcpy(u.release, "?"), strcpy(u.machine, "?");
+	fprintf(f, "# recorded on a live Linux %s %s kernel by replaying %s\n",
+		u.release, u.machine, trace_name);
+	fprintf(f, "# full_scans, pages_scanned, pages_skipped, cow_ksm: counted from the "
+		"start of the trace (full_scans keeps counting across run=2);\n");
+	fprintf(f, "# all other counters: the kernel's values at the mark; t_us: the "
+		"mark's timestamp as written in the trace\n");
+	fprintf(f, "label,t_us,full_scans,pages_scanned,pages_shared,pages_sharing,"
+		"pages_unshared,pages_volatile,pages_skipped,ksm_zero_pages,"
+		"stable_node_chains,stable_node_dups,general_profit,cow_ksm\n");
+}
+
+static gint cmp_name(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* In name order, as the model writes them. */
+static bool write_mm_stats(struct replay *rp, const struct trace_record *rec, GError **error)
+{
+	GPtrArray *names = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer key;
+	bool ok = true;
+
+	g_hash_table_iter_init(&it, rp->mms);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		g_ptr_array_add(names, key);
+	g_ptr_array_sort(names, cmp_name);
+	for (guint i = 0; i < names->len && ok; i++) {
+		const struct live_child *c = g_hash_table_lookup(rp->mms, names->pdata[i]);
+		struct ksm_stat_row st;
+
+		ok = ksmfs_read_ksm_stat(c->pid, &st, error);
+		if (ok) {
+			st.mm = c->name;
+			ksm_stat_csv_row(rp->p->mm_stats, rec->label, rec->t_us, &st);
+		}
+	}
+	g_ptr_array_unref(names);
+	return ok;
+}
+
+static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **error)
+{
+	struct ksm_counters c;
+
+	if (rp->p->mm_stats && !write_mm_stats(rp, rec, error))
+		return false;
+
+	if (!ksmfs_read_counters(&c, error))
+		return false;
+	fprintf(rp->p->marks, "%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GINT64_FORMAT
+		",%" G_GUINT64_FORMAT "\n",
+		rec->label, (guint64)rec->t_us,
+		(guint64)(rp->full_acc + c.full_scans - rp->full_base),
+		(guint64)(c.pages_scanned - rp->start.pages_scanned),
+		(guint64)c.pages_shared, (guint64)c.pages_sharing, (guint64)c.pages_unshared,
+		(guint64)c.pages_volatile,
+		(guint64)(c.pages_skipped - rp->start.pages_skipped),
+		(guint64)c.ksm_zero_pages, (guint64)c.stable_node_chains,
+		(guint64)c.stable_node_dups, (gint64)c.general_profit,
+		(guint64)(c.cow_ksm - rp->start.cow_ksm));
+	return true;
+}
+
+static bool apply(struct replay *rp, const struct trace_record *rec, GError **error)
+{
+	struct live_child *c;
+
+	switch (rec->verb) {
+	case TRACE_SPAWN:
+		if (rec->node != 0) {
+			/* one node here: memory placement cannot be honoured */
+			g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
+				    "spawn %s node=%u: the live replay supports node 0 only",
+				    rec->mm, rec->node);
+			return false;
+		}
+		c = live_child_spawn(rec->mm, rp->p->base, rp->cpu, error);
+		if (!c)
+			return false;
+		g_hash_table_replace(rp->mms, c->name, c);
+		return true;
+	case TRACE_EXIT:
+		c = g_hash_table_lookup(rp->mms, rec->mm);
+		if (!c)
+			break;
+		g_hash_table_steal(rp->mms, rec->mm);
+		return live_child_exit(c, error);
+	case TRACE_SET:
+		return do_set(rp, rec, error);
+	case TRACE_SETTLE:
+		return do_settle(rp, rec, error);
+	case TRACE_MARK:
+		return do_mark(rp, rec, error);
+	default:
+		c = g_hash_table_lookup(rp->mms, rec->mm);
+		if (!c)
+			break;
+		return live_child_do(c, rec, error);
+	}
+	g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE, "no live mm named %s", rec->mm);
+	return false;
+}
+
+bool live_trace_check(const char *path, GError **error)
+{
+	static struct trace_record rec;	/* a page of content: not on the stack */
+	trace_reader *r = trace_reader_open(path, error);
+	int n;
+
+	if (!r)
+		return false;
+	while ((n = trace_reader_next(r, &rec, error)) > 0)
+		;
+	trace_reader_free(r);
+	return n == 0;
+}
+
+static bool replay_records(struct replay *rp, trace_reader *r, GError **error)
+{
+	static struct trace_record rec;
+	int n;
+
+	rp->origin_ns = now_ns();
+	while ((n = trace_reader_next(r, &rec, error)) > 0) {
+		GError *err = NULL;
+
+		if (!rp->in_group || rec.t_us != rp->group_t) {
+			if (rp->in_group && !group_end(rp, error))
+				return false;
+			if (!sleep_until(rp->origin_ns + rec.t_us * 1000 + rp->settled_ns, error) ||
+			    !group_begin(rp, rec.t_us, error))
+				return false;
+		}
+		if (!apply(rp, &rec, &err)) {
+			if (g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_INTR))
+				g_propagate_error(error, err);
+			else
+				g_propagate_prefixed_error(error, err, "%s:%" G_GUINT64_FORMAT ": ",
+							   rp->p->trace_name, (guint64)rec.line);
+			return false;
+		}
+		if (interrupted(error))
+			return false;
+	}
+	if (n < 0)
+		return false;
+	return !rp->in_group || group_end(rp, error);
+}
+
+static void kill_all(GHashTable *mms)
+{
+	GHashTableIter it;
+	gpointer v;
+
+	g_hash_table_iter_init(&it, mms);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		g_hash_table_iter_steal(&it);
+		live_child_kill(v);
+	}
+}
+
+bool live_replay(const struct live_replay_params *p, trace_reader *r, GError **error)
+{
+	struct replay rp;
+	bool ok;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.p = p;
+	rp.cpu = p->cpu == LIVE_CPU_LEAST_BUSY ? live_default_cpu() : p->cpu;
+	live_leave_cpu(rp.cpu);
+	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
+	rp.sleep_ms = knob_defaults[KNOB_SLEEP_MILLISECS];	/* what the session set */
+	print_header(p->marks, p->trace_name);
+	if (p->mm_stats) {
+		fprintf(p->mm_stats, "# /proc/PID/ksm_stat of every live process at each mark, "
+			"recorded by replaying %s\n", p->trace_name);
+		ksm_stat_csv_header(p->mm_stats);
+	}
+	ok = ksmfs_read_counters(&rp.start, error);
+	if (ok) {
+		rp.full_base = rp.start.full_scans;
+		ok = replay_records(&rp, r, error);
+	}
+	kill_all(rp.mms);
+	g_hash_table_destroy(rp.mms);
+	return ok;
+}
