@@ -147,29 +147,16 @@ static bool validate(const char *path, struct progress *p, GError **error)
 }
 
 
-static const struct {
-	const char *name;
-	enum ksm_knob knob;
-	uint64_t min, max;
-} knob_opts[] = {
-	{ "pages-to-scan", KNOB_PAGES_TO_SCAN, 0, UINT32_MAX },
-	{ "sleep-millisecs", KNOB_SLEEP_MILLISECS, 0, UINT32_MAX },
-	{ "max-page-sharing", KNOB_MAX_PAGE_SHARING, 2, INT32_MAX },
-	{ "use-zero-pages", KNOB_USE_ZERO_PAGES, 0, 1 },
-	{ "merge-across-nodes", KNOB_MERGE_ACROSS_NODES, 0, 1 },
-	{ "smart-scan", KNOB_SMART_SCAN, 0, 1 },
-	{ "stable-node-chains-prune-millisecs", KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS, 0,
-	  UINT32_MAX },
-	{ "advisor-max-cpu", KNOB_ADVISOR_MAX_CPU, 1, 100 },
-	{ "advisor-min-pages-to-scan", KNOB_ADVISOR_MIN_PAGES_TO_SCAN, 0, UINT32_MAX },
-	{ "advisor-max-pages-to-scan", KNOB_ADVISOR_MAX_PAGES_TO_SCAN, 0, UINT32_MAX },
-	{ "advisor-target-scan-time", KNOB_ADVISOR_TARGET_SCAN_TIME, 1, UINT32_MAX },
-};
+/* Every knob but run and advisor_mode can be fixed for a whole run. */
+static bool knob_is_option(enum ksm_knob k)
+{
+	return k != KNOB_RUN && k != KNOB_ADVISOR_MODE;
+}
 
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_LABEL, OPT_QUIET,
 	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP, OPT_MM_STATS,
-	OPT_KNOB = 512,		/* + index into knob_opts, twice: '-' and '_' spellings */
+	OPT_KNOB = 512,		/* + enum ksm_knob, twice: '-' and '_' spellings */
 };
 
 int cmd_run(int argc, char **argv)
@@ -201,8 +188,10 @@ int cmd_run(int argc, char **argv)
 	};
 	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	for (size_t i = 0; i < G_N_ELEMENTS(knob_opts); i++) {
-		char *dash = g_strdup(knob_opts[i].name), *under = g_strdelimit(g_strdup(dash), "-", '_');
+	for (int i = 0; i < KNOB_NR; i++) {
+		if (!knob_is_option(i))
+			continue;
+		char *under = g_strdup(knob_table[i].name), *dash = g_strdelimit(g_strdup(under), "_", '-');
 		g_ptr_array_add(names, dash);
 		g_ptr_array_add(names, under);
 		struct option o1 = { dash, required_argument, NULL, OPT_KNOB + (int)i };
@@ -243,16 +232,19 @@ int cmd_run(int argc, char **argv)
 			status = 0;
 			goto out;
 		default:
-			if (c >= OPT_KNOB && c < OPT_KNOB + (int)G_N_ELEMENTS(knob_opts)) {
-				int i = c - OPT_KNOB;
-				if (!parse_u64(optarg, UINT64_MAX, &v) || v < knob_opts[i].min || v > knob_opts[i].max) {
+			if (c >= OPT_KNOB && c < OPT_KNOB + KNOB_NR) {
+				const struct knob_info *kn = &knob_table[c - OPT_KNOB];
+
+				if (!parse_u64(optarg, kn->max, &v) || v < kn->min) {
+					char *dash = g_strdelimit(g_strdup(kn->name), "_", '-');
+
 					fprintf(stderr, "ksmsim run: --%s wants %" PRIu64 "..%" PRIu64
-						", not '%s'\n", knob_opts[i].name, knob_opts[i].min,
-						knob_opts[i].max, optarg);
+						", not '%s'\n", dash, kn->min, kn->max, optarg);
+					g_free(dash);
 					goto out;
 				}
-				opt.pinned[knob_opts[i].knob] = true;
-				opt.pinned_value[knob_opts[i].knob] = v;
+				opt.pinned[c - OPT_KNOB] = true;
+				opt.pinned_value[c - OPT_KNOB] = v;
 				break;
 			}
 			if (optopt)

@@ -153,7 +153,7 @@ bool ksmfs_write_knob(enum ksm_knob knob, uint64_t value, GError **error)
 	char buf[32];
 
 	knob_text(knob, value, buf, sizeof(buf));
-	return ksmfs_write(knob_names[knob], buf, error);
+	return ksmfs_write(knob_table[knob].name, buf, error);
 }
 
 static bool read_vmstat(const char *key, uint64_t *v, GError **error)
@@ -275,13 +275,13 @@ static bool save_knobs(struct ksm_saved *s, GError **error)
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < KNOB_NR; k++) {
 		char buf[64];
-		char *path = knob_path(knob_names[k]);
+		char *path = knob_path(knob_table[k].name);
 		bool exists = access(path, F_OK) == 0;
 
 		g_free(path);
 		if (!exists)	/* e.g. merge_across_nodes without NUMA */
 			continue;
-		if (!ksmfs_read(knob_names[k], buf, sizeof(buf), error))
+		if (!ksmfs_read(knob_table[k].name, buf, sizeof(buf), error))
 			return false;
 		if (k == KNOB_ADVISOR_MODE) {
 			/* "[none] scan-time": keep the selected word */
@@ -324,7 +324,7 @@ static void restore_one(const struct ksm_saved *s, enum ksm_knob k, GError **fir
 
 	if (!s->present[k])
 		return;
-	if (!ksmfs_write(knob_names[k], s->val[k], &err)) {
+	if (!ksmfs_write(knob_table[k].name, s->val[k], &err)) {
 		if (!*first)
 			*first = err;
 		else
@@ -374,18 +374,18 @@ out:
 	return true;
 }
 
-/* The trace defaults (knob_defaults) by way of restore_knobs(): run ends at 0. */
+/* The trace defaults (knob_table) by way of restore_knobs(): run ends at 0. */
 static bool set_defaults(GError **error)
 {
 	struct ksm_saved d;
 
 	memset(&d, 0, sizeof(d));
 	for (int k = 0; k < KNOB_NR; k++) {
-		char *path = knob_path(knob_names[k]);
+		char *path = knob_path(knob_table[k].name);
 
 		d.present[k] = access(path, F_OK) == 0;
 		g_free(path);
-		knob_text(k, knob_defaults[k], d.val[k], sizeof(d.val[k]));
+		knob_text(k, knob_table[k].def, d.val[k], sizeof(d.val[k]));
 	}
 	return restore_knobs(&d, error);
 }
@@ -516,7 +516,7 @@ static void lock_record(int fd, const struct ksm_saved *s)
 
 	for (int k = 0; k < KNOB_NR; k++)
 		if (s->present[k])
-			g_string_append_printf(text, "%s=%s\n", knob_names[k], s->val[k]);
+			g_string_append_printf(text, "%s=%s\n", knob_table[k].name, s->val[k]);
 	if (ftruncate(fd, 0) == 0 && pwrite(fd, text->str, text->len, 0) == (ssize_t)text->len)
 		fdatasync(fd);
 	g_string_free(text, TRUE);

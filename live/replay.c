@@ -340,7 +340,7 @@ bool live_replay(const struct live_replay_params *p, trace_reader *r, GError **e
 	rp.cpu = p->cpu == LIVE_CPU_LEAST_BUSY ? live_default_cpu() : p->cpu;
 	live_leave_cpu(rp.cpu);
 	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
-	rp.sleep_ms = knob_defaults[KNOB_SLEEP_MILLISECS];	/* what the session set */
+	rp.sleep_ms = knob_table[KNOB_SLEEP_MILLISECS].def;	/* what the session set */
 	print_header(p->marks, p->trace_name);
 	if (p->mm_stats) {
 		fprintf(p->mm_stats, "# /proc/PID/ksm_stat of every live process at each mark, "

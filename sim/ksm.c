@@ -1159,7 +1159,7 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 				g_set_error(error, KSM_ERROR, KSM_ERROR_BUSY,
 					    "the kernel refuses %s %" G_GUINT64_FORMAT
 					    " (EBUSY): pages are merged; set run 2 first",
-					    knob_names[knob], value);
+					    knob_table[knob].name, value);
 				return false;
 			}
 			k->knob[knob] = value;
@@ -1207,7 +1207,8 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 		k->zero_checksum = content_checksum(z, k->hash_fn, NULL);
 		content_unref(z);
 	}
-	memcpy(k->knob, knob_defaults, sizeof(k->knob));
+	for (int i = 0; i < KNOB_NR; i++)
+		k->knob[i] = knob_table[i].def;
 	for (int i = 0; i < KNOB_NR; i++)
 		if (k->opt.pinned[i])
 			k->knob[i] = k->opt.pinned_value[i];

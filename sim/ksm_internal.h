@@ -27,7 +27,7 @@
 #define KSM_RUN_UNMERGE 2
 
 /* pages_to_scan when no advisor drives it (set_advisor_defaults). */
-#define DEFAULT_PAGES_TO_SCAN (knob_defaults[KNOB_PAGES_TO_SCAN])
+#define DEFAULT_PAGES_TO_SCAN (knob_table[KNOB_PAGES_TO_SCAN].def)
 
 /*
  * The scan-time advisor's fixed parameters: the weight in percent of the

@@ -24,8 +24,10 @@ struct trace_check {
 	uint64_t knobs[KNOB_NR];
 	uint64_t t_us;
 	uint64_t mapped_pages;
+	uint64_t written_pages;	/* with count_written: pages holding bytes */
 	unsigned int mergeable_mms;	/* live mms with a mergeable range */
 	bool started;
+	bool count_written;
 };
 
 static gint ival_cmp(gconstpointer a, gconstpointer b, gpointer unused)
@@ -138,6 +140,8 @@ static void mm_free(gpointer p)
 
 	iset_destroy(&mm->mapped);
 	iset_destroy(&mm->mergeable);
+	if (mm->written.t)
+		iset_destroy(&mm->written);
 	g_free(mm);
 }
 
@@ -146,7 +150,8 @@ struct trace_check *trace_check_new(void)
 	struct trace_check *ck = g_new0(struct trace_check, 1);
 
 	ck->mms = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, mm_free);
-	memcpy(ck->knobs, knob_defaults, sizeof(ck->knobs));
+	for (int i = 0; i < KNOB_NR; i++)
+		ck->knobs[i] = knob_table[i].def;
 	return ck;
 }
 
@@ -161,6 +166,29 @@ void trace_check_free(struct trace_check *ck)
 uint64_t trace_check_mapped_pages(const struct trace_check *ck)
 {
 	return ck->mapped_pages;
+}
+
+void trace_check_count_written(struct trace_check *ck)
+{
+	ck->count_written = true;
+}
+
+uint64_t trace_check_written_pages(const struct trace_check *ck)
+{
+	return ck->written_pages;
+}
+
+/* Keeps written_pages the sum over live mms of their written sets. */
+static void written_change(struct trace_check *ck, struct check_mm *mm, bool add, uint64_t s,
+			   uint64_t e)
+{
+	uint64_t before = mm->written.pages;
+
+	if (add)
+		iset_add(&mm->written, s, e);
+	else
+		iset_remove(&mm->written, s, e);
+	ck->written_pages += mm->written.pages - before;
 }
 
 unsigned int trace_check_live_mms(const struct trace_check *ck)
@@ -225,58 +253,24 @@ static char *validate_content(const struct trace_content *c)
 	}
 }
 
-/* Values the kernel's store functions accept (mm/ksm.c, 6.18). */
+/* Values the kernel's store functions accept (knob_table). */
 static char *validate_knob(enum ksm_knob knob, uint64_t v)
 {
-	uint64_t lo = 0, hi = UINT64_MAX;
-
-	switch (knob) {
-	case KNOB_RUN:
-		hi = 2;
-		break;
-	case KNOB_PAGES_TO_SCAN:
-	case KNOB_SLEEP_MILLISECS:
-	case KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS:
-	/*
-	 * The kernel takes any unsigned long for these two, but pages_to_scan
-	 * (unsigned int) is set from the minimum: keep both in its range.
-	 */
-	case KNOB_ADVISOR_MIN_PAGES_TO_SCAN:
-	case KNOB_ADVISOR_MAX_PAGES_TO_SCAN:
-		hi = UINT32_MAX;
-		break;
-	case KNOB_USE_ZERO_PAGES:
-	case KNOB_MERGE_ACROSS_NODES:
-	case KNOB_SMART_SCAN:
-	case KNOB_ADVISOR_MODE:
-		hi = 1;
-		break;
-	case KNOB_MAX_PAGE_SHARING:
-		lo = 2;
-		hi = INT32_MAX;	/* kstrtoint */
-		break;
-	case KNOB_ADVISOR_MAX_CPU:
-		lo = 1;
-		hi = 100;
-		break;
-	case KNOB_ADVISOR_TARGET_SCAN_TIME:
-		lo = 1;
-		break;
-	default:
+	if ((unsigned int)knob >= KNOB_NR)
 		return g_strdup_printf("unknown knob %d", (int)knob);
-	}
-	if (v < lo || v > hi) {
-		if (knob == KNOB_ADVISOR_MODE)
-			return g_strdup_printf("value %" G_GUINT64_FORMAT
-					       " is out of range for advisor_mode (0 none, 1 scan-time)", v);
-		if (hi == UINT64_MAX)
-			return g_strdup_printf("value %" G_GUINT64_FORMAT " is out of range for %s (>= %"
-					       G_GUINT64_FORMAT ")", v, knob_names[knob], lo);
-		return g_strdup_printf("value %" G_GUINT64_FORMAT " is out of range for %s (%"
-				       G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ")",
-				       v, knob_names[knob], lo, hi);
-	}
-	return NULL;
+
+	const struct knob_info *k = &knob_table[knob];
+
+	if (v >= k->min && v <= k->max)
+		return NULL;
+	if (knob == KNOB_ADVISOR_MODE)
+		return g_strdup_printf("value %" G_GUINT64_FORMAT
+				       " is out of range for advisor_mode (0 none, 1 scan-time)", v);
+	if (k->max == UINT64_MAX)
+		return g_strdup_printf("value %" G_GUINT64_FORMAT " is out of range for %s (>= %"
+				       G_GUINT64_FORMAT ")", v, k->name, k->min);
+	return g_strdup_printf("value %" G_GUINT64_FORMAT " is out of range for %s (%"
+			       G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ")", v, k->name, k->min, k->max);
 }
 
 char *trace_record_validate(const struct trace_record *rec)
@@ -364,7 +358,8 @@ static char *apply_set(struct trace_check *ck, const struct trace_record *rec)
 	if (rec->knob == KNOB_ADVISOR_MODE && rec->value != k[KNOB_ADVISOR_MODE])
 		/* set_advisor_defaults() / the switch back to none */
 		k[KNOB_PAGES_TO_SCAN] = rec->value == ADVISOR_SCAN_TIME ?
-			(uint32_t)k[KNOB_ADVISOR_MIN_PAGES_TO_SCAN] : 100;
+			(uint32_t)k[KNOB_ADVISOR_MIN_PAGES_TO_SCAN] :
+			knob_table[KNOB_PAGES_TO_SCAN].def;
 	k[rec->knob] = rec->value;
 	return NULL;
 }
@@ -388,6 +383,8 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 		memcpy(mm->name, rec->mm, mm->name_len + 1);
 		iset_init(&mm->mapped);
 		iset_init(&mm->mergeable);
+		if (ck->count_written)
+			iset_init(&mm->written);
 		g_hash_table_insert(ck->mms, mm->name, mm);
 		ck->last = mm;
 		break;
@@ -436,6 +433,8 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 		case TRACE_FILLSEQ:
 			if (!iset_contains(&mm->mapped, s, e))
 				return not_mapped(rec);
+			if (mm->written.t)
+				written_change(ck, mm, true, s, e);
 			break;
 		case TRACE_UNMAP: {
 			uint64_t before = mm->mapped.pages;
@@ -445,10 +444,13 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 			was = !iset_empty(&mm->mergeable);
 			iset_remove(&mm->mergeable, s, e);
 			track_mergeable(ck, was, mm);
+			if (mm->written.t)
+				written_change(ck, mm, false, s, e);
 			break;
 		}
 		case TRACE_EXIT:
 			ck->mapped_pages -= mm->mapped.pages;
+			ck->written_pages -= mm->written.pages;
 			if (!iset_empty(&mm->mergeable))
 				ck->mergeable_mms--;
 			if (ck->last == mm)

@@ -32,6 +32,7 @@ struct check_mm {
 	uint32_t tag;		/* e.g. the binary form's slot */
 	struct iset mapped;
 	struct iset mergeable;
+	struct iset written;	/* only with trace_check_count_written() */
 };
 
 struct trace_check *trace_check_new(void);
@@ -56,6 +57,13 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 /* The live mm of that name, or NULL. */
 struct check_mm *trace_check_find(struct trace_check *ck, const char *name);
 
+/*
+ * Also keep, from now on, which pages have been written (write, fill,
+ * fillseq; unmap and exit forget them): what a replay holds in memory.
+ * Call before the first spawn.
+ */
+void trace_check_count_written(struct trace_check *ck);
+uint64_t trace_check_written_pages(const struct trace_check *ck);
 /* Pages mapped in all live mms now, and live mms. */
 uint64_t trace_check_mapped_pages(const struct trace_check *ck);
 unsigned int trace_check_live_mms(const struct trace_check *ck);

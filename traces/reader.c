@@ -170,6 +170,11 @@ uint64_t trace_reader_size(const trace_reader *r)
 	return r->size;
 }
 
+struct trace_check *trace_reader_check(trace_reader *r)
+{
+	return r->ck;
+}
+
 void trace_reader_free(trace_reader *r)
 {
 	if (!r)

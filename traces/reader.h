@@ -13,6 +13,7 @@
 #ifndef KSMSIM_READER_H
 #define KSMSIM_READER_H
 
+#include "traces/check.h"
 #include "traces/trace.h"
 
 typedef struct trace_reader trace_reader;
@@ -37,6 +38,8 @@ uint64_t trace_reader_blobs(const trace_reader *r);	/* defined so far */
 /* Bytes consumed from the file so far and its size (0 if unknown): progress. */
 uint64_t trace_reader_offset(const trace_reader *r);
 uint64_t trace_reader_size(const trace_reader *r);
+/* The state the records read so far built (check.h): pages, mms, knobs. */
+struct trace_check *trace_reader_check(trace_reader *r);
 void trace_reader_free(trace_reader *r);
 
 #endif

@@ -3,37 +3,28 @@
 #include <string.h>
 #include "traces/trace.h"
 
-const char *const knob_names[KNOB_NR] = {
-	[KNOB_RUN] = "run",
-	[KNOB_PAGES_TO_SCAN] = "pages_to_scan",
-	[KNOB_SLEEP_MILLISECS] = "sleep_millisecs",
-	[KNOB_USE_ZERO_PAGES] = "use_zero_pages",
-	[KNOB_MAX_PAGE_SHARING] = "max_page_sharing",
-	[KNOB_MERGE_ACROSS_NODES] = "merge_across_nodes",
-	[KNOB_SMART_SCAN] = "smart_scan",
-	[KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS] = "stable_node_chains_prune_millisecs",
-	[KNOB_ADVISOR_MODE] = "advisor_mode",
-	[KNOB_ADVISOR_MAX_CPU] = "advisor_max_cpu",
-	[KNOB_ADVISOR_MIN_PAGES_TO_SCAN] = "advisor_min_pages_to_scan",
-	[KNOB_ADVISOR_MAX_PAGES_TO_SCAN] = "advisor_max_pages_to_scan",
-	[KNOB_ADVISOR_TARGET_SCAN_TIME] = "advisor_target_scan_time",
-};
-
-/* The kernel's defaults (Linux 6.18), which every trace starts from. */
-const uint64_t knob_defaults[KNOB_NR] = {
-	[KNOB_RUN] = 0,
-	[KNOB_PAGES_TO_SCAN] = 100,
-	[KNOB_SLEEP_MILLISECS] = 20,
-	[KNOB_USE_ZERO_PAGES] = 0,
-	[KNOB_MAX_PAGE_SHARING] = 256,
-	[KNOB_MERGE_ACROSS_NODES] = 1,
-	[KNOB_SMART_SCAN] = 1,
-	[KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS] = 2000,
-	[KNOB_ADVISOR_MODE] = ADVISOR_NONE,
-	[KNOB_ADVISOR_MAX_CPU] = 70,
-	[KNOB_ADVISOR_MIN_PAGES_TO_SCAN] = 500,
-	[KNOB_ADVISOR_MAX_PAGES_TO_SCAN] = 30000,
-	[KNOB_ADVISOR_TARGET_SCAN_TIME] = 200,
+/*
+ * The kernel's knobs (Linux 6.18): the default every trace starts from, and
+ * the values the sysfs store function takes. pages_to_scan is an unsigned
+ * int; the advisor's page bounds take any unsigned long in the kernel but
+ * set pages_to_scan, so they keep to its range too. max_page_sharing is
+ * read with kstrtoint.
+ */
+const struct knob_info knob_table[KNOB_NR] = {
+	[KNOB_RUN] = { "run", 0, 0, 2 },
+	[KNOB_PAGES_TO_SCAN] = { "pages_to_scan", 100, 0, UINT32_MAX },
+	[KNOB_SLEEP_MILLISECS] = { "sleep_millisecs", 20, 0, UINT32_MAX },
+	[KNOB_USE_ZERO_PAGES] = { "use_zero_pages", 0, 0, 1 },
+	[KNOB_MAX_PAGE_SHARING] = { "max_page_sharing", 256, 2, INT32_MAX },
+	[KNOB_MERGE_ACROSS_NODES] = { "merge_across_nodes", 1, 0, 1 },
+	[KNOB_SMART_SCAN] = { "smart_scan", 1, 0, 1 },
+	[KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS] = { "stable_node_chains_prune_millisecs", 2000,
+						       0, UINT32_MAX },
+	[KNOB_ADVISOR_MODE] = { "advisor_mode", ADVISOR_NONE, 0, 1 },
+	[KNOB_ADVISOR_MAX_CPU] = { "advisor_max_cpu", 70, 1, 100 },
+	[KNOB_ADVISOR_MIN_PAGES_TO_SCAN] = { "advisor_min_pages_to_scan", 500, 0, UINT32_MAX },
+	[KNOB_ADVISOR_MAX_PAGES_TO_SCAN] = { "advisor_max_pages_to_scan", 30000, 0, UINT32_MAX },
+	[KNOB_ADVISOR_TARGET_SCAN_TIME] = { "advisor_target_scan_time", 200, 1, UINT64_MAX },
 };
 
 const char *const verb_names[TRACE_NR_VERBS] = {
@@ -53,7 +44,7 @@ const char *const verb_names[TRACE_NR_VERBS] = {
 int knob_lookup(const char *name)
 {
 	for (int i = 0; i < KNOB_NR; i++)
-		if (strcmp(knob_names[i], name) == 0)
+		if (strcmp(knob_table[i].name, name) == 0)
 			return i;
 	return -1;
 }

@@ -55,7 +55,7 @@ struct trace_content {
 	uint8_t data[TRACE_PAGE_SIZE];	/* CONTENT_BYTES, CONTENT_BLOB; len bytes valid */
 };
 
-/* Knobs, in /sys/kernel/mm/ksm/ spelling (see knob_names in trace.c). */
+/* Knobs, in /sys/kernel/mm/ksm/ spelling (knob_table in trace.c). */
 enum ksm_knob {
 	KNOB_RUN,
 	KNOB_PAGES_TO_SCAN,
@@ -92,9 +92,15 @@ struct trace_record {
 	char label[TRACE_NAME_MAX + 1];	/* mark */
 };
 
-/* Names and defaults of the knobs, indexed by enum ksm_knob. */
-extern const char *const knob_names[KNOB_NR];
-extern const uint64_t knob_defaults[KNOB_NR];
+/* A knob's sysfs name, the kernel's default and the values it accepts. */
+struct knob_info {
+	const char *name;
+	uint64_t def;
+	uint64_t min, max;
+};
+
+/* Indexed by enum ksm_knob. */
+extern const struct knob_info knob_table[KNOB_NR];
 extern const char *const verb_names[TRACE_NR_VERBS];
 
 /* Returns -1 when the name is not a knob. */

@@ -142,10 +142,10 @@ void trace_record_format(const struct trace_record *rec, GString *out)
 		if ((unsigned int)rec->knob >= KNOB_NR)
 			g_string_append_printf(out, " ? %" G_GUINT64_FORMAT, rec->value);
 		else if (rec->knob == KNOB_ADVISOR_MODE)
-			g_string_append_printf(out, " %s %s", knob_names[rec->knob],
+			g_string_append_printf(out, " %s %s", knob_table[rec->knob].name,
 					       rec->value == ADVISOR_SCAN_TIME ? "scan-time" : "none");
 		else
-			g_string_append_printf(out, " %s %" G_GUINT64_FORMAT, knob_names[rec->knob],
+			g_string_append_printf(out, " %s %" G_GUINT64_FORMAT, knob_table[rec->knob].name,
 					       rec->value);
 		break;
 	case TRACE_SETTLE:
