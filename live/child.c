@@ -346,7 +346,7 @@ struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GE
 	close(ack[1]);
 	c = g_new0(struct live_child, 1);
 	c->pid = pid;
-	c->cmd_fd = cmd[1];
+	c->order_fd = cmd[1];
 	c->ack_fd = ack[0];
 	g_strlcpy(c->name, name, sizeof(c->name));
 	{
@@ -377,7 +377,7 @@ bool live_child_do(struct live_child *c, const struct trace_record *rec, GError 
 	int32_t err = 0;
 	int r;
 
-	if (!write_full(c->cmd_fd, rec, sizeof(*rec)) ||
+	if (!write_full(c->order_fd, rec, sizeof(*rec)) ||
 	    (r = read_full(c->ack_fd, &err, sizeof(err))) <= 0) {
 		if (signals_caught())
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
@@ -397,7 +397,7 @@ bool live_child_do(struct live_child *c, const struct trace_record *rec, GError 
 
 static void reap(struct live_child *c)
 {
-	close(c->cmd_fd);
+	close(c->order_fd);
 	close(c->ack_fd);
 	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -411,7 +411,7 @@ bool live_child_exit(struct live_child *c, GError **error)
 	memset(&rec, 0, sizeof(rec));
 	rec.verb = TRACE_EXIT;
 	/* the child _exit()s on reading it; waitpid returns once its mm is gone */
-	if (!write_full(c->cmd_fd, &rec, sizeof(rec))) {
+	if (!write_full(c->order_fd, &rec, sizeof(rec))) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
 			    "the process of mm %s (pid %d) died", c->name, (int)c->pid);
 		live_child_kill(c);

@@ -18,7 +18,7 @@
 
 struct live_child {
 	pid_t pid;
-	int cmd_fd;		/* parent writes commands */
+	int order_fd;		/* parent writes the records to do */
 	int ack_fd;		/* parent reads acknowledgements */
 	char name[TRACE_NAME_MAX + 1];
 };
