@@ -30,7 +30,7 @@ static const struct column {
 	{ "general_profit", I64, offsetof(struct snapshot, c.general_profit), false,
 	  "bytes saved minus rmap item overhead" },
 	C(cow_ksm, "copy-on-write and unshare faults on KSM pages"),
-	/* the spec's columns end here */
+	/* the format's columns (FORMAT.md, "Marks") end here */
 	C(rmap_items, "rmap items allocated"),
 	C(pages_to_scan, "pages_to_scan now (the advisor moves it)"),
 	T(checksums, "page checksums computed by ksmd"),
@@ -65,7 +65,7 @@ static const struct column {
 #undef I
 };
 
-#define N_SPEC 12	/* columns[] entries that are spec columns */
+#define N_SPEC 12	/* columns[] entries that are the format's columns */
 
 void snapshot_take(struct ksm *k, bool with_ideal, struct snapshot *s)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The model's numbers as CSV rows and as a human summary. Mark rows start
- * with the spec's columns in the spec's order (what the live kernel
+ * with the format's columns in its order (traces/FORMAT.md) (what the live kernel
  * prints); the columns after them are the simulator's own.
  */
 #ifndef KSMSIM_OUTPUT_H

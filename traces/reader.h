@@ -4,7 +4,7 @@
  * gzip-compressed text and the compact binary form (itself zlib-compressed);
  * the form is detected from the first bytes, not the file name.
  *
- * Every record handed out has passed the spec's checks that can be made
+ * Every record handed out has passed the format's checks (FORMAT.md) that can be made
  * without running the model: syntax, ranges, time order, mm existence,
  * mapped pages, knob values, and settle preconditions. Errors come back as a
  * GError whose message is one line "FILE:LINE: problem" (binary: "FILE:

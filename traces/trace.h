@@ -35,7 +35,7 @@ enum trace_verb {
 	TRACE_NR_VERBS
 };
 
-/* How a write describes the page's new bytes (spec, "Content"). */
+/* How a write describes the page's new bytes (FORMAT.md, "Page contents"). */
 enum content_form {
 	CONTENT_ZERO,	/* all zero */
 	CONTENT_BYTE,	/* every byte = value */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The page content model against the spec: exact bytes of every form, the
+ * The page content model against traces/FORMAT.md: exact bytes of every form, the
  * SplitMix64 check values, memcmp order on random pairs, interning.
  */
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The spec's example trace on the live kernel: after the first settle one KSM
+# FORMAT.md's first example trace on the live kernel: after the first settle one KSM
 # page, pages_shared 1 and pages_sharing 199. Skips (77) where live KSM
 # cannot be used.
 set -u

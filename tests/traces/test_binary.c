@@ -128,7 +128,7 @@ static void test_round_trip(void **state)
 	assert_null(convert("t.ksmb", "t.ksmt.gz"));
 	assert_null(convert("t.ksmt.gz", "gz.ksmt"));
 	assert_file("gz.ksmt", canonical);
-	/* and the spec's round trip through gz binary, too */
+	/* and FORMAT.md's round trip through gz binary, too */
 	assert_null(convert("t.ksmt.gz", "t4.ksmb"));
 	assert_same_files("t.ksmb", "t4.ksmb");
 }

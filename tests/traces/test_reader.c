@@ -233,7 +233,7 @@ static void test_long_token_cut(void **state)
 	g_string_free(s, TRUE);
 }
 
-/* The spec's example, verbatim. */
+/* The example of FORMAT.md ("Version 1, text"), as cases/spec_example.ksmt holds it. */
 static const char spec_example[] =
 	"ksmtrace 1\n"
 	"0       set pages_to_scan 1000\n"

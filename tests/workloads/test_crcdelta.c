@@ -34,7 +34,7 @@ static void test_page_model(void **state)
 {
 	uint8_t b[16];
 
-	/* The spec's check values for SplitMix64 from state 0. */
+	/* FORMAT.md's check values for SplitMix64 from state 0. */
 	crcdelta_rand_bytes(0, 0, 16, b);
 	uint64_t w0, w1;
 	memcpy(&w0, b, 8);
