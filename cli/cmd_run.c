@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "sim/ksm.h"
@@ -15,9 +16,11 @@
 #include "sim/output.h"
 #include "traces/reader.h"
 #include "util/atomic_file.h"
+#include "util/file_id.h"
 #include "util/parse.h"
 #include "util/progress.h"
 #include "util/signals.h"
+#include "util/size.h"
 
 static void usage(FILE *f)
 {
@@ -27,7 +30,10 @@ static void usage(FILE *f)
 "KSM scanner and prints a summary of the final state on standard output.\n"
 "\n"
 "Input and checksum:\n"
-"  --trace FILE           the trace ('-' reads standard input, in one pass)\n"
+"  --trace FILE           the trace ('-' is standard input). A regular file is\n"
+"                         read twice: checked whole (and its memory need\n"
+"                         estimated) before anything runs; a pipe, FIFO or\n"
+"                         device is read once, checked as it goes\n"
 "  --hash NAME            page checksum for the gate (default xxhash, as the\n"
 "                         kernel; 'ksmsim hashes' lists them; none = no gate)\n"
 "Output (each written whole or not at all):\n"
@@ -39,7 +45,7 @@ static void usage(FILE *f)
 "                         pages, process profit, mergeable)\n"
 "  --csv FILE             time series, one row every --interval-ms of\n"
 "                         simulated time (settles included)\n"
-"  --interval-ms N        time series period (default 1000)\n"
+"  --interval-ms N        time series period (default 1000; needs --csv)\n"
 "  --summary-csv FILE     the final summary as one CSV row\n"
 "  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
 "                         given), e.g. a name that does not depend on where\n"
@@ -56,6 +62,10 @@ static void usage(FILE *f)
 "  --batch-time           batches take their modelled CPU time (default: zero\n"
 "                         time, as traces/FORMAT.md says)\n"
 "  --no-ideal             skip the oracle's walk over all pages at each mark\n"
+"  --max-memory SIZE      refuse a trace whose model would need more than\n"
+"                         SIZE bytes (K, M, G, T: powers of 1024; default:\n"
+"                         the machine's MemAvailable); the need is estimated\n"
+"                         from the pages written and the mms alive at once\n"
 "Knobs (sysfs names, '-' or '_'): fix a knob for the whole run; the trace's\n"
 "'set' records for it are then ignored:\n"
 "  --pages-to-scan N  --sleep-millisecs N  --max-page-sharing N\n"
@@ -65,8 +75,16 @@ static void usage(FILE *f)
 "  --advisor-target-scan-time N\n"
 "\n"
 "Exit status: 0 done, 1 an invariant failed (--check), 2 bad usage or bad\n"
-"input (one line 'FILE:LINE: problem'), 130/143 interrupted.\n");
+"input (one line 'FILE:LINE: problem') or a trace too big for --max-memory,\n"
+"128 + signal interrupted (SIGINT, SIGTERM, SIGHUP, SIGPIPE). Outputs are\n"
+"whole or absent; an output may not be the trace or another output.\n");
 }
+
+/* How much memory a run may take: --max-memory, else what the machine has free. */
+struct memory_limit {
+	uint64_t bytes;		/* 0: no limit known */
+	bool given;
+};
 
 struct run_ctx {
 	FILE *marks;
@@ -76,6 +94,7 @@ struct run_ctx {
 	struct progress *progress;
 	const trace_reader *reader;
 	uint64_t records;	/* as last reported by the loop */
+	struct memory_limit limit;
 };
 
 /* Marks and samples come often in a long settle: the file position moves on. */
@@ -126,8 +145,40 @@ static void on_progress(void *p, const trace_reader *r, uint64_t records)
 	progress_update(ctx->progress, records, trace_reader_offset(r), trace_reader_size(r));
 }
 
-/* Validate the whole trace first, so that a bad record stops the run before anything ran. */
-static bool validate(const char *path, struct progress *p, GError **error)
+/* The model's memory need at this record against the limit; false with the refusal. */
+static bool fits(const trace_reader *r, const struct trace_record *rec,
+		 const struct memory_limit *limit, bool ideal, GError **error)
+{
+	const struct trace_check *ck = trace_reader_check((trace_reader *)r);
+	uint64_t pages = trace_check_written_pages(ck), mms = trace_check_live_mms(ck);
+	uint64_t need = ksm_memory_estimate(pages, mms, ideal);
+	char need_s[32], limit_s[32];
+
+	if (!limit->bytes || need <= limit->bytes)
+		return true;
+	format_size(need, need_s, sizeof(need_s));
+	format_size(limit->bytes, limit_s, sizeof(limit_s));
+	g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+		    "%s:%" G_GUINT64_FORMAT ": the model would need about %s here (%" G_GUINT64_FORMAT
+		    " written pages, %" G_GUINT64_FORMAT " live mms), more than %s %s",
+		    trace_reader_path(r), rec->line, need_s, pages, mms, limit_s,
+		    limit->given ? "(--max-memory)" : "(the machine's MemAvailable; --max-memory sets the limit)");
+	return false;
+}
+
+static bool admit(void *p, trace_reader *r, const struct trace_record *rec, GError **error)
+{
+	struct run_ctx *ctx = p;
+
+	return fits(r, rec, &ctx->limit, ctx->ideal, error);
+}
+
+/*
+ * Validate the whole trace first, so that a bad record, or a trace too big
+ * for the memory allowed, stops the run before anything ran.
+ */
+static bool validate(const char *path, struct progress *p, const struct memory_limit *limit,
+		     bool ideal, GError **error)
 {
 	trace_reader *r = trace_reader_open(path, error);
 	if (!r)
@@ -135,10 +186,16 @@ static bool validate(const char *path, struct progress *p, GError **error)
 	struct trace_record rec;
 	uint64_t n = 0;
 	int got;
+	trace_check_count_written(trace_reader_check(r));
 	progress_phase(p, "checking the trace", "records");
-	while ((got = trace_reader_next(r, &rec, error)) == 1)
+	while ((got = trace_reader_next(r, &rec, error)) == 1) {
+		if (!fits(r, &rec, limit, ideal, error)) {
+			got = -1;
+			break;
+		}
 		if ((++n & 0xffff) == 0)
 			progress_update(p, n, trace_reader_offset(r), trace_reader_size(r));
+	}
 	if (got == 0) {
 		progress_update(p, n, trace_reader_offset(r), trace_reader_size(r));
 		progress_finish(p);
@@ -157,6 +214,7 @@ static bool knob_is_option(enum ksm_knob k)
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_LABEL, OPT_QUIET,
 	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP, OPT_MM_STATS,
+	OPT_MAX_MEMORY,
 	OPT_KNOB = 512,		/* + enum ksm_knob, twice: '-' and '_' spellings */
 };
 
@@ -165,7 +223,8 @@ int cmd_run(int argc, char **argv)
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
 	const char *summary_path = NULL, *costs_path = NULL, *mm_stats_path = NULL;
 	const char *trace_label = NULL;
-	uint64_t interval_ms = 1000;
+	uint64_t interval_ms = 1000, max_memory = 0;
+	bool interval_given = false;
 	bool quiet = false, force_progress = false, no_ideal = false;
 	struct ksm_options opt = { 0 };
 
@@ -185,6 +244,7 @@ int cmd_run(int argc, char **argv)
 		{ "costs-csv", required_argument, NULL, OPT_COSTS },
 		{ "batch-time", no_argument, NULL, OPT_BATCH_TIME },
 		{ "no-ideal", no_argument, NULL, OPT_NO_IDEAL },
+		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
 	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
@@ -220,12 +280,20 @@ int cmd_run(int argc, char **argv)
 		case OPT_COSTS: costs_path = optarg; break;
 		case OPT_BATCH_TIME: opt.batch_time = true; break;
 		case OPT_NO_IDEAL: no_ideal = true; break;
+		case OPT_MAX_MEMORY:
+			if (!parse_size(optarg, &max_memory) || !max_memory) {
+				fprintf(stderr, "ksmsim run: --max-memory wants a size in bytes (K, M, G, T"
+					" suffixes), not '%s'\n", optarg);
+				goto out;
+			}
+			break;
 		case OPT_INTERVAL:
 			if (!parse_u64(optarg, UINT64_MAX, &interval_ms) || !interval_ms) {
 				fprintf(stderr, "ksmsim run: --interval-ms wants a positive number, not '%s'\n",
 					optarg);
 				goto out;
 			}
+			interval_given = true;
 			break;
 		case 'h':
 		case OPT_HELP:
@@ -266,6 +334,26 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!trace_label)
 		trace_label = trace;
+	if (interval_given && !csv_path) {
+		fprintf(stderr, "ksmsim run: --interval-ms is the period of the --csv time series;"
+			" give --csv FILE too\n");
+		goto out;
+	}
+	GError *error = NULL;
+	const struct file_use uses[] = {
+		{ "--trace", trace, false }, { "--costs-csv", costs_path, false },
+		{ "--marks-csv", marks_path, true }, { "--csv", csv_path, true },
+		{ "--summary-csv", summary_path, true }, { "--mm-stats-csv", mm_stats_path, true },
+	};
+	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error)) {
+		fprintf(stderr, "ksmsim run: %s\n", error->message);
+		g_error_free(error);
+		goto out;
+	}
+	struct memory_limit limit = { max_memory, max_memory != 0 };
+
+	if (!limit.given)
+		limit.bytes = mem_available();
 	const struct page_hash *hash = hash_lookup(hash_name);
 	if (!hash) {
 		fprintf(stderr, "ksmsim run: unknown checksum '%s' ('ksmsim hashes' lists them)\n",
@@ -274,7 +362,6 @@ int cmd_run(int argc, char **argv)
 	}
 	opt.hash = hash;
 	cost_table_default(&opt.costs, hash->name);
-	GError *error = NULL;
 	if (costs_path && !cost_table_load(&opt.costs, costs_path, hash->name, &error)) {
 		fprintf(stderr, "ksmsim run: %s\n", error->message);
 		g_error_free(error);
@@ -284,7 +371,11 @@ int cmd_run(int argc, char **argv)
 	signals_install(SIGNALS_EXIT);
 	struct progress *progress = progress_new("ksmsim run", force_progress ? PROGRESS_ALWAYS :
 						 quiet ? PROGRESS_NEVER : PROGRESS_AUTO);
-	if (strcmp(trace, "-") != 0 && !validate(trace, progress, &error)) {
+	/* A pipe or FIFO can be read once only: it is checked as it runs. */
+	struct stat st;
+	bool twice = strcmp(trace, "-") != 0 && stat(trace, &st) == 0 && S_ISREG(st.st_mode);
+
+	if (twice && !validate(trace, progress, &limit, !no_ideal, &error)) {
 		progress_free(progress);
 		fprintf(stderr, "ksmsim run: %s\n", error->message);
 		g_error_free(error);
@@ -294,7 +385,7 @@ int cmd_run(int argc, char **argv)
 	atomic_file *marks = NULL, *series = NULL, *summary = NULL, *mm_stats = NULL;
 	trace_reader *reader = NULL;
 	struct ksm *k = NULL;
-	struct run_ctx ctx = { .ideal = !no_ideal, .progress = progress };
+	struct run_ctx ctx = { .ideal = !no_ideal, .progress = progress, .limit = limit };
 	progress_phase(progress, "running", "records");
 	if ((marks_path && !(marks = atomic_file_open(marks_path, &error))) ||
 	    (csv_path && !(series = atomic_file_open(csv_path, &error))) ||
@@ -324,6 +415,7 @@ int cmd_run(int argc, char **argv)
 	if (!reader)
 		goto fail;
 	ctx.reader = reader;
+	trace_check_count_written(trace_reader_check(reader));
 	k = ksm_new(&opt);
 	struct loop_sinks sinks = {
 		.mark = on_mark,
@@ -331,6 +423,7 @@ int cmd_run(int argc, char **argv)
 		.sample_every_us = series ? interval_ms * 1000 : 0,
 		.check = opt.check,
 		.progress = on_progress,
+		.admit = admit,
 		.ctx = &ctx,
 	};
 	struct loop_result res;

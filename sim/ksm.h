@@ -87,6 +87,13 @@ enum ksm_error_code {
 
 struct ksm *ksm_new(const struct ksm_options *opt);
 void ksm_free(struct ksm *k);
+/*
+ * Bytes the model needs for written_pages pages that hold bytes in mms
+ * address spaces, with the ideal-dedup oracle or without: a measured
+ * figure (bench model, peak RSS), for refusing a run the machine cannot
+ * hold before it starts.
+ */
+uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal);
 
 /*
  * Apply one record (not settle or mark) at simulated time now_us. A request

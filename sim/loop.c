@@ -62,6 +62,8 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 	*res = (struct loop_result){ 0 };
 
 	while ((got = trace_reader_next(r, &rec, error)) == 1) {
+		if (s->admit && !s->admit(s->ctx, r, &rec, error))
+			return false;
 		res->records++;
 		res->trace_end_us = rec.t_us;
 		if (s->progress && (res->records & 0x3ff) == 0)

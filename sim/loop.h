@@ -28,6 +28,8 @@ struct loop_sinks {
 	uint64_t sample_every_us;	/* 0: no samples */
 	bool check;			/* ksm_check() after every batch */
 	void (*progress)(void *ctx, const trace_reader *r, uint64_t records);
+	/* Before each record is applied: false (with error) stops the run there. */
+	bool (*admit)(void *ctx, trace_reader *r, const struct trace_record *rec, GError **error);
 	void *ctx;
 };
 

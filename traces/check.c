@@ -184,6 +184,9 @@ static void written_change(struct trace_check *ck, struct check_mm *mm, bool add
 {
 	uint64_t before = mm->written.pages;
 
+	/* most writes land on pages written before: the lookup cache answers */
+	if (add && iset_contains(&mm->written, s, e))
+		return;
 	if (add)
 		iset_add(&mm->written, s, e);
 	else
