@@ -16,6 +16,7 @@
 #include "sim/output.h"
 #include "traces/reader.h"
 #include "util/atomic_file.h"
+#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/parse.h"
 #include "util/progress.h"
@@ -392,21 +393,24 @@ int cmd_run(int argc, char **argv)
 	    (summary_path && !(summary = atomic_file_open(summary_path, &error))) ||
 	    (mm_stats_path && !(mm_stats = atomic_file_open(mm_stats_path, &error))))
 		goto fail;
+	char *label_line = escape_line(trace_label);
+
 	if (mm_stats) {
 		ctx.mm_stats = atomic_file_stream(mm_stats);
 		fprintf(ctx.mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
 			"/proc/PID/ksm_stat of every live mm at each mark\n",
-			KSMSIM_VERSION, trace_label, hash->name);
+			KSMSIM_VERSION, label_line, hash->name);
 		ksm_stat_csv_header(ctx.mm_stats);
 	}
 	if (marks) {
 		ctx.marks = atomic_file_stream(marks);
 		fprintf(ctx.marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
-			KSMSIM_VERSION, trace_label, hash->name);
+			KSMSIM_VERSION, label_line, hash->name);
 		fprintf(ctx.marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
 			" trace start; t_us is the mark's timestamp as written in the trace\n");
 		output_marks_header(ctx.marks);
 	}
+	g_free(label_line);
 	if (series) {
 		ctx.series = atomic_file_stream(series);
 		output_series_header(ctx.series);

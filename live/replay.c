@@ -19,6 +19,7 @@
 #include "live/ksmfs.h"
 #include "live/live.h"
 #include "sim/ksm_stat_csv.h"
+#include "util/escape.h"
 #include "util/signals.h"
 
 #define SETTLE_POLL_NS 1000000	/* 1 ms: ksmd's 10 ms sleep is the margin */
@@ -164,8 +165,11 @@ static void print_header(FILE *f, const char *trace_name)
 
 	if (uname(&u) != 0)
 		strcpy(u.release, "?"), strcpy(u.machine, "?");
+	char *name = escape_line(trace_name);
+
 	fprintf(f, "# recorded on a live Linux %s %s kernel by replaying %s\n",
-		u.release, u.machine, trace_name);
+		u.release, u.machine, name);
+	g_free(name);
 	fprintf(f, "# full_scans, pages_scanned, pages_skipped, cow_ksm: counted from the "
 		"start of the trace (full_scans keeps counting across run=2);\n");
 	fprintf(f, "# all other counters: the kernel's values at the mark; t_us: the "

@@ -86,6 +86,14 @@ grep -q "^ksmsim trace: in.ksmt:[0-9]*: mm '.*' already exists (in the merged tr
 [ "$(ls -A | tr '\n' ' ')" = "alias.ksmt err in.ksmt " ] || bad "files left: $(ls -A | tr '\n' ' ')"
 rm -f in.ksmt alias.ksmt err
 
+# text that would break a CSV: comment lines escape it, fields quote it
+run --trace-label $'two\nlines, "quoted"\\' --marks-csv nl.csv --summary-csv nl.sum || bad "run with a newline label failed"
+grep -q '^# ksmsim .* trace two\\nlines, "quoted"\\\\; checksum' nl.csv || bad "comment not escaped: $(head -1 nl.csv)"
+"$bin" diff nl.csv nl.csv >/dev/null || bad "ksmsim diff rejects run's own output with a newline label"
+python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); sys.exit(r[1][0] != "two\nlines, \"quoted\"\\")' nl.sum ||
+	bad "summary field not RFC 4180: $(cat nl.sum)"
+rm -f nl.csv nl.sum
+
 # modes
 for mask in 002 077; do
 	(umask $mask && run --marks-csv m$mask.csv && gen -o g$mask.ksmt) || bad "umask $mask runs failed"
