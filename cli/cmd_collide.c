@@ -16,6 +16,7 @@
 #include "hashes/hash.h"
 #include "traces/check.h"
 #include "util/atomic_file.h"
+#include "util/options.h"
 #include "util/parse.h"
 #include "util/signals.h"
 
@@ -31,7 +32,17 @@ static GPtrArray *parse_hashes(const char *list)
 		const struct page_hash *h = hash_lookup(*n);
 
 		if (!h || !h->fn) {
-			fprintf(stderr, "ksmsim collide: '%s' is not a checksum (see ksmsim hashes)\n", *n);
+			const char *near = h ? NULL : hash_nearest(*n);
+
+			if (h)
+				fprintf(stderr, "ksmsim collide: --hashes: 'none' computes no checksum to"
+					" compare\n");
+			else if (near)
+				fprintf(stderr, "ksmsim collide: --hashes: '%s' is not a checksum; did you"
+					" mean '%s'? (see ksmsim hashes)\n", *n, near);
+			else
+				fprintf(stderr, "ksmsim collide: --hashes: '%s' is not a checksum (see"
+					" ksmsim hashes)\n", *n);
 			g_ptr_array_free(out, TRUE);
 			out = NULL;
 			break;
@@ -177,7 +188,7 @@ static int cmd_birthday(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		bool ok = true;
 
 		switch (c) {
@@ -203,15 +214,22 @@ static int cmd_birthday(int argc, char **argv)
 		case 'c': curve = optarg; break;
 		case 'P': png = optarg; break;
 		case 'h': fputs(bday_help, stdout); return 0;
-		default: fputs(bday_help, stderr); return EXIT_USAGE;
+		default: return option_error("ksmsim collide birthday", argv, opts, c);
 		}
 		if (!ok) {
-			fprintf(stderr, "ksmsim collide birthday: bad value '%s'\n", optarg);
+			fprintf(stderr, "ksmsim collide birthday: %s: bad value '%s' (see --help)\n",
+				option_name(opts, c), optarg);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc || (png && !curve)) {
-		fputs(bday_help, stderr);
+	if (optind != argc) {
+		fprintf(stderr, "ksmsim collide birthday: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (png && !curve) {
+		fprintf(stderr, "ksmsim collide birthday: --plot draws the --curve-csv data: give"
+			" --curve-csv FILE too\n");
 		return EXIT_USAGE;
 	}
 	/* Memory per thread grows with max pages; 2^31 pages is past any sane use. */
@@ -324,7 +342,7 @@ static int cmd_false_positive(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		bool ok = true;
 
 		switch (c) {
@@ -337,15 +355,17 @@ static int cmd_false_positive(int argc, char **argv)
 		case 'D': print_delta = true; break;
 		case 'o': csv = optarg; break;
 		case 'h': fputs(fp_help, stdout); return 0;
-		default: fputs(fp_help, stderr); return EXIT_USAGE;
+		default: return option_error("ksmsim collide false-positive", argv, opts, c);
 		}
 		if (!ok) {
-			fprintf(stderr, "ksmsim collide false-positive: bad value '%s'\n", optarg);
+			fprintf(stderr, "ksmsim collide false-positive: %s: bad value '%s' (see --help)\n",
+				option_name(opts, c), optarg);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fputs(fp_help, stderr);
+		fprintf(stderr, "ksmsim collide false-positive: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (print_delta) {
@@ -525,7 +545,7 @@ static int cmd_ksm(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ho:", opts, NULL)) != -1) {
 		bool ok = true;
 
 		switch (c) {
@@ -543,10 +563,11 @@ static int cmd_ksm(int argc, char **argv)
 		case 'R': run_csv = optarg; break;
 		case 'o': csv = optarg; break;
 		case 'h': fputs(ksm_help, stdout); return 0;
-		default: fputs(ksm_help, stderr); return EXIT_USAGE;
+		default: return option_error("ksmsim collide ksm", argv, opts, c);
 		}
 		if (!ok) {
-			fprintf(stderr, "ksmsim collide ksm: bad value '%s'\n", optarg);
+			fprintf(stderr, "ksmsim collide ksm: %s: bad value '%s' (see --help)\n",
+				option_name(opts, c), optarg);
 			return EXIT_USAGE;
 		}
 	}

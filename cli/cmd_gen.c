@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "traces/writer.h"
+#include "util/options.h"
 #include "util/parse.h"
 #include "util/progress.h"
 #include "util/signals.h"
@@ -115,7 +116,7 @@ int cmd_gen(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:vh", longopts, NULL)) != -1) {
 		const char *arg = optarg;
 
 		switch (c) {
@@ -184,12 +185,9 @@ int cmd_gen(int argc, char **argv)
 				printf("%s\n", all[i].name);
 			return 0;
 		}
+		case ':':
 		case '?':
-			if (optopt && optopt < 256)
-				return bad("unknown option '-%c' (see ksmsim gen --help)%s",
-					   (char[]){ (char)optopt, 0 }, "");
-			return bad("unknown option or missing value: '%s' (see ksmsim gen --help)%s",
-				   argv[optind - 1], "");
+			return option_error("ksmsim gen", argv, longopts, c);
 		}
 	}
 

@@ -193,7 +193,16 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 			*mode = MODE_CHECK;
 			return 0;
 		} else if (!v) {
-			fprintf(stderr, "ksmsim live: %s needs a value or is unknown\n", a);
+			static const char *const takes_value[] = { "--trace", "--marks-csv",
+				"--mm-stats-csv", "--settle-timeout", "--base", "--cpu" };
+			bool known = false;
+
+			for (size_t k = 0; k < G_N_ELEMENTS(takes_value); k++)
+				known |= !strcmp(a, takes_value[k]);
+			if (known)
+				fprintf(stderr, "ksmsim live: %s needs a value\n", a);
+			else
+				fprintf(stderr, "ksmsim live: unknown option '%s' (see 'ksmsim live --help')\n", a);
 			return EXIT_USAGE;
 		} else if (!strcmp(a, "--trace")) {
 			*trace = v;

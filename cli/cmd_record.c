@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "traces/check.h"
 #include "traces/writer.h"
+#include "util/options.h"
 #include "util/parse.h"
 #include "util/progress.h"
 #include "util/signals.h"
@@ -201,7 +202,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->out = optarg;
@@ -246,7 +247,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'h':
 			return usage(stdout);
 		default:
-			fprintf(stderr, "ksmsim record: see 'ksmsim record --help'\n");
+			option_error("ksmsim record", argv, opts, c);
 			return EXIT_USAGE;
 		}
 	}

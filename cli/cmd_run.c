@@ -18,6 +18,7 @@
 #include "util/atomic_file.h"
 #include "util/escape.h"
 #include "util/file_id.h"
+#include "util/options.h"
 #include "util/parse.h"
 #include "util/progress.h"
 #include "util/signals.h"
@@ -265,7 +266,7 @@ int cmd_run(int argc, char **argv)
 	int status = EXIT_USAGE, c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", (struct option *)longopts->data, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", (struct option *)longopts->data, NULL)) != -1) {
 		uint64_t v;
 		switch (c) {
 		case OPT_TRACE: trace = optarg; break;
@@ -317,11 +318,7 @@ int cmd_run(int argc, char **argv)
 				opt.pinned_value[c - OPT_KNOB] = v;
 				break;
 			}
-			if (optopt)
-				fprintf(stderr, "ksmsim run: option needs a value or is unknown (see --help)\n");
-			else
-				fprintf(stderr, "ksmsim run: unknown option '%s' (see --help)\n",
-					argv[optind - 1]);
+			option_error("ksmsim run", argv, (struct option *)longopts->data, c);
 			goto out;
 		}
 	}
@@ -357,8 +354,14 @@ int cmd_run(int argc, char **argv)
 		limit.bytes = mem_available();
 	const struct page_hash *hash = hash_lookup(hash_name);
 	if (!hash) {
-		fprintf(stderr, "ksmsim run: unknown checksum '%s' ('ksmsim hashes' lists them)\n",
-			hash_name);
+		const char *near = hash_nearest(hash_name);
+
+		if (near)
+			fprintf(stderr, "ksmsim run: --hash: unknown checksum '%s'; did you mean '%s'?"
+				" ('ksmsim hashes' lists them)\n", hash_name, near);
+		else
+			fprintf(stderr, "ksmsim run: --hash: unknown checksum '%s' ('ksmsim hashes'"
+				" lists them)\n", hash_name);
 		goto out;
 	}
 	opt.hash = hash;

@@ -11,6 +11,7 @@
 #include "traces/check.h"
 #include "traces/reader.h"
 #include "traces/writer.h"
+#include "util/options.h"
 #include "util/file_id.h"
 #include "util/signals.h"
 
@@ -332,7 +333,7 @@ int cmd_trace(int argc, char **argv)
 	argv++;
 	optind = 0;
 	signals_install(SIGNALS_EXIT);
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(sub, "convert")) {
@@ -344,8 +345,7 @@ int cmd_trace(int argc, char **argv)
 		case 'h':
 			return trace_usage(stdout);
 		default:
-			fprintf(stderr, "ksmsim trace: see 'ksmsim trace --help'\n");
-			return EXIT_USAGE;
+			return option_error("ksmsim trace", argv, opts, c);
 		}
 	}
 	argc -= optind;

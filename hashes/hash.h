@@ -35,8 +35,10 @@ struct page_hash {
 	const char *summary;	/* one line for `ksmsim hashes` */
 };
 
-/* NULL when no checksum has that name (or name is NULL). */
+/* NULL when no checksum has that name (or name is NULL); case does not matter. */
 const struct page_hash *hash_lookup(const char *name);
+/* The name within two edits of name (a typo's likely meaning), or NULL. */
+const char *hash_nearest(const char *name);
 /* All rows, in listing order; *n receives the count. */
 const struct page_hash *hash_all(size_t *n);
 /* The kernel's choice today: "xxhash". */

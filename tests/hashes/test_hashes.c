@@ -362,7 +362,16 @@ static void test_registry(void **state)
 	assert_null(hash_lookup("nosuch"));
 	assert_null(hash_lookup(""));
 	assert_null(hash_lookup(NULL));
-	assert_null(hash_lookup("XXHASH"));
+	/* any case; a typo gets its likely meaning, anything else nothing */
+	assert_ptr_equal(hash_lookup("XXHASH"), hash_lookup("xxhash"));
+	assert_ptr_equal(hash_lookup("Crc32C"), hash_lookup("crc32c"));
+	assert_string_equal(hash_nearest("xxhsah"), "xxhash");
+	assert_string_equal(hash_nearest("crc32cc"), "crc32c");
+	assert_string_equal(hash_nearest("jhash"), "jhash2");
+	assert_string_equal(hash_nearest("SHA-1"), "sha1");
+	assert_null(hash_nearest("blake3"));
+	assert_null(hash_nearest(""));
+	assert_null(hash_nearest(NULL));
 	assert_non_null(hash_lookup(HASH_DEFAULT));
 	/* Deterministic, and 32-bit rows fit in 32 bits. */
 	page_random(p, &rng);

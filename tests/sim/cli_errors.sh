@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ksmsim run on bad input: one clear line, exit 2, no output file left.
+# Bad input and bad options: one clear line naming the file or the option,
+# exit 2, no output file left.
 set -u
 bin=$1
 tmp=$(mktemp -d)
@@ -41,11 +42,34 @@ expect 2 "missing.ksmt: cannot open" -- run --trace "$tmp/missing.ksmt" --marks-
 expect 2 "busy.ksmt:9: the kernel refuses max_page_sharing 3 \(EBUSY\)" -- run --trace "$tmp/busy.ksmt" --marks-csv "$tmp/marks.csv"
 expect 2 "--pages-to-scan wants" -- run --trace "$tmp/busy.ksmt" --pages-to-scan -1
 expect 2 "unexpected argument" -- run --trace "$tmp/busy.ksmt" extra
+# every option error names the option
+expect 2 "^ksmsim run: --hash needs a value" -- run --trace "$tmp/busy.ksmt" --hash
+expect 2 "^ksmsim run: unknown option '--bogus'" -- run --trace "$tmp/busy.ksmt" --bogus
+expect 2 "^ksmsim run: --quiet takes no value" -- run --trace "$tmp/busy.ksmt" --quiet=1
+expect 2 "^ksmsim run: --hash: unknown checksum 'xxhsah'; did you mean 'xxhash'\\?" -- run --trace "$tmp/busy.ksmt" --hash xxhsah
+expect 2 "^ksmsim run: --pages-to-scan wants 0\.\.4294967295, not ' 100'" -- run --trace "$tmp/busy.ksmt" --pages-to-scan " 100"
+expect 2 "^ksmsim run: --interval-ms wants a positive number, not ' -5'" -- run --trace "$tmp/busy.ksmt" --interval-ms " -5"
+expect 2 "^ksmsim gen: --seed needs a value" -- gen vm-clones --seed
+expect 2 "^ksmsim gen: unknown option '-z'" -- gen vm-clones -z
+expect 2 "^ksmsim trace: --format needs a value" -- trace convert --format
+expect 2 "^ksmsim collide birthday: --trials: bad value '0'" -- collide birthday --trials 0
+expect 2 "^ksmsim collide birthday: --bits: bad value '0'" -- collide birthday --bits 0
+expect 2 "^ksmsim collide birthday: --plot draws the --curve-csv data" -- collide birthday --plot "$tmp/p.png"
+expect 2 "^ksmsim collide: --hashes: 'jhash' is not a checksum; did you mean 'jhash2'" -- collide birthday --hashes jhash
+expect 2 "^ksmsim collide false-positive: --seed needs a value" -- collide false-positive --seed
+expect 2 "^ksmsim collide ksm: unknown option '--bogus'" -- collide ksm --bogus
+expect 2 "^ksmsim record: --interval-ms needs a value" -- record --interval-ms
+expect 2 "^ksmsim live: --base needs a value" -- live --base
+expect 2 "^ksmsim live: unknown option '--bogus'" -- live --bogus 1
 # the same refusal is not an error once run=2 unmerged everything
 sed -i 's/^0 set max_page_sharing 3$/0 set run 2\n0 set max_page_sharing 3/' "$tmp/busy.ksmt"
 if ! "$bin" run --quiet --trace "$tmp/busy.ksmt" --marks-csv "$tmp/ok.csv"; then
 	echo "FAIL: max_page_sharing after run 2 was refused"; fail=1
 fi
 [ -s "$tmp/ok.csv" ] || { echo "FAIL: no marks written"; fail=1; }
+# a hash name in any case is the same checksum
+"$bin" run --quiet --trace "$tmp/busy.ksmt" --hash CRC32C --summary-csv "$tmp/upper.csv" 2>/dev/null
+"$bin" run --quiet --trace "$tmp/busy.ksmt" --hash crc32c --summary-csv "$tmp/lower.csv" 2>/dev/null
+cmp -s "$tmp/upper.csv" "$tmp/lower.csv" || { echo "FAIL: --hash CRC32C differs from crc32c"; fail=1; }
 [ $fail = 0 ] && echo "all error cases behave"
 exit $fail

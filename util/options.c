@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Option messages that name the option (options.h). */
+#include <stdio.h>
+#include <string.h>
+#include "util/exit_status.h"
+#include "util/options.h"
+
+const char *option_name(const struct option *longopts, int c)
+{
+	static char buf[80];
+
+	for (const struct option *o = longopts; o && o->name; o++)
+		if (!o->flag && o->val == c) {
+			snprintf(buf, sizeof(buf), "--%s", o->name);
+			return buf;
+		}
+	snprintf(buf, sizeof(buf), "-%c", c > 0 && c < 128 ? c : '?');
+	return buf;
+}
+
+int option_error(const char *prog, char **argv, const struct option *longopts, int c)
+{
+	/* getopt has moved past the word it complains about */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	int len = (int)strcspn(word, "=");
+
+	if (c == ':') {
+		if (strncmp(word, "--", 2) == 0)
+			fprintf(stderr, "%s: %.*s needs a value", prog, len, word);
+		else
+			fprintf(stderr, "%s: %s needs a value", prog, option_name(longopts, optopt));
+	} else if (optopt > 0 && optopt < 128 && strncmp(word, "--", 2) != 0) {
+		fprintf(stderr, "%s: unknown option '-%c'", prog, optopt);
+	} else if (optopt) {
+		/* a long option given a value it does not take */
+		fprintf(stderr, "%s: %.*s takes no value", prog, len, word);
+	} else {
+		fprintf(stderr, "%s: unknown option '%.*s'", prog, len, word);
+	}
+	fprintf(stderr, " (see '%s --help')\n", prog);
+	return EXIT_USAGE;
+}
