@@ -126,7 +126,7 @@ ksmsim="" slurm=0 merge_only=0
 while (($#)); do
 	case $1 in
 	--series | --slurm | --merge | -h | --help) ;;
-	*) (($# >= 2)) || die "$1 wants a value" ;;
+	*) (($# >= 2)) || die "$1 needs a value" ;;
 	esac
 	case $1 in
 	--workload) IFS=, read -r -a w <<<"$2"; workloads+=("${w[@]}"); shift 2 ;;

@@ -167,6 +167,40 @@ reproduce-2017)
 	grep -q '^iozone' "$tmp/table" || fail "no iozone table"
 	[[ $(wc -l <"$tmp/r/tables.csv") -eq 7 ]] || fail "tables.csv rows"
 	;;
+sweep-checks)
+	# every bad value is refused, naming the option, before any trace is
+	# generated or any cell runs; --merge needs no binary
+	out=$tmp/bad
+	check() { # PATTERN ARGS...
+		local pat=$1
+		shift
+		if "$src/analysis/sweep.sh" --ksmsim "$ksmsim" --out "$out" "$@" 2>"$tmp/err"; then
+			fail "accepted: $*"
+		fi
+		grep -q -- "$pat" "$tmp/err" || fail "$*: $(cat "$tmp/err")"
+		[[ ! -e $out/traces && ! -e $out/cells && ! -e $out/sweep.csv ]] ||
+			fail "$*: work was done: $(find "$out" | tr '\n' ' ')"
+	}
+	check "--hash jhash2,crc32cc: --hash: unknown checksum 'crc32cc'; did you mean 'crc32c'" \
+		--workload vm-clones --scale 0.001 --hash jhash2,crc32cc
+	check "unknown option '--max-page-sharng'" \
+		--workload vm-clones --scale 0.001 --knob max_page_sharng=2,4
+	check "--pages-to-scan 100,abc: --pages-to-scan wants 0..4294967295, not 'abc'" \
+		--workload vm-clones --scale 0.001 --pages-to-scan 100,abc
+	check "--workload: unknown workload 'vm-clone'" --workload vm-clone --scale 0.001
+	check "--scale wants a number" --workload vm-clones --scale x
+	check "--jobs wants a positive number" --workload vm-clones --jobs 0
+	check "--seed needs a value" --workload vm-clones --seed
+	check "unknown option '--bogus'" --workload vm-clones --bogus 1
+	check "--run-args '--frob': unknown option '--frob'" --workload vm-clones --run-args --frob
+	# a finished sweep merges again without any ksmsim binary
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --workload vm-clones --scale 0.001 \
+		--hash xxhash --out "$tmp/ok" 2>/dev/null || fail "a good sweep failed"
+	rm "$tmp/ok/sweep.csv"
+	KSMSIM=/nonexistent "$src/analysis/sweep.sh" --merge --out "$tmp/ok" 2>/dev/null ||
+		fail "--merge wanted a binary"
+	[[ $(wc -l <"$tmp/ok/sweep.csv") -eq 2 ]] || fail "--merge wrote $(cat "$tmp/ok/sweep.csv")"
+	;;
 plot)
 	command -v gnuplot >/dev/null || { echo "gnuplot missing: skip"; exit 77; }
 	tiny_traces
