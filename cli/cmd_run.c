@@ -96,14 +96,24 @@ struct run_ctx {
 	struct progress *progress;
 	const trace_reader *reader;
 	uint64_t records;	/* as last reported by the loop */
+	uint64_t trace_us;	/* its last record's time */
+	uint64_t trace_end_us;	/* the trace's last time, when a validation pass found it */
 	struct memory_limit limit;
 };
 
 /* Marks and samples come often in a long settle: the file position moves on. */
+/*
+ * The share done is the share of the trace's time replayed when the
+ * validation pass found its end: file offsets run far ahead of the model
+ * on a compressed trace, whose buffers fill in a moment.
+ */
 static void progress_poke(struct run_ctx *ctx)
 {
-	progress_update(ctx->progress, ctx->records, trace_reader_offset(ctx->reader),
-			trace_reader_size(ctx->reader));
+	if (ctx->trace_end_us)
+		progress_update(ctx->progress, ctx->records, ctx->trace_us, ctx->trace_end_us);
+	else
+		progress_update(ctx->progress, ctx->records, trace_reader_offset(ctx->reader),
+				trace_reader_size(ctx->reader));
 }
 
 static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GError **error)
@@ -140,11 +150,13 @@ static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k
 	return true;
 }
 
-static void on_progress(void *p, const trace_reader *r, uint64_t records)
+static void on_progress(void *p, const trace_reader *r, uint64_t records, uint64_t trace_us)
 {
 	struct run_ctx *ctx = p;
+
 	ctx->records = records;
-	progress_update(ctx->progress, records, trace_reader_offset(r), trace_reader_size(r));
+	ctx->trace_us = trace_us;
+	progress_poke(ctx);
 }
 
 /* The model's memory need at this record against the limit; false with the refusal. */
@@ -180,7 +192,7 @@ static bool admit(void *p, trace_reader *r, const struct trace_record *rec, GErr
  * for the memory allowed, stops the run before anything ran.
  */
 static bool validate(const char *path, struct progress *p, const struct memory_limit *limit,
-		     bool ideal, GError **error)
+		     bool ideal, uint64_t *end_us, GError **error)
 {
 	trace_reader *r = trace_reader_open(path, error);
 	if (!r)
@@ -195,6 +207,7 @@ static bool validate(const char *path, struct progress *p, const struct memory_l
 			got = -1;
 			break;
 		}
+		*end_us = rec.t_us;
 		if ((++n & 0xffff) == 0)
 			progress_update(p, n, trace_reader_offset(r), trace_reader_size(r));
 	}
@@ -377,9 +390,10 @@ int cmd_run(int argc, char **argv)
 						 quiet ? PROGRESS_NEVER : PROGRESS_AUTO);
 	/* A pipe or FIFO can be read once only: it is checked as it runs. */
 	struct stat st;
+	uint64_t trace_end_us = 0;
 	bool twice = strcmp(trace, "-") != 0 && stat(trace, &st) == 0 && S_ISREG(st.st_mode);
 
-	if (twice && !validate(trace, progress, &limit, !no_ideal, &error)) {
+	if (twice && !validate(trace, progress, &limit, !no_ideal, &trace_end_us, &error)) {
 		progress_free(progress);
 		fprintf(stderr, "ksmsim run: %s\n", error->message);
 		g_error_free(error);
@@ -389,7 +403,9 @@ int cmd_run(int argc, char **argv)
 	atomic_file *marks = NULL, *series = NULL, *summary = NULL, *mm_stats = NULL;
 	trace_reader *reader = NULL;
 	struct ksm *k = NULL;
-	struct run_ctx ctx = { .ideal = !no_ideal, .progress = progress, .limit = limit };
+	struct run_ctx ctx = {
+		.ideal = !no_ideal, .progress = progress, .limit = limit, .trace_end_us = trace_end_us,
+	};
 	progress_phase(progress, "running", "records");
 	if ((marks_path && !(marks = atomic_file_open(marks_path, &error))) ||
 	    (csv_path && !(series = atomic_file_open(csv_path, &error))) ||
@@ -437,8 +453,9 @@ int cmd_run(int argc, char **argv)
 	bool ok = loop_run(k, reader, &sinks, &res, &error);
 	if (!ok)
 		goto fail;
-	progress_update(progress, res.records, trace_reader_offset(reader),
-			trace_reader_size(reader));
+	ctx.records = res.records;
+	ctx.trace_us = res.trace_end_us;
+	progress_poke(&ctx);
 	progress_finish(progress);
 	struct snapshot s;
 	snapshot_take(k, !no_ideal, &s);

@@ -67,7 +67,7 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 		res->records++;
 		res->trace_end_us = rec.t_us;
 		if (s->progress && (res->records & 0x3ff) == 0)
-			s->progress(s->ctx, r, res->records);
+			s->progress(s->ctx, r, res->records, res->trace_end_us);
 		uint64_t t = rec.t_us + c.offset;
 		/* Batches due before this record run first; one due at t runs after it. */
 		for (uint64_t nb; (nb = ksm_next_batch(k)) < t;)
@@ -97,7 +97,7 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 					return false;
 				/* a long settle: the reporter throttles itself */
 				if (s->progress && (res->batches & 0x3f) == 0)
-					s->progress(s->ctx, r, res->records);
+					s->progress(s->ctx, r, res->records, res->trace_end_us);
 				ksm_counters(k, &cnt);
 				if (cnt.pages_to_scan == 0 && cnt.full_scans < target) {
 					g_set_error(error, LOOP_ERROR, LOOP_ERROR_TRACE,

@@ -27,7 +27,8 @@ struct loop_sinks {
 		       GError **error);
 	uint64_t sample_every_us;	/* 0: no samples */
 	bool check;			/* ksm_check() after every batch */
-	void (*progress)(void *ctx, const trace_reader *r, uint64_t records);
+	/* Now and then: records applied so far, the last one's trace time. */
+	void (*progress)(void *ctx, const trace_reader *r, uint64_t records, uint64_t trace_us);
 	/* Before each record is applied: false (with error) stops the run there. */
 	bool (*admit)(void *ctx, trace_reader *r, const struct trace_record *rec, GError **error);
 	void *ctx;

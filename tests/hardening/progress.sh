@@ -50,6 +50,14 @@ for tag in forced quiet_forced; do
 	grep -q $'\r' "$tmp/$tag.stderr" && bad "$tag: carriage returns in a non-terminal stderr"
 done
 
+# a binary trace: the share is of the trace's time, so it climbs instead of
+# reading 100% as soon as the compressed file is in the reader's buffers
+"$bin" gen kernel-build --scale 0.1 --quiet -o "$tmp/t.ksmb" || bad "gen kernel-build failed"
+"$bin" run --trace "$tmp/t.ksmb" --progress --quiet 2> "$tmp/bin.stderr" || bad "binary run failed"
+grep '^ksmsim run: running: ' "$tmp/bin.stderr" | sed '$d' > "$tmp/bin.lines"
+[ -s "$tmp/bin.lines" ] || echo "binary run too fast for two progress lines: share not checked"
+grep -q ', 100\.0%' "$tmp/bin.lines" && bad "binary: 100% before the end: $(head -3 "$tmp/bin.lines")"
+
 # a terminal: shown by default, in place (\r); not with --quiet
 if command -v script > /dev/null; then
 	q() { printf '%q ' "$@"; }
