@@ -290,6 +290,11 @@ static void put_table(const struct ksm_study_opts *o, const struct row *rows)
 
 	for (unsigned hi = 0; hi < o->nhashes; hi++)
 		least = MIN(least, rows[hi].v[COL_INSERTS]);
+	/* the table comes whole once every run succeeded: a failed study prints none of it */
+	fprintf(o->table, "%-8s", "hash");
+	for (unsigned i = 0; i < N_COLS; i++)
+		fprintf(o->table, " %s", col_names[i]);
+	fprintf(o->table, " extra_unstable_inserts peak_unshared avg_unshared\n");
 	if (o->csv) {
 		fputs("hash,bits", o->csv);
 		for (unsigned i = 0; i < N_COLS; i++)
@@ -322,15 +327,12 @@ bool collide_ksm(const struct ksm_study_opts *o, GError **error)
 	struct row *rows = g_new0(struct row, o->nhashes ? o->nhashes : 1);
 	bool ok = true;
 
-	fprintf(o->table, "%-8s", "hash");
-	for (unsigned i = 0; i < N_COLS; i++)
-		fprintf(o->table, " %s", col_names[i]);
-	fprintf(o->table, " extra_unstable_inserts peak_unshared avg_unshared\n");
 	for (unsigned hi = 0; hi < o->nhashes && ok; hi++) {
 		int64_t t0 = g_get_monotonic_time();
 
 		ok = run_one(o, o->hashes[hi], hi == 0, &rows[hi], error);
-		fprintf(stderr, "  run %s: %.1f s\n", o->hashes[hi]->name, study_seconds(t0));
+		if (ok)
+			fprintf(stderr, "  run %s: %.1f s\n", o->hashes[hi]->name, study_seconds(t0));
 	}
 	if (ok)
 		put_table(o, rows);

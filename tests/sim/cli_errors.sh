@@ -58,6 +58,8 @@ expect 2 "^ksmsim collide birthday: --plot draws the --curve-csv data" -- collid
 expect 2 "^ksmsim collide: --hashes: 'jhash' is not a checksum; did you mean 'jhash2'" -- collide birthday --hashes jhash
 expect 2 "^ksmsim collide false-positive: --seed needs a value" -- collide false-positive --seed
 expect 2 "^ksmsim collide ksm: unknown option '--bogus'" -- collide ksm --bogus
+expect 2 "^ksmsim collide ksm: .*nosuch.ksmt: cannot open" -- collide ksm --trace "$tmp/nosuch.ksmt"
+[ -s "$tmp/out" ] && { echo "FAIL: collide ksm printed a table for a missing trace: $(head -1 "$tmp/out")"; fail=1; }
 expect 2 "^ksmsim record: --interval-ms needs a value" -- record --interval-ms
 expect 2 "^ksmsim live: --base needs a value" -- live --base
 expect 2 "^ksmsim live: unknown option '--bogus'" -- live --bogus 1
