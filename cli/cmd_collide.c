@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "hashes/hash.h"
 #include "traces/check.h"
+#include "util/file_id.h"
 #include "util/atomic_file.h"
 #include "util/options.h"
 #include "util/parse.h"
@@ -87,6 +88,18 @@ static bool parse_bits(const char *s, unsigned *bits)
 static bool parse_positive(const char *s, uint64_t *v)
 {
 	return parse_u64(s, UINT64_MAX, v) && *v > 0;
+}
+
+/* Outputs onto each other or onto an input are refused before any work. */
+static bool distinct_files(const char *sub, const struct file_use *uses, size_t n)
+{
+	GError *error = NULL;
+
+	if (file_uses_distinct(uses, n, &error))
+		return true;
+	fprintf(stderr, "ksmsim collide %s: %s\n", sub, error->message);
+	g_error_free(error);
+	return false;
 }
 
 static FILE *open_out(const char *path, atomic_file **af)
@@ -237,6 +250,11 @@ static int cmd_birthday(int argc, char **argv)
 		fprintf(stderr, "ksmsim collide birthday: --max-pages too large\n");
 		return EXIT_USAGE;
 	}
+	const struct file_use uses[] = {
+		{ "--csv", csv, true }, { "--curve-csv", curve, true }, { "--plot", png, true },
+	};
+	if (!distinct_files("birthday", uses, G_N_ELEMENTS(uses)))
+		return EXIT_USAGE;
 	GPtrArray *hs = parse_hashes(hashes);
 	if (!hs)
 		return EXIT_USAGE;
@@ -582,6 +600,12 @@ static int cmd_ksm(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!parse_run_options(argc - optind, argv + optind, &o))
+		return EXIT_USAGE;
+	const struct file_use uses[] = {
+		{ "--trace", o.trace, false }, { "--costs-csv", o.costs_csv, false },
+		{ "--keep-trace", keep, true }, { "--csv", csv, true }, { "--run-csv", run_csv, true },
+	};
+	if (!distinct_files("ksm", uses, G_N_ELEMENTS(uses)))
 		return EXIT_USAGE;
 	GPtrArray *hs = parse_hashes(hashes);
 	if (!hs)

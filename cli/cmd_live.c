@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "live/live.h"
 #include "traces/reader.h"
+#include "util/file_id.h"
 #include "util/atomic_file.h"
 #include "util/parse.h"
 #include "util/signals.h"
@@ -291,6 +292,12 @@ int cmd_live(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	const struct file_use uses[] = {
+		{ "--trace", trace, false }, { "--marks-csv", marks, true },
+		{ "--mm-stats-csv", mm_stats_path, true },
+	};
+	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &err))
+		return bad_input(err);
 	if (strcmp(trace, "-") != 0 && !live_trace_check(trace, &err))
 		return bad_input(err);
 	r = trace_reader_open(trace, &err);

@@ -69,6 +69,12 @@ if ! "$bin" run --quiet --trace "$tmp/busy.ksmt" --marks-csv "$tmp/ok.csv"; then
 	echo "FAIL: max_page_sharing after run 2 was refused"; fail=1
 fi
 [ -s "$tmp/ok.csv" ] || { echo "FAIL: no marks written"; fail=1; }
+# an output onto an input or onto another output, for every command that has several
+expect 2 "^ksmsim collide ksm: --csv .*busy.ksmt: same file as --trace" -- collide ksm --trace "$tmp/busy.ksmt" --csv "$tmp/busy.ksmt"
+expect 2 "^ksmsim collide birthday: --curve-csv .*: same file as --csv" -- collide birthday --csv "$tmp/c.csv" --curve-csv "$tmp/./c.csv"
+expect 2 "^ksmsim live: --marks-csv .*busy.ksmt: same file as --trace" -- live --trace "$tmp/busy.ksmt" --marks-csv "$tmp/busy.ksmt"
+expect 2 "^ksmsim live: --mm-stats-csv -: same file as --marks-csv -" -- live --trace "$tmp/busy.ksmt" --mm-stats-csv -
+grep -q '^0 set max_page_sharing 3$' "$tmp/busy.ksmt" || { echo "FAIL: a refused output touched the trace"; fail=1; }
 # a hash name in any case is the same checksum
 "$bin" run --quiet --trace "$tmp/busy.ksmt" --hash CRC32C --summary-csv "$tmp/upper.csv" 2>/dev/null
 "$bin" run --quiet --trace "$tmp/busy.ksmt" --hash crc32c --summary-csv "$tmp/lower.csv" 2>/dev/null
