@@ -7,14 +7,16 @@
 #      timing involved: the outputs are open, the trace never ends);
 #   2. a run busy on a big generated trace, signalled once its outputs exist;
 #   3. a run left alone gives exactly its outputs, nothing else;
-#   5. the same for 'gen' busy on a big workload and for 'trace convert'
-#      blocked on a pipe: no partial trace, 130 / 143.
+#   5. the same, and for SIGHUP too, for 'gen' busy on a big workload, for
+#      'trace convert' blocked on a pipe and for 'collide ksm' (its generated
+#      trace and its CSV): no partial file, exit 128 + signal;
+#   6. 'gen' writing into a pipe whose reader left.
 # usage: signals.sh KSMSIM
 set -u
 # job control: background jobs keep SIGINT (a script's would ignore it, and
 # ksmsim, rightly, keeps a SIGINT ignored on entry ignored)
 set -m
-bin=$1
+bin=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 pids=()
@@ -154,9 +156,8 @@ check_tool() {
 		bad "$name: stderr lacks 'ksmsim: interrupted; $phase...; 1 unfinished output file removed': $(cat "$err")"
 	echo "$name: exit $rc; stderr: $(grep interrupted "$err")"
 }
-for sig in INT TERM; do
-	want=130
-	[ "$sig" = TERM ] && want=143
+for sig in INT TERM HUP; do
+	want=$((128 + $(kill -l "$sig")))
 	# gen: 4000 guests of kernel-build is ~30 million records, tens of seconds
 	out=$tmp/gen-$sig
 	mkdir -p "$out"
@@ -187,7 +188,35 @@ for sig in INT TERM; do
 	rc=$?
 	exec 9>&-
 	check_tool "convert $sig" "$rc" "$want" "$out" "$tmp/convert-$sig.stderr" ""
+
+	# collide ksm: its generated trace (a temporary file) and its CSV go too
+	out=$tmp/collide-$sig
+	mkdir -p "$out"
+	TMPDIR=$out "$bin" collide ksm --hashes xxhash,crc32c --csv "$out/c.csv" \
+		>/dev/null 2> "$tmp/collide-$sig.stderr" &
+	pid=$!
+	pids+=("$pid")
+	wait_for_file "$out" "$pid" || bad "collide $sig: no temporary file appeared"
+	sleep 0.5
+	kill -0 "$pid" 2>/dev/null || bad "collide $sig: ended before the signal"
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	[ "$rc" -eq "$want" ] || bad "collide $sig: exit status $rc, expected $want"
+	[ -n "$(ls -A "$out")" ] && bad "collide $sig: files left behind: $(ls -A "$out" | tr '\n' ' ')"
+	grep -q '^ksmsim: interrupted.*unfinished output file' "$tmp/collide-$sig.stderr" ||
+		bad "collide $sig: $(cat "$tmp/collide-$sig.stderr")"
 done
+
+# 6. SIGPIPE: a reader that goes away ends gen quietly, with nothing left behind.
+out=$tmp/pipe-gen
+mkdir -p "$out"
+cd "$out" || exit 1
+"$bin" gen kernel-build --vms 400 --quiet -o - | head -c 1000 >/dev/null
+rc=${PIPESTATUS[0]}
+cd - >/dev/null || exit 1
+[ "$rc" -eq 141 ] || bad "gen into a closed pipe: exit $rc, expected 141"
+[ -n "$(ls -A "$out")" ] && bad "gen into a closed pipe left: $(ls -A "$out")"
 
 if [ "$fails" -gt 0 ]; then
 	echo "$fails check(s) failed" >&2
