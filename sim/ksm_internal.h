@@ -116,7 +116,7 @@ struct vma {
 	bool mergeable;
 };
 
-#define PT_SHIFT 9
+#define PT_SHIFT 6
 #define PT_SIZE (1u << PT_SHIFT)
 struct pt_chunk {
 	uint32_t npresent;		/* PTEs mapping a scannable page */

@@ -7,11 +7,6 @@
 #include <string.h>
 #include "traces/check.h"
 
-/* A half-open range of pages [s, e). */
-struct ival {
-	uint64_t s, e;
-};
-
 /*
  * struct iset: disjoint, coalesced intervals keyed by start, so a range is
  * inside the set iff it is inside one interval. cs/ce cache the last
@@ -39,19 +34,26 @@ static gint ival_cmp(gconstpointer a, gconstpointer b, gpointer unused)
 
 static void iset_init(struct iset *set)
 {
-	set->t = g_tree_new_full(ival_cmp, NULL, g_free, NULL);
-	set->cs = set->ce = 0;
-	set->pages = 0;
+	*set = (struct iset){ 0 };
 }
 
 static void iset_destroy(struct iset *set)
 {
-	g_tree_destroy(set->t);
+	if (set->t)
+		g_tree_destroy(set->t);
 }
 
+/*
+ * Most sets are one interval (an mm's one mapping), so a set keeps its
+ * first interval inline and grows a tree only for a second: a tree costs
+ * a hundred bytes or more, and there are three sets an mm.
+ */
 /* The interval with the greatest start <= x, or NULL. */
-static struct ival *iset_floor(const struct iset *set, uint64_t x)
+static struct ival *iset_floor(struct iset *set, uint64_t x)
 {
+	if (!set->t)
+		return set->one_used && set->one.s <= x ? &set->one : NULL;
+
 	struct ival key = { .s = x };
 	GTreeNode *n = g_tree_upper_bound(set->t, &key);
 
@@ -59,20 +61,38 @@ static struct ival *iset_floor(const struct iset *set, uint64_t x)
 	return n ? g_tree_node_key(n) : NULL;
 }
 
-static void iset_insert(struct iset *set, uint64_t s, uint64_t e)
+static void tree_insert(GTree *t, uint64_t s, uint64_t e)
 {
 	struct ival *iv = g_new(struct ival, 1);
 
 	iv->s = s;
 	iv->e = e;
-	g_tree_insert(set->t, iv, iv);
+	g_tree_insert(t, iv, iv);
+}
+
+static void iset_insert(struct iset *set, uint64_t s, uint64_t e)
+{
 	set->pages += e - s;
+	if (!set->t && !set->one_used) {
+		set->one = (struct ival){ s, e };
+		set->one_used = true;
+		return;
+	}
+	if (!set->t) {
+		set->t = g_tree_new_full(ival_cmp, NULL, g_free, NULL);
+		tree_insert(set->t, set->one.s, set->one.e);
+		set->one_used = false;
+	}
+	tree_insert(set->t, s, e);
 }
 
 static void iset_drop(struct iset *set, struct ival *iv)
 {
 	set->pages -= iv->e - iv->s;
-	g_tree_remove(set->t, iv);	/* frees iv */
+	if (iv == &set->one)
+		set->one_used = false;
+	else
+		g_tree_remove(set->t, iv);	/* frees iv */
 }
 
 static bool iset_contains(struct iset *set, uint64_t s, uint64_t e)
@@ -89,7 +109,7 @@ static bool iset_contains(struct iset *set, uint64_t s, uint64_t e)
 	return true;
 }
 
-static bool iset_overlaps(const struct iset *set, uint64_t s, uint64_t e)
+static bool iset_overlaps(struct iset *set, uint64_t s, uint64_t e)
 {
 	struct ival *f = iset_floor(set, e - 1);
 
@@ -131,7 +151,7 @@ static void iset_remove(struct iset *set, uint64_t s, uint64_t e)
 
 static bool iset_empty(const struct iset *set)
 {
-	return g_tree_nnodes(set->t) == 0;
+	return set->t ? g_tree_nnodes(set->t) == 0 : !set->one_used;
 }
 
 static void mm_free(gpointer p)
@@ -140,8 +160,7 @@ static void mm_free(gpointer p)
 
 	iset_destroy(&mm->mapped);
 	iset_destroy(&mm->mergeable);
-	if (mm->written.t)
-		iset_destroy(&mm->written);
+	iset_destroy(&mm->written);
 	g_free(mm);
 }
 
@@ -386,8 +405,7 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 		memcpy(mm->name, rec->mm, mm->name_len + 1);
 		iset_init(&mm->mapped);
 		iset_init(&mm->mergeable);
-		if (ck->count_written)
-			iset_init(&mm->written);
+		iset_init(&mm->written);
 		g_hash_table_insert(ck->mms, mm->name, mm);
 		ck->last = mm;
 		break;
@@ -436,7 +454,7 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 		case TRACE_FILLSEQ:
 			if (!iset_contains(&mm->mapped, s, e))
 				return not_mapped(rec);
-			if (mm->written.t)
+			if (ck->count_written)
 				written_change(ck, mm, true, s, e);
 			break;
 		case TRACE_UNMAP: {
@@ -447,7 +465,7 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 			was = !iset_empty(&mm->mergeable);
 			iset_remove(&mm->mergeable, s, e);
 			track_mergeable(ck, was, mm);
-			if (mm->written.t)
+			if (ck->count_written)
 				written_change(ck, mm, false, s, e);
 			break;
 		}

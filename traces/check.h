@@ -20,7 +20,11 @@ struct trace_check;
 
 /* Interval set of pages (check.c); fields private to check.c. */
 struct iset {
-	GTree *t;
+	GTree *t;		/* NULL while the set is one interval or none */
+	struct ival {
+		uint64_t s, e;	/* pages [s, e) */
+	} one;			/* that interval, when one_used */
+	bool one_used;
 	uint64_t cs, ce;	/* the last interval a lookup hit */
 	uint64_t pages;
 };
@@ -32,7 +36,7 @@ struct check_mm {
 	uint32_t tag;		/* e.g. the binary form's slot */
 	struct iset mapped;
 	struct iset mergeable;
-	struct iset written;	/* only with trace_check_count_written() */
+	struct iset written;	/* kept only with trace_check_count_written() */
 };
 
 struct trace_check *trace_check_new(void);
