@@ -54,7 +54,8 @@ static inline const struct overlay *overlays(const content *c)
 
 static inline const uint8_t *overlay_data(const content *c)
 {
-	return c->extra + c->n_over * sizeof(struct overlay);
+	/* a base without overlays has no extra block: no offset from NULL */
+	return c->n_over ? c->extra + c->n_over * sizeof(struct overlay) : c->extra;
 }
 
 static size_t extra_size(const content *c)

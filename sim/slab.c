@@ -13,7 +13,16 @@ void slab_init(struct slab *s, size_t size, size_t align)
 	s->size = (size + align - 1) & ~(align - 1);
 }
 
+/* gcc says ASan is on with a macro, clang with __has_feature. */
 #if defined(__SANITIZE_ADDRESS__)
+#define SLAB_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAB_UNDER_ASAN 1
+#endif
+#endif
+
+#ifdef SLAB_UNDER_ASAN
 /* Under ASan every object is its own allocation, so misuse is still caught. */
 void *slab_alloc0(struct slab *s)
 {
@@ -44,7 +53,7 @@ void *slab_alloc0(struct slab *s)
 		obj = s->free;
 		s->free = *(void **)obj;
 	} else {
-		if (s->next + s->size > s->end)
+		if (!s->next || (size_t)(s->end - s->next) < s->size)
 			grow(s);
 		obj = s->next;
 		s->next += s->size;

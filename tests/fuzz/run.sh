@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds the trace-reader fuzz targets with clang's libFuzzer, ASan and UBSan
-# and runs each for SECONDS seconds (default 60), one after the other (or
-# JOBS at a time), starting from the committed seed corpus.
+# Builds the fuzz targets with clang's libFuzzer, ASan and UBSan (a meson
+# build with -Dfuzzing=true) and runs each for SECONDS seconds (default 60),
+# one after the other (or JOBS at a time), starting from the committed seed
+# corpus and the regression inputs.
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]      TARGET: text binary gz
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]      TARGET: text binary gz run
 #
 # Environment: KSMSIM_SRC (sources to build, default this checkout),
 # FUZZ_OUT (build and working dir, default build-fuzz/ in KSMSIM_SRC),
@@ -21,21 +22,25 @@ out=${FUZZ_OUT:-$src/build-fuzz}
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(text binary gz)
+[ ${#targets[@]} -gt 0 ] || targets=(text binary gz run)
 jobs=${JOBS:-1}
 cc=${CC_FUZZ:-clang}
 
 mkdir -p "$out"
-flags=(-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
-       -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE -DKSMSIM_VERSION=\"fuzz\"
-       -I"$src" -I"$here")
-read -r -a deps <<<"$(pkg-config --cflags --libs glib-2.0 zlib libxxhash)"
-lib=("$src"/traces/{trace,reader,writer,check}.c "$src"/util/{atomic_file,signals}.c
-     "$here/fuzz_common.c")
+build=$out/meson
+if [ ! -e "$build/build.ninja" ]; then
+	CC=$cc meson setup "$build" "$src" -Dfuzzing=true -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dbuildtype=debugoptimized \
+		-Dc_args=-fno-sanitize-recover=undefined >"$out/setup.log" 2>&1 ||
+		{ cat "$out/setup.log" >&2; exit 1; }
+fi
+names=()
 for t in "${targets[@]}"; do
-	echo "fuzz: building $out/fuzz_$t"
-	"$cc" "${flags[@]}" -o "$out/fuzz_$t" "$here/fuzz_$t.c" "${lib[@]}" "${deps[@]}"
+	[ -e "$here/fuzz_$t.c" ] || { echo "fuzz: no target '$t' (text binary gz run)" >&2; exit 2; }
+	names+=("tests/fuzz/fuzz-$t")
 done
+echo "fuzz: building ${targets[*]} in $build"
+ninja -C "$build" "${names[@]}" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log" >&2; exit 1; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
@@ -45,7 +50,7 @@ run_one() {
 	local dict=()
 	[ "$t" = binary ] || dict=(-dict="$here/ksmtrace.dict")
 	# shellcheck disable=SC2086
-	nice -n "${NICE:-10}" "$out/fuzz_$t" "${dict[@]}" -max_total_time="$secs" -timeout=20 \
+	nice -n "${NICE:-10}" "$build/tests/fuzz/fuzz-$t" "${dict[@]}" -max_total_time="$secs" -timeout=20 \
 		-rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
 		-artifact_prefix="$out/artifacts/$t/" ${FUZZ_ARGS:-} \
 		"$out/corpus/$t" "$here/corpus/$t" "$here/regressions/$t" \

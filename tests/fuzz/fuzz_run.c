@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fuzz target: the whole run path, as `ksmsim run --check` takes it. The
+ * input is a trace file as it is (text, gzip or binary: the reader tells
+ * them apart, so compressed streams are fuzzed whole, not only as a
+ * compressed copy of the input). It is read once, as a pipe is, through the
+ * model with the invariant checker after every batch, marks and time series
+ * written, under a memory budget that the model's own estimate enforces
+ * record by record, as run does for a streamed trace.
+ *
+ * It aborts when the model breaks an invariant, when a refused trace's
+ * error is not one line "FILE:LINE: problem" / "FILE: offset N: problem",
+ * or when a run ends without an error but without reaching the end.
+ * To keep each input quick, the budget is what 4096 written pages in 64 mms
+ * would take, with at most 20000 records, 60 s of trace time and settles of
+ * at most 8 scans.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <glib.h>
+#include "fuzz_common.h"
+#include "sim/ksm.h"
+#include "sim/loop.h"
+#include "sim/output.h"
+#include "traces/reader.h"
+
+/* The checker walks every page after every batch: keep the model small. */
+#define FUZZ_MAX_PAGES 4096
+#define FUZZ_MAX_MMS 64
+#define FUZZ_MAX_RECORDS 20000
+#define FUZZ_MAX_SETTLE 8
+#define FUZZ_MAX_T_US (UINT64_C(60) * 1000000)	/* ksmd batches grow with trace time */
+
+struct fuzz_run {
+	FILE *out;		/* marks and series, written and dropped */
+	uint64_t records;
+};
+
+static G_NORETURN void die(const char *what, const char *msg)
+{
+	fprintf(stderr, "fuzz_run: %s: %s\n", what, msg);
+	abort();
+}
+
+static bool admit(void *p, trace_reader *r, const struct trace_record *rec, GError **error)
+{
+	struct fuzz_run *f = p;
+	const struct trace_check *ck = trace_reader_check(r);
+
+	if (++f->records > FUZZ_MAX_RECORDS ||
+	    (rec->verb == TRACE_SETTLE && rec->value > FUZZ_MAX_SETTLE) || rec->t_us > FUZZ_MAX_T_US ||
+	    ksm_memory_estimate(trace_check_written_pages(ck), trace_check_live_mms(ck), true) >
+		    ksm_memory_estimate(FUZZ_MAX_PAGES, FUZZ_MAX_MMS, true)) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s:%" G_GUINT64_FORMAT
+			    ": over the fuzz budget", trace_reader_path(r), rec->line);
+		return false;
+	}
+	return true;
+}
+
+static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GError **error)
+{
+	struct fuzz_run *f = p;
+	struct snapshot s;
+
+	snapshot_take(k, true, &s);
+	output_marks_row(f->out, label, t_us, &s);
+	g_array_free(ksm_mm_stats(k), TRUE);
+	return true;
+}
+
+static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
+{
+	struct fuzz_run *f = p;
+	struct snapshot s;
+
+	snapshot_take(k, false, &s);
+	output_series_row(f->out, sim_us, trace_us, &s);
+	return true;
+}
+
+/* "PATH:LINE: problem" or "PATH: offset N: problem" on one line. */
+static void check_shape(const GError *error, const char *path)
+{
+	const char *msg = error->message, *rest;
+
+	if (strchr(msg, '\n') || !g_str_has_prefix(msg, path))
+		die("error message shape", msg);
+	rest = msg + strlen(path);
+	if (rest[0] == ':' && g_ascii_isdigit(rest[1]))
+		rest += strspn(rest + 1, "0123456789") + 1;
+	else if (g_str_has_prefix(rest, ": offset ") && g_ascii_isdigit(rest[9]))
+		rest += 9 + strspn(rest + 9, "0123456789");
+	else
+		die("error message shape", msg);
+	if (rest[0] != ':' || rest[1] != ' ' || !rest[2])
+		die("error message shape", msg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+
+	if (fd < 0) {
+		fd = memfd_create("ksmsim-fuzz-run", MFD_CLOEXEC);
+		if (fd < 0)
+			die("memfd_create", strerror(errno));
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		die("memfd", strerror(errno));
+
+	GError *error = NULL;
+	trace_reader *r = trace_reader_open(path, &error);
+
+	if (!r) {
+		check_shape(error, path);
+		g_error_free(error);
+		return 0;
+	}
+	trace_check_count_written(trace_reader_check(r));
+
+	struct ksm_options opt = { .hash = hash_lookup(HASH_DEFAULT), .check = true };
+	struct fuzz_run f = { .out = fopen("/dev/null", "w") };
+	struct loop_sinks sinks = {
+		.mark = on_mark,
+		.sample = on_sample,
+		.sample_every_us = 1000000,
+		.check = true,
+		.admit = admit,
+		.ctx = &f,
+	};
+	struct loop_result res;
+
+	cost_table_default(&opt.costs, HASH_DEFAULT);
+	struct ksm *k = ksm_new(&opt);
+
+	if (!loop_run(k, r, &sinks, &res, &error)) {
+		if (g_error_matches(error, LOOP_ERROR, LOOP_ERROR_INVARIANT))
+			die("model invariant", error->message);
+		check_shape(error, path);
+		g_error_free(error);
+	} else {
+		struct snapshot s;
+
+		snapshot_take(k, true, &s);
+		output_summary_row(f.out, "fuzz", HASH_DEFAULT, res.sim_end_us, res.records,
+				   res.batches, &s);
+		if (res.records != f.records)
+			die("run", "ended early without an error");
+	}
+	ksm_free(k);
+	trace_reader_free(r);
+	fclose(f.out);
+	return 0;
+}
