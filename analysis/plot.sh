@@ -1,225 +1,602 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# PNG plots (gnuplot) of the CSV files ksmsim writes. The kind of each file
-# is told by its header; all time-series files given together share one
-# figure, one line per file. See analysis/README.md.
+# PNG plots (gnuplot) of the CSV files ksmsim and the analysis scripts write.
+# Each file's kind is told by its header, columns are found by name (extra
+# columns are ignored), and every PNG is named after the file it draws, so
+# nothing a call makes overwrites what another call made. See
+# analysis/README.md.
 set -euo pipefail
 
 usage() {
 	cat <<'EOF'
-usage: analysis/plot.sh [-o DIR] [--title TEXT] CSV...
-Recognised CSV files (by header):
-  ksmsim run --csv            pages_sharing and pages_unshared over time, one
-                              line per file (label: file name, e.g. xxhash.csv)
-  ksmsim run --summary-csv,   CoW count, checksum CPU time, false positives
-  analysis/sweep.sh output,   and unstable-tree insertions per run
-  collide ksm --csv
-  ksmsim bench costs --csv    checksum cost per page, hot and cold
-  collide false-positive      share of changes that keep the checksum
-  collide birthday --curve-csv  observed collision curves vs the formula
-  collide birthday --csv      first-collision quantiles per hash
-Writes DIR/<file>-<what>.png (default DIR: .) and prints each path.
+usage: analysis/plot.sh [-o DIR] [--title TEXT] [--x COLUMN] CSV...
+Each CSV gives the PNGs below, named from its file name STEM (STEM.csv):
+  ksmsim run --csv (time series)
+      all given together share one figure, one line per file, labelled
+      with its hash: the `hash` column if there is one, else the part of
+      the file names that differs (iozone-jhash2.csv, iozone-crc32c.csv:
+      jhash2, crc32c). PREFIX-pages.png, PREFIX the part they share
+      (iozone); with no shared part, the stems joined by '+'.
+      Panels: pages_sharing and pages_unshared against simulated time.
+  summary rows (ksmsim run --summary-csv, collide ksm -o and --run-csv,
+  reproduce_2017.sh's tables.csv): one bar per run, coloured by hash,
+  grouped by workload (or trace) when there are several; values on the bars;
+  log axis where a panel's values span a factor of 20 or more. Metrics that are
+  0 in every row are named in the title instead of drawn.
+      STEM-effects.png  cow_ksm, false_positives, unstable_corrupt_walks,
+                        extra_unstable_inserts, missed_merges
+      STEM-cost.png     checksum ns/page or ms, ksmd_cpu_ms
+      STEM-memory.png   mean (or avg, else end) and peak pages_sharing,
+                        pages_unshared, pages_volatile; dedup_fraction
+  sweeps (rows whose knob columns vary: set_KNOB or knob_KNOB as
+  analysis/sweep.sh writes, or a bare knob name such as sleep_millisecs):
+      STEM-METRIC.png   one per metric above that is not 0 everywhere: the
+                        knob with the most values on x (--x COLUMN picks
+                        another), one line per hash, one panel per value of
+                        the other varying knobs and of workload
+  ksmsim bench costs --csv
+      STEM-checksum-cost.png   ns per page, hot and cold, per hash (log)
+  collide false-positive -o
+      STEM-false-positives.png share of changes that keep the checksum, per
+                               hash and kind of change, with the chance 2^-bits
+                               where the axis reaches it
+  collide birthday --curve-csv
+      STEM-birthday.png        observed collision curves and the formula
+  collide birthday -o
+      STEM-first-collision.png first-collision quantiles per hash
+Options:
+  -o, --out DIR   where the PNGs go (default .); each path is printed
+  --title TEXT    what every figure title calls the data (default: the
+                  file's stem; for time series, the part their names share)
+  --x COLUMN      the sweep column on the x axis
+  -h, --help
+Exit status: 0 done, 2 bad usage, an unrecognised or empty CSV, a missing
+column or a gnuplot failure (one line on standard error).
 EOF
 }
 
 die() { echo "plot.sh: $*" >&2; exit 2; }
-command -v gnuplot >/dev/null || die "gnuplot not found (apt-get install gnuplot-nox)"
 
-outdir=. title="" files=()
+outdir=. title="" xknob="" files=()
 while (($#)); do
 	case $1 in
-	-o | --out) outdir=$2; shift 2 ;;
-	--title) title=$2; shift 2 ;;
+	-o | --out) (($# > 1)) || die "$1 needs a value"; outdir=$2; shift 2 ;;
+	--title) (($# > 1)) || die "$1 needs a value"; title=$2; shift 2 ;;
+	--x) (($# > 1)) || die "$1 needs a value"; xknob=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	-*) usage >&2; exit 2 ;;
+	-*) die "unknown option $1 (see --help)" ;;
 	*) files+=("$1"); shift ;;
 	esac
 done
-((${#files[@]})) || { usage >&2; exit 2; }
+((${#files[@]})) || die "no CSV given (see --help)"
+command -v gnuplot >/dev/null || die "gnuplot not found (apt-get install gnuplot-nox)"
 mkdir -p "$outdir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Common look: big enough to read on a slide, grid, no enhanced text (names have _).
-style="set terminal pngcairo size 1200,720 noenhanced font 'Sans,12'
-set datafile separator ','
-set grid
-set key outside right top"
+# One colour, dash and point per hash, the same in every figure, so that a
+# reader who learnt jhash2's colour on one plot finds it on the next.
+# Unknown names take the types after these.
+hash_order=(jhash2 crc32c crc32 xxhash xxh32 xxh64 xxh3 sha1 sha256 none)
+linetypes="
+set linetype 1 lc rgb '#0072b2' dt 1 pt 7 lw 2
+set linetype 2 lc rgb '#d55e00' dt 2 pt 5 lw 2
+set linetype 3 lc rgb '#cc79a7' dt 4 pt 9 lw 2
+set linetype 4 lc rgb '#009e73' dt 3 pt 13 lw 2
+set linetype 5 lc rgb '#e69f00' dt 5 pt 11 lw 2
+set linetype 6 lc rgb '#56b4e9' dt 1 pt 4 lw 2
+set linetype 7 lc rgb '#882255' dt 1 pt 6 lw 2
+set linetype 8 lc rgb '#999999' dt 4 pt 8 lw 2
+set linetype 9 lc rgb '#8c510a' dt 3 pt 10 lw 2
+set linetype 10 lc rgb '#7570b3' dt 5 pt 12 lw 2
+set linetype 11 lc rgb '#1b9e77' dt 1 pt 1 lw 2
+set linetype 12 lc rgb '#e7298a' dt 2 pt 2 lw 2
+set linetype cycle 12"
 
-# Write PNG atomically: gnuplot into a temporary name, then rename.
-gp() {
-	local png=$1 script=$2
-	printf '%s\nset output "%s.tmp"\n%s\n' "$style" "$png" "$script" | gnuplot ||
-		die "gnuplot failed for $png"
+# awk: ltof(name) is the hash's line type, as above
+awk_lt='function ltof(h,   i) {
+	if (!(h in LT)) { for (i = 1; i <= nho; i++) if (ho[i] == h) { LT[h] = i; return i }
+		LT[h] = nho + ++nunk }
+	return LT[h] }
+BEGIN { nho = split(HO, ho, " ") }'
+awk_fmt='function fmt(v,   a) {
+	a = v < 0 ? -v : v
+	if (a >= 1e6) return sprintf("%.3gM", v / 1e6)
+	if (a >= 1e4) return sprintf("%.3gk", v / 1e3)
+	if (a >= 100 || v == int(v)) return sprintf("%d", v + (v < 0 ? -0.5 : 0.5))
+	return sprintf("%.3g", v) }'
+
+# Readable on a slide; no enhanced text (names hold _).
+gp() { # gp PNG WIDTH HEIGHT SCRIPT: the PNG is written whole or not at all
+	local png=$1
+	printf "set terminal pngcairo size %d,%d noenhanced font 'Sans,12'\nset output '%s.tmp'\nset datafile separator ','\nset grid\n%s\n%s\n" \
+		"$2" "$3" "$png" "$linetypes" "$4" | gnuplot 2>"$work/gp.err" ||
+		die "gnuplot failed for $png: $(head -3 "$work/gp.err" | tr '\n' ' ')"
 	mv "$png.tmp" "$png"
 	echo "$png"
 }
 
-col() { # index (1-based) of column $2 in CSV $1, or empty
-	{ head -1 "$1" | tr ',' '\n' | tr -d '"\r' | grep -nx -- "$2" || true; } | cut -d: -f1 | head -1
+q() { local s=${1//[\'\"\\]/}; printf '%s' "$s"; } # safe inside a gnuplot string
+
+header() { head -1 "$1" | tr -d '"\r'; }
+has() { header "$1" | tr ',' '\n' | grep -qx -- "$2"; }
+need() { local c; for c in "${@:2}"; do has "$1" "$c" || die "$1: no column '$c'"; done; }
+
+# pick FILE COL...: those columns by header name, quotes dropped; a column
+# the file lacks comes out empty
+pick() {
+	local f=$1; shift
+	awk -F, -v want="$*" 'NR == 1 { gsub(/["\r]/, ""); for (i = 1; i <= NF; i++) c[$i] = i
+		n = split(want, w, " "); next }
+	{ gsub(/["\r]/, ""); l = ""
+	  for (i = 1; i <= n; i++) l = l (i > 1 ? "," : "") (w[i] in c ? $(c[w[i]]) : "")
+	  print l }' "$f"
 }
 
-base() { local b; b=$(basename "$1"); echo "${b%.csv}"; }
+stem() { local b; b=$(basename "$1"); echo "${b%.csv}"; }
+
+# Summary metrics by figure; the first of a '|' list that the file has
+# is drawn (names differ between the tools that write summaries).
+effects="cow_ksm false_positives unstable_corrupt_walks extra_unstable_inserts missed_merges_end|missed_merges mean_missed_merges|avg_missed_merges"
+cost="checksum_ns_per_page|checksum_ns checksum_ms ksmd_cpu_ms"
+memory="mean_pages_sharing|avg_pages_sharing|pages_sharing peak_pages_sharing mean_pages_unshared|avg_pages_unshared peak_pages_unshared mean_pages_volatile|avg_pages_volatile peak_pages_volatile dedup_fraction_end|dedup_fraction mean_dedup_fraction|avg_dedup_fraction"
+declare -A what=(
+	[cow_ksm]="CoW breaks of merged pages" [false_positives]="false positives (changed, same checksum)"
+	[unstable_corrupt_walks]="unstable-tree walks through changed pages"
+	[extra_unstable_inserts]="unstable-tree inserts beyond the fewest"
+	[missed_merges]="missed merges at the end" [missed_merges_end]="missed merges at the end"
+	[mean_missed_merges]="missed merges, mean" [avg_missed_merges]="missed merges, mean"
+	[checksum_ns_per_page]="checksum time per page" [checksum_ns]="checksum time per page"
+	[checksum_ms]="checksum CPU time" [ksmd_cpu_ms]="ksmd CPU time"
+	[dedup_fraction]="share of ideal dedup reached" [dedup_fraction_end]="share of ideal dedup reached"
+	[mean_dedup_fraction]="share of ideal dedup, mean" [avg_dedup_fraction]="share of ideal dedup, mean" [pages_sharing]="pages_sharing at the end")
+unit() {
+	case $1 in
+	*_ms) echo ms ;; *_ns_per_page | *_ns) echo "ns per page" ;;
+	*pages_*) echo pages ;; *fraction*) echo share ;; *) echo count ;;
+	esac
+}
+label() {
+	case $1 in
+	avg_pages_* | mean_pages_*) echo "${1#*_}, mean over the run" ;;
+	peak_pages_*) echo "${1#*_}, peak" ;;
+	*) echo "${what[$1]:-${1//_/ }}" ;;
+	esac
+}
+
+# metrics FILE LIST: the columns of LIST the file has with a number in some
+# row, as NAME; those 0 in every row are written to $work/zero
+metrics() {
+	local f=$1 alt m c out=()
+	: >"$work/zero"
+	for alt in $2; do
+		for m in ${alt//|/ }; do has "$f" "$m" && break; m=; done
+		[[ -n $m ]] || continue
+		pick "$f" "$m" >"$work/m"
+		c=$(awk '$1 != "" { n++ } $1 != "" && $1 != 0 { nz++ } END { print (n ? (nz ? "y" : "0") : "") }' "$work/m")
+		case $c in y) out+=("$m") ;; 0) echo "$m" >>"$work/zero" ;; esac
+	done
+	echo "${out[*]}"
+}
+
+knob_names="pages_to_scan sleep_millisecs max_page_sharing use_zero_pages merge_across_nodes smart_scan
+	stable_node_chains_prune_millisecs advisor_max_cpu advisor_min_pages_to_scan
+	advisor_max_pages_to_scan advisor_target_scan_time advisor_mode"
+param_names="workload trace source policy scale seed"
+
+# varying FILE COL...: those of the columns that hold more than one value
+varying() {
+	local f=$1 c; shift
+	for c; do
+		has "$f" "$c" || continue
+		[[ $(pick "$f" "$c" | sort -u | wc -l) -gt 1 ]] && echo "$c"
+	done
+	return 0
+}
+
+# knobs FILE: the run's knob columns: set_X and knob_X; else those a
+# `pinned` column names (knob=value;... as ksmsim run --summary-csv writes:
+# the knobs the run fixed); else the bare knob names that vary (a summary
+# holds their end values)
+knobs() {
+	local f=$1 c
+	header "$f" | tr ',' '\n' | grep -E '^(set|knob)_' && return
+	if has "$f" pinned; then
+		pick "$f" pinned | tr ';' '\n' | sed -n 's/=.*//p' | tr - _ | sort -u |
+			while read -r c; do if has "$f" "$c"; then echo "$c"; fi; done
+		return
+	fi
+	# shellcheck disable=SC2086
+	varying "$f" $knob_names
+}
+
+# bars FILE STEM NAME FIGURE-TITLE METRIC...: one panel per metric
+bars() {
+	local f=$1 b=$2 name=$3 ftitle=$4; shift 4
+	local gcols=() m i n=$# script zero
+	# shellcheck disable=SC2086
+	mapfile -t gcols < <(varying "$f" $param_names)
+	# group label: the varying parameters (a trace by its file name)
+	pick "$f" hash "${gcols[@]}" "$@" | awk -F, -v ng=${#gcols[@]} -v nm=$n -v HO="${hash_order[*]}" \
+		-v dat="$work/bars.dat" -v tics="$work/tics" -v glab="$work/glabels" "$awk_lt $awk_fmt"'
+	{ g = ""
+	  for (i = 2; i <= ng + 1; i++) { p = $i; sub(/.*\//, "", p); sub(/\.gz$/, "", p); sub(/\.ksm[tb]$/, "", p)
+		g = g (i > 2 ? " " : "") p }
+	  if (!(g in gi)) { gi[g] = ++ngr; gname[ngr] = g }
+	  if (!($1 in hi)) { hi[$1] = ++nh; hname[nh] = $1 }
+	  row[NR] = $0; rg[NR] = gi[g]; rh[NR] = hi[$1] }
+	END {
+		# the hash under each bar; the group (when several) under its bars
+		w = ngr > 1 ? 0.8 / nh : 0.6
+		t = ""
+		for (r = 1; r <= NR; r++) {
+			split(row[r], v, ",")
+			x = ngr > 1 ? rg[r] + (rh[r] - (nh + 1) / 2) * w : rh[r]
+			l = x "," ltof(v[1])
+			for (i = 1; i <= nm; i++) { y = v[ng + 1 + i]; l = l "," y "," (y == "" ? "" : fmt(y)) }
+			print l > dat
+			t = t (r > 1 ? ", " : "") "\"" v[1] "\" " x
+		}
+		print t > tics
+		printf "" > glab
+		if (ngr > 1) for (i = 1; i <= ngr; i++)
+			print "set label \"" gname[i] "\" at first " i ", graph -0.13 center font \",13\"" > glab
+		print (ngr > 1 ? ngr : nh), ngr, w, NR, (ngr > 1 ? "font \",10\"" : "") > (dat ".n") }'
+	local slots ngroups bw nbars rot pw
+	read -r slots ngroups bw nbars rot <"$work/bars.dat.n"
+	pw=$((nbars * 75 + 140 > 520 ? nbars * 75 + 140 : 520))
+	local cols=$((n < 3 ? n : 3)) rows=$(((n + 2) / 3))
+	zero=$(paste -sd, "$work/zero" | sed 's/,/, /g')
+	script="set multiplot layout $rows,$cols title \"$(q "$ftitle")${zero:+\\n0 in every run: $zero}\"
+set style fill solid 0.85 border lc 'black'
+set xtics ($(cat "$work/tics")) scale 0 $rot
+set xrange [0.4:$slots.6]
+set boxwidth $bw
+set key off
+$(cat "$work/glabels")
+"
+	((ngroups > 1)) && script+="set bmargin 5
+"
+	i=0
+	for m; do
+		i=$((i + 1))
+		local yc=$((2 * i + 1)) lc=$((2 * i + 2))
+		# log axis when positive values span a factor of 20 (about 1.3 decades)
+		local ax
+		ax=$(awk -F, -v c=$yc '$c != "" && $c > 0 { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
+			END { if (n && hi / lo >= 20) printf "log %g %g", lo / 3, hi * 4; else printf "lin 0 %g", (hi > 0 ? hi * 1.15 : 1) }' \
+			"$work/bars.dat")
+		read -r kind lo hi <<<"$ax"
+		local lt=""; [[ $kind == log ]] && lt=" (log scale)"
+		script+="set title '$(q "$(label "$m")")$lt'
+set ylabel '$(unit "$m")'
+"
+		if [[ $kind == log ]]; then
+			script+="set logscale y
+set yrange [$lo:$hi]
+set format y '%.0s%c'
+"
+		else
+			script+="unset logscale y
+set yrange [0:$hi]
+set format y '$(awk -v h="$hi" 'BEGIN { print (h >= 10 ? "%.0f" : "%.2g") }')'
+"
+		fi
+		script+="plot '$work/bars.dat' using 1:(\$$yc == 0 && '$kind' eq 'log' ? NaN : \$$yc):2 with boxes lc variable dt 1 notitle, \\
+     '' using 1:(\$$yc == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$$yc):$lc with labels offset 0,0.7 font ',10' notitle
+"
+	done
+	script+="unset multiplot"
+	gp "$outdir/$b-$name.png" $((cols < 2 && pw < 900 ? 900 : cols * pw)) $((rows * 460 + 60)) "$script"
+}
+
+summary() {
+	local f=$1 b m ms
+	b=$(stem "$f")
+	need "$f" hash
+	ms=$(metrics "$f" "$effects")
+	# shellcheck disable=SC2086
+	[[ -n $ms ]] && bars "$f" "$b" effects "${title:-$b}: CoW, missed merges and checksum mistakes per run" $ms
+	ms=$(metrics "$f" "$cost")
+	# shellcheck disable=SC2086
+	[[ -n $ms ]] && bars "$f" "$b" cost "${title:-$b}: CPU time per run" $ms
+	ms=$(metrics "$f" "$memory")
+	# shellcheck disable=SC2086
+	[[ -n $ms ]] && bars "$f" "$b" memory "${title:-$b}: pages merged and in the unstable tree per run" $ms
+	return 0
+}
+
+# sweep FILE KNOB...: per metric, the x knob against the metric, a line per
+# hash, a panel per combination of the other varying knobs and workload
+sweep() {
+	local f=$1 b x others=() m ms np
+	b=$(stem "$f"); shift
+	need "$f" hash
+	if [[ -n $xknob ]]; then
+		need "$f" "$xknob"
+		x=$xknob
+	else
+		x=$(for k; do echo "$(pick "$f" "$k" | sort -u | wc -l) $k"; done | sort -k1,1nr -s | head -1 | cut -d' ' -f2)
+	fi
+	local k; for k in "$@"; do [[ $k == "$x" ]] || others+=("$k"); done
+	# shellcheck disable=SC2086
+	mapfile -t -O ${#others[@]} others < <(varying "$f" $param_names | grep -vx trace || true)
+	ms=$(metrics "$f" "$effects $cost $memory")
+	[[ -n $ms ]] || die "$f: no metric with a number"
+	local xl=${x#set_}; xl=${xl#knob_}
+	for m in $ms; do
+		rm -rf "$work/sw"; mkdir "$work/sw"
+		# panels in the order of their knob values, each line along x
+		local keys=() j
+		for ((j = 4; j < 4 + ${#others[@]}; j++)); do keys+=("-k$j,${j}g"); done
+		# shellcheck disable=SC2086
+		pick "$f" "$x" "$m" hash "${others[@]}" | sort -t, "${keys[@]}" -k1,1g | awk -F, -v d="$work/sw" -v HO="${hash_order[*]}" \
+			-v names="${others[*]}" "$awk_lt"'
+		BEGIN { no = split(names, on, " "); for (i = 1; i <= no; i++) { sub(/^(set|knob)_/, "", on[i]) } }
+		$2 == "" { next }
+		{ p = ""; for (i = 4; i <= NF; i++) p = p (i > 4 ? ", " : "") on[i - 3] " = " $i
+		  if (!(p in pi)) { pi[p] = ++np; print np "," p > (d "/panels") }
+		  f = d "/" pi[p] "-" ltof($3)
+		  if (!(f in seen)) { seen[f] = 1; print pi[p] "," ltof($3) "," $3 > (d "/lines") }
+		  print $1 "," $2 > f }'
+		np=$(wc -l <"$work/sw/panels")
+		local cols=$((np < 3 ? np : 3)) rows=$(((np + 2) / 3))
+		local ax
+		ax=$(cat "$work"/sw/[0-9]* | awk -F, '{ if (!n++ || $1 < xl) xl = $1; if ($1 > xh) xh = $1 }
+			$2 > 0 { if (!m++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2 } $2 < 0 { neg = 1 }
+			END { printf "%s %s %s %g %g\n", (xl > 0 && xh / xl >= 10 ? "log" : "lin"), xl, xh,
+				(m && !neg && hi / lo >= 20) ? lo : 0, hi }')
+		local xs x0 x1 ys lo hi
+		read -r xs x0 x1 lo hi <<<"$ax"
+		[[ $lo == 0 ]] && ys=lin || ys=log
+		local script
+		script="set multiplot layout $rows,$cols title '$(q "${title:-$b}: $(label "$m") against $xl")'
+set xlabel '$xl'
+set ylabel '$(unit "$m")'
+set key top left opaque box
+set xrange [$x0:$x1]
+set offsets graph 0.05, graph 0.05, 0, 0
+"
+		[[ $xs == log ]] && script+="set logscale x 2
+set xtics ($(pick "$f" "$x" | sort -gu | paste -sd,))
+"
+		if [[ $ys == log ]]; then
+			script+="set logscale y
+set yrange [$lo/2:$hi*3]
+set format y '%.0s%c'
+"
+		else
+			script+="set yrange [0:${hi/#0/1}*1.15]
+"
+		fi
+		# lines drawn first are the widest: where all coincide, each shows
+		sort -t, -k2,2n -o "$work/sw/lines" "$work/sw/lines"
+		while IFS=, read -r pn pt; do
+			local plots="" nl lw
+			nl=$(grep -c "^$pn," "$work/sw/lines")
+			j=0
+			while IFS=, read -r lp lt h; do
+				[[ $lp == "$pn" ]] || continue
+				lw=$(awk -v j=$j -v n="$nl" 'BEGIN { print 1.5 + 2 * (n - 1 - j), 1.2 + 0.6 * (n - 1 - j) }')
+				plots+="'$work/sw/$pn-$lt' using 1:(\$2 > 0 || '$ys' eq 'lin' ? \$2 : NaN) with linespoints lt $lt lw ${lw% *} ps ${lw#* } title '$(q "$h")', "
+				j=$((j + 1))
+			done <"$work/sw/lines"
+			script+="set title '$(q "$pt")'
+plot ${plots%, }
+"
+		done <"$work/sw/panels"
+		script+="unset multiplot"
+		gp "$outdir/$b-$m.png" $((cols * 600)) $((rows * 480 + 40)) "$script"
+	done
+}
+
+fp() {
+	local f=$1 b
+	b=$(stem "$f")
+	need "$f" hash bits change rate rate_upper95
+	# x: the hash, points for the kinds of change side by side
+	pick "$f" hash bits change rate rate_upper95 | awk -F, -v d="$work" '
+	{ if (!($1 in x)) { x[$1] = ++n; bits[n] = $2; name[n] = $1 }
+	  if (!($3 in k)) { k[$3] = ++m; kind[m] = $3 }
+	  r[NR] = $0; rx[NR] = x[$1]; rk[NR] = k[$3] }
+	END {
+		for (i = 1; i <= NR; i++) { split(r[i], v, ",")
+			seen = v[4] > 0; y = seen ? v[4] : v[5]
+			if (!lo || y < lo) lo = y
+			print rx[i] + (rk[i] - (m + 1) / 2) * 0.16 "," rk[i] "," y "," seen > (d "/fp.dat") }
+		for (i = 1; i <= m; i++) print kind[i] > (d "/kinds")
+		t = ""; for (i = 1; i <= n; i++) t = t (i > 1 ? ", " : "") "\"" name[i] " (" bits[i] " bit)\" " i
+		print t > (d "/xt")
+		# the chance a random change keeps a b-bit checksum, 2^-b, where the axis reaches
+		floor = lo / 30; for (i = 1; i <= n; i++) if (2 ^ -bits[i] < floor && bits[i] <= 40) floor = 2 ^ -bits[i] / 30
+		for (i = 1; i <= n; i++) {
+			c = 2 ^ -bits[i]
+			if (c >= floor) print i - 0.42 "," c "\n" i + 0.42 "," c "\n" > (d "/chance.dat")
+			else print i "," floor * 3 ",2^-" bits[i] ": off scale" > (d "/below.dat") }
+		print n, floor > (d "/fp.n") }'
+	local n floor
+	read -r n floor <"$work/fp.n"
+	[[ -e $work/chance.dat ]] || : >"$work/chance.dat"
+	[[ -e $work/below.dat ]] || : >"$work/below.dat"
+	local plots="" i=0 k
+	while read -r k; do
+		i=$((i + 1))
+		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 > 0 ? \$3 : NaN) with points pt 7 ps 2.2 lt $((i + 1)) title '$(q "$k")', "
+		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 == 0 ? \$3 : NaN) with points pt 6 ps 2.2 lt $((i + 1)) notitle, "
+	done <"$work/kinds"
+	[[ -s $work/chance.dat ]] && plots+="'$work/chance.dat' using 1:2 with lines lc 'black' dt 2 lw 1.5 title 'chance: 2^-bits', "
+	[[ -s $work/below.dat ]] && plots+="'$work/below.dat' using 1:2:3 with labels font ',10' notitle, "
+	gp "$outdir/$b-false-positives.png" 1300 720 "
+set title \"$(q "${title:+$title: }Changed pages that keep their checksum")\\nfilled: observed share of changes; hollow: none seen, the 95% upper bound\"
+set ylabel 'share of changes undetected (log scale)'
+set logscale y
+set format y '%.0e'
+set yrange [$floor:3]
+set xtics ($(cat "$work/xt")) scale 0
+set xrange [0.4:$n.6]
+set key outside right top
+plot ${plots%, }"
+}
+
+curve() {
+	local f=$1 b
+	b=$(stem "$f")
+	need "$f" hash bits n observed formula
+	pick "$f" hash bits n observed formula | awk -F, -v d="$work" -v HO="${hash_order[*]}" "$awk_lt"'
+	{ if (!($1 in h)) { h[$1] = ++nh; name[nh] = $1; bits[nh] = $2 }
+	  print $3 / 1000 "," $4 > (d "/cv-" h[$1])
+	  if ($4 > 0) hit[$1] = 1
+	  if (!($2 in fb)) fb[$2] = $1
+	  if (fb[$2] == $1) print $3 / 1000 "," $5 > (d "/cf-" $2)
+	  if ($5 > fmax[$2]) fmax[$2] = $5
+	  if ($5 < 0.999 && $3 / 1000 > xmax) xmax = $3 / 1000 }
+	END { for (i = 1; i <= nh; i++) print i "," ltof(name[i]) "," name[i] " (" bits[i] " bit" (hit[name[i]] ? "" : ", no repeat") ")" > (d "/cv")
+		# a formula that stays near 0 (64 bits) would only cover the axis
+		for (b in fb) if (fmax[b] >= 0.01) print b > (d "/cfb"); print xmax * 1.15 > (d "/cx") }'
+	local plots="" i lt t bb
+	while IFS=, read -r i lt t; do plots+="'$work/cv-$i' using 1:2 with lines lt $lt lw 2.5 title '$(q "$t")', "; done <"$work/cv"
+	while read -r bb; do plots+="'$work/cf-$bb' using 1:2 with lines lc 'black' dt 2 lw 1.5 title 'formula, $bb bit', "; done < <(sort -n "$work/cfb" 2>/dev/null)
+	gp "$outdir/$b-birthday.png" 1200 720 "
+set title \"$(q "${title:+$title: }Birthday collisions of page checksums")\\nshare of trials with a repeated checksum among n distinct pages, against 1 - exp(-n(n-1)/2^(bits+1))\"
+set xlabel 'distinct pages hashed, n (thousands)'
+set ylabel 'share of trials'
+set xrange [0:$(cat "$work/cx")]
+set yrange [0:1.05]
+set key inside bottom right opaque box
+plot ${plots%, }"
+}
+
+first_collision() {
+	local f=$1 b
+	b=$(stem "$f")
+	need "$f" hash trials collided p10 p50 p90 expected_mean
+	pick "$f" hash trials collided p10 p50 p90 expected_mean | awk -F, -v d="$work" -v HO="${hash_order[*]}" "$awk_lt"'
+	{ n++; t = t (n > 1 ? ", " : "") "\"" $1 "\" " n
+	  if ($5 != "") print n "," $4 / 1000 "," $5 / 1000 "," $6 / 1000 "," $7 / 1000 "," ltof($1) "," sprintf("%.1fk", $5 / 1000) > (d "/q.dat")
+	  else print n ",no repeat in\\n" $2 " trials" > (d "/cens.dat")
+	  if ($5 != "" && $6 / 1000 > hi) hi = $6 / 1000
+	  if ($5 != "" && $7 / 1000 > hi) hi = $7 / 1000 }
+	END { print t > (d "/qt"); print n, hi * 1.15 > (d "/q.n") }'
+	local n hi plots=""
+	read -r n hi <"$work/q.n"
+	[[ -s $work/q.dat ]] && plots+="'$work/q.dat' using 1:2:2:4:4:6 with candlesticks lc variable lw 2 fill solid 0.3 title '10th to 90th percentile', \\
+     '' using 1:3:6 with points pt 7 ps 2 lc variable title 'median', \\
+     '' using 1:3:7 with labels left offset 2,0 font ',10' notitle, \\
+     '' using 1:5 with points pt 2 ps 2.5 lw 2 lc 'black' title 'formula mean', "
+	[[ -s $work/cens.dat ]] && plots+="'$work/cens.dat' using 1:($hi/2):2 with labels font ',11' notitle, "
+	[[ -n $plots ]] || die "$f: no rows"
+	gp "$outdir/$b-first-collision.png" 1200 720 "
+set title \"$(q "${title:+$title: }Distinct pages hashed until a checksum first repeats")\\nbox: 10th to 90th percentile of the trials; dot: median; x: the formula mean sqrt(pi 2^bits / 2)\"
+set ylabel 'distinct pages hashed (thousands)'
+set xtics ($(cat "$work/qt")) scale 0
+set xrange [0.4:$n.6]
+set yrange [0:${hi/#0/1}]
+set boxwidth 0.35
+set key inside top right opaque box
+plot ${plots%, }"
+}
+
+costs() {
+	local f=$1 b
+	b=$(stem "$f")
+	need "$f" name kind hot_ns_per_page cold_ns_per_page
+	pick "$f" name kind hot_ns_per_page cold_ns_per_page | awk -F, -v d="$work" "$awk_fmt"'
+	$2 == "hash" { n++; t = t (n > 1 ? ", " : "") "\"" $1 "\" " n
+		print n - 0.2 "," $3 "," fmt($3) "," n + 0.2 "," $4 "," fmt($4) > (d "/c.dat")
+		if (!lo || $3 < lo) lo = $3; if ($4 > hi) hi = $4; if ($3 > hi) hi = $3 }
+	END { print t > (d "/ct"); print n + 0, lo / 3, hi * 4 > (d "/c.n") }'
+	local n lo hi
+	read -r n lo hi <"$work/c.n"
+	((n)) || die "$f: no rows of kind hash"
+	gp "$outdir/$b-checksum-cost.png" 1200 720 "
+set title '$(q "${title:+$title: }Checksum cost per 4 KiB page") (ksmsim bench costs, this machine)'
+set ylabel 'ns per page (log scale)'
+set logscale y
+set yrange [$lo:$hi]
+set xtics ($(cat "$work/ct")) scale 0
+set xrange [0.4:$n.6]
+set boxwidth 0.38
+set style fill solid 0.85 border -1
+set key inside top left opaque box
+plot '$work/c.dat' using 1:2 with boxes lc rgb '#56b4e9' dt 1 title 'hot: page in L1', \\
+     '' using 4:5 with boxes lc rgb '#0072b2' dt 1 title 'cold: streaming from memory', \\
+     '' using 1:2:3 with labels offset 0,0.7 font ',10' notitle, \\
+     '' using 4:5:6 with labels offset 0,0.7 font ',10' notitle"
+}
 
 series=()
 for f in "${files[@]}"; do
 	[[ -s $f ]] || die "$f is empty or missing"
-	h=$(head -1 "$f" | tr -d '"\r')
-	if [[ $h == t_us,trace_t_us,* ]]; then
+	h=$(header "$f")
+	if [[ ,$h, == *,t_us,* && ,$h, == *,pages_sharing,* ]]; then
 		series+=("$f")
-		continue
-	fi
-	if [[ $h == hash,bits,n,observed,formula* ]]; then kind=curve
-	elif [[ $h == hash,bits,change,* ]]; then kind=fp
-	elif [[ $h == hash,bits,pages,seed,trials,* ]]; then kind=birthday
-	elif [[ $h == name,kind,bits,hot_ns_per_page* ]]; then kind=costs
-	elif [[ -n $(col "$f" cow_ksm) && -n $(col "$f" hash) ]]; then kind=summary
+	elif [[ $h == hash,bits,n,observed,formula* ]]; then
+		curve "$f"
+	elif [[ $h == hash,bits,change,* ]]; then
+		fp "$f"
+	elif [[ ,$h, == *,p50,* && ,$h, == *,expected_mean,* ]]; then
+		first_collision "$f"
+	elif [[ ,$h, == *,hot_ns_per_page,* ]]; then
+		costs "$f"
+	elif [[ ,$h, == *,hash,* && ,$h, == *,cow_ksm,* ]]; then
+		mapfile -t ks < <(knobs "$f")
+		if ((${#ks[@]})) && [[ $(varying "$f" "${ks[@]}") ]]; then
+			mapfile -t ks < <(varying "$f" "${ks[@]}")
+			sweep "$f" "${ks[@]}"
+		else
+			summary "$f"
+		fi
 	else
 		die "$f: header not recognised"
 	fi
-	b=$(base "$f")
-	case $kind in
-	curve)
-		gp "$outdir/$b-birthday.png" "
-set title '${title:-Birthday collisions of page checksums}: observed share of trials (solid) vs formula (dashed)'
-set xlabel 'distinct pages hashed, n (thousands)'
-set ylabel 'P(some checksum repeated among n pages)'
-set yrange [0:1.05]
-hashes = system(\"awk -F, 'NR>1 && !s[\$1]++ {printf \\\"%s \\\", \$1}' '$f'\")
-bitsof(h) = system(\"awk -F, -v h=\".h.\" '\$1==h {print \$2; exit}' '$f'\")
-plot for [h in hashes] '$f' using (\$3/1000):(strcol(1) eq h ? \$4 : NaN) with lines lw 2 title h.' ('.bitsof(h).' bit)', \\
-     for [h in hashes] '$f' using (\$3/1000):(strcol(1) eq h ? \$5 : NaN) with lines dt 2 lw 1 lc 'black' notitle, \\
-     0.5 with lines lc 'gray' dt 3 title '50%'"
-		;;
-	birthday)
-		# quantiles as boxes: p10..p90 with the median marked; none for censored hashes
-		awk -F, 'NR>1 && $10!="" {print ++n","$1","$10","$11","$12","$9}' "$f" >"$work/q.csv"
-		if [[ -s $work/q.csv ]]; then
-			gp "$outdir/$b-first-collision.png" "
-set title '${title:-Pages hashed until the first repeated checksum} (bars: 10th-90th percentile, dot: median, x: formula mean)'
-set ylabel 'distinct pages hashed (thousands)'
-set xlabel 'checksum'
-set key inside top right
-set style fill solid 0.3
-set boxwidth 0.3
-set xrange [0.5:$(($(wc -l <"$work/q.csv"))).5]
-set yrange [0:*]
-plot '$work/q.csv' using 1:(\$3/1000):(\$3/1000):(\$5/1000):(\$5/1000):xtic(2) with candlesticks lw 2 title '10th-90th percentile', \\
-     '' using 1:(\$4/1000) with points pt 7 ps 2 title 'median', \\
-     '' using 1:(\$6/1000) with points pt 2 ps 2 lc 'black' title 'formula mean'"
-		fi
-		;;
-	fp)
-		# x = hash, one point per change kind; hollow = none seen, 95% bound
-		awk -F, 'NR>1 { if (!($1 in x)) { x[$1]=++n } ; c=$3;
-			if (!(c in k)) { k[c]=++m; print c > "'"$work"'/kinds" }
-			v=$7>0 ? $7 : $8; print x[$1]+(k[c]-2.5)*0.15","$1","c","v","($7>0)","$9 }' \
-			"$f" >"$work/fp.csv"
-		awk -F, 'NR>1 && !s[$1]++ {printf "%s\"%s\" %d", (n++ ? "," : ""), $1, n}' "$f" >"$work/xt"
-		gp "$outdir/$b-false-positives.png" "
-set title '${title:-Changed pages that keep their checksum}: filled = observed rate, hollow = none seen (95% upper bound)'
-set ylabel 'share of changes undetected (log scale)'
-set xlabel 'checksum'
-set logscale y
-set format y '%.0e'
-set yrange [1e-12:3]
-set xtics ($(cat "$work/xt"))
-set xrange [0.4:$(awk -F, 'NR>1 && !s[$1]++ {n++} END {print n + 0.6}' "$f")]
-kinds = system(\"cat '$work/kinds' | tr '\\\\n' ' '\")
-plot for [i=1:words(kinds)] '$work/fp.csv' using 1:(strcol(3) eq word(kinds,i) && \$5 > 0 ? \$4 : NaN) with points pt 7 ps 2.2 lc i title word(kinds,i), \\
-     for [i=1:words(kinds)] '$work/fp.csv' using 1:(strcol(3) eq word(kinds,i) && \$5 == 0 ? \$4 : NaN) with points pt 6 ps 2.2 lc i notitle, \\
-     2**-32 with lines dt 2 lc 'black' title '2^-32'"
-		;;
-	costs)
-		awk -F, 'NR>1 { gsub(/"/,""); if ($2=="hash") print $1","$4","$6 }' "$f" >"$work/c.csv"
-		gp "$outdir/$b-checksum-cost.png" "
-set title '${title:-Checksum cost per 4 KiB page} (ksmsim bench costs)'
-set ylabel 'ns per page (log scale)'
-set xlabel 'checksum'
-set logscale y
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set xtics rotate by -30
-set yrange [10:*]
-plot '$work/c.csv' using 2:xtic(1) title 'hot (page in L1)', '' using 3 title 'cold (streaming)'"
-		;;
-	summary)
-		# one bar per row: label workload/hash (or hash), a panel per metric
-		hc=$(col "$f" hash); wc_=$(col "$f" workload)
-		metrics=()
-		for m in cow_ksm ksmd_cpu_ms checksum_ms false_positives unstable_inserts unstable_corrupt_walks \
-			missed_merges avg_pages_sharing avg_pages_unshared peak_pages_unshared extra_unstable_inserts; do
-			c=$(col "$f" $m)
-			# a column without one number (e.g. missed_merges under --no-ideal) is left out
-			[[ -n $c ]] && awk -F, -v c="$c" 'NR > 1 && $c != "" { ok = 1 } END { exit !ok }' "$f" &&
-				metrics+=("$m:$c")
-		done
-		# sweep output: parameters other than workload/hash join the label
-		pcols=$(head -1 "$f" | tr ',' '\n' | { grep -n '^set_' || true; } | cut -d: -f1 | tr '\n' ' ')
-		# label: workload (when several), hash, then the swept values joined by /
-		awk -F, -v hc="$hc" -v wc="$wc_" -v pc="$pcols" -v keyf="$work/key" '
-			NR == FNR { if (FNR > 1 && wc) nw += !seen[$wc]++; next }
-			FNR == 1 { n = split(pc, p, " "); for (i = 1; i <= n; i++) key = key (i > 1 ? "/" : "") substr($p[i], 5); next }
-			{ l = (nw > 1 ? $wc " " : "") $hc; v = ""
-			  for (i = 1; i <= n; i++) v = v (i > 1 ? "/" : "") $p[i]
-			  if (n) l = l " " v; print l "," $0 }
-			END { print key > keyf }' "$f" "$f" >"$work/s.csv"
-		sub=""
-		[[ -n $(cat "$work/key") ]] && sub=" (bars: hash $(cat "$work/key"))"
-		rows=$(wc -l <"$work/s.csv")
-		prow=$(((${#metrics[@]} + 2) / 3))
-		script="set multiplot layout $prow,3 title '${title:-Per-run results: $b}$sub'
-set style data histograms
-set style fill solid 0.8 border -1
-set key off
-set yrange [0:*]
-set xtics rotate by -45 font ',9'
-"
-		for mc in "${metrics[@]}"; do
-			m=${mc%%:*} c=${mc#*:}
-			unit=count; [[ $m == *_ms ]] && unit=ms; [[ $m == avg_* || $m == peak_* ]] && unit=pages
-			zero=$(awk -F, -v c="$c" 'NR > 1 && $c != 0 { nz = 1 } END { print nz ? "" : " (all 0)" }' "$f")
-			script+="set title '$m$zero'
-set ylabel '$unit'
-plot '$work/s.csv' using $((c + 1)):xtic(1) lc rgb '#3070b0'
-"
-		done
-		script+="unset multiplot"
-		w=$((1200 + rows * 8 > 2400 ? 2400 : 1200 + rows * 8))
-		style_save=$style
-		style=${style/1200,720/$w,$((prow * 520))}
-		gp "$outdir/$b-per-run.png" "$script"
-		style=$style_save
-		;;
-	esac
 done
 
+# The time series: one figure, a line per file. Lines drawn first are the
+# widest, so where all coincide each still shows as a band around the next.
 if ((${#series[@]})); then
-	plots_sh="" plots_un="" i=0
+	stems=() labels=()
+	for f in "${series[@]}"; do stems+=("$(stem "$f")"); done
+	prefix=${stems[0]}
+	if ((${#stems[@]} > 1)); then
+		for s in "${stems[@]}"; do while [[ ${s:0:${#prefix}} != "$prefix" ]]; do prefix=${prefix%?}; done; done
+		# back to whole words: each stem goes on with - or _ after the prefix
+		whole() { local s c; for s in "${stems[@]}"; do c=${s:${#prefix}:1}; [[ -z $c || $c == [-_] ]] || return 1; done; }
+		until [[ -z $prefix ]] || whole; do prefix=${prefix%?}; done
+		prefix=${prefix%[-_]}
+	fi
+	i=0
 	for f in "${series[@]}"; do
-		i=$((i + 1))
-		b=$(base "$f")
-		cs=$(col "$f" pages_sharing) cu=$(col "$f" pages_unshared)
-		plots_sh+="'$f' using (\$1/1e6):$cs with lines lw 2 dt $i title '$b', "
-		plots_un+="'$f' using (\$1/1e6):$cu with lines lw 2 dt $i title '$b', "
+		l=""
+		has "$f" hash && l=$(pick "$f" hash | head -1)
+		if [[ -z $l ]]; then
+			l=${stems[i]:${#prefix}}; l=${l#[-_]}; l=${l:-${stems[i]}}
+		fi
+		labels+=("$l") i=$((i + 1))
 	done
-	name=$(base "${series[0]}")
-	((${#series[@]} > 1)) && name=timeseries
-	style_save=$style
-	style=${style/1200,720/1200,1000}
-	gp "$outdir/$name-pages.png" "
-set multiplot layout 2,1 title '${title:-KSM pages over time}'
-set key below
+	name=${prefix:-$(IFS=+; echo "${stems[*]}")}
+	name_t=${title:-$prefix}
+	# in the hashes' order, so the same hash is the widest line in every figure
+	ps="" pu="" n=${#series[@]} j=0
+	while IFS=, read -r lt i; do
+		f=${series[i]}
+		need "$f" t_us pages_sharing pages_unshared
+		pick "$f" t_us pages_sharing pages_unshared >"$work/ts$i"
+		lw=$(awk -v j=$j -v n="$n" 'BEGIN { print 1.5 + 2.5 * (n - 1 - j) }')
+		ps+="'$work/ts$i' using (\$1/1e6):2 with lines lt $lt dt 1 lw $lw title '$(q "${labels[i]}")', "
+		pu+="'$work/ts$i' using (\$1/1e6):3 with lines lt $lt dt 1 lw $lw title '$(q "${labels[i]}")', "
+		j=$((j + 1))
+	done < <(printf '%s\n' "${labels[@]}" | awk -v HO="${hash_order[*]}" "$awk_lt"' { print ltof($0) "," NR - 1 }' | sort -t, -k1,1n -s)
+	gp "$outdir/$name-pages.png" 1200 1000 "
+set multiplot layout 2,1 title '$(q "${name_t:+$name_t: }KSM pages over simulated time")'
+set key outside right top
 set xlabel 'simulated time (s)'
-set ylabel 'pages_sharing (pages)'
-set title 'pages_sharing: memory saved'
 set yrange [0:*]
-plot ${plots_sh%, }
+set offsets 0, 0, graph 0.05, 0
+set ylabel 'pages'
+set title 'pages_sharing: pages saved by merging'
+plot ${ps%, }
 set title 'pages_unshared: pages in the unstable tree'
-set ylabel 'pages_unshared (pages)'
-plot ${plots_un%, }
+plot ${pu%, }
 unset multiplot"
-	style=$style_save
 fi
