@@ -11,8 +11,8 @@ usage() {
 usage: analysis/sweep.sh [OPTIONS]
   --workload LIST        workloads for `ksmsim gen` (comma list; generated once
                          per workload/scale/seed into OUT/traces/)
-  --trace FILE           a given trace (repeatable); its workload name is the
-                         file name without .gz, .ksmt, .ksmb
+  --trace FILE           a given trace (repeatable); its cells are named after
+                         the file name without .gz, .ksmt, .ksmb
   --hash LIST            checksums (default jhash2,crc32c,xxhash)
   --pages-to-scan LIST   (default 100)
   --sleep-millisecs LIST (default 20)
@@ -31,7 +31,11 @@ usage: analysis/sweep.sh [OPTIONS]
   -h, --help
 Cells whose result exists are skipped, so an interrupted sweep resumes
 where it stopped. The merged CSV is OUT/sweep.csv: one row per cell, the
-parameter columns (workload, set_<knob>...) then `ksmsim run --summary-csv`.
+cell's `ksmsim run --summary-csv` row as it is (traces/FORMAT.md names the
+columns): trace, hash, workload, seed and scale (empty for a trace not made
+by `ksmsim gen`), a column per knob (pages_to_scan, sleep_millisecs, ...,
+the value at the end of the run) and pinned (the knobs this cell fixed,
+knob=value;...).
 EOF
 }
 
@@ -52,10 +56,10 @@ find_ksmsim() {
 # One cell: line N (1-based) of OUT/cells.tsv. Also what a Slurm array task runs.
 run_cell() {
 	local out=$1 n=$2 ksmsim=$3
-	local line id trace hash args params
+	local line id trace hash args
 	line=$(sed -n "${n}p" "$out/cells.tsv")
 	[[ -n $line ]] || die "no cell $n in $out/cells.tsv"
-	IFS=$'\t' read -r id trace hash args params <<<"$line"
+	IFS=$'\t' read -r id trace hash args <<<"$line"
 	local res="$out/cells/$id.csv"
 	local total
 	total=$(wc -l <"$out/cells.tsv")
@@ -70,18 +74,13 @@ run_cell() {
 	# shellcheck disable=SC2086  # args is a list of words we built
 	# traces the sweep generated are named from OUT, so rows do not depend on
 	# where OUT is; traces the user gave keep the path given
+	# the summary names the knobs itself; written aside, then renamed: whole or nothing
 	if ! "$ksmsim" run --quiet --trace "$trace" --trace-label "${trace#"$out"/}" --hash "$hash" \
-		$args "${extra[@]}" "${ser_opts[@]}" --summary-csv "$tmp.sum"; then
-		rm -f "$tmp.sum"
+		$args "${extra[@]}" "${ser_opts[@]}" --summary-csv "$tmp"; then
+		rm -f "$tmp"
 		echo "sweep.sh: cell $id failed" >&2
 		return 1
 	fi
-	# parameter columns in front of the summary's, then rename: whole or nothing
-	{
-		printf '%s,%s\n' "$(cat "$out/params.csv")" "$(sed -n 1p "$tmp.sum")"
-		printf '%s,%s\n' "$params" "$(sed -n 2p "$tmp.sum")"
-	} >"$tmp"
-	rm -f "$tmp.sum"
 	mv "$tmp" "$res"
 	local ndone
 	ndone=$(find "$out/cells" -name '*.csv' | wc -l)
@@ -90,19 +89,22 @@ run_cell() {
 
 merge() {
 	local out=$1
-	local tmp="$out/.sweep.csv.$$" first=1 id missing=0
+	local tmp="$out/.sweep.csv.$$" header="" id missing=0
 	: >"$tmp"
 	while IFS=$'\t' read -r id _; do
 		if [[ ! -e $out/cells/$id.csv ]]; then
 			missing=$((missing + 1))
 			continue
 		fi
-		if ((first)); then
-			cat "$out/cells/$id.csv" >>"$tmp"
-			first=0
-		else
-			sed -n 2p "$out/cells/$id.csv" >>"$tmp"
+		if [[ -z $header ]]; then
+			header=$(sed -n 1p "$out/cells/$id.csv")
+			echo "$header" >>"$tmp"
+		elif [[ $(sed -n 1p "$out/cells/$id.csv") != "$header" ]]; then
+			# a cell of another ksmsim: its row would land under the wrong names
+			rm -f "$tmp"
+			die "$out/cells/$id.csv has other columns than the cells before it; remove it to run it again"
 		fi
+		sed -n 2p "$out/cells/$id.csv" >>"$tmp"
 	done <"$out/cells.tsv"
 	mv "$tmp" "$out/sweep.csv"
 	local rows=$(($(wc -l <"$out/sweep.csv") - 1))
@@ -213,40 +215,37 @@ for t in "${traces[@]}"; do
 	names+=("$n") paths+=("$(cd "$(dirname "$t")" && pwd)/$b")
 done
 
-# The cross product, one line per cell: id, trace, hash, run options, values.
-header="workload,set_pages_to_scan,set_sleep_millisecs"
+# The cross product, one line per cell: id, trace, hash, run options.
 axes=("pages-to-scan=$pts" "sleep-millisecs=$slp")
 for k in "${knobs[@]}"; do
 	name=${k%%=*}
-	header+=",set_${name//-/_}"
 	axes+=("${name//_/-}=${k#*=}")
 done
 cells=()
 for i in "${!names[@]}"; do
 	IFS=, read -r -a hl <<<"$hashes"
 	for h in "${hl[@]}"; do
-		combos=("|${names[$i]}|${names[$i]}")	# args|id|values
+		combos=("|${names[$i]}")	# args|id
 		for ax in "${axes[@]}"; do
 			opt=${ax%%=*}
 			IFS=, read -r -a vals <<<"${ax#*=}"
 			next=()
 			for c in "${combos[@]}"; do
-				IFS='|' read -r a id v <<<"$c"
+				IFS='|' read -r a id <<<"$c"
 				for val in "${vals[@]}"; do
-					next+=("$a --$opt $val|${id}_${opt}$val|$v,$val")
+					next+=("$a --$opt $val|${id}_${opt}$val")
 				done
 			done
 			combos=("${next[@]}")
 		done
 		for c in "${combos[@]}"; do
-			IFS='|' read -r a id v <<<"$c"
-			cells+=("$(printf '%s_%s\t%s\t%s\t%s\t%s' "$id" "$h" "${paths[$i]}" "$h" "${a# }" "$v")")
+			IFS='|' read -r a id <<<"$c"
+			cells+=("$(printf '%s_%s\t%s\t%s\t%s' "$id" "$h" "${paths[$i]}" "$h" "${a# }")")
 		done
 	done
 done
 printf '%s\n' "${cells[@]}" >"$out/cells.tsv.tmp"
 mv "$out/cells.tsv.tmp" "$out/cells.tsv"
-echo "$header" >"$out/params.csv"
 echo "$run_args" >"$out/run_args"
 if ((series)); then
 	mkdir -p "$out/series"

@@ -45,10 +45,24 @@ static void usage(FILE *f)
 "  --mm-stats-csv FILE    at each 'mark', one row per live mm: its\n"
 "                         /proc/PID/ksm_stat (rmap items, zero pages, merging\n"
 "                         pages, process profit, mergeable)\n"
-"  --csv FILE             time series, one row every --interval-ms of\n"
-"                         simulated time (settles included)\n"
-"  --interval-ms N        time series period (default 1000; needs --csv)\n"
-"  --summary-csv FILE     the final summary as one CSV row\n"
+"  --csv FILE             time series: a row at 0 and every --interval-ms of\n"
+"                         simulated time (settles included), and one at the\n"
+"                         end of the run; the oracle's columns (mergeable_pages\n"
+"                         ... dedup_fraction) are filled on the samples due\n"
+"                         every --ideal-interval-ms, empty on the others\n"
+"  --interval-ms N        the samples' period (default 1000; needs --csv or\n"
+"                         --summary-csv)\n"
+"  --summary-csv FILE     the run as one CSV row, columns named in\n"
+"                         traces/FORMAT.md ('Marks and what a run prints'):\n"
+"                         trace, hash, policy; workload, seed, scale of a\n"
+"                         'ksmsim gen' trace (text forms); the end-of-run\n"
+"                         columns; over the samples after t = 0 that --csv\n"
+"                         has (taken without it too): avg_ and peak_ of\n"
+"                         pages_sharing, pages_unshared, pages_volatile, avg_\n"
+"                         of missed_merges and dedup_fraction (over the\n"
+"                         samples the oracle saw); pinned (the\n"
+"                         knobs given here, knob=value;...); every knob's\n"
+"                         value at the end of the run\n"
 "  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
 "                         given), e.g. a name that does not depend on where\n"
 "                         it was kept\n"
@@ -63,7 +77,13 @@ static void usage(FILE *f)
 "                         (default: figures built in, so runs reproduce)\n"
 "  --batch-time           batches take their modelled CPU time (default: zero\n"
 "                         time, as traces/FORMAT.md says)\n"
-"  --no-ideal             skip the oracle's walk over all pages at each mark\n"
+"  --no-ideal             skip the oracle's walk over every page at each mark,\n"
+"                         sample and the end (its columns are left empty)\n"
+"  --ideal-interval-ms N  the oracle's period among the samples (default\n"
+"                         60000, rounded up to a multiple of --interval-ms):\n"
+"                         each walk visits every page, so at every 1 s sample\n"
+"                         it would take longer than the rest of the run\n"
+"                         (kernel-build --scale 0.05: 8.0 s against 2.6 s)\n"
 "  --max-memory SIZE      refuse a trace whose model would need more than\n"
 "                         SIZE bytes (K, M, G, T: powers of 1024; default:\n"
 "                         the machine's MemAvailable); the need is estimated\n"
@@ -91,8 +111,14 @@ struct memory_limit {
 struct run_ctx {
 	FILE *marks;
 	FILE *mm_stats;
-	FILE *series;
+	FILE *series;		/* NULL: samples feed the summary only */
+	struct series_stats *stats;
 	bool ideal;
+	uint64_t ideal_every_us;	/* the oracle's period among the samples */
+	uint64_t next_ideal_us;
+	struct snapshot pending;	/* the latest sample, not yet written */
+	uint64_t pending_sim_us, pending_trace_us;
+	bool have_pending;
 	struct progress *progress;
 	const trace_reader *reader;
 	uint64_t records;	/* as last reported by the loop */
@@ -140,14 +166,44 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 	return true;
 }
 
+/* A sample is written when the next one comes, or the run ends (flush_last_sample). */
+static void flush_sample(struct run_ctx *ctx)
+{
+	if (!ctx->have_pending)
+		return;
+	series_stats_add(ctx->stats, ctx->pending_sim_us, &ctx->pending);
+	if (ctx->series)
+		output_series_row(ctx->series, ctx->pending_sim_us, ctx->pending_trace_us,
+				  &ctx->pending);
+	ctx->have_pending = false;
+}
+
 static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
 {
 	struct run_ctx *ctx = p;
 	progress_poke(ctx);
-	struct snapshot s;
-	snapshot_take(k, false, &s);
-	output_series_row(ctx->series, sim_us, trace_us, &s);
+	/* the oracle walks every page: only on the samples due for it */
+	bool oracle = ctx->ideal && sim_us >= ctx->next_ideal_us;
+
+	if (oracle)
+		ctx->next_ideal_us = sim_us + ctx->ideal_every_us;
+	flush_sample(ctx);
+	snapshot_take(k, oracle, &ctx->pending);
+	ctx->pending_sim_us = sim_us;
+	ctx->pending_trace_us = trace_us;
+	ctx->have_pending = true;
 	return true;
+}
+
+/*
+ * The last sample is the end of the run, after which nothing changes: it
+ * always gets the oracle, so a run shorter than its period has one too.
+ */
+static void flush_last_sample(struct run_ctx *ctx, struct ksm *k)
+{
+	if (ctx->have_pending && ctx->ideal && !ctx->pending.has_ideal)
+		snapshot_take(k, true, &ctx->pending);
+	flush_sample(ctx);
 }
 
 static void on_progress(void *p, const trace_reader *r, uint64_t records, uint64_t trace_us)
@@ -229,7 +285,7 @@ static bool knob_is_option(enum ksm_knob k)
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_LABEL, OPT_QUIET,
 	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP, OPT_MM_STATS,
-	OPT_MAX_MEMORY,
+	OPT_MAX_MEMORY, OPT_IDEAL_INTERVAL,
 	OPT_KNOB = 512,		/* + enum ksm_knob, twice: '-' and '_' spellings */
 };
 
@@ -238,7 +294,7 @@ int cmd_run(int argc, char **argv)
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
 	const char *summary_path = NULL, *costs_path = NULL, *mm_stats_path = NULL;
 	const char *trace_label = NULL;
-	uint64_t interval_ms = 1000, max_memory = 0;
+	uint64_t interval_ms = 1000, max_memory = 0, ideal_interval_ms = 60000;
 	bool interval_given = false;
 	bool quiet = false, force_progress = false, no_ideal = false;
 	struct ksm_options opt = { 0 };
@@ -260,6 +316,7 @@ int cmd_run(int argc, char **argv)
 		{ "batch-time", no_argument, NULL, OPT_BATCH_TIME },
 		{ "no-ideal", no_argument, NULL, OPT_NO_IDEAL },
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+		{ "ideal-interval-ms", required_argument, NULL, OPT_IDEAL_INTERVAL },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
 	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
@@ -310,6 +367,14 @@ int cmd_run(int argc, char **argv)
 			}
 			interval_given = true;
 			break;
+		case OPT_IDEAL_INTERVAL:
+			if (!parse_u64(optarg, UINT64_MAX / 1000, &ideal_interval_ms) ||
+			    !ideal_interval_ms) {
+				fprintf(stderr, "ksmsim run: --ideal-interval-ms wants a positive number,"
+					" not '%s'\n", optarg);
+				goto out;
+			}
+			break;
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
@@ -345,9 +410,9 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!trace_label)
 		trace_label = trace;
-	if (interval_given && !csv_path) {
-		fprintf(stderr, "ksmsim run: --interval-ms is the period of the --csv time series;"
-			" give --csv FILE too\n");
+	if (interval_given && !csv_path && !summary_path) {
+		fprintf(stderr, "ksmsim run: --interval-ms is the period of the samples behind --csv"
+			" and --summary-csv; give --csv FILE too (or --summary-csv FILE)\n");
 		goto out;
 	}
 	GError *error = NULL;
@@ -403,8 +468,12 @@ int cmd_run(int argc, char **argv)
 	atomic_file *marks = NULL, *series = NULL, *summary = NULL, *mm_stats = NULL;
 	trace_reader *reader = NULL;
 	struct ksm *k = NULL;
+	struct run_summary *sum = g_new0(struct run_summary, 1);	/* with two snapshots */
 	struct run_ctx ctx = {
 		.ideal = !no_ideal, .progress = progress, .limit = limit, .trace_end_us = trace_end_us,
+		/* whole samples: the oracle's rows fall on the series' rows */
+		.ideal_every_us = (ideal_interval_ms + interval_ms - 1) / interval_ms * interval_ms * 1000,
+		.stats = &sum->series,
 	};
 	progress_phase(progress, "running", "records");
 	if ((marks_path && !(marks = atomic_file_open(marks_path, &error))) ||
@@ -440,10 +509,12 @@ int cmd_run(int argc, char **argv)
 	ctx.reader = reader;
 	trace_check_count_written(trace_reader_check(reader));
 	k = ksm_new(&opt);
+	/* the summary's means come from the samples too: no output wanting them, none taken */
+	bool sampled = series || summary;
 	struct loop_sinks sinks = {
 		.mark = on_mark,
-		.sample = series ? on_sample : NULL,
-		.sample_every_us = series ? interval_ms * 1000 : 0,
+		.sample = sampled ? on_sample : NULL,
+		.sample_every_us = sampled ? interval_ms * 1000 : 0,
 		.check = opt.check,
 		.progress = on_progress,
 		.admit = admit,
@@ -453,16 +524,18 @@ int cmd_run(int argc, char **argv)
 	bool ok = loop_run(k, reader, &sinks, &res, &error);
 	if (!ok)
 		goto fail;
+	flush_last_sample(&ctx, k);
 	ctx.records = res.records;
 	ctx.trace_us = res.trace_end_us;
 	progress_poke(&ctx);
 	progress_finish(progress);
-	struct snapshot s;
-	snapshot_take(k, !no_ideal, &s);
+	sum->trace = trace_label;
+	sum->hash = hash->name;
+	sum->interval_ms = interval_ms;
+	run_summary_finish(sum, k, &opt, reader, &res, !no_ideal);
 	if (summary) {
-		output_summary_header(atomic_file_stream(summary));
-		output_summary_row(atomic_file_stream(summary), trace_label, hash->name,
-				   res.sim_end_us, res.records, res.batches, &s);
+		output_run_summary_header(atomic_file_stream(summary));
+		output_run_summary_row(atomic_file_stream(summary), sum);
 	}
 	/* commit frees each file, so it leaves its pointer at once */
 	atomic_file **outs[] = { &marks, &series, &summary, &mm_stats };
@@ -482,7 +555,7 @@ int cmd_run(int argc, char **argv)
 		goto fail;
 	if (!quiet)
 		output_summary_text(stdout, trace_label, hash->name, res.sim_end_us, res.records,
-				    res.batches, &s);
+				    res.batches, &sum->end);
 	status = 0;
 	goto cleanup;
 fail:
@@ -498,6 +571,7 @@ fail:
 	atomic_file_abort(mm_stats);
 cleanup:
 	progress_free(progress);
+	g_free(sum);
 	if (reader)
 		trace_reader_free(reader);
 	ksm_free(k);

@@ -7,20 +7,45 @@ struct clock {
 	uint64_t now;		/* simulated µs */
 	uint64_t offset;	/* settles so far: simulated = trace + offset */
 	uint64_t next_sample;
+	bool sampled;		/* a sample was taken ... */
+	uint64_t last_sample;	/* ... at this time */
 };
 
+static bool sample_at(struct ksm *k, const struct loop_sinks *s, struct clock *c, uint64_t at,
+		      GError **error)
+{
+	uint64_t trace_us = at >= c->offset ? at - c->offset : 0;
+
+	c->sampled = true;
+	c->last_sample = at;
+	return s->sample(s->ctx, at, trace_us, k, error);
+}
+
+/* The samples due before until: at each, everything stamped up to it has happened. */
 static bool emit_samples(struct ksm *k, const struct loop_sinks *s, struct clock *c,
 			 uint64_t until, GError **error)
 {
 	if (!s->sample_every_us || !s->sample)
 		return true;
 	while (c->next_sample < until) {
-		uint64_t trace_us = c->next_sample >= c->offset ? c->next_sample - c->offset : 0;
-		if (!s->sample(s->ctx, c->next_sample, trace_us, k, error))
+		if (!sample_at(k, s, c, c->next_sample, error))
 			return false;
 		c->next_sample += s->sample_every_us;
 	}
 	return true;
+}
+
+/* The samples due up to the end, then one at the end itself unless it just had one. */
+static bool emit_end_samples(struct ksm *k, const struct loop_sinks *s, struct clock *c,
+			     GError **error)
+{
+	if (!s->sample_every_us || !s->sample)
+		return true;
+	if (!emit_samples(k, s, c, c->now + 1, error))
+		return false;
+	if (c->sampled && c->last_sample == c->now)
+		return true;
+	return sample_at(k, s, c, c->now, error);
 }
 
 static bool batch(struct ksm *k, const struct loop_sinks *s, struct clock *c,
@@ -116,7 +141,7 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 				return record_error(error, r, &rec, inner);
 		}
 	}
-	if (got < 0)
+	if (got < 0 || !emit_end_samples(k, s, &c, error))
 		return false;
 	res->sim_end_us = c.now;
 	return true;

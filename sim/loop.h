@@ -22,7 +22,12 @@ enum loop_error_code {
 struct loop_sinks {
 	/* A mark record: t_us is its timestamp as written in the trace. */
 	bool (*mark)(void *ctx, const char *label, uint64_t t_us, struct ksm *k, GError **error);
-	/* A time-series sample at simulated time sim_us. */
+	/*
+	 * A time-series sample at simulated time sim_us: at 0, sample_every_us,
+	 * 2 * sample_every_us ... up to the end of the run, and at the end
+	 * (loop_result.sim_end_us) when that is not one of them. A sample sees
+	 * every record and batch stamped up to its time.
+	 */
 	bool (*sample)(void *ctx, uint64_t sim_us, uint64_t trace_us, struct ksm *k,
 		       GError **error);
 	uint64_t sample_every_us;	/* 0: no samples */

@@ -112,25 +112,42 @@ static void put_value(FILE *f, const struct column *col, const struct snapshot *
 	fputs(buf, f);
 }
 
-static void header_tail(FILE *f)
+/* Share of the ideal saving reached; all of it when there is none to reach. */
+static double dedup_fraction(const struct ksm_ideal *i)
+{
+	return i->ideal_saved ? (double)i->actual_saved / (double)i->ideal_saved : 1.0;
+}
+
+/* The snapshot's columns, each after a comma. */
+static void header_cols(FILE *f)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(columns); i++) {
 		fputc(',', f);
 		fputs(columns[i].name, f);
 	}
-	fputs(",dedup_fraction\n", f);
+	fputs(",dedup_fraction", f);
+}
+
+static void row_cols(FILE *f, const struct snapshot *s)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(columns); i++)
+		put_value(f, &columns[i], s);
+	if (s->has_ideal)
+		fprintf(f, ",%.4f", dedup_fraction(&s->ideal));
+	else
+		fputc(',', f);
+}
+
+static void header_tail(FILE *f)
+{
+	header_cols(f);
+	fputc('\n', f);
 }
 
 static void row_tail(FILE *f, const struct snapshot *s)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(columns); i++)
-		put_value(f, &columns[i], s);
-	if (s->has_ideal && s->ideal.ideal_saved)
-		fprintf(f, ",%.4f\n", (double)s->ideal.actual_saved / (double)s->ideal.ideal_saved);
-	else if (s->has_ideal)
-		fputs(",1.0000\n", f);
-	else
-		fputs(",\n", f);
+	row_cols(f, s);
+	fputc('\n', f);
 }
 
 void output_marks_header(FILE *f)
@@ -200,4 +217,114 @@ void output_summary_row(FILE *f, const char *trace, const char *hash, uint64_t s
 	put_field(f, hash, false);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, sim_us, records, batches);
 	row_tail(f, s);
+}
+
+/* The counters a run summary gives the mean and peak of, in series_stats order. */
+static const char *const series_names[] = { "pages_sharing", "pages_unshared", "pages_volatile" };
+
+void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s)
+{
+	const uint64_t v[] = { s->c.pages_sharing, s->c.pages_unshared, s->c.pages_volatile };
+
+	G_STATIC_ASSERT(G_N_ELEMENTS(v) == G_N_ELEMENTS(series_names));
+	if (!sim_us)
+		return;
+	st->samples++;
+	for (size_t i = 0; i < G_N_ELEMENTS(v); i++) {
+		st->sum[i] += v[i];
+		st->peak[i] = MAX(st->peak[i], v[i]);
+	}
+	if (s->has_ideal) {
+		st->ideal_samples++;
+		st->missed_sum += s->ideal.missed_merges;
+		st->fraction_sum += dedup_fraction(&s->ideal);
+	}
+}
+
+void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_options *opt,
+			const trace_reader *r, const struct loop_result *res, bool with_ideal)
+{
+	rs->policy = "kernel";	/* the only one the model has */
+	rs->workload = trace_reader_gen_fact(r, "workload");
+	rs->seed = trace_reader_gen_fact(r, "seed");
+	rs->scale = trace_reader_gen_fact(r, "scale");
+	rs->res = *res;
+	snapshot_take(k, with_ideal, &rs->end);
+	for (int i = 0; i < KNOB_NR; i++) {
+		rs->knob[i] = ksm_knob(k, i);
+		rs->pinned[i] = opt->pinned[i];
+		rs->pinned_value[i] = opt->pinned_value[i];
+	}
+}
+
+static const char *knob_text(enum ksm_knob knob, uint64_t v, char *buf, size_t size)
+{
+	if (knob == KNOB_ADVISOR_MODE)
+		return v == ADVISOR_SCAN_TIME ? "scan-time" : "none";
+	snprintf(buf, size, "%" PRIu64, v);
+	return buf;
+}
+
+/* pages_to_scan is a snapshot column already: the others follow the series figures. */
+static bool knob_column(enum ksm_knob knob)
+{
+	return knob != KNOB_PAGES_TO_SCAN;
+}
+
+void output_run_summary_header(FILE *f)
+{
+	fputs("trace,hash,policy,workload,seed,scale,sim_us,records,batches", f);
+	header_cols(f);
+	fputs(",interval_ms,samples", f);
+	for (size_t i = 0; i < G_N_ELEMENTS(series_names); i++)
+		fprintf(f, ",avg_%s,peak_%s", series_names[i], series_names[i]);
+	fputs(",avg_missed_merges,avg_dedup_fraction,pinned", f);
+	for (int i = 0; i < KNOB_NR; i++)
+		if (knob_column(i))
+			fprintf(f, ",%s", knob_table[i].name);
+	fputc('\n', f);
+}
+
+static void put_fact(FILE *f, const char *text)
+{
+	put_field(f, text ? text : "", false);
+}
+
+void output_run_summary_row(FILE *f, const struct run_summary *rs)
+{
+	const struct series_stats *st = &rs->series;
+	char buf[32];
+
+	put_field(f, rs->trace, true);
+	put_fact(f, rs->hash);
+	put_fact(f, rs->policy);
+	put_fact(f, rs->workload);
+	put_fact(f, rs->seed);
+	put_fact(f, rs->scale);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, rs->res.sim_end_us, rs->res.records,
+		rs->res.batches);
+	row_cols(f, &rs->end);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64, rs->interval_ms, st->samples);
+	for (size_t i = 0; i < G_N_ELEMENTS(series_names); i++) {
+		if (st->samples)
+			fprintf(f, ",%.3f,%" PRIu64, (double)st->sum[i] / (double)st->samples,
+				st->peak[i]);
+		else
+			fputs(",,", f);
+	}
+	if (st->ideal_samples)
+		fprintf(f, ",%.3f,%.4f", (double)st->missed_sum / (double)st->ideal_samples,
+			st->fraction_sum / (double)st->ideal_samples);
+	else
+		fputs(",,", f);
+	/* "knob=value;..." of the command line's knobs, in the kernel's names */
+	fputc(',', f);
+	for (int i = 0, n = 0; i < KNOB_NR; i++)
+		if (rs->pinned[i])
+			fprintf(f, "%s%s=%s", n++ ? ";" : "", knob_table[i].name,
+				knob_text(i, rs->pinned_value[i], buf, sizeof(buf)));
+	for (int i = 0; i < KNOB_NR; i++)
+		if (knob_column(i))
+			fprintf(f, ",%s", knob_text(i, rs->knob[i], buf, sizeof(buf)));
+	fputc('\n', f);
 }

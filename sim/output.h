@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 #include "sim/ksm.h"
+#include "sim/loop.h"
+#include "traces/reader.h"
 
 /* One snapshot of everything a row shows. */
 struct snapshot {
@@ -29,8 +31,43 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 /* Summary: a readable table, or CSV: the header, then one row per run, run facts first. */
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s);
+/* The end-of-run values only (collide ksm --run-csv until it has a series_stats). */
 void output_summary_header(FILE *f);
 void output_summary_row(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			uint64_t records, uint64_t batches, const struct snapshot *s);
+
+/*
+ * Means and peaks over a run's time-series samples (sim/loop.h says when
+ * they fall). Each stands for the period that ends at it, so the one at
+ * t = 0, which stands for none, is left out.
+ */
+struct series_stats {
+	uint64_t samples;
+	uint64_t sum[3], peak[3];	/* pages_sharing, pages_unshared, pages_volatile */
+	uint64_t ideal_samples;		/* those with the oracle's figures */
+	uint64_t missed_sum;
+	double fraction_sum;		/* dedup_fraction */
+};
+void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s);
+
+/* A whole run, for a summary row that needs no other file to be read. */
+struct run_summary {
+	const char *trace;		/* as the outputs name it */
+	const char *hash;
+	const char *policy;		/* the merge policy: "kernel", mm/ksm.c's */
+	const char *workload, *seed, *scale;	/* the trace's gen line; NULL: none */
+	struct loop_result res;
+	uint64_t interval_ms;		/* the samples' period */
+	struct series_stats series;
+	struct snapshot end;		/* at the end of the run */
+	uint64_t knob[KNOB_NR];		/* at the end of the run */
+	bool pinned[KNOB_NR];		/* fixed from the command line, to pinned_value */
+	uint64_t pinned_value[KNOB_NR];
+};
+/* Facts, knobs and the end snapshot of a run that loop_run finished; series as sampled. */
+void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_options *opt,
+			const trace_reader *r, const struct loop_result *res, bool with_ideal);
+void output_run_summary_header(FILE *f);
+void output_run_summary_row(FILE *f, const struct run_summary *rs);
 
 #endif

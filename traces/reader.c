@@ -46,6 +46,8 @@ struct trace_reader {
 	/* text */
 	uint64_t line;
 	bool header;
+	bool in_records;	/* a record was read: the preamble is over */
+	char **gen_facts;	/* "key=value" words of the gen line, NULL if none */
 
 	/* binary: inflated records in [out_pos, out_len); out_base is out[0]'s offset */
 	z_stream zs;
@@ -193,6 +195,7 @@ void trace_reader_free(trace_reader *r)
 	g_free(r->in);
 	g_free(r->out);
 	g_free(r->path);
+	g_strfreev(r->gen_facts);
 	g_free(r);
 }
 
@@ -585,6 +588,32 @@ static int text_blob(trace_reader *r, const struct tok *t, int nt, GError **erro
 	return 0;
 }
 
+#define GEN_LINE "# ksmsim gen:"
+
+/* The first gen line of the preamble (between the header and the first record). */
+static void note_gen_line(trace_reader *r, const char *comment, size_t n)
+{
+	size_t len = strlen(GEN_LINE);
+
+	if (!r->header || r->in_records || r->gen_facts || n < len ||
+	    memcmp(comment, GEN_LINE, len) != 0)
+		return;
+	char *rest = g_strndup(comment + len, n - len);
+
+	r->gen_facts = g_strsplit_set(rest, " \t", -1);
+	g_free(rest);
+}
+
+const char *trace_reader_gen_fact(const trace_reader *r, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (char **w = r->gen_facts; w && *w; w++)
+		if (strncmp(*w, key, len) == 0 && (*w)[len] == '=')
+			return *w + len + 1;
+	return NULL;
+}
+
 /*
  * Parses one line (without its newline) into rec. Returns 1 for a record, 0
  * for a blank, comment or header line, -1 on error.
@@ -595,7 +624,7 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 	struct tok t[TOK_MAX];
 	int nt = 0, verb;
 	bool high = false;
-	size_t i = 0;
+	size_t i = 0, stop;
 	char *problem;
 
 	/* Tokens up to a '#'; every byte of the line is checked. */
@@ -623,6 +652,7 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 		}
 		break;	/* '#', CR or NUL: the loop below looks at the rest */
 	}
+	stop = i;
 	for (; i < n; i++) {
 		uint8_t cl = byte_class[(uint8_t)s[i]];
 
@@ -636,8 +666,10 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 	}
 	if (high && !g_utf8_validate_len(s, n, NULL))
 		return fail(r, error, ":%" G_GUINT64_FORMAT ": invalid UTF-8", r->line);
-	if (nt == 0)
+	if (nt == 0) {
+		note_gen_line(r, s + stop, n - stop);
 		return 0;
+	}
 
 	if (!r->header) {
 		if (nt == 2 && t[0].n == 8 && memcmp(t[0].s, "ksmtrace", 8) == 0 &&
@@ -811,6 +843,8 @@ static int text_next(trace_reader *r, struct trace_record *rec, GError **error, 
 			nl = s + avail;	/* last line without a newline */
 		r->in_pos += nl - s + (nl < s + avail);
 		rc = text_line(r, (const char *)s, nl - s, rec, error);
+		if (rc == 1)
+			r->in_records = true;
 		if (rc)
 			return rc;
 		if (header_only && r->header)

@@ -38,6 +38,14 @@ uint64_t trace_reader_blobs(const trace_reader *r);	/* defined so far */
 /* Bytes consumed from the file so far and its size (0 if unknown): progress. */
 uint64_t trace_reader_offset(const trace_reader *r);
 uint64_t trace_reader_size(const trace_reader *r);
+/*
+ * The value of key in the trace's gen line, the comment "# ksmsim gen:
+ * key=value ..." that `ksmsim gen` writes between the header and the first
+ * record (FORMAT.md, "Marks and what a run prints"): NULL when the trace has
+ * none (the binary form keeps no comments) or the line no such key. Known
+ * once the first record has been read; valid until trace_reader_free.
+ */
+const char *trace_reader_gen_fact(const trace_reader *r, const char *key);
 /* The state the records read so far built (check.h): pages, mms, knobs. */
 struct trace_check *trace_reader_check(trace_reader *r);
 void trace_reader_free(trace_reader *r);

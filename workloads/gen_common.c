@@ -329,9 +329,10 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	g->mark_period_us = o->marks_every_ms * 1000;
 	g->next_mark_us = g->mark_period_us;
 	g->progress = progress;
-	gen_comment(g, "ksmsim gen %s --seed %" PRIu64 ": %u x %" PRIu64 " pages, %.6g s, "
-		    "%u steps", wl->name, o->seed, sz->vms, sz->pages, sz->duration_us / 1e6,
-		    sz->ticks);
+	/* key=value words that `ksmsim run` reads back (trace_reader_gen_fact) */
+	gen_comment(g, "ksmsim gen: workload=%s seed=%" PRIu64 " scale=%.15g vms=%u pages=%" PRIu64
+		    " duration_s=%.6g steps=%u", wl->name, o->seed, o->scale, sz->vms, sz->pages,
+		    sz->duration_us / 1e6, sz->ticks);
 	gen_preamble(g, o);
 	ok = !g->failed && wl->run(g, o, sz) && !g->failed;
 	if (ok && progress)
