@@ -246,8 +246,10 @@ static const struct gen_workload workloads[] = {
 	{ "number-crunching", "N guests sweep large arrays of distinct values (big unstable tree)",
 	  "Guests boot from one image, then a numerical kernel fills large arrays of\n"
 	  "distinct values (60% of memory) and updates them in slow sweeps, beside\n"
-	  "zero-initialised work arrays and a small hot set: an unstable tree far\n"
-	  "above 262144 pages (1 GiB) at the default size.\n",
+	  "zero-initialised work arrays, a small hot set and a converged field, the\n"
+	  "same in every guest, that merges while idle and then gets two-byte\n"
+	  "floating-point corrections (copy-on-write): an unstable tree far above\n"
+	  "262144 pages (1 GiB) at the default size.\n",
 	  4, 4096, 1800, 1800, gen_number_crunching },
 	{ "vm-clones", "N idle guests cloned from one image: the upper bound of sharing",
 	  "Guests boot from one image and idle: image pages and zeroed free pages are\n"

@@ -9,12 +9,13 @@
  * The fractions are estimates; workloads/README.md says where they come from.
  */
 #include <stdio.h>
+#include "util/splitmix64.h"
 #include "workloads/gen.h"
 
 /* Seed tags: one stream of page contents per region and role. */
 enum {
 	TAG_IMAGE = 1, TAG_PRIV, TAG_HOT, TAG_SRC, TAG_OBJ_SAME, TAG_OBJ_OWN, TAG_HEAP,
-	TAG_TAKE, TAG_ARRAY, TAG_DATA,
+	TAG_TAKE, TAG_ARRAY, TAG_DATA, TAG_FIELD, TAG_TOUCH,
 };
 
 struct region {
@@ -277,22 +278,69 @@ bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *
 
 /* ---- number-crunching ---- */
 
+/* Fractions of guest RAM and periods in ticks (estimates; README "number-crunching"). */
 static const struct {
-	double image, zero, priv, array, swept, work, hot;
+	double image, zero, priv, array, swept, work, hot, field;
 	double boot_end, init_end;
-	unsigned sweep_ticks;
+	unsigned sweep_ticks, outer_ticks;
+	double touch_share;	/* of the field's pages, corrected by one outer iteration */
 } nc = {
 	.image = 0.05, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20, .work = 0.10,
-	.hot = 0.02,
-	.boot_end = 0.03, .init_end = 0.08, .sweep_ticks = 600,
+	.hot = 0.02, .field = 0.08,
+	.boot_end = 0.03, .init_end = 0.08, .sweep_ticks = 600, .outer_ticks = 300,
+	.touch_share = 0.25,
 };
+
+/*
+ * A correction to page p of the converged field: the low 16 bits of the
+ * mantissa of one double (its first two bytes, little-endian), a relative
+ * change below 2^-36. The page was filled with rand:<seed + p>; round r
+ * touches word (w + r) mod 512 for a w fixed per page, so that word still
+ * holds its rand: value, and XOR with a nonzero delta drawn from h makes
+ * the new bytes differ from the old.
+ */
+static bool correct(struct gen *g, const char *mm, struct region r, uint64_t p, uint64_t seed,
+		    unsigned round, uint64_t h)
+{
+	uint64_t st = gen_seed(g, TAG_TOUCH, p, 0);
+	unsigned word = (unsigned)((splitmix64_next(&st) + round) % 512);
+	uint64_t delta = 1 + h % 0xffff;
+	uint64_t base = seed + p + (uint64_t)word * SPLITMIX64_GAMMA;
+	uint64_t low = (splitmix64_next(&base) ^ delta) & 0xffff;
+	uint8_t bytes[2] = { (uint8_t)low, (uint8_t)(low >> 8) };
+
+	return gen_write_bytes(g, mm, r.vpn + p, word * 8, bytes, sizeof(bytes));
+}
+
+/*
+ * Outer iterations of `period` ticks, each passing over the field in order
+ * and correcting a random touch_share of its pages, so a page sits idle for
+ * period / touch_share ticks on average (geometric, in whole periods). The
+ * choices name the page and the round but not the guest: the guests run one
+ * deterministic solver on one problem and compute the same bits here.
+ */
+static bool outer_step(struct gen *g, const char *mm, struct region r, uint64_t seed,
+		       unsigned period, unsigned k)
+{
+	unsigned phase = k % period, round = k / period;
+	uint64_t a = r.n * phase / period, b = r.n * (phase + 1) / period;
+
+	for (uint64_t p = a; p < b && !g->failed; p++) {
+		uint64_t h = gen_seed(g, TAG_TOUCH, p, round + 1);
+
+		if ((double)(h >> 11) * 0x1p-53 < nc.touch_share)
+			correct(g, mm, r, p, seed, round, h);
+	}
+	return !g->failed;
+}
 
 bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
 {
 	struct guest *gs = g_new0(struct guest, sz->vms);
 	struct layout lay;
-	struct region array, swept, work, hot;
+	struct region array, swept, work, hot, field;
 	unsigned boot_end = at_frac(sz, nc.boot_end), init_end = at_frac(sz, nc.init_end);
+	uint64_t field_seed = gen_seed(g, TAG_FIELD, 0, 0);
 
 	guests_start(g, sz, gs, &lay, nc.image, nc.zero, nc.priv);
 	array = carve(&lay, nc.array);
@@ -303,6 +351,7 @@ bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct 
 		swept.n = array.n;
 	work = carve(&lay, nc.work);
 	hot = carve(&lay, nc.hot);
+	field = carve(&lay, nc.field);
 	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
 		gen_at(g, tick_us(sz, k));
 		guests_boot(g, gs, sz->vms, boot_end, k);
@@ -310,17 +359,23 @@ bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct 
 			const char *mm = gs[v].mm;
 			uint64_t from, n;
 
-			/* Arrays initialised with distinct values, work arrays calloc'ed. */
+			/*
+			 * Arrays initialised with distinct values, work arrays calloc'ed,
+			 * the converged field the same in every guest.
+			 */
 			spread(array.n, boot_end, init_end, k, &from, &n);
 			seq_part(g, mm, array, from, n, gen_seed(g, TAG_ARRAY, v, 0));
 			spread(work.n, boot_end, init_end, k, &from, &n);
 			if (n)
 				gen_fill(g, mm, work.vpn + from, n, CONTENT_ZERO, 0);
+			spread(field.n, boot_end, init_end, k, &from, &n);
+			seq_part(g, mm, field, from, n, field_seed);
 			if (k >= init_end) {
 				/* Sweeps: every output page gets new values once per sweep. */
 				rolling(g, mm, swept, nc.sweep_ticks, k - init_end + nc.sweep_ticks,
 					TAG_ARRAY, v);
 				rolling(g, mm, hot, 1, k, TAG_HOT, v);
+				outer_step(g, mm, field, field_seed, nc.outer_ticks, k - init_end);
 			}
 		}
 	}

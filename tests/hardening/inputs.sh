@@ -8,7 +8,7 @@
 #     --max-memory) is refused with the estimate, from a file before any
 #     output exists and from a pipe at the record that crossed the limit;
 #   - an output that is the trace, or two outputs onto one file, is refused;
-#   - --interval-ms without --csv is refused.
+#   - --interval-ms without --csv or --summary-csv is refused.
 # usage: inputs.sh KSMSIM TRACE
 set -u
 bin=$(realpath "$1") trace=$(realpath "$2")

@@ -3,7 +3,8 @@
 # Every workload at a tiny --scale: the trace parses (trace stat, run --check),
 # holds what the README promises (one mm per VM, knobs and run at t=0, marks),
 # comes out byte-identical for one seed and different for another, and its
-# text, gzip and binary forms hold the same records.
+# text, gzip and binary forms hold the same records; then the merges and
+# copy-on-writes that some workloads exist for.
 set -eu
 KSMSIM=$1
 T=$(mktemp -d)
@@ -61,8 +62,17 @@ awk -F, '$1=="cow_flood" {c=$14} $1=="one_d" {d=$14} END {exit !(c - d >= 900)}'
 awk -F, '$1=="unmerged" && $5 == 0 && $6 == 0 {ok=1} END {exit !ok}' "$T/m.csv" ||
 	fail "ksm-flood: run=2 left merged pages"
 "$KSMSIM" gen number-crunching --scale 0.01 -o "$T/n.ksmb"
-"$KSMSIM" run --trace "$T/n.ksmb" --quiet --marks-csv "$T/m.csv"
+"$KSMSIM" run --trace "$T/n.ksmb" --quiet --marks-csv "$T/m.csv" --summary-csv "$T/s.csv"
 # unshared far above 1 GiB at full size = 2621 pages at 1/100
 awk -F, '$1=="end" && $7 > 2621 {ok=1} END {exit !ok}' "$T/m.csv" ||
 	fail "number-crunching: small unstable tree: $(grep ^end, "$T/m.csv")"
+# The converged field merges while idle and is then corrected: copy-on-write.
+cow=$(awk -F, 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "cow_ksm") c = i; next}
+	c {print $c}' "$T/s.csv")
+[ "${cow:-0}" -gt 0 ] || fail "number-crunching: no CoW after merging (cow_ksm '$cow')"
+# Corrections are small: two bytes at the start (low mantissa) of one double.
+"$KSMSIM" trace cat "$T/n.ksmb" > "$T/n.txt"
+awk '$2 == "write" && $5 ~ /^bytes:/ {n++; split($5, b, ":"); if (b[2] % 8 || length(b[3]) != 4) bad++}
+	END {exit !(n > 0 && !bad)}' "$T/n.txt" ||
+	fail "number-crunching: corrections are not two low bytes of a double"
 echo ok
