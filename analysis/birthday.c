@@ -121,21 +121,27 @@ static double birthday_p(double n, unsigned bits)
 }
 
 /*
- * Expected page count at the first repeat: the sum over k of P(no repeat
- * among k pages). Past 36 bits the asymptote sqrt(pi N / 2) + 2/3 agrees
- * to more digits than are printed.
+ * Mean and standard deviation of the page count at the first repeat, from
+ * P(first > k): the mean is their sum over k, E[first^2] the sum of
+ * (2k+1) P(first > k). Past 36 bits the asymptotes sqrt(pi N / 2) + 2/3 and
+ * sqrt((2 - pi/2) N) agree to more digits than are printed.
  */
-static double birthday_mean(unsigned bits)
+static void birthday_moments(unsigned bits, double *mean, double *sd)
 {
-	double N = ldexp(1.0, (int)bits), surv = 1, sum = 0;
+	double N = ldexp(1.0, (int)bits), surv = 1, sum = 0, sum2 = 0;
 
-	if (bits > 36)
-		return sqrt(M_PI * N / 2) + 2.0 / 3;
+	if (bits > 36) {
+		*mean = sqrt(M_PI * N / 2) + 2.0 / 3;
+		*sd = sqrt((2 - M_PI / 2) * N);
+		return;
+	}
 	for (uint64_t k = 0; surv > 1e-12; k++) {
 		sum += surv;		/* P(first > k) */
+		sum2 += (2.0 * (double)k + 1) * surv;
 		surv *= 1 - (double)k / N;
 	}
-	return sum;
+	*mean = sum;
+	*sd = sqrt(sum2 - sum * sum);
 }
 
 static void put_header(const struct birthday_opts *o)
@@ -146,16 +152,17 @@ static void put_header(const struct birthday_opts *o)
 		for (unsigned k = 0; k < o->nat; k++)
 			fprintf(o->csv, ",frac_%" PRIu64 ",formula_%" PRIu64 ",se_%" PRIu64,
 				o->at[k], o->at[k], o->at[k]);
-		fputs(",formula_max_pages\n", o->csv);
+		/* formula_max_pages stays last: readers take it as $NF */
+		fputs(",se_mean,formula_max_pages\n", o->csv);
 	}
 	if (o->curve_csv)
 		fputs("hash,bits,n,observed,formula\n", o->curve_csv);
-	fprintf(o->table, "%-8s %4s %6s %8s %8s %9s %9s %9s", "hash", "bits", "trials",
-		"collided", "mean", "expected", "p50", "max_pages");
+	fprintf(o->table, "%-8s %4s %6s %8s %8s %6s %9s %9s %9s", "hash", "bits", "trials",
+		"collided", "mean", "+-95%", "expected", "p50", "max_pages");
 	for (unsigned k = 0; k < o->nat; k++) {
 		char lab[48];
 
-		snprintf(lab, sizeof(lab), "by %" PRIu64 ": obs / formula +- se", o->at[k]);
+		snprintf(lab, sizeof(lab), "by %" PRIu64 ": obs / formula +-95%%", o->at[k]);
 		fprintf(o->table, "  %-27s", lab);
 	}
 	fprintf(o->table, "\n");
@@ -187,8 +194,12 @@ static void put_hash(const struct birthday_opts *o, const struct bday *b, uint64
 		}
 	}
 	qsort(sorted, nt, sizeof(*sorted), cmp_u64);
-	double expect = birthday_mean(b->bits);
-	char q[3][24], mean[32] = "", mn[24] = "", mx[24] = "", ex[24];
+	double expect, sd;
+	char q[3][24], mean[32] = "", mn[24] = "", mx[24] = "", ex[24], sem[24] = "", half[24] = "";
+
+	birthday_moments(b->bits, &expect, &sd);
+	/* the mean of the collided trials; censored ones (none by default) would bias it */
+	double se_mean = collided ? sd / sqrt((double)collided) : 0;
 	static const double qs[3] = { 0.1, 0.5, 0.9 };
 
 	for (int i = 0; i < 3; i++) {
@@ -202,6 +213,8 @@ static void put_hash(const struct birthday_opts *o, const struct bday *b, uint64
 		snprintf(mean, sizeof(mean), "%.1f", (double)sum / collided);
 		snprintf(mn, sizeof(mn), "%" PRIu64, sorted[0]);
 		snprintf(mx, sizeof(mx), "%" PRIu64, sorted[collided - 1]);
+		snprintf(sem, sizeof(sem), "%.6g", se_mean);
+		snprintf(half, sizeof(half), "%.0f", 1.96 * se_mean);
 	}
 	g_free(sorted);
 	if (o->csv)
@@ -210,8 +223,8 @@ static void put_hash(const struct birthday_opts *o, const struct bday *b, uint64
 			b->h->name, b->bits, birthday_pages_names[b->kind], b->seed, nt, mp,
 			collided, mean, expect, q[0], q[1], q[2], mn, mx);
 	snprintf(ex, sizeof(ex), expect < 1e9 ? "%.0f" : "%.3g", expect);
-	fprintf(o->table, "%-8s %4u %6" PRIu64 " %8" PRIu64 " %8s %9s %9s %9" PRIu64,
-		b->h->name, b->bits, nt, collided, mean, ex, q[1], mp);
+	fprintf(o->table, "%-8s %4u %6" PRIu64 " %8" PRIu64 " %8s %6s %9s %9s %9" PRIu64,
+		b->h->name, b->bits, nt, collided, mean, half, ex, q[1], mp);
 	for (unsigned k = 0; k < o->nat; k++) {
 		uint64_t n = o->at[k], hit = hits_by(b->first, nt, n);
 		double f = birthday_p((double)n, b->bits);
@@ -225,11 +238,11 @@ static void put_hash(const struct birthday_opts *o, const struct bday *b, uint64
 		} else {
 			if (o->csv)
 				fprintf(o->csv, ",%.6f,%.6g,%.6g", (double)hit / nt, f, se);
-			fprintf(o->table, "  %6.3f / %-8.3g +- %-5.3f", (double)hit / nt, f, se);
+			fprintf(o->table, "  %6.3f / %-8.3g +- %-5.3f", (double)hit / nt, f, 1.96 * se);
 		}
 	}
 	if (o->csv)
-		fprintf(o->csv, ",%.6g\n", birthday_p((double)mp, b->bits));
+		fprintf(o->csv, ",%s,%.6g\n", sem, birthday_p((double)mp, b->bits));
 	fprintf(o->table, "\n");
 	fflush(o->table);
 	if (o->curve_csv) {
@@ -243,8 +256,26 @@ static void put_hash(const struct birthday_opts *o, const struct bday *b, uint64
 	}
 }
 
+/* What the +-95% columns mean, under the table. */
+static void put_footnote(const struct birthday_opts *o, bool any_wide)
+{
+	fprintf(o->table,
+		"+-95%%: 1.96 standard errors of a hash that follows the birthday model. Its share\n"
+		"of T trials collided by N pages lies within formula +- 1.96*sqrt(p(1-p)/T), p the\n"
+		"formula's, and its mean within expected +- 1.96*sd/sqrt(collided), sd the model's,\n"
+		"95%% of the time (se_N and se_mean in the CSV).\n");
+	if (any_wide)
+		fprintf(o->table, "Wider hashes: no repeat is expected; formula_max_pages in the CSV is the"
+			" chance of one\nin a trial of max_pages pages.\n");
+}
+
 void collide_birthday(const struct birthday_opts *o)
 {
+	bool any_wide = false;
+
+	fprintf(stderr, "collide birthday: %" PRIu64 " trials per hash of <= 32 bits, %" PRIu64
+		" wider, on %u thread%s\n", o->trials, o->trials_wide, o->threads,
+		o->threads == 1 ? "" : "s");
 	put_header(o);
 	for (unsigned hi = 0; hi < o->nhashes; hi++) {
 		const struct page_hash *h = o->hashes[hi];
@@ -255,6 +286,7 @@ void collide_birthday(const struct birthday_opts *o)
 				  g_new0(uint64_t, nt ? nt : 1), g_new0(struct seen, o->threads) };
 		int64_t t0 = g_get_monotonic_time();
 
+		any_wide |= wide;
 		study_par_for(o->threads, nt, bday_trial, &b);
 		for (unsigned w = 0; w < o->threads; w++) {
 			g_free(b.seen[w].key);
@@ -265,6 +297,7 @@ void collide_birthday(const struct birthday_opts *o)
 		fprintf(stderr, "  %s: %.1f s\n", h->name, study_seconds(t0));
 		g_free(b.first);
 	}
+	put_footnote(o, any_wide);
 }
 
 bool collide_birthday_plot(const char *curve_csv, const char *png, GError **error)

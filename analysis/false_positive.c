@@ -119,16 +119,44 @@ static double expected_rate(const struct page_hash *h, unsigned bits, enum fp_ch
 	return ldexp(1.0, -(int)bits);
 }
 
+/*
+ * The 95% interval of a rate seen x times in n: the rule of three (0 to 3/n)
+ * when x = 0 and its mirror when x = n, the Wilson score interval otherwise
+ * (unlike the normal one it stays inside [0, 1] at a handful of hits).
+ */
+static void rate_interval(uint64_t x, uint64_t n, double *lo, double *hi)
+{
+	const double z = 1.96, z2 = z * z;
+	double p = (double)x / (double)n, nn = (double)n;
+
+	if (x == 0) {
+		*lo = 0;
+		*hi = MIN(1.0, 3 / nn);
+	} else if (x == n) {
+		*lo = MAX(0.0, 1 - 3 / nn);
+		*hi = 1;
+	} else {
+		double mid = (p + z2 / (2 * nn)) / (1 + z2 / nn);
+		double half = z / (1 + z2 / nn) * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
+
+		*lo = MAX(0.0, mid - half);
+		*hi = MIN(1.0, mid + half);
+	}
+}
+
 void collide_false_positive(const struct fp_opts *o)
 {
 	struct crc_kernel k;
 	uint64_t nblk = (o->trials + FP_BLOCK - 1) / FP_BLOCK;
 
 	crcdelta_kernel(&k);
+	fprintf(stderr, "collide false-positive: %" PRIu64 " changes per hash and kind, on %u thread%s\n",
+		o->trials, o->threads, o->threads == 1 ? "" : "s");
 	if (o->csv)
-		fputs("hash,bits,change,seed,trials,unchanged,rate,rate_upper95,expected_rate\n", o->csv);
-	fprintf(o->table, "%-8s %4s %-12s %10s %9s %12s %12s %12s\n", "hash", "bits", "change",
-		"trials", "unchanged", "rate", "upper95", "expected");
+		fputs("hash,bits,change,seed,trials,unchanged,rate,rate_upper95,expected_rate,"
+		      "rate_lower95\n", o->csv);
+	fprintf(o->table, "%-8s %4s %-12s %10s %9s %12s %12s %12s %12s\n", "hash", "bits", "change",
+		"trials", "unchanged", "rate", "lower95", "upper95", "expected");
 	for (unsigned hi = 0; hi < o->nhashes; hi++) {
 		const struct page_hash *h = o->hashes[hi];
 		unsigned bits = o->bits && o->bits < h->bits ? o->bits : h->bits;
@@ -144,25 +172,25 @@ void collide_false_positive(const struct fp_opts *o)
 			for (uint64_t b = 0; b < nblk; b++)
 				same += f.same[b];
 			g_free(f.same);
-			double rate = (double)same / o->trials;
-			/* none seen: the rule of three; else a normal interval */
-			double up = same ? rate + 1.96 * sqrt(rate * (1 - rate) / o->trials)
-					 : 3.0 / o->trials;
+			double rate = (double)same / o->trials, lo, up;
 			double expect = expected_rate(h, bits, ch);
 
-			if (up > 1)
-				up = 1;
+			rate_interval(same, o->trials, &lo, &up);
 			if (o->csv)
-				fprintf(o->csv, "%s,%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%.6g,%.6g\n",
-					h->name, bits, fp_change_names[ch], o->seed, o->trials, same,
-					rate, up, expect);
-			fprintf(o->table, "%-8s %4u %-12s %10" PRIu64 " %9" PRIu64 " %12.4g %12.4g %12.4g\n",
-				h->name, bits, fp_change_names[ch], o->trials, same, rate, up, expect);
+				fprintf(o->csv, "%s,%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+					",%.6g,%.6g,%.6g,%.6g\n", h->name, bits, fp_change_names[ch],
+					o->seed, o->trials, same, rate, up, expect, lo);
+			fprintf(o->table, "%-8s %4u %-12s %10" PRIu64 " %9" PRIu64
+				" %12.4g %12.4g %12.4g %12.4g\n", h->name, bits, fp_change_names[ch],
+				o->trials, same, rate, lo, up, expect);
 			fflush(o->table);
 			fprintf(stderr, "  %s %s: %.1f s\n", h->name, fp_change_names[ch],
 				study_seconds(t0));
 		}
 	}
+	fprintf(o->table,
+		"lower95..upper95: the 95%% interval of the rate: 0 to 3/trials when none was seen\n"
+		"(the rule of three), 1 - 3/trials to 1 when all were, else the Wilson score interval.\n");
 }
 
 void collide_print_delta(FILE *f, uint64_t seed)

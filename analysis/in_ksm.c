@@ -193,27 +193,52 @@ struct row {
 	double peak_unshared, avg_unshared;	/* over the samples after t = 0 */
 };
 
-/* pages_unshared over the run: the final snapshot may fall mid-scan, the peak does not. */
-struct series {
-	double max, sum;
-	uint64_t n;
+/*
+ * The samples as `ksmsim run` takes them for its summary (cli/cmd_run.c):
+ * each one held until the next comes, the oracle's walk on those due for
+ * it and always on the last, so that --run-csv rows are run's rows.
+ */
+#define IDEAL_INTERVAL_MS 60000		/* run's --ideal-interval-ms default */
+
+struct sampler {
+	bool ideal;
+	uint64_t ideal_every_us, next_ideal_us;
+	struct snapshot pending;
+	uint64_t pending_us;
+	bool have_pending;
+	struct series_stats *stats;
 };
+
+static void sampler_flush(struct sampler *sm)
+{
+	if (sm->have_pending)
+		series_stats_add(sm->stats, sm->pending_us, &sm->pending);
+	sm->have_pending = false;
+}
 
 static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
 {
-	struct series *s = p;
-	struct ksm_counters c;
+	struct sampler *sm = p;
+	bool oracle = sm->ideal && sim_us >= sm->next_ideal_us;
 
-	if (sim_us == 0)
-		return true;
-	ksm_counters(k, &c);
-	s->max = MAX(s->max, (double)c.pages_unshared);
-	s->sum += (double)c.pages_unshared;
-	s->n++;
+	if (oracle)
+		sm->next_ideal_us = sim_us + sm->ideal_every_us;
+	sampler_flush(sm);
+	snapshot_take(k, oracle, &sm->pending);
+	sm->pending_us = sim_us;
+	sm->have_pending = true;
 	return true;
 }
 
-static void row_fill(struct row *row, const struct snapshot *s, const struct series *ser)
+static void sampler_finish(struct sampler *sm, struct ksm *k)
+{
+	if (sm->have_pending && sm->ideal && !sm->pending.has_ideal)
+		snapshot_take(k, true, &sm->pending);
+	sampler_flush(sm);
+}
+
+/* pages_unshared over the run: the final snapshot may fall mid-scan, the peak does not. */
+static void row_fill(struct row *row, const struct snapshot *s, const struct series_stats *ser)
 {
 	char ms[64];
 
@@ -232,18 +257,9 @@ static void row_fill(struct row *row, const struct snapshot *s, const struct ser
 	/* the summary's figure, rounded to its 3 decimals, so the table agrees with --run-csv */
 	snprintf(ms, sizeof(ms), "%.3f", s->t.cpu_ns / 1e6);
 	row->v[COL_CPU_MS] = g_ascii_strtod(ms, NULL);
-	row->peak_unshared = ser->n ? ser->max : NAN;
-	row->avg_unshared = ser->n ? ser->sum / (double)ser->n : NAN;
-}
-
-/* The rows `ksmsim run --summary-csv` would write, one per hash, under one header. */
-static void put_run_row(FILE *f, bool header, const struct ksm_study_opts *o,
-			const struct page_hash *h, const struct loop_result *res,
-			const struct snapshot *s)
-{
-	if (header)
-		output_summary_header(f);
-	output_summary_row(f, o->label, h->name, res->sim_end_us, res->records, res->batches, s);
+	/* series_stats keeps pages_sharing, pages_unshared, pages_volatile in that order */
+	row->peak_unshared = ser->samples ? (double)ser->peak[1] : NAN;
+	row->avg_unshared = ser->samples ? (double)ser->sum[1] / (double)ser->samples : NAN;
 }
 
 /* One replay with hash h, as `ksmsim run` would do it with the same options. */
@@ -260,24 +276,38 @@ static bool run_one(const struct ksm_study_opts *o, const struct page_hash *h, b
 	if (!r)
 		return false;
 	struct ksm *k = ksm_new(&opt);
-	struct series ser = { 0 };
+	struct run_summary *sum = g_new0(struct run_summary, 1);	/* with two snapshots */
+	struct sampler *sm = g_new0(struct sampler, 1);
+	uint64_t every = o->sample_ms;
+
+	sm->ideal = o->ideal;
+	/* whole samples, as run rounds --ideal-interval-ms */
+	sm->ideal_every_us = (IDEAL_INTERVAL_MS + every - 1) / every * every * 1000;
+	sm->stats = &sum->series;
 	struct loop_sinks sinks = {
 		.sample = on_sample,
-		.sample_every_us = o->sample_ms * 1000,
+		.sample_every_us = every * 1000,
 		.check = opt.check,
-		.ctx = &ser,
+		.ctx = sm,
 	};
 	struct loop_result res;
 	bool ok = loop_run(k, r, &sinks, &res, error);
 
 	if (ok) {
-		struct snapshot s;
-
-		snapshot_take(k, o->ideal, &s);
-		if (o->run_csv)
-			put_run_row(o->run_csv, first, o, h, &res, &s);
-		row_fill(row, &s, &ser);
+		sampler_finish(sm, k);
+		sum->trace = o->label;
+		sum->hash = h->name;
+		sum->interval_ms = every;
+		run_summary_finish(sum, k, &opt, r, &res, o->ideal);
+		if (o->run_csv) {
+			if (first)
+				output_run_summary_header(o->run_csv);
+			output_run_summary_row(o->run_csv, sum);
+		}
+		row_fill(row, &sum->end, &sum->series);
 	}
+	g_free(sm);
+	g_free(sum);
 	ksm_free(k);
 	trace_reader_free(r);
 	return ok;
@@ -294,17 +324,20 @@ static void put_table(const struct ksm_study_opts *o, const struct row *rows)
 	fprintf(o->table, "%-8s", "hash");
 	for (unsigned i = 0; i < N_COLS; i++)
 		fprintf(o->table, " %s", col_names[i]);
-	fprintf(o->table, " extra_unstable_inserts peak_unshared avg_unshared\n");
+	fprintf(o->table, " extra_unstable_inserts peak_unshared avg_unshared chance_false_positives\n");
 	if (o->csv) {
 		fputs("hash,bits", o->csv);
 		for (unsigned i = 0; i < N_COLS; i++)
 			fprintf(o->csv, ",%s", col_names[i]);
-		fputs(",extra_unstable_inserts,peak_pages_unshared,avg_pages_unshared\n", o->csv);
+		fputs(",extra_unstable_inserts,peak_pages_unshared,avg_pages_unshared,"
+		      "chance_false_positives\n", o->csv);
 	}
 	for (unsigned hi = 0; hi < o->nhashes; hi++) {
 		const struct page_hash *h = o->hashes[hi];
 		const struct row *r = &rows[hi];
 		double extra = r->v[COL_INSERTS] - least;
+		/* each changed page a random change would pass with probability 2^-bits */
+		double chance = r->v[COL_GATE_CHANGED] * ldexp(1.0, -(int)h->bits);
 
 		fprintf(o->table, "%-8s", h->name);
 		if (o->csv)
@@ -316,10 +349,16 @@ static void put_table(const struct ksm_study_opts *o, const struct row *rows)
 			if (o->csv)
 				fprintf(o->csv, ",%.*f", ms ? 3 : 0, r->v[i]);
 		}
-		fprintf(o->table, " %22.0f %13.0f %12.1f\n", extra, r->peak_unshared, r->avg_unshared);
+		fprintf(o->table, " %22.0f %13.0f %12.1f %22.3g\n", extra, r->peak_unshared,
+			r->avg_unshared, chance);
 		if (o->csv)
-			fprintf(o->csv, ",%.0f,%.0f,%.1f\n", extra, r->peak_unshared, r->avg_unshared);
+			fprintf(o->csv, ",%.0f,%.0f,%.1f,%.3g\n", extra, r->peak_unshared,
+				r->avg_unshared, chance);
 	}
+	fprintf(o->table,
+		"One deterministic run per hash: every count is exact for this trace. chance_false_positives\n"
+		"= gate_changed x 2^-bits, what the gate would let through if every change were random;\n"
+		"false positives beyond it come from changes the checksum is blind to.\n");
 }
 
 bool collide_ksm(const struct ksm_study_opts *o, GError **error)
