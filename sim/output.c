@@ -204,21 +204,6 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
 			"share of the ideal saving reached");
 }
 
-void output_summary_header(FILE *f)
-{
-	fputs("trace,hash,sim_us,records,batches", f);
-	header_tail(f);
-}
-
-void output_summary_row(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
-			uint64_t records, uint64_t batches, const struct snapshot *s)
-{
-	put_field(f, trace, true);
-	put_field(f, hash, false);
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, sim_us, records, batches);
-	row_tail(f, s);
-}
-
 /* The counters a run summary gives the mean and peak of, in series_stats order. */
 static const char *const series_names[] = { "pages_sharing", "pages_unshared", "pages_volatile" };
 

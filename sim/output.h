@@ -31,10 +31,6 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 /* Summary: a readable table, or CSV: the header, then one row per run, run facts first. */
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s);
-/* The end-of-run values only (collide ksm --run-csv until it has a series_stats). */
-void output_summary_header(FILE *f);
-void output_summary_row(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
-			uint64_t records, uint64_t batches, const struct snapshot *s);
 
 /*
  * Means and peaks over a run's time-series samples (sim/loop.h says when

@@ -146,11 +146,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_shape(error, path);
 		g_error_free(error);
 	} else {
-		struct snapshot s;
+		struct run_summary *rs = g_new0(struct run_summary, 1);
 
-		snapshot_take(k, true, &s);
-		output_summary_row(f.out, "fuzz", HASH_DEFAULT, res.sim_end_us, res.records,
-				   res.batches, &s);
+		rs->trace = "fuzz";
+		rs->hash = HASH_DEFAULT;
+		rs->interval_ms = 1000;
+		run_summary_finish(rs, k, &opt, r, &res, true);
+		output_run_summary_row(f.out, rs);
+		g_free(rs);
 		if (res.records != f.records)
 			die("run", "ended early without an error");
 	}
