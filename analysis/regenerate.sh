@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Regenerates every table and plot in analysis/results/ (about 10 minutes on
-# two idle cores). Each step echoes its command; every figure is a function of the
-# seeds below, except the checksum benchmark (this machine's speed).
+# Regenerates every table and plot in analysis/results/ (RESULTS=DIR writes
+# them elsewhere). Each step echoes its command and then its run time, and
+# the last line the total: see analysis/README.md for the times measured.
+# Every figure is a function of the seeds below, except the checksum
+# benchmark (this machine's speed).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 res=${RESULTS:-$here/results}
@@ -16,7 +18,14 @@ fi
 [[ -x $ksmsim ]] || { echo "regenerate.sh: build ksmsim first (or set KSMSIM)" >&2; exit 2; }
 export KSMSIM=$ksmsim
 mkdir -p "$res/collide" "$res/plots"
-step() { echo "+ $*" >&2; "$@"; }
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
+step() {
+	local t=$EPOCHREALTIME
+	echo "+ $*" >&2
+	"$@"
+	echo "  ($(since "$t") s)" >&2
+}
+t0=$EPOCHREALTIME
 c="$res/collide"
 
 # 1. birthday: random pages (16 varied bytes), counter pages, fully random pages
@@ -44,11 +53,11 @@ t="analysis/out/traces/number-crunching-s0.2-d30-n1.ksmt"
 [[ -e $t ]] || step "$ksmsim" gen number-crunching --scale 0.2 --duration-s 30 --seed 1 -o "$t"
 step "$ksmsim" collide ksm --trace "$t" --hashes jhash2,crc32c,xxhash -o "$c/ksm_number_crunching.csv" \
 	-- --pages-to-scan 4000 --sleep-millisecs 20 >"$c/ksm_number_crunching.txt"
-# 4. the 2017 tables (runs afresh: reproduce_2017.sh and sweep.sh reuse
-# what they find, which would keep figures from an older model; the
+# 4. the 2017 tables at the experiment's size (reproduce_2017.sh runs
+# afresh unless given --reuse). sweep.sh resumes from the cells it finds,
+# which would keep figures from an older model: start it clean (the
 # generated traces are kept, as they depend only on their seeds)
-rm -rf "$res/2017/series" "$res/2017/summary" "$here/out/sweep-2017/cells" \
-	"$here/out/sweep-2017/sweep.csv"
+rm -rf "$here/out/sweep-2017/cells" "$here/out/sweep-2017/sweep.csv"
 step "$here/reproduce_2017.sh" --out "$res/2017" >/dev/null
 # 5. a small sweep on the 2017 kernel-build workload
 step "$here/sweep.sh" --workload kernel-build --scale 0.0625 --seed 1 \
@@ -64,13 +73,15 @@ p="$res/plots"
 step "$here/plot.sh" -o "$p" "$c/birthday_curve.csv" "$c/birthday.csv" "$c/false_positive.csv" \
 	"$c/false_positive_16bit.csv" "$c/ksm.csv" "$c/ksm_crc_adversarial.csv" \
 	"$c/ksm_number_crunching.csv" "$res/costs.csv" "$res/sweep/sweep.csv"
+# the 2017 time series, one figure per workload, a line per hash; plotted
+# in a scratch folder and prefixed, so the PNGs say they are the 2017 runs
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 for w in kernel-build iozone; do
-	mkdir -p "$res/2017/$w"
-	for h in jhash2 crc32c xxhash; do cp "$res/2017/series/$w-$h.csv" "$res/2017/$w/$h.csv"; done
-	step "$here/plot.sh" -o "$p" --title "$w, pages_to_scan 1600, sleep 200 ms" \
-		"$res/2017/$w"/*.csv
-	mv "$p/timeseries-pages.png" "$p/2017-$w-pages.png"
-	rm -rf "${res:?}/2017/$w"
+	mkdir -p "$scratch/$w"
+	step "$here/plot.sh" -o "$scratch/$w" --title "$w, pages_to_scan 1600, sleep 200 ms" \
+		"$res/2017/series/$w"-*.csv
+	for f in "$scratch/$w"/*.png; do mv "$f" "$p/2017-$(basename "$f")"; done
 done
-step "$here/plot.sh" -o "$p" --title "2017 workloads" "$res/2017/tables.csv" 2>/dev/null || true
-echo "regenerate.sh: done; see $res" >&2
+step "$here/plot.sh" -o "$p" --title "2017 workloads" "$res/2017/tables.csv"
+echo "regenerate.sh: done in $(since "$t0") s; see $res" >&2

@@ -161,11 +161,80 @@ sweep)
 	[[ $(wc -l <"$tmp/sl/sweep.csv") -eq 2 ]] || fail "partial merge"
 	;;
 reproduce-2017)
-	KSMSIM_TRACE_CACHE="$tmp/cache" "$src/analysis/reproduce_2017.sh" --ksmsim "$ksmsim" \
-		--scale 0.002 --seconds 30 --out "$tmp/r" >"$tmp/table" 2>/dev/null
-	grep -q '^kernel-build' "$tmp/table" || fail "no kernel-build table"
-	grep -q '^iozone' "$tmp/table" || fail "no iozone table"
+	# a tiny scale: every run made, 2017's figures beside ours, scaled
+	r=$src/analysis/reproduce_2017.sh
+	"$r" --ksmsim "$ksmsim" --scale 0.002 --out "$tmp/r" >"$tmp/table" 2>"$tmp/log" ||
+		fail "exit $?: $(cat "$tmp/log")"
+	[[ $(grep -c ': running (scale 0.002)$' "$tmp/log") -eq 6 ]] || fail "runs: $(cat "$tmp/log")"
+	grep -q 'ran 6, reused 0 run' "$tmp/log" || fail "no count of runs made: $(cat "$tmp/log")"
+	grep -q '^kernel-build: 4 guests x ' "$tmp/table" || fail "no kernel-build table"
+	grep -q '^iozone: 4 guests x ' "$tmp/table" || fail "no iozone table"
+	[[ $(grep -c '^  SCALED x0.002: ' "$tmp/table") -eq 2 ]] || fail "scaled tables not marked"
+	[[ $(grep -cE '^  hash +figure +ours +2017 +diff$' "$tmp/table") -eq 2 ]] || fail "column heads"
+	grep -qE '^  jhash2 +CoW \(cow_ksm, count over the run\) +[0-9,]+ +92 +[-+][0-9.]+%$' "$tmp/table" ||
+		fail "kernel-build jhash2 CoW line: $(grep -m1 CoW "$tmp/table")"
+	cmp "$tmp/table" "$tmp/r/tables.txt" || fail "printed table is not tables.txt"
 	[[ $(wc -l <"$tmp/r/tables.csv") -eq 7 ]] || fail "tables.csv rows"
+	# by column name: 2017 = published x scale, diff = (ours - 2017) / 2017,
+	# model ns/page = hashes/registry.c's, oracle on, means from the series
+	awk -F, -v reg="$src/hashes/registry.c" '
+		BEGIN { while ((getline l < reg) > 0) if (l ~ /^\t\{ "[a-z0-9]+", [0-9]+, page_/) {
+				split(l, f, /[",]+/); ns[f[2]] = f[5] + 0 } }
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		function near(a, b) { return a - b < 0.051 && b - a < 0.051 }
+		{
+			k = $c["workload"] "/" $c["hash"]
+			if (k == "kernel-build/jhash2" && !near($c["cow_ksm_2017"], 46114 * 0.002)) bad = bad " cow_2017"
+			if (k == "iozone/crc32c" && $c["avg_pages_unshared_2017"] != sprintf("%.1f", 117746 * 0.002))
+				bad = bad " unshared_2017"
+			if ($c["hash"] == "xxhash" && $c["cow_ksm_2017"] != "") bad = bad " xxhash_2017"
+			if ($c["hash"] != "xxhash") {
+				d = ($c["cow_ksm"] - $c["cow_ksm_2017"]) * 100 / $c["cow_ksm_2017"]
+				if (!near(d, $c["cow_ksm_diff_pct"])) bad = bad " " k ":cow_diff"
+				d = ($c["avg_pages_sharing"] - $c["avg_pages_sharing_2017"]) * 100 / $c["avg_pages_sharing_2017"]
+				if (!near(d, $c["avg_pages_sharing_diff_pct"])) bad = bad " " k ":sharing_diff"
+			}
+			if ($c["checksum_ns_per_page"] != ns[$c["hash"]]) bad = bad " " k ":ns"
+			if ($c["missed_merges"] == "") bad = bad " " k ":missed_merges"
+			if ($c["false_positives"] != 0) bad = bad " " k ":fp"
+			n++
+		}
+		END { if (n != 6 || bad) { print "rows " n ":" bad; exit 1 } }' "$tmp/r/tables.csv" ||
+		fail "tables.csv figures"
+	# the mean is the one the summary gives, else that of the 1 s samples
+	want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 > 0 { n++; s += $c["pages_sharing"] } END { printf "%.1f", s / n }' "$tmp/r/series/iozone-jhash2.csv")
+	mc=$(head -1 "$tmp/r/summary/iozone-jhash2.csv" | tr ',' '\n' |
+		{ grep -nxE 'mean_pages_sharing|avg_pages_sharing|pages_sharing_mean' || true; } | head -1 | cut -d: -f1)
+	if [[ -n $mc ]]; then
+		want=$(awk -F, -v c="$mc" 'NR == 2 { printf "%.1f", $c }' "$tmp/r/summary/iozone-jhash2.csv")
+	fi
+	got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == "iozone" && $4 == "jhash2" { print $c["avg_pages_sharing"] }' "$tmp/r/tables.csv")
+	[[ $got == "$want" ]] || fail "iozone jhash2 mean pages_sharing $got, want $want"
+	# results already there are run again unless --reuse, and then only
+	# those of the same trace are kept
+	"$r" --ksmsim "$ksmsim" --scale 0.002 --out "$tmp/r" >/dev/null 2>"$tmp/log" || fail "second run"
+	grep -q 'ran 6, reused 0 run' "$tmp/log" || fail "second run reused: $(cat "$tmp/log")"
+	"$r" --ksmsim "$ksmsim" --scale 0.002 --out "$tmp/r" --reuse >"$tmp/table2" 2>"$tmp/log" || fail "--reuse"
+	[[ $(grep -c ': reusing .* (--reuse)$' "$tmp/log") -eq 6 ]] || fail "--reuse: $(cat "$tmp/log")"
+	cmp "$tmp/table" "$tmp/table2" || fail "--reuse changed the table"
+	"$r" --ksmsim "$ksmsim" --scale 0.003 --workloads kernel-build --hashes xxhash --out "$tmp/r" \
+		--reuse >/dev/null 2>"$tmp/log" || fail "--reuse at another scale"
+	grep -q 'ran 1, reused 0 run' "$tmp/log" || fail "reused another scale's run: $(cat "$tmp/log")"
+	grep -q '^kernel-build: 4 guests x 12.288 MiB, 5.4 s' "$tmp/r/tables.txt" || fail "scale 0.003 heading"
+	# --help names every option the script takes; bad ones exit 2
+	"$r" --help >"$tmp/help"
+	for o in $(grep -oE '^\t--[a-z-]+\)' "$r" | tr -d '\t)'); do
+		grep -q -- "^  $o\b" "$tmp/help" || fail "--help lacks $o"
+	done
+	for bad in "--bogus" "--scale x" "--seed" "--costs-csv $tmp/none.csv"; do
+		# shellcheck disable=SC2086  # each case is an option and its value
+		"$r" --ksmsim "$ksmsim" --out "$tmp/bad" $bad >/dev/null 2>"$tmp/err" && fail "accepted $bad"
+		[[ $? -eq 2 ]] || fail "$bad: exit status"
+		grep -q '^reproduce_2017.sh: ' "$tmp/err" || fail "$bad: $(cat "$tmp/err")"
+	done
+	[[ ! -e $tmp/bad ]] || fail "a refused run made its --out"
 	;;
 sweep-checks)
 	# every bad value is refused, naming the option, before any trace is
