@@ -34,7 +34,7 @@ step "$ksmsim" collide birthday --seed 1 -o "$c/birthday.csv" --curve-csv "$c/bi
 step "$ksmsim" collide birthday --seed 2 --pages counter --hashes jhash2,crc32c,crc32,xxhash \
 	--trials 20 -o "$c/birthday_counter.csv" >"$c/birthday_counter.txt"
 step "$ksmsim" collide birthday --seed 3 --full-random --hashes jhash2,crc32c,crc32,xxhash \
-	--trials 30 -o "$c/birthday_full.csv" >"$c/birthday_full.txt"
+	--trials 300 -o "$c/birthday_full.csv" >"$c/birthday_full.txt"
 # 2. per-change false positives, full width and cut to 16 bits (to see rates at all)
 step "$ksmsim" collide false-positive --seed 1 -o "$c/false_positive.csv" >"$c/false_positive.txt"
 step "$ksmsim" collide false-positive --seed 1 --bits 16 -o "$c/false_positive_16bit.csv" \

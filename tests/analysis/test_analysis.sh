@@ -129,15 +129,24 @@ sweep)
 	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --trace "$tmp/b.ksmt" \
 		--hash xxhash --pages-to-scan 100,1000 --out "$out" --jobs 2 2>"$tmp/log1"
 	[[ $(wc -l <"$out/sweep.csv") -eq 5 ]] || fail "want 4 rows: $(cat "$out/sweep.csv")"
-	head -1 "$out/sweep.csv" | grep -q '^workload,set_pages_to_scan,set_sleep_millisecs,trace,hash,' ||
+	head -1 "$out/sweep.csv" | grep -q '^trace,hash,policy,workload,seed,scale,' ||
 		fail "header: $(head -1 "$out/sweep.csv")"
-	cut -d, -f1,2,3,5 "$out/sweep.csv" | sed 1d | sort >"$tmp/got"
-	printf '%s\n' a,100,20,xxhash a,1000,20,xxhash b,100,20,xxhash b,1000,20,xxhash >"$tmp/want"
+	# the cells, by column name: trace file, swept knob, the other pinned one, hash
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ n = split($c["trace"], p, "/")
+		  print p[n] "," $c["pages_to_scan"] "," $c["sleep_millisecs"] "," $c["hash"] "," $c["pinned"] }' \
+		"$out/sweep.csv" | sort >"$tmp/got"
+	for t in a b; do
+		for n in 100 1000; do
+			echo "$t.ksmt,$n,20,xxhash,pages_to_scan=$n;sleep_millisecs=20"
+		done
+	done >"$tmp/want"
 	diff "$tmp/want" "$tmp/got" || fail "cells"
-	# each row is exactly what `ksmsim run` says for that cell
+	# each row is exactly what `ksmsim run` says for that cell, under its header
 	"$ksmsim" run --quiet --trace "$tmp/b.ksmt" --hash xxhash --pages-to-scan 1000 \
 		--sleep-millisecs 20 --summary-csv "$tmp/one.csv"
-	grep -q ",$(sed -n 2p "$tmp/one.csv")\$" "$out/sweep.csv" || fail "row differs from ksmsim run"
+	grep -qxF "$(sed -n 2p "$tmp/one.csv")" "$out/sweep.csv" || fail "row differs from ksmsim run"
+	cmp -s <(head -1 "$tmp/one.csv") <(head -1 "$out/sweep.csv") || fail "header differs from ksmsim run"
 	cp "$out/sweep.csv" "$tmp/first.csv"
 	stamp=$(stat -c %Y%N "$out"/cells/*.csv | md5sum)
 	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --trace "$tmp/b.ksmt" \
@@ -281,7 +290,9 @@ plot)
 	"$ksmsim" collide fp --trials 500 --hashes crc32,xxhash -o "$tmp/fp.csv" >/dev/null 2>&1
 	"$src/analysis/plot.sh" -o "$tmp/png" "$tmp/xxhash.csv" "$tmp/crc32c.csv" "$tmp/sum.csv" \
 		"$tmp/bd.csv" "$tmp/curve.csv" "$tmp/fp.csv" >"$tmp/list"
-	[[ $(wc -l <"$tmp/list") -eq 5 ]] || fail "want 5 PNGs: $(cat "$tmp/list")"
+	for w in xxhash+crc32c-pages sum-cost bd-first-collision curve-birthday fp-false-positives; do
+		grep -qx "$tmp/png/$w.png" "$tmp/list" || fail "no $w.png: $(cat "$tmp/list")"
+	done
 	while read -r p; do
 		[[ -s $p ]] || fail "$p empty"
 		[[ $(head -c 4 "$p" | od -An -tx1 | tr -d ' ') == 89504e47 ]] || fail "$p is not PNG"
