@@ -193,48 +193,10 @@ struct row {
 	double peak_unshared, avg_unshared;	/* over the samples after t = 0 */
 };
 
-/*
- * The samples as `ksmsim run` takes them for its summary (cli/cmd_run.c):
- * each one held until the next comes, the oracle's walk on those due for
- * it and always on the last, so that --run-csv rows are run's rows.
- */
-#define IDEAL_INTERVAL_MS 60000		/* run's --ideal-interval-ms default */
-
-struct sampler {
-	bool ideal;
-	uint64_t ideal_every_us, next_ideal_us;
-	struct snapshot pending;
-	uint64_t pending_us;
-	bool have_pending;
-	struct series_stats *stats;
-};
-
-static void sampler_flush(struct sampler *sm)
-{
-	if (sm->have_pending)
-		series_stats_add(sm->stats, sm->pending_us, &sm->pending);
-	sm->have_pending = false;
-}
-
 static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
 {
-	struct sampler *sm = p;
-	bool oracle = sm->ideal && sim_us >= sm->next_ideal_us;
-
-	if (oracle)
-		sm->next_ideal_us = sim_us + sm->ideal_every_us;
-	sampler_flush(sm);
-	snapshot_take(k, oracle, &sm->pending);
-	sm->pending_us = sim_us;
-	sm->have_pending = true;
+	sampler_take(p, k, sim_us, trace_us);
 	return true;
-}
-
-static void sampler_finish(struct sampler *sm, struct ksm *k)
-{
-	if (sm->have_pending && sm->ideal && !sm->pending.has_ideal)
-		snapshot_take(k, true, &sm->pending);
-	sampler_flush(sm);
 }
 
 /* pages_unshared over the run: the final snapshot may fall mid-scan, the peak does not. */
@@ -280,10 +242,8 @@ static bool run_one(const struct ksm_study_opts *o, const struct page_hash *h, b
 	struct sampler *sm = g_new0(struct sampler, 1);
 	uint64_t every = o->sample_ms;
 
-	sm->ideal = o->ideal;
-	/* whole samples, as run rounds --ideal-interval-ms */
-	sm->ideal_every_us = (IDEAL_INTERVAL_MS + every - 1) / every * every * 1000;
-	sm->stats = &sum->series;
+	/* the samples `ksmsim run` takes, so that --run-csv rows are run's rows */
+	sampler_init(sm, &sum->series, NULL, o->ideal, every, SAMPLER_IDEAL_INTERVAL_MS);
 	struct loop_sinks sinks = {
 		.sample = on_sample,
 		.sample_every_us = every * 1000,

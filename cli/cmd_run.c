@@ -111,14 +111,8 @@ struct memory_limit {
 struct run_ctx {
 	FILE *marks;
 	FILE *mm_stats;
-	FILE *series;		/* NULL: samples feed the summary only */
-	struct series_stats *stats;
+	struct sampler sampler;	/* the series rows and the summary's means */
 	bool ideal;
-	uint64_t ideal_every_us;	/* the oracle's period among the samples */
-	uint64_t next_ideal_us;
-	struct snapshot pending;	/* the latest sample, not yet written */
-	uint64_t pending_sim_us, pending_trace_us;
-	bool have_pending;
 	struct progress *progress;
 	const trace_reader *reader;
 	uint64_t records;	/* as last reported by the loop */
@@ -166,44 +160,12 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 	return true;
 }
 
-/* A sample is written when the next one comes, or the run ends (flush_last_sample). */
-static void flush_sample(struct run_ctx *ctx)
-{
-	if (!ctx->have_pending)
-		return;
-	series_stats_add(ctx->stats, ctx->pending_sim_us, &ctx->pending);
-	if (ctx->series)
-		output_series_row(ctx->series, ctx->pending_sim_us, ctx->pending_trace_us,
-				  &ctx->pending);
-	ctx->have_pending = false;
-}
-
 static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
 {
 	struct run_ctx *ctx = p;
 	progress_poke(ctx);
-	/* the oracle walks every page: only on the samples due for it */
-	bool oracle = ctx->ideal && sim_us >= ctx->next_ideal_us;
-
-	if (oracle)
-		ctx->next_ideal_us = sim_us + ctx->ideal_every_us;
-	flush_sample(ctx);
-	snapshot_take(k, oracle, &ctx->pending);
-	ctx->pending_sim_us = sim_us;
-	ctx->pending_trace_us = trace_us;
-	ctx->have_pending = true;
+	sampler_take(&ctx->sampler, k, sim_us, trace_us);
 	return true;
-}
-
-/*
- * The last sample is the end of the run, after which nothing changes: it
- * always gets the oracle, so a run shorter than its period has one too.
- */
-static void flush_last_sample(struct run_ctx *ctx, struct ksm *k)
-{
-	if (ctx->have_pending && ctx->ideal && !ctx->pending.has_ideal)
-		snapshot_take(k, true, &ctx->pending);
-	flush_sample(ctx);
 }
 
 static void on_progress(void *p, const trace_reader *r, uint64_t records, uint64_t trace_us)
@@ -294,7 +256,7 @@ int cmd_run(int argc, char **argv)
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
 	const char *summary_path = NULL, *costs_path = NULL, *mm_stats_path = NULL;
 	const char *trace_label = NULL;
-	uint64_t interval_ms = 1000, max_memory = 0, ideal_interval_ms = 60000;
+	uint64_t interval_ms = 1000, max_memory = 0, ideal_interval_ms = SAMPLER_IDEAL_INTERVAL_MS;
 	bool interval_given = false;
 	bool quiet = false, force_progress = false, no_ideal = false;
 	struct ksm_options opt = { 0 };
@@ -471,9 +433,6 @@ int cmd_run(int argc, char **argv)
 	struct run_summary *sum = g_new0(struct run_summary, 1);	/* with two snapshots */
 	struct run_ctx ctx = {
 		.ideal = !no_ideal, .progress = progress, .limit = limit, .trace_end_us = trace_end_us,
-		/* whole samples: the oracle's rows fall on the series' rows */
-		.ideal_every_us = (ideal_interval_ms + interval_ms - 1) / interval_ms * interval_ms * 1000,
-		.stats = &sum->series,
 	};
 	progress_phase(progress, "running", "records");
 	if ((marks_path && !(marks = atomic_file_open(marks_path, &error))) ||
@@ -499,9 +458,10 @@ int cmd_run(int argc, char **argv)
 		output_marks_header(ctx.marks);
 	}
 	g_free(label_line);
+	sampler_init(&ctx.sampler, &sum->series, series ? atomic_file_stream(series) : NULL,
+		     !no_ideal, interval_ms, ideal_interval_ms);
 	if (series) {
-		ctx.series = atomic_file_stream(series);
-		output_series_header(ctx.series);
+		output_series_header(atomic_file_stream(series));
 	}
 	reader = trace_reader_open(trace, &error);
 	if (!reader)
@@ -524,7 +484,7 @@ int cmd_run(int argc, char **argv)
 	bool ok = loop_run(k, reader, &sinks, &res, &error);
 	if (!ok)
 		goto fail;
-	flush_last_sample(&ctx, k);
+	sampler_finish(&ctx.sampler, k);
 	ctx.records = res.records;
 	ctx.trace_us = res.trace_end_us;
 	progress_poke(&ctx);

@@ -226,6 +226,47 @@ void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct sna
 	}
 }
 
+void sampler_init(struct sampler *sm, struct series_stats *stats, FILE *series, bool ideal,
+		  uint64_t interval_ms, uint64_t ideal_interval_ms)
+{
+	*sm = (struct sampler){
+		.stats = stats,
+		.series = series,
+		.ideal = ideal,
+		.ideal_every_us = (ideal_interval_ms + interval_ms - 1) / interval_ms * interval_ms * 1000,
+	};
+}
+
+static void sampler_flush(struct sampler *sm)
+{
+	if (!sm->have_pending)
+		return;
+	series_stats_add(sm->stats, sm->pending_us, &sm->pending);
+	if (sm->series)
+		output_series_row(sm->series, sm->pending_us, sm->pending_trace_us, &sm->pending);
+	sm->have_pending = false;
+}
+
+void sampler_take(struct sampler *sm, struct ksm *k, uint64_t sim_us, uint64_t trace_us)
+{
+	bool oracle = sm->ideal && sim_us >= sm->next_ideal_us;
+
+	if (oracle)
+		sm->next_ideal_us = sim_us + sm->ideal_every_us;
+	sampler_flush(sm);
+	snapshot_take(k, oracle, &sm->pending);
+	sm->pending_us = sim_us;
+	sm->pending_trace_us = trace_us;
+	sm->have_pending = true;
+}
+
+void sampler_finish(struct sampler *sm, struct ksm *k)
+{
+	if (sm->have_pending && sm->ideal && !sm->pending.has_ideal)
+		snapshot_take(k, true, &sm->pending);
+	sampler_flush(sm);
+}
+
 void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_options *opt,
 			const trace_reader *r, const struct loop_result *res, bool with_ideal)
 {

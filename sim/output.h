@@ -46,6 +46,31 @@ struct series_stats {
 };
 void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s);
 
+/*
+ * The time-series samples of a run, as `ksmsim run` takes them (its
+ * --csv rows and its summary's means) and `collide ksm` with it: each
+ * sample is held until the next one comes, so that the last, the end of
+ * the run after which nothing changes, always gets the oracle's walk; the
+ * others get it when due, every ideal_every_us (the walk visits every
+ * page: at every 1 s sample it would cost more than the run).
+ */
+#define SAMPLER_IDEAL_INTERVAL_MS 60000	/* `ksmsim run --ideal-interval-ms` default */
+struct sampler {
+	struct series_stats *stats;
+	FILE *series;			/* the --csv rows, or NULL */
+	bool ideal;			/* the oracle at all (not --no-ideal) */
+	uint64_t ideal_every_us, next_ideal_us;
+	struct snapshot pending;
+	uint64_t pending_us, pending_trace_us;
+	bool have_pending;
+};
+/* ideal_interval_ms is rounded up to whole samples, so the oracle's rows are rows. */
+void sampler_init(struct sampler *sm, struct series_stats *stats, FILE *series, bool ideal,
+		  uint64_t interval_ms, uint64_t ideal_interval_ms);
+void sampler_take(struct sampler *sm, struct ksm *k, uint64_t sim_us, uint64_t trace_us);
+/* After loop_run succeeded: the last sample, with the oracle. */
+void sampler_finish(struct sampler *sm, struct ksm *k);
+
 /* A whole run, for a summary row that needs no other file to be read. */
 struct run_summary {
 	const char *trace;		/* as the outputs name it */
