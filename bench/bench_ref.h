@@ -7,8 +7,8 @@
  * implementations must match or beat. Rows the CPU or build cannot run
  * are left out of cost_refs().
  */
-#ifndef KSMSIM_BENCH_REF_H
-#define KSMSIM_BENCH_REF_H
+#ifndef KSMSIM_BENCH_BENCH_REF_H
+#define KSMSIM_BENCH_BENCH_REF_H
 
 #include <stddef.h>
 #include <stdint.h>

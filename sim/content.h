@@ -9,8 +9,8 @@
  * one object; contents built by different routes may still hold the same
  * bytes, which content_cmp() finds by comparing bytes.
  */
-#ifndef KSMSIM_CONTENT_H
-#define KSMSIM_CONTENT_H
+#ifndef KSMSIM_SIM_CONTENT_H
+#define KSMSIM_SIM_CONTENT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * machine (2-core x86-64 VM), so that runs stay reproducible; --costs-csv
  * substitutes a table measured on the machine at hand.
  */
-#ifndef KSMSIM_COST_MODEL_H
-#define KSMSIM_COST_MODEL_H
+#ifndef KSMSIM_SIM_COST_MODEL_H
+#define KSMSIM_SIM_COST_MODEL_H
 
 #include <stdbool.h>
 #include <glib.h>

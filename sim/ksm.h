@@ -4,8 +4,8 @@
  * spaces (sim/MODEL.md). The event loop (sim/loop.h) feeds it trace records
  * and asks it when ksmd's next batch is due.
  */
-#ifndef KSMSIM_KSM_H
-#define KSMSIM_KSM_H
+#ifndef KSMSIM_SIM_KSM_H
+#define KSMSIM_SIM_KSM_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * Names follow mm/ksm.c so that each function can be read beside its
  * kernel twin.
  */
-#ifndef KSMSIM_KSM_INTERNAL_H
-#define KSMSIM_KSM_INTERNAL_H
+#ifndef KSMSIM_SIM_KSM_INTERNAL_H
+#define KSMSIM_SIM_KSM_INTERNAL_H
 
 #include "sim/content.h"
 #include "sim/ksm.h"

@@ -7,8 +7,8 @@
  * ksm_process_profit,ksm_mergeable" (mergeable 0/1). Kept apart from the
  * model's headers: live/ has its own view of the kernel's counters.
  */
-#ifndef KSMSIM_KSM_STAT_CSV_H
-#define KSMSIM_KSM_STAT_CSV_H
+#ifndef KSMSIM_SIM_KSM_STAT_CSV_H
+#define KSMSIM_SIM_KSM_STAT_CSV_H
 
 #include <stdbool.h>
 #include <stdint.h>

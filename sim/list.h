@@ -6,8 +6,8 @@
  * that know the link pointing at them: a stable node's rmap_items and a
  * chain's dups). Deleting clears the node's links instead of poisoning.
  */
-#ifndef KSMSIM_LIST_H
-#define KSMSIM_LIST_H
+#ifndef KSMSIM_SIM_LIST_H
+#define KSMSIM_SIM_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>

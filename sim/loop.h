@@ -5,8 +5,8 @@
  * between records keep file order. A settle stops the trace clock while
  * ksmd runs, and shifts every later record by the time that took.
  */
-#ifndef KSMSIM_LOOP_H
-#define KSMSIM_LOOP_H
+#ifndef KSMSIM_SIM_LOOP_H
+#define KSMSIM_SIM_LOOP_H
 
 #include "sim/ksm.h"
 #include "traces/reader.h"

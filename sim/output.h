@@ -4,8 +4,8 @@
  * with the format's columns in its order (traces/FORMAT.md) (what the live kernel
  * prints); the columns after them are the simulator's own.
  */
-#ifndef KSMSIM_OUTPUT_H
-#define KSMSIM_OUTPUT_H
+#ifndef KSMSIM_SIM_OUTPUT_H
+#define KSMSIM_SIM_OUTPUT_H
 
 #include <stdio.h>
 #include "sim/ksm.h"

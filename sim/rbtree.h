@@ -9,8 +9,8 @@
  * (GLib's GTree is AVL) does not give. The caller walks the tree itself,
  * as the kernel's users do, and links the new node where the walk fell off.
  */
-#ifndef KSMSIM_RBTREE_H
-#define KSMSIM_RBTREE_H
+#ifndef KSMSIM_SIM_RBTREE_H
+#define KSMSIM_SIM_RBTREE_H
 
 #include <stdbool.h>
 #include <stddef.h>

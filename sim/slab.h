@@ -4,8 +4,8 @@
  * Tree walks touch one item per level at random; with 4 KiB pages each of
  * those is also a TLB miss, so the arenas ask for transparent huge pages.
  */
-#ifndef KSMSIM_SLAB_H
-#define KSMSIM_SLAB_H
+#ifndef KSMSIM_SIM_SLAB_H
+#define KSMSIM_SIM_SLAB_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * The binary trace form (FORMAT.md, "Binary form"): constants and the varint coding shared
  * by the reader and the writer.
  */
-#ifndef KSMSIM_BINARY_H
-#define KSMSIM_BINARY_H
+#ifndef KSMSIM_TRACES_BINARY_H
+#define KSMSIM_TRACES_BINARY_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * State is proportional to the live mappings, never to the records: mapped
  * and mergeable ranges are kept as interval sets.
  */
-#ifndef KSMSIM_CHECK_H
-#define KSMSIM_CHECK_H
+#ifndef KSMSIM_TRACES_CHECK_H
+#define KSMSIM_TRACES_CHECK_H
 
 #include "traces/trace.h"
 

@@ -10,8 +10,8 @@
  * GError whose message is one line "FILE:LINE: problem" (binary: "FILE:
  * offset N: problem").
  */
-#ifndef KSMSIM_READER_H
-#define KSMSIM_READER_H
+#ifndef KSMSIM_TRACES_READER_H
+#define KSMSIM_TRACES_READER_H
 
 #include "traces/check.h"
 #include "traces/trace.h"

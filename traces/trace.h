@@ -4,8 +4,8 @@
  * parsed and validated. Readers hand records out one at a time so that a
  * trace of any size is read in constant memory.
  */
-#ifndef KSMSIM_TRACE_H
-#define KSMSIM_TRACE_H
+#ifndef KSMSIM_TRACES_TRACE_H
+#define KSMSIM_TRACES_TRACE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * renamed into place by trace_writer_close(), so a failed or interrupted
  * write never leaves a partial trace behind.
  */
-#ifndef KSMSIM_WRITER_H
-#define KSMSIM_WRITER_H
+#ifndef KSMSIM_TRACES_WRITER_H
+#define KSMSIM_TRACES_WRITER_H
 
 #include "traces/trace.h"
 

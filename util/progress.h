@@ -28,8 +28,8 @@
  * Calls are throttled inside (one clock read each), so calling it every few
  * thousand units is fine. Not thread-safe: one thread reports.
  */
-#ifndef KSMSIM_PROGRESS_H
-#define KSMSIM_PROGRESS_H
+#ifndef KSMSIM_UTIL_PROGRESS_H
+#define KSMSIM_UTIL_PROGRESS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  *
  * Users: crc-adversarial (gen_crc.c) and the collision study (analysis/).
  */
-#ifndef KSMSIM_CRCDELTA_H
-#define KSMSIM_CRCDELTA_H
+#ifndef KSMSIM_WORKLOADS_CRCDELTA_H
+#define KSMSIM_WORKLOADS_CRCDELTA_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * trace of any length is produced in memory bounded by the workload's size,
  * never by its duration.
  */
-#ifndef KSMSIM_GEN_H
-#define KSMSIM_GEN_H
+#ifndef KSMSIM_WORKLOADS_GEN_H
+#define KSMSIM_WORKLOADS_GEN_H
 
 #include <stdbool.h>
 #include <stdint.h>
