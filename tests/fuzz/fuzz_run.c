@@ -12,7 +12,7 @@
  * error is not one line "FILE:LINE: problem" / "FILE: offset N: problem",
  * or when a run ends without an error but without reaching the end.
  * To keep each input quick, the budget is what 4096 written pages in 64 mms
- * would take, with at most 20000 records, 10 s of trace time and settles of
+ * would take, with at most 20000 records, 2 s of trace time and settles of
  * at most 8 scans.
  */
 #include <errno.h>
@@ -33,7 +33,7 @@
 #define FUZZ_MAX_MMS 64
 #define FUZZ_MAX_RECORDS 20000
 #define FUZZ_MAX_SETTLE 8
-#define FUZZ_MAX_T_US (UINT64_C(10) * 1000000)	/* ksmd batches grow with trace time */
+#define FUZZ_MAX_T_US (UINT64_C(2) * 1000000)	/* ksmd batches grow with trace time */
 
 struct fuzz_run {
 	FILE *out;		/* marks and series, written and dropped */

@@ -10,7 +10,8 @@
 # Environment: KSMSIM_SRC (sources to build, default this checkout),
 # FUZZ_OUT (build and working dir, default build-fuzz/ in KSMSIM_SRC),
 # JOBS (targets run at once, default 1), NICE (default 10),
-# FUZZ_ARGS (extra libFuzzer flags). New corpus entries go to
+# FUZZ_TIMEOUT (seconds one input may take, default 60: the machines are
+# shared), FUZZ_ARGS (extra libFuzzer flags). New corpus entries go to
 # FUZZ_OUT/corpus/TARGET (the committed corpus is only read); crashes to
 # FUZZ_OUT/artifacts/TARGET/. Exit 1 when any target found something.
 # Needs clang and libclang-rt-14-dev (Debian 12: apt-get install -y clang
@@ -50,7 +51,7 @@ run_one() {
 	local dict=()
 	[ "$t" = binary ] || dict=(-dict="$here/ksmtrace.dict")
 	# shellcheck disable=SC2086
-	nice -n "${NICE:-10}" "$build/tests/fuzz/fuzz-$t" "${dict[@]}" -max_total_time="$secs" -timeout=20 \
+	nice -n "${NICE:-10}" "$build/tests/fuzz/fuzz-$t" "${dict[@]}" -max_total_time="$secs" -timeout="${FUZZ_TIMEOUT:-60}" \
 		-rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
 		-artifact_prefix="$out/artifacts/$t/" ${FUZZ_ARGS:-} \
 		"$out/corpus/$t" "$here/corpus/$t" "$here/regressions/$t" \
