@@ -12,8 +12,9 @@
  * error is not one line "FILE:LINE: problem" / "FILE: offset N: problem",
  * or when a run ends without an error but without reaching the end.
  * To keep each input quick, the budget is what 4096 written pages in 64 mms
- * would take, with at most 20000 records, 2 s of trace time and settles of
- * at most 8 scans.
+ * would take, with at most 20000 records, 10 s of trace time, settles of
+ * at most 8 scans and sleep_millisecs at least 10 (below it ksmd runs a
+ * batch every few microseconds of simulated time, as the kernel's spins).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +34,9 @@
 #define FUZZ_MAX_MMS 64
 #define FUZZ_MAX_RECORDS 20000
 #define FUZZ_MAX_SETTLE 8
-#define FUZZ_MAX_T_US (UINT64_C(2) * 1000000)	/* ksmd batches grow with trace time */
+#define FUZZ_MAX_T_US (UINT64_C(10) * 1000000)	/* ksmd batches grow with trace time */
+/* Below 10 ms ksmd hardly sleeps: a second of trace time is 10^5 batches. */
+#define FUZZ_MIN_SLEEP_MS 10
 
 struct fuzz_run {
 	FILE *out;		/* marks and series, written and dropped */
@@ -53,6 +56,8 @@ static bool admit(void *p, trace_reader *r, const struct trace_record *rec, GErr
 
 	if (++f->records > FUZZ_MAX_RECORDS ||
 	    (rec->verb == TRACE_SETTLE && rec->value > FUZZ_MAX_SETTLE) || rec->t_us > FUZZ_MAX_T_US ||
+	    (rec->verb == TRACE_SET && rec->knob == KNOB_SLEEP_MILLISECS &&
+	     rec->value < FUZZ_MIN_SLEEP_MS) ||
 	    ksm_memory_estimate(trace_check_written_pages(ck), trace_check_live_mms(ck), true) >
 		    ksm_memory_estimate(FUZZ_MAX_PAGES, FUZZ_MAX_MMS, true)) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s:%" G_GUINT64_FORMAT
