@@ -68,8 +68,10 @@ cp "$here/out/sweep-2017/sweep.csv" "$res/sweep/sweep.csv"
 # 6. checksum cost on this machine (small cold buffer: minutes, not hours)
 step "$ksmsim" bench costs --reps 5 --cold-mib 256 --csv "$res/costs.csv" >/dev/null
 
-# 7. plots
+# 7. plots: each PNG is named after its inputs; the old ones go first, so no
+# figure from an earlier layout lingers
 p="$res/plots"
+rm -f "$p"/*.png
 step "$here/plot.sh" -o "$p" "$c/birthday_curve.csv" "$c/birthday.csv" "$c/false_positive.csv" \
 	"$c/false_positive_16bit.csv" "$c/ksm.csv" "$c/ksm_crc_adversarial.csv" \
 	"$c/ksm_number_crunching.csv" "$res/costs.csv" "$res/sweep/sweep.csv"

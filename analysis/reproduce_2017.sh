@@ -225,7 +225,7 @@ awk -F, '
 		line("ksmd CPU ms (modelled, over the run)", $c["ksmd_cpu_ms"], "", "")
 		line("missed merges (oracle, end of run)", $c["missed_merges"], "", "")
 		if ($c["avg_missed_merges"] != "")
-			line("missed merges (mean of 1 s samples)", $c["avg_missed_merges"], "", "")
+			line("missed merges (mean, every 60 s)", $c["avg_missed_merges"], "", "")
 		line("checksum false positives (over the run)", $c["false_positives"], "", "")
 	}' "$work/tables.csv" >"$work/tables.txt"
 # whole or absent, as ksmsim writes its own outputs
