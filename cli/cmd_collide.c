@@ -97,6 +97,19 @@ static bool parse_positive(const char *s, uint64_t *v)
 	return parse_u64(s, UINT64_MAX, v) && *v > 0;
 }
 
+static int bad_value(const char *sub, const struct option *opts, int c)
+{
+	fprintf(stderr, "ksmsim collide %s: %s: bad value '%s' (see --help)\n", sub,
+		option_name(opts, c), optarg);
+	return EXIT_USAGE;
+}
+
+static int unexpected_argument(const char *sub, const char *arg)
+{
+	fprintf(stderr, "ksmsim collide %s: unexpected argument '%s' (see --help)\n", sub, arg);
+	return EXIT_USAGE;
+}
+
 /* Outputs onto each other or onto an input are refused before any work. */
 static bool distinct_files(const char *sub, const struct file_use *uses, size_t n)
 {
@@ -243,17 +256,11 @@ static int cmd_birthday(int argc, char **argv)
 		case 'h': fputs(bday_help, stdout); return 0;
 		default: return option_error("ksmsim collide birthday", argv, opts, c);
 		}
-		if (!ok) {
-			fprintf(stderr, "ksmsim collide birthday: %s: bad value '%s' (see --help)\n",
-				option_name(opts, c), optarg);
-			return EXIT_USAGE;
-		}
+		if (!ok)
+			return bad_value("birthday", opts, c);
 	}
-	if (optind != argc) {
-		fprintf(stderr, "ksmsim collide birthday: unexpected argument '%s' (see --help)\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind != argc)
+		return unexpected_argument("birthday", argv[optind]);
 	if (png && !curve) {
 		fprintf(stderr, "ksmsim collide birthday: --plot draws the --curve-csv data: give"
 			" --curve-csv FILE too\n");
@@ -396,17 +403,11 @@ static int cmd_false_positive(int argc, char **argv)
 		case 'h': fputs(fp_help, stdout); return 0;
 		default: return option_error("ksmsim collide false-positive", argv, opts, c);
 		}
-		if (!ok) {
-			fprintf(stderr, "ksmsim collide false-positive: %s: bad value '%s' (see --help)\n",
-				option_name(opts, c), optarg);
-			return EXIT_USAGE;
-		}
+		if (!ok)
+			return bad_value("false-positive", opts, c);
 	}
-	if (optind != argc) {
-		fprintf(stderr, "ksmsim collide false-positive: unexpected argument '%s' (see --help)\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind != argc)
+		return unexpected_argument("false-positive", argv[optind]);
 	if (print_delta) {
 		collide_print_delta(stdout, o.seed);
 		return 0;
@@ -500,8 +501,7 @@ static bool parse_run_options(int argc, char **argv, struct ksm_study_opts *o)
 
 	for (int i = 0; i < argc && ok; i++) {
 		if (strncmp(argv[i], "--", 2) != 0) {
-			fprintf(stderr, "ksmsim collide ksm: unexpected argument '%s' (see --help)\n",
-				argv[i]);
+			unexpected_argument("ksm", argv[i]);
 			return false;
 		}
 		gchar *name = g_strdup(argv[i] + 2);
@@ -608,11 +608,8 @@ static int cmd_ksm(int argc, char **argv)
 		case 'h': fputs(ksm_help, stdout); return 0;
 		default: return option_error("ksmsim collide ksm", argv, opts, c);
 		}
-		if (!ok) {
-			fprintf(stderr, "ksmsim collide ksm: %s: bad value '%s' (see --help)\n",
-				option_name(opts, c), optarg);
-			return EXIT_USAGE;
-		}
+		if (!ok)
+			return bad_value("ksm", opts, c);
 	}
 	g.guests = (unsigned)guests;
 	if (g.image + g.churn + g.crafted > g.pages || g.pages > (UINT64_C(1) << 30)) {
