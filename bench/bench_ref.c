@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The reference rows of `ksmsim bench costs`; see bench_ref.h. */
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <glib.h>
 #include "bench/bench_ref.h"
 #include "hashes/hash.h"
@@ -93,6 +95,24 @@ static uint64_t exchange_copies(void *a, void *b, void *tmp)
 	return 0;
 }
 
+/*
+ * What the dirty-bit policy pays for a page it finds written: the PTE made
+ * clean (here read-only, as write_protect_page does) and the TLB entry
+ * flushed, then the next store dirtying it again. mprotect() also splits
+ * and re-merges the VMA, so the figure is an upper bound of the kernel's
+ * in-place clear; and nothing else runs in this mm, so the flush is local,
+ * where a guest's vCPU threads would make it an IPI shootdown.
+ */
+static uint64_t wrprotect_flush(const void *page)
+{
+	void *p = (void *)((uintptr_t)page & ~(uintptr_t)(HASH_PAGE_SIZE - 1));
+	uint64_t r = (uint64_t)mprotect(p, HASH_PAGE_SIZE, PROT_READ);
+
+	r |= (uint64_t)mprotect(p, HASH_PAGE_SIZE, PROT_READ | PROT_WRITE);
+	*(volatile unsigned char *)p = *(volatile unsigned char *)p;
+	return r;
+}
+
 static struct cost_ref refs[16];
 static size_t nrefs;
 
@@ -134,6 +154,8 @@ static gpointer refs_init(gpointer unused)
 	    "swap two pages u64 by u64 in place");
 	add("exchange-3copy", 0, NULL, exchange_copies,
 	    "swap two pages by three memcpys through a temporary page");
+	add("wrprotect-flush", 0, wrprotect_flush, NULL,
+	    "make a PTE clean and flush its TLB entry (mprotect pair), then dirty it");
 	return NULL;
 }
 

@@ -38,6 +38,12 @@ static void usage(FILE *f)
 "                         device is read once, checked as it goes\n"
 "  --hash NAME            page checksum for the gate (default xxhash, as the\n"
 "                         kernel; 'ksmsim hashes' lists them; none = no gate)\n"
+"  --policy NAME[:KEY=VALUE,...]\n"
+"                         a design in place of the kernel's (default kernel;\n"
+"                         'ksmsim policies' lists them and their keys):\n"
+"                         no-gate, dirty-bit, partial-hash, classified.\n"
+"                         no-gate, dirty-bit and partial-hash decide without\n"
+"                         the page checksum, so --hash is refused with them\n"
 "Output (each written whole or not at all):\n"
 "  --marks-csv FILE       one row per 'mark': the kernel's counters in the\n"
 "                         order traces/FORMAT.md ('Marks') gives, then the\n"
@@ -247,13 +253,16 @@ static bool knob_is_option(enum ksm_knob k)
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_LABEL, OPT_QUIET,
 	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP, OPT_MM_STATS,
-	OPT_MAX_MEMORY, OPT_IDEAL_INTERVAL,
+	OPT_MAX_MEMORY, OPT_IDEAL_INTERVAL, OPT_POLICY,
 	OPT_KNOB = 512,		/* + enum ksm_knob, twice: '-' and '_' spellings */
 };
 
 int cmd_run(int argc, char **argv)
 {
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
+	const char *policy_spec = NULL, *hash_label = NULL;
+	char *policy_label = NULL;
+	bool hash_given = false;
 	const char *summary_path = NULL, *costs_path = NULL, *mm_stats_path = NULL;
 	const char *trace_label = NULL;
 	uint64_t interval_ms = 1000, max_memory = 0, ideal_interval_ms = SAMPLER_IDEAL_INTERVAL_MS;
@@ -265,6 +274,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option fixed[] = {
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "hash", required_argument, NULL, OPT_HASH },
+		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "marks-csv", required_argument, NULL, OPT_MARKS },
 		{ "mm-stats-csv", required_argument, NULL, OPT_MM_STATS },
 		{ "csv", required_argument, NULL, OPT_CSV },
@@ -302,7 +312,8 @@ int cmd_run(int argc, char **argv)
 		uint64_t v;
 		switch (c) {
 		case OPT_TRACE: trace = optarg; break;
-		case OPT_HASH: hash_name = optarg; break;
+		case OPT_HASH: hash_name = optarg; hash_given = true; break;
+		case OPT_POLICY: policy_spec = optarg; break;
 		case OPT_MARKS: marks_path = optarg; break;
 		case OPT_MM_STATS: mm_stats_path = optarg; break;
 		case OPT_CSV: csv_path = optarg; break;
@@ -404,7 +415,26 @@ int cmd_run(int argc, char **argv)
 				" lists them)\n", hash_name);
 		goto out;
 	}
+	if (policy_spec && !ksm_policy_parse(policy_spec, &opt.policy, &error)) {
+		fprintf(stderr, "ksmsim run: %s\n", error->message);
+		g_error_free(error);
+		goto out;
+	}
+	if (opt.policy.row && !opt.policy.row->uses_hash) {
+		if (hash_given) {
+			fprintf(stderr, "ksmsim run: --hash %s: --policy %s decides without the page"
+				" checksum; leave --hash out\n", hash_name, opt.policy.row->name);
+			goto out;
+		}
+		/* partial-hash hashes its samples as the kernel's xxhash hashes a page */
+		hash = hash_lookup(opt.policy.detector == KSM_DETECT_PARTIAL ? "xxhash" : "none");
+	}
 	opt.hash = hash;
+	if (opt.policy.row)
+		hash_label = policy_label = g_strdup_printf("%s, policy %s", hash->name,
+							    ksm_policy_name(&opt.policy));
+	else
+		hash_label = hash->name;
 	cost_table_default(&opt.costs, hash->name);
 	if (costs_path && !cost_table_load(&opt.costs, costs_path, hash->name, &error)) {
 		fprintf(stderr, "ksmsim run: %s\n", error->message);
@@ -446,13 +476,13 @@ int cmd_run(int argc, char **argv)
 		ctx.mm_stats = atomic_file_stream(mm_stats);
 		fprintf(ctx.mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
 			"/proc/PID/ksm_stat of every live mm at each mark\n",
-			KSMSIM_VERSION, label_line, hash->name);
+			KSMSIM_VERSION, label_line, hash_label);
 		ksm_stat_csv_header(ctx.mm_stats);
 	}
 	if (marks) {
 		ctx.marks = atomic_file_stream(marks);
 		fprintf(ctx.marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
-			KSMSIM_VERSION, label_line, hash->name);
+			KSMSIM_VERSION, label_line, hash_label);
 		fprintf(ctx.marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
 			" trace start; t_us is the mark's timestamp as written in the trace\n");
 		output_marks_header(ctx.marks);
@@ -513,9 +543,15 @@ int cmd_run(int argc, char **argv)
 	signals_hold(false, &held);
 	if (!committed)
 		goto fail;
-	if (!quiet)
-		output_summary_text(stdout, trace_label, hash->name, res.sim_end_us, res.records,
+	if (!quiet) {
+		output_summary_text(stdout, trace_label, hash_label, res.sim_end_us, res.records,
 				    res.batches, &sum->end);
+		if (opt.policy.row) {
+			struct ksm_policy_stats ps;
+			ksm_policy_stats(k, &ps);
+			output_policy_text(stdout, &opt.policy, &ps);
+		}
+	}
 	status = 0;
 	goto cleanup;
 fail:
@@ -536,6 +572,7 @@ cleanup:
 		trace_reader_free(reader);
 	ksm_free(k);
 out:
+	g_free(policy_label);
 	g_array_free(longopts, TRUE);
 	g_ptr_array_free(names, TRUE);
 	return status;

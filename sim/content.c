@@ -459,6 +459,11 @@ bool content_is_zero(const content *c)
 	return c->kind == BASE_ZERO && c->n_over == 0;
 }
 
+const uint8_t *content_peek(const content *c)
+{
+	return page_bytes(c);
+}
+
 uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 {
 	if (c->csum_fn != fn) {

@@ -40,6 +40,12 @@ static inline bool content_equal(const content *a, const content *b)
 uint64_t content_key8(const content *c);
 bool content_is_zero(const content *c);
 
+/*
+ * The 4096 bytes, from a small cache of recently materialised pages: valid
+ * until the next call into this module.
+ */
+const uint8_t *content_peek(const content *c);
+
 /* Writes the 4096 bytes to buf and returns buf. */
 uint8_t *content_materialize(const content *c, uint8_t *buf);
 

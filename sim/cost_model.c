@@ -13,6 +13,7 @@ void cost_table_default(struct cost_table *t, const char *hash_name)
 	t->copy_ns = 920;
 	t->visit_ns = 150;
 	t->node_ns = 60;
+	t->dirty_clear_ns = 3100;	/* bench costs' wrprotect-flush, local flush */
 }
 
 bool cost_table_load(struct cost_table *t, const char *path, const char *hash_name,
@@ -30,6 +31,8 @@ bool cost_table_load(struct cost_table *t, const char *path, const char *hash_na
 		t->memcmp_ns = c->cold_ns;
 	if ((c = hash_costs_find(rows, "copy")))
 		t->copy_ns = c->cold_ns;
+	if ((c = hash_costs_find(rows, "wrprotect-flush")))
+		t->dirty_clear_ns = c->cold_ns;
 	g_array_free(rows, TRUE);
 	return true;
 }

@@ -17,6 +17,7 @@ struct cost_table {
 	double copy_ns;		/* one page copy */
 	double visit_ns;	/* fixed cost of visiting an rmap item */
 	double node_ns;		/* one tree level: fetch node, get page */
+	double dirty_clear_ns;	/* dirty-bit: clear a set bit and flush its TLB entry */
 };
 
 /* Defaults for the named checksum. */

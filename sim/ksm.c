@@ -8,6 +8,7 @@
  * measured on a live kernel.
  */
 #include <string.h>
+#include <xxhash.h>
 #include "sim/ksm_internal.h"
 
 /* ---- small helpers ---- */
@@ -15,6 +16,28 @@
 static inline uint32_t tree_nid(const struct ksm *k, uint32_t nid)
 {
 	return k->knob[KNOB_MERGE_ACROSS_NODES] ? 0 : nid;
+}
+
+/*
+ * The classified policy's class of a page about to be searched for or
+ * filed by mm's rmap_item; 0 with one class (the kernel).
+ */
+static inline uint32_t page_class(const struct ksm *k, const struct page *page,
+				  const struct mm *mm)
+{
+	if (k->nr_classes == 1)
+		return 0;
+	if (k->opt.policy.class_by == KSM_CLASS_BY_MM)
+		return mm->class_id;
+	/* Equal pages share their first 8 bytes, so they always share a class. */
+	return (uint32_t)(((page->key8 * 0x9E3779B97F4A7C15ull) >> 32) % k->nr_classes);
+}
+
+/* Which of root_stable_tree[] / root_unstable_tree[] a page's search uses. */
+static inline uint32_t tree_index(const struct ksm *k, const struct page *page,
+				  const struct mm *mm)
+{
+	return tree_nid(k, page->nid) * k->nr_classes + page_class(k, page, mm);
 }
 
 /* memcmp_pages, with its cost counted. */
@@ -157,7 +180,7 @@ static void stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 	if (is_stable_node_dup(dup))
 		__stable_node_dup_del(k, dup);
 	else
-		rb_erase(&dup->node, &k->root_stable_tree[tree_nid(k, dup->nid)]);
+		rb_erase(&dup->node, &k->root_stable_tree[dup->root]);
 }
 
 static void free_stable_node_chain(struct ksm *k, struct stable_node *chain, struct rb_root *root)
@@ -205,6 +228,7 @@ static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_
 	chain->chain_prune_time = jiffies_of(k->now);
 	chain->rmap_hlist_len = STABLE_NODE_CHAIN;
 	chain->nid = dup->nid;
+	chain->root = dup->root;
 	k->stable_node_chains++;
 	rb_replace_node(&dup->node, &chain->node, root);
 	stable_node_chain_add_dup(k, dup, chain);
@@ -300,12 +324,12 @@ static inline struct page *walk_node_page(struct ksm *k, struct stable_node **du
  * match only while its node can take one more mapping. A stale node met
  * on the way is removed, and the walk starts over from the root.
  */
-static struct page *stable_tree_search(struct ksm *k, struct page *page)
+static struct page *stable_tree_search(struct ksm *k, struct page *page, const struct mm *mm)
 {
 	if (page->ksm && page->stable_node)
 		return page;	/* a KSM page already: its rmap_item may not track it yet */
 
-	struct rb_root *root = &k->root_stable_tree[tree_nid(k, page->nid)];
+	struct rb_root *root = &k->root_stable_tree[tree_index(k, page, mm)];
 again:;
 	struct rb_node **new = &root->rb_node;
 	while (*new) {
@@ -333,10 +357,11 @@ again:;
  * the node it met was full (max_page_sharing), so the new page becomes a
  * further dup, turning a regular node into a chain first.
  */
-static struct stable_node *stable_tree_insert(struct ksm *k, struct page *kpage)
+static struct stable_node *stable_tree_insert(struct ksm *k, struct page *kpage,
+					      const struct mm *mm)
 {
-	uint32_t nid = kpage->nid;
-	struct rb_root *root = &k->root_stable_tree[tree_nid(k, nid)];
+	uint32_t nid = kpage->nid, idx = tree_index(k, kpage, mm);
+	struct rb_root *root = &k->root_stable_tree[idx];
 	struct rb_node **new, *parent;
 	struct stable_node *node = NULL, *dup;
 	bool need_chain = false;
@@ -362,6 +387,7 @@ again:
 	struct stable_node *sdup = alloc_stable_node();
 	sdup->page = kpage;
 	sdup->nid = nid;
+	sdup->root = idx;
 	if (!need_chain) {
 		rb_link_node(&sdup->node, parent, new);
 		rb_insert_color(&sdup->node, root);
@@ -502,6 +528,61 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 	return p;
 }
 
+/* ---- what the classified policy loses (truth: no cost, no side effects) ---- */
+
+static bool unstable_tree_has_twin(struct rb_node *n, const struct page *page)
+{
+	while (n) {
+		const struct rmap_item *it = rb_entry(n, struct rmap_item, node);
+		const struct page *p = it->mm->exiting ? NULL : pte_get(it->mm, it->vpn);
+		if (!p || p == KSM_ZERO_PTE)
+			return false;
+		int ret = p->c == page->c ? 0 : content_cmp(page->c, p->c);
+		if (!ret)
+			return true;
+		n = ret < 0 ? n->rb_left : n->rb_right;
+	}
+	return false;
+}
+
+static bool stable_tree_has_twin(struct rb_node *n, const struct page *page)
+{
+	while (n) {
+		const struct stable_node *node = rb_entry(n, struct stable_node, node);
+		if (is_stable_node_chain(node)) {
+			if (!node->hlist.first)
+				return false;
+			node = hlist_entry(node->hlist.first, struct stable_node, hlist_dup);
+		}
+		if (!node->page)
+			return false;
+		int ret = node->page->c == page->c ? 0 : content_cmp(page->c, node->page->c);
+		if (!ret)
+			return true;
+		n = ret < 0 ? n->rb_left : n->rb_right;
+	}
+	return false;
+}
+
+/*
+ * A page about to be inserted in tree idx: would another class of the same
+ * node have had a page to merge it with? Then classification lost a merge.
+ */
+static void class_lost_check(struct ksm *k, const struct page *page, uint32_t idx)
+{
+	uint32_t base = idx - idx % k->nr_classes;
+	k->pstats.class_searches++;
+	for (uint32_t i = base; i < base + k->nr_classes; i++) {
+		if (i == idx)
+			continue;
+		if (unstable_tree_has_twin(k->root_unstable_tree[i].rb_node, page) ||
+		    stable_tree_has_twin(k->root_stable_tree[i].rb_node, page)) {
+			k->pstats.class_lost++;
+			return;
+		}
+	}
+}
+
 /*
  * As unstable_tree_search_insert() does: look for a page with the same
  * bytes in the unstable tree, or insert the rmap_item where the search fell
@@ -512,7 +593,7 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_item *rmap_item,
 						     struct page *page, struct page **tree_pagep)
 {
-	uint32_t nid = tree_nid(k, page->nid);
+	uint32_t nid = tree_index(k, page, rmap_item->mm);
 	struct rb_root *root = &k->root_unstable_tree[nid];
 	struct rb_node **new = &root->rb_node, *parent = NULL;
 	bool corrupt = false;
@@ -572,6 +653,8 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 			return tree_rmap_item;
 		}
 	}
+	if (k->nr_classes > 1)
+		class_lost_check(k, page, nid);
 	rmap_item->flags |= UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
 	rmap_item->nid = nid;
 	rb_link_node(&rmap_item->node, parent, new);
@@ -605,6 +688,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	}
 	k->truth.mmu_change_pte++;
 	if (!kpage) {
+		page->dirty = false;	/* write-protected clean */
 		page->ksm = true;
 		page->stable_node = NULL;
 		page->merged_at = k->full_scans_total;
@@ -675,6 +759,102 @@ static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *rmap
 	return page;
 }
 
+/* ---- the policies' change detectors ---- */
+
+/*
+ * What the simulator knows of a detector's decision: whether the bytes
+ * changed since the last visit, and so whether letting the page through
+ * was a false positive. Remembers the bytes for the next visit.
+ */
+static void gate_truth(struct ksm *k, struct rmap_item *rmap_item, const struct page *page,
+		       bool passed)
+{
+	if (rmap_item->seen) {
+		k->truth.gate_checks++;
+		if (!content_equal(rmap_item->seen, page->c)) {
+			k->truth.gate_changed++;
+			if (passed)
+				k->truth.false_positives++;
+		}
+	}
+	if (rmap_item->seen != page->c) {
+		if (rmap_item->seen)
+			content_unref(rmap_item->seen);
+		rmap_item->seen = content_ref(page->c);
+	}
+}
+
+/* partial-hash: the words sampled for this rmap_item's VMA. */
+static unsigned partial_words(struct ksm *k, const struct rmap_item *rmap_item)
+{
+	struct vma *v = find_vma(rmap_item->mm, rmap_item->vpn);
+	return v && v->partial_k ? v->partial_k : k->opt.policy.partial_k;
+}
+
+/*
+ * kw 32-bit words at a stride of 1024 / kw, hashed as the kernel hashes a
+ * page (XXH64, seed 0, low 32 bits): kw = 1024 is the kernel's xxhash.
+ */
+static uint64_t partial_checksum(const uint8_t *bytes, unsigned kw)
+{
+	uint32_t w[KSM_PARTIAL_WORDS_MAX];
+	unsigned stride = KSM_PARTIAL_WORDS_MAX / kw;
+	for (unsigned j = 0; j < kw; j++)
+		memcpy(&w[j], bytes + 4 * (size_t)j * stride, 4);
+	return (uint32_t)XXH64(w, (size_t)kw * 4, 0);
+}
+
+void partial_hash_missed(struct ksm *k, struct vma *v)
+{
+	if (k->detector != KSM_DETECT_PARTIAL || !v)
+		return;
+	unsigned cur = v->partial_k ? v->partial_k : k->opt.policy.partial_k;
+	if (cur < k->opt.policy.partial_k_max) {
+		v->partial_k = (uint16_t)(cur * 2);
+		k->pstats.partial_grows++;
+	}
+}
+
+/*
+ * The gate of a policy other than the kernel's: true when the page is to
+ * wait for the next pass (volatile), as a moved checksum makes it.
+ */
+static bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
+{
+	switch (k->detector) {
+	case KSM_DETECT_DIRTY_BIT: {
+		bool written = page->dirty;
+		k->pstats.dirty_checks++;
+		if (written) {
+			page->dirty = false;
+			k->pstats.dirty_flushes++;
+			k->batch_cpu_ns += k->opt.policy.dirty_flush_ns ? k->opt.policy.dirty_flush_ns
+									 : k->opt.costs.dirty_clear_ns;
+			if (rmap_item->seen && content_equal(rmap_item->seen, page->c))
+				k->pstats.dirty_same_bytes++;
+		}
+		gate_truth(k, rmap_item, page, !written);
+		return written;
+	}
+	case KSM_DETECT_PARTIAL: {
+		unsigned kw = partial_words(k, rmap_item);
+		uint64_t checksum = partial_checksum(content_peek(page->c), kw);
+		k->truth.checksums++;
+		k->pstats.partial_words += kw;
+		/* A strided word is a cache line of its own until the stride falls below one. */
+		k->batch_cpu_ns += k->opt.costs.checksum_ns * (kw < 64 ? kw : 64) / 64.0;
+		gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
+		if (rmap_item->oldchecksum != checksum) {
+			rmap_item->oldchecksum = checksum;
+			return true;
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
 /*
  * As try_to_merge_with_zero_page() does with use_zero_pages: a page whose
  * checksum is the zero page's maps the shared zero page instead of joining
@@ -683,8 +863,14 @@ static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *rmap
 static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_item,
 				       struct page *page)
 {
-	bool zero_match = k->hash_fn ? rmap_item->oldchecksum == k->zero_checksum
-				     : content_is_zero(page->c);
+	bool zero_match;
+	if (k->hash_fn)
+		zero_match = rmap_item->oldchecksum == k->zero_checksum;
+	else if (k->detector == KSM_DETECT_PARTIAL)
+		zero_match = rmap_item->oldchecksum ==
+			     k->partial_zero[__builtin_ctz(partial_words(k, rmap_item))];
+	else
+		zero_match = content_is_zero(page->c);
 	if (!k->knob[KNOB_USE_ZERO_PAGES] || !zero_match)
 		return -1;
 	if (!find_mergeable_vma(rmap_item->mm, rmap_item->vpn))
@@ -733,12 +919,15 @@ void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap
 				rmap_item->oldchecksum = checksum;
 				return;
 			}
+		} else if (k->detector != KSM_DETECT_CHECKSUM &&
+			   policy_gate_volatile(k, page, rmap_item)) {
+			return;
 		}
 		if (!try_to_merge_with_zero_page(k, rmap_item, page))
 			return;
 	}
 
-	struct page *kpage = stable_tree_search(k, page);
+	struct page *kpage = stable_tree_search(k, page, rmap_item->mm);
 	if (kpage == page && (rmap_item->flags & STABLE_FLAG) && rmap_item->head == stable_node)
 		return;
 
@@ -759,7 +948,7 @@ void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap
 	if (tree_rmap_item) {
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
-			struct stable_node *node = stable_tree_insert(k, kpage);
+			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item->mm);
 			stable_tree_append(k, tree_rmap_item, node);
 			stable_tree_append(k, rmap_item, node);
 			k->truth.merges_two++;
@@ -898,7 +1087,7 @@ struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep)
 		/* lru_add_drain_all(): pages faulted before the pass can merge in it */
 		lru_add_drain(k);
 		advisor_start_scan(k);
-		for (uint32_t i = 0; i < k->nr_roots; i++)
+		for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 			k->root_unstable_tree[i].rb_node = NULL;
 		mm = s->mm_slot = next_mm_slot(mm);
 		if (mm == &k->mm_head)
@@ -1063,7 +1252,7 @@ static bool remove_stable_node_chain(struct ksm *k, struct stable_node *chain,
 static bool remove_all_stable_nodes(struct ksm *k)
 {
 	bool ok = true;
-	for (uint32_t nid = 0; nid < k->nr_roots; nid++) {
+	for (uint32_t nid = 0; nid < ksm_nr_trees(k); nid++) {
 		struct rb_root *root = &k->root_stable_tree[nid];
 		while (root->rb_node) {
 			struct stable_node *node = rb_entry(root->rb_node, struct stable_node, node);
@@ -1110,7 +1299,7 @@ static void unmerge_and_remove_all_rmap_items(struct ksm *k)
 	 * them until the next pass resets them. Resetting now is the same,
 	 * and keeps the invariant checker off freed memory.
 	 */
-	for (uint32_t i = 0; i < k->nr_roots; i++)
+	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 		k->root_unstable_tree[i].rb_node = NULL;
 }
 
@@ -1201,7 +1390,14 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->opt = *opt;
 	if (!k->opt.hash)
 		k->opt.hash = hash_lookup(HASH_DEFAULT);
-	k->hash_fn = k->opt.hash ? k->opt.hash->fn : NULL;
+	k->detector = k->opt.policy.detector;
+	k->hash_fn = k->opt.hash && k->detector == KSM_DETECT_CHECKSUM ? k->opt.hash->fn : NULL;
+	if (k->detector == KSM_DETECT_PARTIAL) {
+		content *z = content_zero();
+		for (unsigned i = 0; i < G_N_ELEMENTS(k->partial_zero); i++)
+			k->partial_zero[i] = partial_checksum(content_peek(z), 1u << i);
+		content_unref(z);
+	}
 	if (k->hash_fn) {
 		content *z = content_zero();
 		k->zero_checksum = content_checksum(z, k->hash_fn, NULL);
@@ -1216,8 +1412,9 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	INIT_LIST_HEAD(&k->mm_head.mm_node);
 	k->scan.mm_slot = &k->mm_head;
 	k->nr_roots = 1;
-	k->root_stable_tree = g_new0(struct rb_root, 1);
-	k->root_unstable_tree = g_new0(struct rb_root, 1);
+	k->nr_classes = MAX(k->opt.policy.classes, 1);
+	k->root_stable_tree = g_new0(struct rb_root, k->nr_classes);
+	k->root_unstable_tree = g_new0(struct rb_root, k->nr_classes);
 	k->ksmd = KSMD_WAITING;
 	k->lru_gen = 1;		/* 0 is no page's batch */
 	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item));
@@ -1279,7 +1476,7 @@ void ksm_free(struct ksm *k)
 		mm_destroy(k, mm);
 	}
 	g_ptr_array_free(all, TRUE);
-	for (uint32_t i = 0; i < k->nr_roots; i++)
+	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 		free_tree_nodes(k->root_stable_tree[i].rb_node);
 	g_free(k->root_stable_tree);
 	g_free(k->root_unstable_tree);
@@ -1338,6 +1535,11 @@ void ksm_counters(const struct ksm *k, struct ksm_counters *c)
 void ksm_truth(const struct ksm *k, struct ksm_truth *t)
 {
 	*t = k->truth;
+}
+
+void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out)
+{
+	*out = k->pstats;
 }
 
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob)

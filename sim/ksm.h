@@ -65,8 +65,81 @@ struct ksm_ideal {
 	uint64_t missed_merges;		/* ideal_saved - actual_saved */
 };
 
+/*
+ * Policies (sim/policy.c): what a run changes of the kernel's design. The
+ * default, "kernel", is mm/ksm.c as it is; each other row of the registry
+ * replaces one decision (sim/MODEL.md, "Policies"):
+ *
+ *   detector  how a page's change since the last visit is seen: the
+ *             checksum gate (the kernel), none, the page table's dirty bit,
+ *             or a hash of a few sampled words (UKSM's partial hashing)
+ *   classes   how many trees per NUMA node each of the stable and unstable
+ *             trees is split into, and by what feature of a page (CMD)
+ *
+ * Which pages a pass visits and in what order stays smart_scan's.
+ */
+enum ksm_detector {
+	KSM_DETECT_CHECKSUM,	/* calc_checksum against oldchecksum; --hash none: no gate */
+	KSM_DETECT_NONE,	/* no gate: every page goes to the trees */
+	KSM_DETECT_DIRTY_BIT,	/* written since the last visit; the visit clears the bit */
+	KSM_DETECT_PARTIAL,	/* a hash of k sampled 32-bit words, k per VMA */
+};
+
+enum ksm_class_by {
+	KSM_CLASS_BY_KEY8,	/* a hash of the page's first 8 bytes */
+	KSM_CLASS_BY_MM,	/* the mm the page is mapped in (its creator's, for a KSM page) */
+};
+
+#define KSM_POLICY_SPEC_MAX 128
+#define KSM_PARTIAL_WORDS_MAX 1024	/* 32-bit words in a page */
+#define KSM_CLASSES_MAX 4096
+
+struct ksm_policy_row;
+
+/* A parsed --policy. All zero is the kernel's. */
+struct ksm_policy {
+	const struct ksm_policy_row *row;	/* NULL: "kernel" */
+	enum ksm_detector detector;
+	unsigned partial_k;		/* words sampled in a new VMA: 1..1024, a power of 2 */
+	unsigned partial_k_max;		/* k doubles after a miss up to this */
+	uint64_t dirty_flush_ns;	/* dirty-bit: cost of a clear and flush; 0: the cost table's */
+	unsigned classes;		/* trees per node; 0 or 1: one */
+	enum ksm_class_by class_by;
+	char spec[KSM_POLICY_SPEC_MAX];	/* canonical NAME[:key=value,...]; "" for kernel */
+};
+
+/* One registry row: adding a policy is adding a row (and its decision). */
+struct ksm_policy_row {
+	const char *name;
+	const char *summary;		/* one line for `ksmsim policies` */
+	const char *params;		/* "key=default: meaning; ..." or "" */
+	bool uses_hash;			/* decides with the --hash checksum */
+};
+
+/* All rows, in listing order ("kernel" first); *n receives the count. */
+const struct ksm_policy_row *ksm_policy_all(size_t *n);
+/*
+ * Parse NAME[:key=value,...] (case of NAME does not matter). False with a
+ * message that names the policy or key at fault and what it accepts.
+ */
+bool ksm_policy_parse(const char *spec, struct ksm_policy *out, GError **error);
+/* What outputs call it: the canonical spec, "kernel" for the default. */
+const char *ksm_policy_name(const struct ksm_policy *p);
+
+/* What a policy did that the marks' columns do not show. */
+struct ksm_policy_stats {
+	uint64_t dirty_checks;		/* dirty-bit: visits that tested the bit */
+	uint64_t dirty_flushes;		/* ... found it set: cleared with a TLB flush */
+	uint64_t dirty_same_bytes;	/* ... set although the bytes were as at the last visit */
+	uint64_t partial_words;		/* partial-hash: 32-bit words sampled */
+	uint64_t partial_grows;		/* ... times a VMA's k doubled after a miss */
+	uint64_t class_searches;	/* classified: unstable-tree searches */
+	uint64_t class_lost;		/* ... that inserted while an equal page sat in another class */
+};
+
 struct ksm_options {
 	const struct page_hash *hash;	/* NULL: xxhash */
+	struct ksm_policy policy;	/* zero: the kernel's */
 	struct cost_table costs;
 	bool check;			/* verify invariants after every batch */
 	bool batch_time;		/* batches take their modelled CPU time */
@@ -108,6 +181,7 @@ uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us);
 
 void ksm_counters(const struct ksm *k, struct ksm_counters *c);
 void ksm_truth(const struct ksm *k, struct ksm_truth *t);
+void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out);
 void ksm_ideal(struct ksm *k, struct ksm_ideal *out);
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob);
 

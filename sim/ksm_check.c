@@ -168,7 +168,7 @@ char *ksm_check(struct ksm *k)
 		zero += mm_zero;
 	}
 	g_hash_table_foreach(w.mapped, count_pte, &w);
-	for (uint32_t nid = 0; nid < k->nr_roots; nid++) {
+	for (uint32_t nid = 0; nid < ksm_nr_trees(k); nid++) {
 		check_stable_tree(&w, &k->root_stable_tree[nid]);
 		rb_black_height(&w, k->root_unstable_tree[nid].rb_node, NULL);
 	}

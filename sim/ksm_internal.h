@@ -60,6 +60,7 @@ struct page {
 	uint32_t mapcount;
 	uint32_t nid;
 	bool ksm;			/* PageKsm */
+	bool dirty;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	uint32_t lru_gen;		/* k->lru_gen when it joined the lru_add batch */
 	struct stable_node *stable_node;	/* folio_stable_node; NULL while being merged */
 	uint64_t merged_at;		/* full scans completed when it became KSM */
@@ -102,6 +103,7 @@ struct rmap_item {
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
 	bool is_dup;			/* the kernel's head == STABLE_NODE_DUP_HEAD */
+	uint32_t root;			/* index of the tree it was filed in (tree_index) */
 	struct stable_node *chain;	/* dup: its chain */
 	struct hlist_node hlist_dup;	/* dup: in chain->hlist */
 	struct hlist_head hlist;	/* rmap_items newest first; chain: dups, head first */
@@ -114,6 +116,7 @@ struct stable_node {
 struct vma {
 	uint64_t start, end;		/* vpn range [start, end) */
 	bool mergeable;
+	uint16_t partial_k;		/* partial-hash: words sampled here; 0: the policy's first k */
 };
 
 #define PT_SHIFT 6
@@ -139,6 +142,7 @@ struct mm {
 	uint64_t ksm_merging_pages;
 	uint64_t ksm_zero_pages;
 	uint32_t vma_gen;		/* bumped by every map, unmap and madvise */
+	uint32_t class_id;		/* classified by=mm: spawn order modulo the classes */
 };
 
 /* The mm and its mm_slot are one struct here: an mm has a slot while registered. */
@@ -163,12 +167,18 @@ struct ksm {
 	struct ksm_options opt;
 	page_hash_fn hash_fn;	/* NULL: no checksum gate */
 	uint64_t zero_checksum;
+	enum ksm_detector detector;	/* the policy's; KSM_DETECT_CHECKSUM: the kernel's */
+	uint32_t nr_classes;		/* trees per node: 1 but for classified */
+	uint32_t mms_spawned;		/* classified by=mm: the next mm's class */
+	uint64_t partial_zero[11];	/* partial-hash: the zero page's value for k = 2^i */
+	struct ksm_policy_stats pstats;
 	uint64_t knob[KNOB_NR];
 
 	GHashTable *mm_by_name;		/* live mms */
 	struct mm mm_head;		/* slot list sentinel */
 	struct ksm_scan scan;
 
+	/* nr_roots nodes x nr_classes classes each (tree_index) */
 	struct rb_root *root_stable_tree;
 	struct rb_root *root_unstable_tree;
 	uint32_t nr_roots;
@@ -227,6 +237,12 @@ static inline bool lru_batched(const struct ksm *k, const struct page *p)
 	return p->lru_gen == k->lru_gen;
 }
 
+/* Trees of each kind: one per node and class. */
+static inline uint32_t ksm_nr_trees(const struct ksm *k)
+{
+	return k->nr_roots * k->nr_classes;
+}
+
 /* mm.c */
 void mm_destroy(struct ksm *k, struct mm *mm);
 struct vma *find_vma(struct mm *mm, uint64_t vpn);
@@ -253,6 +269,8 @@ GPtrArray *ksm_all_mms(const struct ksm *k);
 /* ksmd's two steps per page, open to tests/sim/test_ksm.c. */
 struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep);
 void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item);
+/* partial-hash: a page merged in this VMA was written within the pass: sample more. */
+void partial_hash_missed(struct ksm *k, struct vma *v);
 
 static inline uint64_t jiffies_of(uint64_t us)
 {

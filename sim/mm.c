@@ -61,6 +61,7 @@ static void vma_insert(struct mm *mm, uint64_t start, uint64_t end, bool mergeab
 	v->start = start;
 	v->end = end;
 	v->mergeable = mergeable;
+	v->partial_k = 0;
 	g_tree_insert(mm->vmas, GSIZE_TO_POINTER(start), v);
 }
 
@@ -73,6 +74,7 @@ static void vma_split_at(struct mm *mm, uint64_t at)
 	uint64_t end = v->end;
 	v->end = at;
 	vma_insert(mm, at, end, v->mergeable);
+	find_vma(mm, at)->partial_k = v->partial_k;
 }
 
 /* VMAs inside [start, end), after splitting at both ends, in order. */
@@ -241,7 +243,8 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	content *next;
 	if (!p) {
 		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
-		pte_set(mm, vpn, page_new(k, next, mm->nid));
+		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
+		p->dirty = true;
 		return;
 	}
 	if (p == KSM_ZERO_PTE) {
@@ -251,22 +254,28 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		k->truth.mmu_invalidations++;
 		k->truth.mmu_change_pte++;
 		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
-		pte_set(mm, vpn, page_new(k, next, mm->nid));
+		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
+		p->dirty = true;
 		return;
 	}
 	next = replacement ? content_ref(replacement) : content_apply(p->c, tc);
 	if (p->ksm) {
 		/* KSM folios are never reused in place: always copied. */
 		cow_accounting(k);
-		if (k->full_scans_total <= p->merged_at + 1)
+		if (k->full_scans_total <= p->merged_at + 1) {
 			k->truth.cow_fresh++;
-		else
+			partial_hash_missed(k, find_vma(mm, vpn));
+		} else {
 			k->truth.cow_later++;
-		pte_set(mm, vpn, page_new(k, next, mm->nid));
+		}
+		struct page *copy = page_new(k, next, mm->nid);
+		copy->dirty = true;
+		pte_set(mm, vpn, copy);
 		page_put_mapping(k, p);
 		return;
 	}
 	page_set_content(p, next);
+	p->dirty = true;
 }
 
 /* Zap every PTE of [start, end). */
@@ -384,13 +393,14 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 	case TRACE_SPAWN:
 		mm = mm_new(r->mm, r->node);
 		g_hash_table_insert(k->mm_by_name, mm->name, mm);
+		mm->class_id = k->mms_spawned++ % k->nr_classes;
 		if (r->node >= k->nr_roots) {
-			uint32_t n = r->node + 1;
+			uint32_t n = (r->node + 1) * k->nr_classes;
 			k->root_stable_tree = g_renew(struct rb_root, k->root_stable_tree, n);
 			k->root_unstable_tree = g_renew(struct rb_root, k->root_unstable_tree, n);
-			for (uint32_t i = k->nr_roots; i < n; i++)
+			for (uint32_t i = ksm_nr_trees(k); i < n; i++)
 				k->root_stable_tree[i] = k->root_unstable_tree[i] = (struct rb_root){ 0 };
-			k->nr_roots = n;
+			k->nr_roots = r->node + 1;
 		}
 		break;
 	case TRACE_MAP:

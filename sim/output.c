@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 #include <csv.h>
 #include "sim/output.h"
@@ -175,6 +176,34 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 	row_tail(f, s);
 }
 
+void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_policy_stats *ps)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		const char *what;
+	} rows[] = {
+#define PS(field, what) { #field, offsetof(struct ksm_policy_stats, field), what }
+		PS(dirty_checks, "visits that tested the dirty bit"),
+		PS(dirty_flushes, "... found it set: cleared, TLB flushed"),
+		PS(dirty_same_bytes, "... set although the bytes had not changed"),
+		PS(partial_words, "32-bit words sampled"),
+		PS(partial_grows, "times a VMA's sample doubled after a miss"),
+		PS(class_searches, "unstable-tree inserts checked against other classes"),
+		PS(class_lost, "... that another class could have merged"),
+#undef PS
+	};
+	fprintf(f, "\npolicy %s\n", ksm_policy_name(p));
+	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+		uint64_t v = *(const uint64_t *)((const char *)ps + rows[i].off);
+		bool mine = (p->detector == KSM_DETECT_DIRTY_BIT && rows[i].name[0] == 'd') ||
+			    (p->detector == KSM_DETECT_PARTIAL && rows[i].name[0] == 'p') ||
+			    (p->classes > 1 && rows[i].name[0] == 'c');
+		if (mine)
+			fprintf(f, "  %-30s %12" PRIu64 "  %s\n", rows[i].name, v, rows[i].what);
+	}
+}
+
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s)
 {
@@ -270,7 +299,7 @@ void sampler_finish(struct sampler *sm, struct ksm *k)
 void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_options *opt,
 			const trace_reader *r, const struct loop_result *res, bool with_ideal)
 {
-	rs->policy = "kernel";	/* the only one the model has */
+	rs->policy = ksm_policy_name(&opt->policy);
 	rs->workload = trace_reader_gen_fact(r, "workload");
 	rs->seed = trace_reader_gen_fact(r, "seed");
 	rs->scale = trace_reader_gen_fact(r, "scale");

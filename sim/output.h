@@ -32,6 +32,9 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s);
 
+/* A non-kernel policy's own figures, after the summary. */
+void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_policy_stats *ps);
+
 /*
  * Means and peaks over a run's time-series samples (sim/loop.h says when
  * they fall). Each stands for the period that ends at it, so the one at

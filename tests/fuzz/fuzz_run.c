@@ -131,6 +131,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	trace_check_count_written(trace_reader_check(r));
 
 	struct ksm_options opt = { .hash = hash_lookup(HASH_DEFAULT), .check = true };
+	/* Each input also picks a policy (by its size), so every rule meets every input shape. */
+	static const char *const policies[] = {
+		"kernel", "no-gate", "dirty-bit", "partial-hash:k=4,max=64", "classified:classes=3",
+		"classified:classes=2,by=mm",
+	};
+	if (!ksm_policy_parse(policies[size % G_N_ELEMENTS(policies)], &opt.policy, &error))
+		die("policy", error->message);
 	struct fuzz_run f = { .out = fopen("/dev/null", "w") };
 	struct loop_sinks sinks = {
 		.mark = on_mark,

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The policies' decision rules, driven visit by visit as tests/sim/test_ksm.c
+ * drives the kernel's: the parser, the dirty bit, partial hashing and its
+ * growth after a miss, and classified trees with the merges they lose.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <xxhash.h>
+#include <cmocka.h>
+#include "sim/ksm_internal.h"
+
+static struct trace_record rec;	/* 4 KiB of content: not on the stack */
+
+static void apply(struct ksm *k)
+{
+	GError *error = NULL;
+	if (!ksm_apply(k, &rec, 0, &error))
+		fail_msg("ksm_apply: %s", error->message);
+	memset(&rec, 0, sizeof(rec));
+}
+
+static void on(enum trace_verb verb, const char *mm, uint64_t vpn, uint64_t npages)
+{
+	rec.verb = verb;
+	g_strlcpy(rec.mm, mm, sizeof(rec.mm));
+	rec.vpn = vpn;
+	rec.npages = npages;
+}
+
+static void spawn_mergeable(struct ksm *k, const char *mm, uint64_t npages)
+{
+	on(TRACE_SPAWN, mm, 0, 0);
+	apply(k);
+	on(TRACE_MAP, mm, 0, npages);
+	apply(k);
+	on(TRACE_ADVISE, mm, 0, npages);
+	rec.mergeable = true;
+	apply(k);
+}
+
+static void write_form(struct ksm *k, const char *mm, uint64_t vpn, enum content_form form,
+		       uint64_t value, uint32_t off)
+{
+	on(TRACE_WRITE, mm, vpn, 1);
+	rec.content.form = form;
+	rec.content.value = value;
+	rec.content.off = off;
+	apply(k);
+}
+
+static struct ksm *new_ksm_policy(const char *spec)
+{
+	struct ksm_options opt = { 0 };
+	GError *error = NULL;
+	if (!ksm_policy_parse(spec, &opt.policy, &error))
+		fail_msg("%s", error->message);
+	cost_table_default(&opt.costs, HASH_DEFAULT);
+	struct ksm *k = ksm_new(&opt);
+	rec.verb = TRACE_SET;
+	rec.knob = KNOB_SMART_SCAN;
+	rec.value = 0;
+	apply(k);
+	return k;
+}
+
+static struct mm *mm_of(struct ksm *k, const char *name)
+{
+	struct mm *mm = g_hash_table_lookup(k->mm_by_name, name);
+	assert_non_null(mm);
+	return mm;
+}
+
+static struct rmap_item *visit(struct ksm *k)
+{
+	struct page *page = NULL;
+	struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
+	if (rmap_item)
+		cmp_and_merge_page(k, page, rmap_item);
+	return rmap_item;
+}
+
+static void pass(struct ksm *k, unsigned visits)
+{
+	uint64_t full = k->full_scans_total;
+	for (unsigned i = 0; i < visits; i++)
+		assert_non_null(visit(k));
+	assert_null(visit(k));
+	assert_int_equal(k->full_scans_total, full + 1);
+}
+
+static void check_invariants(struct ksm *k)
+{
+	char *msg = ksm_check(k);
+	if (msg)
+		fail_msg("invariant: %s", msg);
+}
+
+static void expect_refused(const char *spec, const char *needle)
+{
+	struct ksm_policy p;
+	GError *error = NULL;
+	assert_false(ksm_policy_parse(spec, &p, &error));
+	assert_non_null(error);
+	if (!strstr(error->message, needle))
+		fail_msg("'%s': message '%s' lacks '%s'", spec, error->message, needle);
+	g_error_free(error);
+}
+
+static void test_parse(void **state)
+{
+	(void)state;
+	struct ksm_policy p, zero = { 0 };
+	assert_true(ksm_policy_parse("kernel", &p, NULL));
+	assert_memory_equal(&p, &zero, sizeof(p));
+	assert_string_equal(ksm_policy_name(&p), "kernel");
+	assert_true(ksm_policy_parse("Dirty-Bit", &p, NULL));
+	assert_int_equal(p.detector, KSM_DETECT_DIRTY_BIT);
+	assert_string_equal(ksm_policy_name(&p), "dirty-bit");
+	assert_true(ksm_policy_parse("partial-hash:k=32", &p, NULL));
+	assert_int_equal(p.partial_k, 32);
+	assert_int_equal(p.partial_k_max, KSM_PARTIAL_WORDS_MAX);
+	assert_string_equal(ksm_policy_name(&p), "partial-hash:k=32,max=1024");
+	assert_true(ksm_policy_parse("classified:by=mm,classes=4", &p, NULL));
+	assert_int_equal(p.classes, 4);
+	assert_int_equal(p.class_by, KSM_CLASS_BY_MM);
+	assert_string_equal(ksm_policy_name(&p), "classified:classes=4,by=mm");
+	assert_true(ksm_policy_parse("no-gate", &p, NULL));
+	assert_int_equal(p.detector, KSM_DETECT_NONE);
+
+	expect_refused("nope", "no such policy");
+	expect_refused("partial-hash:k=3", "power of 2");
+	expect_refused("partial-hash:k=2048", "power of 2");
+	expect_refused("partial-hash:k=64,max=32", "below");
+	expect_refused("kernel:x=1", "takes no parameters");
+	expect_refused("classified:by=foo", "key8 or mm");
+	expect_refused("classified:classes=0", "1 to 4096");
+	expect_refused("classified:", "nothing after");
+	expect_refused("partial-hash:k", "key=value");
+	expect_refused("classified:depth=3", "no parameter 'depth'");
+}
+
+/*
+ * dirty-bit: a written page waits a pass, whatever its bytes; an unwritten
+ * one goes to the trees; no checksum is ever computed.
+ */
+static void test_dirty_bit(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_policy("dirty-bit");
+	spawn_mergeable(k, "a", 1);
+	spawn_mergeable(k, "b", 1);
+	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
+	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+
+	pass(k, 2);	/* both were written: volatile, bits cleared */
+	assert_int_equal(k->pstats.dirty_flushes, 2);
+	assert_int_equal(k->pages_unshared + k->pages_shared, 0);
+	assert_false(pte_get(mm_of(k, "a"), 0)->dirty);
+	pass(k, 2);	/* clean: unstable tree, then a merge */
+	assert_int_equal(k->pages_shared, 1);
+	assert_int_equal(k->pages_sharing, 1);
+	assert_int_equal(k->truth.checksums, 0);
+
+	/* A third page rewritten with the bytes it held: still "written". */
+	spawn_mergeable(k, "c", 1);
+	write_form(k, "c", 0, CONTENT_BYTE, 9, 0);
+	pass(k, 3);
+	write_form(k, "c", 0, CONTENT_BYTE, 9, 0);
+	uint64_t flushes = k->pstats.dirty_flushes;
+	pass(k, 3);
+	assert_int_equal(k->pstats.dirty_flushes, flushes + 1);
+	assert_int_equal(k->pstats.dirty_same_bytes, 1);
+	assert_int_equal(k->truth.false_positives, 0);
+	assert_int_equal(k->truth.checksums, 0);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/*
+ * partial-hash, k = 16: the sampled 32-bit words sit 256 bytes apart, so a
+ * change to bytes 8..15 is unseen (a false positive) and one to bytes
+ * 256..263 is seen.
+ */
+static void test_partial_hash_blind_spot(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_policy("partial-hash:k=16,max=16");
+	spawn_mergeable(k, "a", 1);
+	write_form(k, "a", 0, CONTENT_RAND, 1, 0);
+	pass(k, 1);
+	pass(k, 1);
+	assert_int_equal(k->pages_unshared, 1);
+
+	write_form(k, "a", 0, CONTENT_WORD, 12345, 1);	/* bytes 8..15 */
+	pass(k, 1);
+	assert_int_equal(k->truth.gate_changed, 1);
+	assert_int_equal(k->truth.false_positives, 1);
+	assert_int_equal(k->pages_unshared, 1);	/* let through to the tree */
+
+	write_form(k, "a", 0, CONTENT_WORD, 12345, 32);	/* bytes 256..263 */
+	pass(k, 1);
+	assert_int_equal(k->truth.gate_changed, 2);
+	assert_int_equal(k->truth.false_positives, 1);
+	assert_int_equal(k->pages_unshared, 0);	/* volatile */
+	assert_int_equal(k->pstats.partial_words, 16 * 4);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/* k = 1024 samples every word in order: the kernel's xxhash, exactly. */
+static void test_partial_hash_full_is_xxhash(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_policy("partial-hash:k=1024");
+	spawn_mergeable(k, "a", 1);
+	write_form(k, "a", 0, CONTENT_RAND, 99, 0);
+	struct rmap_item *ri = visit(k);
+	assert_non_null(ri);
+	struct page *p = pte_get(mm_of(k, "a"), 0);
+	uint8_t buf[TRACE_PAGE_SIZE];
+	content_materialize(p->c, buf);
+	assert_int_equal(ri->oldchecksum, (uint32_t)XXH64(buf, sizeof(buf), 0));
+	assert_int_equal(ri->oldchecksum, hash_lookup("xxhash")->fn(buf));
+	ksm_free(k);
+}
+
+/* A page merged in a VMA and written in the same pass doubles the VMA's k. */
+static void test_partial_hash_grows_after_miss(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_policy("partial-hash:k=16,max=32");
+	spawn_mergeable(k, "a", 1);
+	spawn_mergeable(k, "b", 1);
+	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
+	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+	pass(k, 2);
+	pass(k, 2);
+	assert_int_equal(k->pages_sharing, 1);
+	struct vma *v = find_vma(mm_of(k, "a"), 0);
+	assert_int_equal(v->partial_k, 0);	/* the policy's first k */
+	write_form(k, "a", 0, CONTENT_BYTE, 8, 0);	/* CoW before the pass ended */
+	assert_int_equal(k->truth.cow_fresh, 1);
+	assert_int_equal(v->partial_k, 32);
+	assert_int_equal(k->pstats.partial_grows, 1);
+	/* b's mapping of the same new KSM page: its own VMA's miss. */
+	write_form(k, "b", 0, CONTENT_BYTE, 5, 0);
+	assert_int_equal(k->truth.cow_fresh, 2);
+	assert_int_equal(find_vma(mm_of(k, "b"), 0)->partial_k, 32);
+	assert_int_equal(k->pstats.partial_grows, 2);
+	/* A new KSM page of both, broken at once again: k stays at max=32. */
+	write_form(k, "a", 0, CONTENT_BYTE, 5, 0);
+	pass(k, 2);
+	pass(k, 2);
+	assert_int_equal(k->pages_sharing, 1);
+	write_form(k, "a", 0, CONTENT_BYTE, 9, 0);
+	assert_int_equal(k->truth.cow_fresh, 3);
+	assert_int_equal(v->partial_k, 32);
+	assert_int_equal(k->pstats.partial_grows, 2);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/*
+ * classified by=mm: equal pages in two mms of different classes never
+ * merge, and each insert sees the twin it lost; one class merges them.
+ */
+static void test_classified_by_mm(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_policy("classified:classes=2,by=mm");
+	spawn_mergeable(k, "a", 1);
+	spawn_mergeable(k, "b", 1);
+	assert_int_not_equal(mm_of(k, "a")->class_id, mm_of(k, "b")->class_id);
+	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
+	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+	pass(k, 2);
+	pass(k, 2);
+	assert_int_equal(k->pages_shared, 0);
+	assert_int_equal(k->pages_unshared, 2);
+	assert_int_equal(k->pstats.class_searches, 2);
+	assert_int_equal(k->pstats.class_lost, 1);	/* b's insert: a sat in class 0 */
+	check_invariants(k);
+	ksm_free(k);
+
+	k = new_ksm_policy("classified:classes=2,by=key8");
+	spawn_mergeable(k, "a", 1);
+	spawn_mergeable(k, "b", 1);
+	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
+	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+	pass(k, 2);
+	pass(k, 2);
+	assert_int_equal(k->pages_shared, 1);
+	assert_int_equal(k->pstats.class_lost, 0);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+/* by=key8 spreads distinct pages over the classes: each tree holds a share. */
+static void test_classified_key8_spreads(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_policy("classified:classes=4");
+	spawn_mergeable(k, "a", 64);
+	for (uint64_t i = 0; i < 64; i++)
+		write_form(k, "a", i, CONTENT_RAND, 1000 + i, 0);
+	pass(k, 64);
+	pass(k, 64);
+	assert_int_equal(k->pages_unshared, 64);
+	unsigned used = 0;
+	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
+		used += k->root_unstable_tree[i].rb_node != NULL;
+	assert_int_equal(ksm_nr_trees(k), 4);
+	assert_int_equal(used, 4);
+	check_invariants(k);
+	ksm_free(k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_dirty_bit),
+		cmocka_unit_test(test_partial_hash_blind_spot),
+		cmocka_unit_test(test_partial_hash_full_is_xxhash),
+		cmocka_unit_test(test_partial_hash_grows_after_miss),
+		cmocka_unit_test(test_classified_by_mm),
+		cmocka_unit_test(test_classified_key8_spreads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
