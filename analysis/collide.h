@@ -54,7 +54,13 @@ bool collide_birthday_plot(const char *curve_csv, const char *png, GError **erro
 
 /* ----------------------------------------------------------- false positive */
 
-enum fp_change { FP_BITFLIP, FP_WORD, FP_PATCH, FP_CRAFTED, FP_NR_CHANGES };
+/*
+ * FP_COLLPAIR is the fixed-seed attack (workloads/collpair.h): per hash one
+ * sweep of at most `budget` tries finds pairs of one page's contents with
+ * equal checksums, and each pair used is one change (trials = pairs used,
+ * at most `trials`); a hash with no pair in the budget has 0 trials.
+ */
+enum fp_change { FP_BITFLIP, FP_WORD, FP_PATCH, FP_CRAFTED, FP_COLLPAIR, FP_NR_CHANGES };
 extern const char *const fp_change_names[FP_NR_CHANGES];
 
 struct fp_opts {
@@ -65,10 +71,12 @@ struct fp_opts {
 	unsigned bits;
 	uint64_t seed;
 	unsigned threads;
+	uint64_t budget;			/* colliding-pair tries per hash; 0: the default */
 	FILE *table, *csv;
 };
 
-void collide_false_positive(const struct fp_opts *o);
+/* false with error set when a colliding-pair sweep fails (no memory for its table). */
+bool collide_false_positive(const struct fp_opts *o, GError **error);
 /* One crafted CRC-invisible delta drawn with seed, as hex and a newline. */
 void collide_print_delta(FILE *f, uint64_t seed);
 

@@ -9,9 +9,11 @@
 #include <string.h>
 #include "analysis/collide.h"
 #include "analysis/study.h"
+#include "workloads/collpair.h"
 #include "workloads/crcdelta.h"
 
-const char *const fp_change_names[FP_NR_CHANGES] = { "bitflip", "word", "patch", "crafted-crc" };
+const char *const fp_change_names[FP_NR_CHANGES] = { "bitflip", "word", "patch", "crafted-crc",
+						     "colliding-pair" };
 
 #define FP_BLOCK 4096u		/* trials per work item */
 
@@ -108,10 +110,14 @@ static void fp_block(uint64_t blk, unsigned worker, void *data)
  * never passes at full width, and its crafted kernel always passes
  * (truncation keeps an equality an equality).
  */
-static double expected_rate(const struct page_hash *h, unsigned bits, enum fp_change ch)
+static double expected_rate(const struct page_hash *h, unsigned bits, enum fp_change ch,
+			    uint64_t budget)
 {
 	bool is_crc = !strcmp(h->name, "crc32c") || !strcmp(h->name, "crc32");
 
+	/* every pair found is missed: the rate is 1 with the chance of finding one, else 0 */
+	if (ch == FP_COLLPAIR)
+		return collpair_chance(budget, bits);
 	if (is_crc && ch == FP_BITFLIP && bits == 32)
 		return 0;
 	if (is_crc && ch == FP_CRAFTED)
@@ -127,9 +133,12 @@ static double expected_rate(const struct page_hash *h, unsigned bits, enum fp_ch
 static void rate_interval(uint64_t x, uint64_t n, double *lo, double *hi)
 {
 	const double z = 1.96, z2 = z * z;
-	double p = (double)x / (double)n, nn = (double)n;
+	double p = n ? (double)x / (double)n : 0, nn = (double)n;
 
-	if (x == 0) {
+	if (n == 0) {	/* nothing observed, nothing bounded */
+		*lo = 0;
+		*hi = 1;
+	} else if (x == 0) {
 		*lo = 0;
 		*hi = MIN(1.0, 3 / nn);
 	} else if (x == n) {
@@ -144,14 +153,114 @@ static void rate_interval(uint64_t x, uint64_t n, double *lo, double *hi)
 	}
 }
 
-void collide_false_positive(const struct fp_opts *o)
+/*
+ * The fixed-seed attack, one work item per hash: a sweep over word `word`
+ * of the page rand:base (the same page, word and values for every hash),
+ * then each pair found is a change from one content to the other, checked
+ * with the hash again.
+ */
+struct cp_hash {
+	uint64_t npairs, tries, same;
+	double seconds;
+	GError *error;
+};
+
+struct cp {
+	const struct fp_opts *o;
+	uint64_t base, salt, budget;
+	unsigned word;
+	struct cp_hash *per;	/* one per hash */
+};
+
+static unsigned hash_bits(const struct fp_opts *o, const struct page_hash *h)
+{
+	return o->bits && o->bits < h->bits ? o->bits : h->bits;
+}
+
+static void cp_hash(uint64_t hi, unsigned worker, void *data)
+{
+	const struct cp *c = data;
+	const struct page_hash *h = c->o->hashes[hi];
+	unsigned bits = hash_bits(c->o, h);
+	uint64_t page[PAGE_WORDS] __attribute__((aligned(64)));
+	uint64_t m = study_mask(bits);
+	struct cp_hash *r = &c->per[hi];
+	struct collpair_search s = { h, bits, (const uint8_t *)page, c->word, c->salt, c->budget,
+				     MIN(c->o->trials, c->budget / 2) };
+	struct collpair_sweep sw;
+
+	collpair_rand_page(c->base, (uint8_t *)page);
+	if (!collpair_find(&s, &sw, &r->error))
+		return;
+	for (uint64_t i = 0; i < sw.npairs; i++) {
+		collpair_set_word((uint8_t *)page, c->word, sw.pairs[i].v1);
+		uint64_t before = h->fn(page) & m;
+
+		collpair_set_word((uint8_t *)page, c->word, sw.pairs[i].v2);
+		r->same += (h->fn(page) & m) == before;
+	}
+	r->npairs = sw.npairs;
+	r->tries = sw.tries;
+	r->seconds = sw.seconds;
+	collpair_sweep_clear(&sw);
+}
+
+static bool cp_run(const struct fp_opts *o, struct cp *c, GError **error)
+{
+	c->o = o;
+	c->budget = o->budget ? o->budget : COLLPAIR_DEFAULT_BUDGET;
+	c->base = study_stream(o->seed, 2 + FP_COLLPAIR, 0);
+	c->word = (unsigned)(study_stream(o->seed, 2 + FP_COLLPAIR, 1) % PAGE_WORDS);
+	c->salt = study_stream(o->seed, 2 + FP_COLLPAIR, 2);
+	c->per = g_new0(struct cp_hash, o->nhashes);
+	study_par_for(o->threads, o->nhashes, cp_hash, c);
+	for (unsigned hi = 0; hi < o->nhashes; hi++)
+		if (c->per[hi].error) {
+			g_propagate_prefixed_error(error, c->per[hi].error, "colliding-pair, %s: ",
+						   o->hashes[hi]->name);
+			c->per[hi].error = NULL;
+			for (unsigned k = hi + 1; k < o->nhashes; k++)
+				g_clear_error(&c->per[k].error);
+			return false;
+		}
+	return true;
+}
+
+/* What each sweep found, under the table: the tries are the attacker's cost. */
+static void cp_notes(const struct fp_opts *o, const struct cp *c)
+{
+	fprintf(o->table, "colliding-pair: per hash one sweep of at most %" PRIu64 " tries over word"
+		" %u of the page rand:0x%" PRIx64 ";\neach pair found is one change (trials = pairs"
+		" used, at most --trials and half the tries):\n", c->budget, c->word, c->base);
+	for (unsigned hi = 0; hi < o->nhashes; hi++) {
+		const struct page_hash *h = o->hashes[hi];
+		const struct cp_hash *r = &c->per[hi];
+		unsigned bits = hash_bits(o, h);
+
+		if (r->npairs)
+			fprintf(o->table, "  %-8s %2u bits: %" PRIu64 " pair%s in %" PRIu64 " tries"
+				" (%.0f tries per pair)\n", h->name, bits, r->npairs,
+				r->npairs == 1 ? "" : "s", r->tries, (double)r->tries / (double)r->npairs);
+		else
+			fprintf(o->table, "  %-8s %2u bits: no pair within %" PRIu64 " tries (chance"
+				" of one %.2g): no change to make, rate 0\n", h->name, bits, r->tries,
+				collpair_chance(r->tries, bits));
+	}
+}
+
+bool collide_false_positive(const struct fp_opts *o, GError **error)
 {
 	struct crc_kernel k;
 	uint64_t nblk = (o->trials + FP_BLOCK - 1) / FP_BLOCK;
+	struct cp cp = { 0 };
 
 	crcdelta_kernel(&k);
 	fprintf(stderr, "collide false-positive: %" PRIu64 " changes per hash and kind, on %u thread%s\n",
 		o->trials, o->threads, o->threads == 1 ? "" : "s");
+	if (o->changes[FP_COLLPAIR] && !cp_run(o, &cp, error)) {
+		g_free(cp.per);
+		return false;
+	}
 	if (o->csv)
 		fputs("hash,bits,change,seed,trials,unchanged,rate,rate_upper95,expected_rate,"
 		      "rate_lower95\n", o->csv);
@@ -164,33 +273,49 @@ void collide_false_positive(const struct fp_opts *o)
 		for (int ch = 0; ch < FP_NR_CHANGES; ch++) {
 			if (!o->changes[ch])
 				continue;
-			struct fp f = { h, bits, ch, o->seed, o->trials, &k, g_new0(uint64_t, nblk) };
 			int64_t t0 = g_get_monotonic_time();
-			uint64_t same = 0;
+			uint64_t same = 0, trials = o->trials;
 
-			study_par_for(o->threads, nblk, fp_block, &f);
-			for (uint64_t b = 0; b < nblk; b++)
-				same += f.same[b];
-			g_free(f.same);
-			double rate = (double)same / o->trials, lo, up;
-			double expect = expected_rate(h, bits, ch);
+			if (ch == FP_COLLPAIR) {
+				same = cp.per[hi].same;
+				trials = cp.per[hi].npairs;
+			} else {
+				struct fp f = { h, bits, ch, o->seed, o->trials, &k,
+						g_new0(uint64_t, nblk) };
 
-			rate_interval(same, o->trials, &lo, &up);
+				study_par_for(o->threads, nblk, fp_block, &f);
+				for (uint64_t b = 0; b < nblk; b++)
+					same += f.same[b];
+				g_free(f.same);
+			}
+			/* no pair, no change: rate 0 and an interval that says nothing (0..1) */
+			double rate = trials ? (double)same / trials : 0, lo, up;
+			double expect = expected_rate(h, bits, ch, cp.budget);
+
+			rate_interval(same, trials, &lo, &up);
 			if (o->csv)
 				fprintf(o->csv, "%s,%u,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 					",%.6g,%.6g,%.6g,%.6g\n", h->name, bits, fp_change_names[ch],
-					o->seed, o->trials, same, rate, up, expect, lo);
+					o->seed, trials, same, rate, up, expect, lo);
 			fprintf(o->table, "%-8s %4u %-12s %10" PRIu64 " %9" PRIu64
 				" %12.4g %12.4g %12.4g %12.4g\n", h->name, bits, fp_change_names[ch],
-				o->trials, same, rate, lo, up, expect);
+				trials, same, rate, lo, up, expect);
 			fflush(o->table);
-			fprintf(stderr, "  %s %s: %.1f s\n", h->name, fp_change_names[ch],
-				study_seconds(t0));
+			if (ch == FP_COLLPAIR)
+				fprintf(stderr, "  %s %s: %.1f s (the sweep)\n", h->name,
+					fp_change_names[ch], cp.per[hi].seconds);
+			else
+				fprintf(stderr, "  %s %s: %.1f s\n", h->name, fp_change_names[ch],
+					study_seconds(t0));
 		}
 	}
 	fprintf(o->table,
 		"lower95..upper95: the 95%% interval of the rate: 0 to 3/trials when none was seen\n"
 		"(the rule of three), 1 - 3/trials to 1 when all were, else the Wilson score interval.\n");
+	if (o->changes[FP_COLLPAIR])
+		cp_notes(o, &cp);
+	g_free(cp.per);
+	return true;
 }
 
 void collide_print_delta(FILE *f, uint64_t seed)

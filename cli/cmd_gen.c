@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "hashes/hash.h"
 #include "traces/writer.h"
 #include "util/options.h"
 #include "util/parse.h"
@@ -29,7 +30,7 @@ static void usage(FILE *f)
 "\n"
 "Workloads (defaults: VMs x MiB each, duration):\n");
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "  %-17s %s\n  %-17s (%u x %" PRIu64 " MiB, %.0f s)\n", wl[i].name,
+		fprintf(f, "  %-20s %s\n  %-20s (%u x %" PRIu64 " MiB, %.0f s)\n", wl[i].name,
 			wl[i].summary, "", wl[i].def_vms, wl[i].def_mem_mib, wl[i].def_duration_s);
 	fprintf(f,
 "\n"
@@ -47,6 +48,9 @@ static void usage(FILE *f)
 "  --use-zero-pages 0|1     also 'set use_zero_pages' at t=0\n"
 "  --marks-every-ms N       a 'mark' every N ms of trace time, labels s0001,\n"
 "                           s0002, ... (every workload also marks 'end')\n"
+"  --hash NAME              checksum-adversarial only: the checksum whose\n"
+"                           colliding pairs it writes (default " HASH_DEFAULT "; a\n"
+"                           32-bit one: see ksmsim hashes)\n"
 "  -v, --verbose            print the record count on standard error\n"
 "  --progress               progress on standard error (records, percent of\n"
 "                           the trace's duration, time left) even when it is\n"
@@ -82,8 +86,27 @@ static int bad(const char *fmt, const char *a, const char *b)
 
 enum {
 	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
-	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST,
+	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH,
 };
+
+/* --hash NAME: a checksum of the registry (not 'none'); its registry spelling, or NULL. */
+static const char *parse_hash(const char *arg)
+{
+	const struct page_hash *h = hash_lookup(arg);
+	const char *near = h ? NULL : hash_nearest(arg);
+
+	if (h && h->fn)
+		return h->name;
+	if (h)
+		fprintf(stderr, "ksmsim gen: --hash '%s': computes no checksum, so there is nothing"
+			" to collide\n", arg);
+	else if (near)
+		fprintf(stderr, "ksmsim gen: --hash '%s': not a checksum; did you mean '%s'? (see"
+			" ksmsim hashes)\n", arg, near);
+	else
+		fprintf(stderr, "ksmsim gen: --hash '%s': not a checksum (see ksmsim hashes)\n", arg);
+	return NULL;
+}
 
 int cmd_gen(int argc, char **argv)
 {
@@ -98,6 +121,7 @@ int cmd_gen(int argc, char **argv)
 		{ "sleep-millisecs", required_argument, NULL, OPT_SLEEP },
 		{ "marks-every-ms", required_argument, NULL, OPT_MARKS },
 		{ "use-zero-pages", required_argument, NULL, OPT_ZERO },
+		{ "hash", required_argument, NULL, OPT_HASH },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -165,6 +189,11 @@ int cmd_gen(int argc, char **argv)
 				return bad("--use-zero-pages '%s': 0 or 1%s", arg, "");
 			o.use_zero_pages = arg[0] - '0';
 			break;
+		case OPT_HASH:
+			o.hash = parse_hash(arg);
+			if (!o.hash)
+				return EXIT_USAGE;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -213,6 +242,9 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (!out)
 		return bad("no output file: give -o FILE%s%s", "", "");
+	if (o.hash && !wl->takes_hash)
+		return bad("--hash: %s attacks no checksum (only checksum-adversarial takes"
+			   " --hash)%s", wl->name, "");
 
 	struct gen_size sz;
 	char *problem = gen_resolve(wl, &o, &sz);

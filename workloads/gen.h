@@ -29,6 +29,7 @@ struct gen_opts {
 	uint64_t sleep_ms;
 	uint64_t marks_every_ms;
 	int use_zero_pages;	/* -1: leave the kernel's default */
+	const char *hash;	/* the checksum checksum-adversarial attacks; NULL: HASH_DEFAULT */
 };
 
 /* Sizes a workload resolved from its defaults and the options. */
@@ -94,6 +95,7 @@ struct gen_workload {
 	double def_duration_s;
 	unsigned def_ticks;	/* time steps at the default duration */
 	bool (*run)(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
+	bool takes_hash;	/* reads gen_opts.hash; its gen line records hash=NAME */
 };
 
 const struct gen_workload *gen_workloads(size_t *n);
@@ -112,7 +114,7 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	       const struct gen_size *sz, struct progress *progress, uint64_t *records,
 	       GError **error);
 
-/* Workloads (gen_guests.c, gen_flood.c, gen_crc.c). */
+/* Workloads (gen_guests.c, gen_flood.c, gen_crc.c, gen_collide.c). */
 bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
@@ -120,5 +122,6 @@ bool gen_vm_clones(struct gen *g, const struct gen_opts *o, const struct gen_siz
 bool gen_zero_heavy(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_ksm_flood(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_crc_adversarial(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
+bool gen_checksum_adversarial(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "hashes/hash.h"
 #include "util/progress.h"
 #include "util/splitmix64.h"
 #include "workloads/gen.h"
@@ -235,14 +236,14 @@ static const struct gen_workload workloads[] = {
 	  "identical across guests), compiler heaps rewritten every few seconds, a\n"
 	  "few hot pages rewritten every second, and zeroed free pages taken over\n"
 	  "by the build (copy-on-write of merged zero pages).\n",
-	  4, 4096, 1800, 1800, gen_kernel_build },
+	  4, 4096, 1800, 1800, gen_kernel_build, false },
 	{ "iozone", "N guests run iozone passes: a page cache churning through large buffers",
 	  "Guests boot from one image, then run iozone: sequential write, rewrite,\n"
 	  "read and random read/write passes over a file as large as a third of the\n"
 	  "guest's memory. iozone's buffers hold one repeated pattern, so the file's\n"
 	  "page cache is one content: it merges within and across guests and every\n"
 	  "rewrite of a merged page is a copy-on-write.\n",
-	  4, 4096, 1800, 1800, gen_iozone },
+	  4, 4096, 1800, 1800, gen_iozone, false },
 	{ "number-crunching", "N guests sweep large arrays of distinct values (big unstable tree)",
 	  "Guests boot from one image, then a numerical kernel fills large arrays of\n"
 	  "distinct values (60% of memory) and updates them in slow sweeps, beside\n"
@@ -250,32 +251,42 @@ static const struct gen_workload workloads[] = {
 	  "same in every guest, that merges while idle and then gets two-byte\n"
 	  "floating-point corrections (copy-on-write): an unstable tree far above\n"
 	  "262144 pages (1 GiB) at the default size.\n",
-	  4, 4096, 1800, 1800, gen_number_crunching },
+	  4, 4096, 1800, 1800, gen_number_crunching, false },
 	{ "vm-clones", "N idle guests cloned from one image: the upper bound of sharing",
 	  "Guests boot from one image and idle: image pages and zeroed free pages are\n"
 	  "identical across guests; a few private pages and a small hot set (timers,\n"
 	  "idle-loop state) are all that differ.\n",
-	  4, 4096, 1800, 900, gen_vm_clones },
+	  4, 4096, 1800, 900, gen_vm_clones, false },
 	{ "ksm-flood", "LTP ksm02-style merge flood, then a CoW flood",
 	  "N processes (default 3, 128 MiB each, as LTP's ksm tests) map and advise\n"
 	  "their memory, fill it with one byte (merge flood), then step through the\n"
 	  "LTP pattern changes ('c' everywhere; 'a' in one process; 'b'; one page\n"
 	  "'d'), each followed by a settle and a mark; then every page is rewritten\n"
 	  "(CoW flood), re-merged, and everything is unmerged with run=2.\n",
-	  3, 128, 60, 60, gen_ksm_flood },
+	  3, 128, 60, 60, gen_ksm_flood, false },
 	{ "zero-heavy", "mostly zero pages, for use_zero_pages",
 	  "Guests whose memory is 85% zeroed free pages; the guest keeps taking zero\n"
 	  "pages for data and zeroing them again when it frees them (init_on_free),\n"
 	  "so zero pages are merged, written (CoW) and re-zeroed all the time. Run\n"
 	  "with 'ksmsim run --use-zero-pages 1' (or gen --use-zero-pages 1).\n",
-	  4, 1024, 600, 600, gen_zero_heavy },
+	  4, 1024, 600, 600, gen_zero_heavy, false },
 	{ "crc-adversarial", "changes invisible to crc32c and crc32, mixed with ordinary ones",
 	  "Guests share an image; in part of it, the first guest keeps toggling\n"
 	  "16-byte deltas that leave both crc32c and crc32 of the page unchanged\n"
 	  "(built from CRC linearity), while other pages get ordinary changes. A CRC\n"
 	  "checksum gate takes the toggled pages for stable (they merge and are\n"
 	  "copied again and again); xxhash and jhash2 see every change.\n",
-	  2, 256, 120, 120, gen_crc_adversarial },
+	  2, 256, 120, 120, gen_crc_adversarial, false },
+	{ "checksum-adversarial", "pages alternating between two contents with one checksum",
+	  "Guests share an image; some pages (0.2% shared, changed by the first guest\n"
+	  "only, and 0.2% of each guest's own) keep alternating one 64-bit word\n"
+	  "between the two values of a colliding pair for the checksum --hash names\n"
+	  "(default xxhash), found at generation by a birthday search of at most\n"
+	  "2^20 tries per sweep; other pages get ordinary changes. That checksum's\n"
+	  "gate takes the alternating pages for stable; any other sees every change.\n"
+	  "Every fixed-seed 32-bit checksum can be attacked; a 64-bit one is refused\n"
+	  "(no pair within the budget).\n",
+	  2, 64, 120, 120, gen_checksum_adversarial, true },
 };
 
 const struct gen_workload *gen_workloads(size_t *n)
@@ -317,6 +328,14 @@ char *gen_resolve(const struct gen_workload *wl, const struct gen_opts *o, struc
 	return NULL;
 }
 
+/* The registry's spelling of the checksum a takes_hash workload attacks. */
+static const char *gen_hash_name(const struct gen_opts *o)
+{
+	const struct page_hash *h = hash_lookup(o->hash ? o->hash : HASH_DEFAULT);
+
+	return h ? h->name : o->hash;
+}
+
 bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_opts *o,
 	       const struct gen_size *sz, struct progress *progress, uint64_t *records,
 	       GError **error)
@@ -333,8 +352,9 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	g->progress = progress;
 	/* key=value words that `ksmsim run` reads back (trace_reader_gen_fact) */
 	gen_comment(g, "ksmsim gen: workload=%s seed=%" PRIu64 " scale=%.15g vms=%u pages=%" PRIu64
-		    " duration_s=%.6g steps=%u", wl->name, o->seed, o->scale, sz->vms, sz->pages,
-		    sz->duration_us / 1e6, sz->ticks);
+		    " duration_s=%.6g steps=%u%s%s", wl->name, o->seed, o->scale, sz->vms, sz->pages,
+		    sz->duration_us / 1e6, sz->ticks, wl->takes_hash ? " hash=" : "",
+		    wl->takes_hash ? gen_hash_name(o) : "");
 	gen_preamble(g, o);
 	ok = !g->failed && wl->run(g, o, sz) && !g->failed;
 	if (ok && progress)

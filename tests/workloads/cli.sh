@@ -39,6 +39,13 @@ bad kernel-build --bogus -o "$T/x.ksmt"
 bad kernel-build --scale 0.001
 bad kernel-build iozone --scale 0.001 -o "$T/x.ksmt"
 bad kernel-build --scale 0.001 -o "$T/nodir/x.ksmt"
+bad checksum-adversarial --hash bogus -o "$T/x.ksmt"
+bad checksum-adversarial --hash none -o "$T/x.ksmt"
+bad checksum-adversarial --hash -o "$T/x.ksmt"
+bad checksum-adversarial --hash xxh64 -o "$T/x.ksmt"
+bad checksum-adversarial --hash sha256 -o "$T/x.ksmt"
+bad checksum-adversarial --vms 4096 -o "$T/x.ksmt"
+bad kernel-build --hash jhash2 --scale 0.001 -o "$T/x.ksmt"
 # and a good one works, options in any order
 "$KSMSIM" gen -o "$T/x.ksmt" --scale 0.001 zero-heavy || fail "options before the workload"
 [ -s "$T/x.ksmt" ] || fail "no trace written"

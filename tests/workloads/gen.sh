@@ -11,14 +11,16 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-WORKLOADS="kernel-build iozone number-crunching vm-clones ksm-flood zero-heavy crc-adversarial"
+WORKLOADS="kernel-build iozone number-crunching vm-clones ksm-flood zero-heavy crc-adversarial
+checksum-adversarial"
 listed=$("$KSMSIM" gen --help | awk '/^Workloads/{on=1;next} /^Options/{on=0} on && /^  [a-z]/{print $1}' | tr '\n' ' ')
-[ "$listed" = "$WORKLOADS " ] || fail "gen --help lists '$listed'"
+[ "$listed" = "$(echo $WORKLOADS) " ] || fail "gen --help lists '$listed'"
 
 for w in $WORKLOADS; do
 	scale=0.002
 	[ "$w" = ksm-flood ] && scale=0.01
 	[ "$w" = crc-adversarial ] && scale=0.02
+	[ "$w" = checksum-adversarial ] && scale=0.02
 	opts="--scale $scale --vms 3 --marks-every-ms 100"
 	"$KSMSIM" gen "$w" $opts --seed 5 -o "$T/a.ksmt" || fail "$w: gen"
 	"$KSMSIM" gen "$w" $opts --seed 5 -o "$T/b.ksmt" || fail "$w: gen again"
