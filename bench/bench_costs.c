@@ -254,7 +254,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim bench costs [--csv FILE] [--reps N] [--cold-mib N]\n\n"
 		"Per-page cost of every checksum in `ksmsim hashes` and of reference\n"
-		"page operations (read, memcmp, copy, exchange), hot (one page in L1)\n"
+		"page operations (read, memcmp, copy, exchange, a PTE write-protect and\n"
+		"TLB flush: what the dirty-bit policy pays), hot (one page in L1)\n"
 		"and cold (streaming through distinct pages of a large buffer), as\n"
 		"ns/page and GiB/s, the median of N repetitions, and as a ratio to\n"
 		"jhash2. Two-page rows are per operation on two pages.\n\n"
