@@ -14,6 +14,12 @@ usage: analysis/sweep.sh [OPTIONS]
   --trace FILE           a given trace (repeatable); its cells are named after
                          the file name without .gz, .ksmt, .ksmb
   --hash LIST            checksums (default jhash2,crc32c,xxhash)
+  --policy SPEC          a design for `ksmsim run --policy` (repeatable, one
+                         spec each since specs hold commas, e.g.
+                         --policy dirty-bit --policy classified:classes=8,by=mm;
+                         default kernel alone). A policy that decides without
+                         the checksum (no-gate, dirty-bit, partial-hash) runs
+                         once per trace and knobs, not once per --hash
   --pages-to-scan LIST   (default 100)
   --sleep-millisecs LIST (default 20)
   --knob NAME=V1,V2,...  any other `ksmsim run` knob option (repeatable),
@@ -32,7 +38,7 @@ usage: analysis/sweep.sh [OPTIONS]
 Cells whose result exists are skipped, so an interrupted sweep resumes
 where it stopped. The merged CSV is OUT/sweep.csv: one row per cell, the
 cell's `ksmsim run --summary-csv` row as it is (traces/FORMAT.md names the
-columns): trace, hash, workload, seed and scale (empty for a trace not made
+columns): trace, hash, policy, workload, seed and scale (empty for a trace not made
 by `ksmsim gen`), a column per knob (pages_to_scan, sleep_millisecs, ...,
 the value at the end of the run) and pinned (the knobs this cell fixed,
 knob=value;...).
@@ -75,7 +81,9 @@ run_cell() {
 	# traces the sweep generated are named from OUT, so rows do not depend on
 	# where OUT is; traces the user gave keep the path given
 	# the summary names the knobs itself; written aside, then renamed: whole or nothing
-	if ! "$ksmsim" run --quiet --trace "$trace" --trace-label "${trace#"$out"/}" --hash "$hash" \
+	local hash_opts=(--hash "$hash")
+	[[ $hash == - ]] && hash_opts=()	# the cell's policy decides without a checksum
+	if ! "$ksmsim" run --quiet --trace "$trace" --trace-label "${trace#"$out"/}" "${hash_opts[@]}" \
 		$args "${extra[@]}" "${ser_opts[@]}" --summary-csv "$tmp"; then
 		rm -f "$tmp"
 		echo "sweep.sh: cell $id failed" >&2
@@ -122,7 +130,7 @@ if [[ ${1:-} == --cell ]]; then
 	exit
 fi
 
-workloads=() traces=() hashes=jhash2,crc32c,xxhash pts=100 slp=20 knobs=()
+workloads=() traces=() hashes=jhash2,crc32c,xxhash pts=100 slp=20 knobs=() policies=()
 scale=1 seed=1 run_args="" series=0 out="$here/out/sweep" jobs=$(nproc 2>/dev/null || echo 1)
 ksmsim="" slurm=0 merge_only=0
 while (($#)); do
@@ -134,6 +142,7 @@ while (($#)); do
 	--workload) IFS=, read -r -a w <<<"$2"; workloads+=("${w[@]}"); shift 2 ;;
 	--trace) traces+=("$2"); shift 2 ;;
 	--hash | --hashes) hashes=$2; shift 2 ;;
+	--policy) policies+=("$2"); shift 2 ;;
 	--pages-to-scan) pts=$2; shift 2 ;;
 	--sleep-millisecs) slp=$2; shift 2 ;;
 	--knob) [[ $2 == ?*=* ]] || die "--knob wants NAME=V1,V2, not '$2'"; knobs+=("$2"); shift 2 ;;
@@ -184,6 +193,14 @@ fi
 IFS=, read -r -a hl <<<"$hashes"
 ((${#hl[@]})) || die "--hash: empty list"
 for h in "${hl[@]}"; do ask_run "--hash $hashes" --hash "$h"; done
+((${#policies[@]})) || policies=(kernel)
+declare -A pol_hash	# 1: the policy gates on --hash
+for p in "${policies[@]}"; do
+	ask_run "--policy $p" --policy "$p"
+	pol_hash[$p]=0
+	"$ksmsim" run --quiet --trace "$check_dir/empty.ksmt" --policy "$p" --hash xxhash \
+		>/dev/null 2>&1 && pol_hash[$p]=1
+done
 for ax in "pages-to-scan=$pts" "sleep-millisecs=$slp" "${knobs[@]}"; do
 	name=${ax%%=*}
 	IFS=, read -r -a vals <<<"${ax#*=}"
@@ -222,8 +239,14 @@ for k in "${knobs[@]}"; do
 	axes+=("${name//_/-}=${k#*=}")
 done
 cells=()
-for i in "${!names[@]}"; do
+for i in "${!names[@]}"; do for p in "${policies[@]}"; do
 	IFS=, read -r -a hl <<<"$hashes"
+	((pol_hash[$p])) || hl=(-)
+	popt="" pid=""
+	if [[ $p != kernel ]]; then
+		popt="--policy $p"
+		pid=_$(tr -c 'A-Za-z0-9.-' '-' <<<"$p" | sed 's/-$//')
+	fi
 	for h in "${hl[@]}"; do
 		combos=("|${names[$i]}")	# args|id
 		for ax in "${axes[@]}"; do
@@ -240,10 +263,13 @@ for i in "${!names[@]}"; do
 		done
 		for c in "${combos[@]}"; do
 			IFS='|' read -r a id <<<"$c"
-			cells+=("$(printf '%s_%s\t%s\t%s\t%s' "$id" "$h" "${paths[$i]}" "$h" "${a# }")")
+			hid=_$h
+			[[ $h == - ]] && hid=""
+			a="$a${popt:+ $popt}"
+			cells+=("$(printf '%s%s%s\t%s\t%s\t%s' "$id" "$pid" "$hid" "${paths[$i]}" "$h" "${a# }")")
 		done
 	done
-done
+done; done
 printf '%s\n' "${cells[@]}" >"$out/cells.tsv.tmp"
 mv "$out/cells.tsv.tmp" "$out/cells.tsv"
 echo "$run_args" >"$out/run_args"

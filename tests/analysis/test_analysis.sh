@@ -168,6 +168,22 @@ sweep)
 	SLURM_ARRAY_TASK_ID=3 bash "$tmp/sl/sweep.sbatch" 2>/dev/null
 	"$tmp/sl/merge.sh" 2>/dev/null && fail "merge of 1 of 4 cells claimed success"
 	[[ $(wc -l <"$tmp/sl/sweep.csv") -eq 2 ]] || fail "partial merge"
+	# policies: a checksum-free one runs once, not once per hash; each row is ksmsim run's
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash,crc32c \
+		--policy kernel --policy dirty-bit --policy classified:classes=4,by=mm \
+		--out "$tmp/pol" --jobs 2 2>/dev/null
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ print $c["hash"] " " $c["policy"] }' "$tmp/pol/sweep.csv" | sort >"$tmp/got"
+	printf '%s\n' "crc32c \"classified:classes=4" "crc32c kernel" "none dirty-bit" \
+		"xxhash \"classified:classes=4" "xxhash kernel" | sort >"$tmp/want"
+	diff "$tmp/want" "$tmp/got" || fail "policy cells"
+	"$ksmsim" run --quiet --trace "$tmp/a.ksmt" --policy dirty-bit --pages-to-scan 100 \
+		--sleep-millisecs 20 --summary-csv "$tmp/one.csv"
+	grep -qxF "$(sed -n 2p "$tmp/one.csv")" "$tmp/pol/sweep.csv" || fail "dirty-bit row differs"
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --policy nope \
+		--out "$tmp/pol2" 2>"$tmp/err" && fail "an unknown policy was accepted"
+	grep -q "no such policy" "$tmp/err" || fail "policy error: $(cat "$tmp/err")"
+	[[ ! -e $tmp/pol2 ]] || fail "a refused sweep made its directory"
 	;;
 reproduce-2017)
 	# a tiny scale: every run made, 2017's figures beside ours, scaled
