@@ -12,118 +12,13 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "sim/ksm_internal.h"
-
-static struct trace_record rec;	/* 4 KiB of content: not on the stack */
-
-static void apply(struct ksm *k)
-{
-	GError *error = NULL;
-	bool ok = ksm_apply(k, &rec, 0, &error);
-	if (!ok)
-		fail_msg("ksm_apply: %s", error->message);
-	memset(&rec, 0, sizeof(rec));
-}
-
-static void set(struct ksm *k, enum ksm_knob knob, uint64_t value)
-{
-	rec.verb = TRACE_SET;
-	rec.knob = knob;
-	rec.value = value;
-	apply(k);
-}
-
-static void on(enum trace_verb verb, const char *mm, uint64_t vpn, uint64_t npages)
-{
-	rec.verb = verb;
-	g_strlcpy(rec.mm, mm, sizeof(rec.mm));
-	rec.vpn = vpn;
-	rec.npages = npages;
-}
-
-/* An mm with one mergeable VMA [0, npages). */
-static void spawn_mergeable(struct ksm *k, const char *mm, uint64_t npages)
-{
-	on(TRACE_SPAWN, mm, 0, 0);
-	apply(k);
-	on(TRACE_MAP, mm, 0, npages);
-	apply(k);
-	on(TRACE_ADVISE, mm, 0, npages);
-	rec.mergeable = true;
-	apply(k);
-}
-
-/* Every page of [vpn, vpn + npages) holds the byte value (0: a zero page). */
-static void fill(struct ksm *k, const char *mm, uint64_t vpn, uint64_t npages, uint8_t value)
-{
-	on(TRACE_FILL, mm, vpn, npages);
-	rec.content.form = value ? CONTENT_BYTE : CONTENT_ZERO;
-	rec.content.value = value;
-	apply(k);
-}
-
-static struct ksm *new_ksm(void)
-{
-	struct ksm_options opt = { 0 };
-	struct ksm *k = ksm_new(&opt);
-	set(k, KNOB_SMART_SCAN, 0);	/* every visit counts; skipping has no test here */
-	return k;
-}
-
-static struct mm *mm_of(struct ksm *k, const char *name)
-{
-	struct mm *mm = g_hash_table_lookup(k->mm_by_name, name);
-	assert_non_null(mm);
-	return mm;
-}
-
-/* One visit, as ksm_do_scan makes it; NULL at the end of a pass. */
-static struct rmap_item *visit(struct ksm *k)
-{
-	struct page *page = NULL;
-	struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
-	if (rmap_item) {
-		assert_ptr_equal(page, pte_get(rmap_item->mm, rmap_item->vpn));
-		cmp_and_merge_page(k, page, rmap_item);
-	}
-	return rmap_item;
-}
-
-static void expect_visit(struct ksm *k, const char *mm, uint64_t vpn)
-{
-	struct rmap_item *rmap_item = visit(k);
-	assert_non_null(rmap_item);
-	assert_string_equal(rmap_item->mm->name, mm);
-	assert_int_equal(rmap_item->vpn, vpn);
-}
-
-static void expect_end_of_pass(struct ksm *k, uint64_t full_scans)
-{
-	assert_null(visit(k));
-	assert_int_equal(k->full_scans_total, full_scans);
-	assert_ptr_equal(k->scan.mm_slot, &k->mm_head);
-}
-
-static void pass(struct ksm *k, unsigned visits)
-{
-	uint64_t full = k->full_scans_total;
-	for (unsigned i = 0; i < visits; i++)
-		assert_non_null(visit(k));
-	expect_end_of_pass(k, full + 1);
-}
-
-static void check_invariants(struct ksm *k)
-{
-	char *msg = ksm_check(k);
-	if (msg)
-		fail_msg("invariant: %s", msg);
-}
+#include "tests/sim/harness.h"
 
 /* First visit: checksum only. Second: unstable tree, then a merge of the two. */
 static void test_merge_two_identical_pages(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm();
+	struct ksm *k = new_ksm_with(NULL);
 	spawn_mergeable(k, "a", 1);
 	spawn_mergeable(k, "b", 1);
 	fill(k, "a", 0, 1, 7);
@@ -177,7 +72,7 @@ static void test_merge_two_identical_pages(void **state)
 static void test_changed_checksum_is_volatile(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm();
+	struct ksm *k = new_ksm_with(NULL);
 	spawn_mergeable(k, "a", 1);
 	spawn_mergeable(k, "b", 1);
 	fill(k, "a", 0, 1, 7);
@@ -213,7 +108,7 @@ static void test_changed_checksum_is_volatile(void **state)
 static void test_zero_pages_merge_to_zero_page(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm();
+	struct ksm *k = new_ksm_with(NULL);
 	set(k, KNOB_USE_ZERO_PAGES, 1);
 	spawn_mergeable(k, "a", 2);
 	fill(k, "a", 0, 2, 0);
@@ -245,7 +140,7 @@ static void test_zero_pages_merge_to_zero_page(void **state)
 static void test_zero_pages_without_use_zero_pages(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm();
+	struct ksm *k = new_ksm_with(NULL);
 	spawn_mergeable(k, "a", 2);
 	fill(k, "a", 0, 2, 0);
 	pass(k, 2);
@@ -262,7 +157,7 @@ static void test_zero_pages_without_use_zero_pages(void **state)
 static void test_max_page_sharing_makes_chain(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm();
+	struct ksm *k = new_ksm_with(NULL);
 	set(k, KNOB_MAX_PAGE_SHARING, 2);
 	const char *names[] = { "a", "b", "c", "d" };
 	for (int i = 0; i < 4; i++) {
@@ -305,7 +200,7 @@ static void test_max_page_sharing_makes_chain(void **state)
 static void test_scan_order_and_wrap(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm();
+	struct ksm *k = new_ksm_with(NULL);
 	spawn_mergeable(k, "a", 4);
 	fill(k, "a", 1, 1, 1);
 	fill(k, "a", 3, 1, 2);
@@ -357,7 +252,7 @@ static void test_scan_order_and_wrap(void **state)
 static void test_unmergeable_mm_leaves_slot_list(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm();
+	struct ksm *k = new_ksm_with(NULL);
 	spawn_mergeable(k, "a", 1);
 	fill(k, "a", 0, 1, 1);
 	spawn_mergeable(k, "b", 1);

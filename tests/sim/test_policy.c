@@ -11,92 +11,15 @@
 #include <string.h>
 #include <xxhash.h>
 #include <cmocka.h>
-#include "sim/ksm_internal.h"
+#include "tests/sim/harness.h"
 
-static struct trace_record rec;	/* 4 KiB of content: not on the stack */
-
-static void apply(struct ksm *k)
+/* mms a and b, one page each, both holding byte 7. */
+static void two_equal_pages(struct ksm *k)
 {
-	GError *error = NULL;
-	if (!ksm_apply(k, &rec, 0, &error))
-		fail_msg("ksm_apply: %s", error->message);
-	memset(&rec, 0, sizeof(rec));
-}
-
-static void on(enum trace_verb verb, const char *mm, uint64_t vpn, uint64_t npages)
-{
-	rec.verb = verb;
-	g_strlcpy(rec.mm, mm, sizeof(rec.mm));
-	rec.vpn = vpn;
-	rec.npages = npages;
-}
-
-static void spawn_mergeable(struct ksm *k, const char *mm, uint64_t npages)
-{
-	on(TRACE_SPAWN, mm, 0, 0);
-	apply(k);
-	on(TRACE_MAP, mm, 0, npages);
-	apply(k);
-	on(TRACE_ADVISE, mm, 0, npages);
-	rec.mergeable = true;
-	apply(k);
-}
-
-static void write_form(struct ksm *k, const char *mm, uint64_t vpn, enum content_form form,
-		       uint64_t value, uint32_t off)
-{
-	on(TRACE_WRITE, mm, vpn, 1);
-	rec.content.form = form;
-	rec.content.value = value;
-	rec.content.off = off;
-	apply(k);
-}
-
-static struct ksm *new_ksm_policy(const char *spec)
-{
-	struct ksm_options opt = { 0 };
-	GError *error = NULL;
-	if (!ksm_policy_parse(spec, &opt.policy, &error))
-		fail_msg("%s", error->message);
-	cost_table_default(&opt.costs, HASH_DEFAULT);
-	struct ksm *k = ksm_new(&opt);
-	rec.verb = TRACE_SET;
-	rec.knob = KNOB_SMART_SCAN;
-	rec.value = 0;
-	apply(k);
-	return k;
-}
-
-static struct mm *mm_of(struct ksm *k, const char *name)
-{
-	struct mm *mm = g_hash_table_lookup(k->mm_by_name, name);
-	assert_non_null(mm);
-	return mm;
-}
-
-static struct rmap_item *visit(struct ksm *k)
-{
-	struct page *page = NULL;
-	struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
-	if (rmap_item)
-		cmp_and_merge_page(k, page, rmap_item);
-	return rmap_item;
-}
-
-static void pass(struct ksm *k, unsigned visits)
-{
-	uint64_t full = k->full_scans_total;
-	for (unsigned i = 0; i < visits; i++)
-		assert_non_null(visit(k));
-	assert_null(visit(k));
-	assert_int_equal(k->full_scans_total, full + 1);
-}
-
-static void check_invariants(struct ksm *k)
-{
-	char *msg = ksm_check(k);
-	if (msg)
-		fail_msg("invariant: %s", msg);
+	spawn_mergeable(k, "a", 1);
+	spawn_mergeable(k, "b", 1);
+	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
+	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
 }
 
 static void expect_refused(const char *spec, const char *needle)
@@ -150,11 +73,8 @@ static void test_parse(void **state)
 static void test_dirty_bit(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm_policy("dirty-bit");
-	spawn_mergeable(k, "a", 1);
-	spawn_mergeable(k, "b", 1);
-	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
-	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+	struct ksm *k = new_ksm_with("dirty-bit");
+	two_equal_pages(k);
 
 	pass(k, 2);	/* both were written: volatile, bits cleared */
 	assert_int_equal(k->pstats.dirty_flushes, 2);
@@ -188,7 +108,7 @@ static void test_dirty_bit(void **state)
 static void test_partial_hash_blind_spot(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm_policy("partial-hash:k=16,max=16");
+	struct ksm *k = new_ksm_with("partial-hash:k=16,max=16");
 	spawn_mergeable(k, "a", 1);
 	write_form(k, "a", 0, CONTENT_RAND, 1, 0);
 	pass(k, 1);
@@ -215,7 +135,7 @@ static void test_partial_hash_blind_spot(void **state)
 static void test_partial_hash_full_is_xxhash(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm_policy("partial-hash:k=1024");
+	struct ksm *k = new_ksm_with("partial-hash:k=1024");
 	spawn_mergeable(k, "a", 1);
 	write_form(k, "a", 0, CONTENT_RAND, 99, 0);
 	struct rmap_item *ri = visit(k);
@@ -232,11 +152,8 @@ static void test_partial_hash_full_is_xxhash(void **state)
 static void test_partial_hash_grows_after_miss(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm_policy("partial-hash:k=16,max=32");
-	spawn_mergeable(k, "a", 1);
-	spawn_mergeable(k, "b", 1);
-	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
-	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+	struct ksm *k = new_ksm_with("partial-hash:k=16,max=32");
+	two_equal_pages(k);
 	pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->pages_sharing, 1);
@@ -271,7 +188,7 @@ static void test_partial_hash_grows_after_miss(void **state)
 static void test_classified_by_mm(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm_policy("classified:classes=2,by=mm");
+	struct ksm *k = new_ksm_with("classified:classes=2,by=mm");
 	spawn_mergeable(k, "a", 1);
 	spawn_mergeable(k, "b", 1);
 	assert_int_not_equal(mm_of(k, "a")->class_id, mm_of(k, "b")->class_id);
@@ -286,11 +203,8 @@ static void test_classified_by_mm(void **state)
 	check_invariants(k);
 	ksm_free(k);
 
-	k = new_ksm_policy("classified:classes=2,by=key8");
-	spawn_mergeable(k, "a", 1);
-	spawn_mergeable(k, "b", 1);
-	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
-	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+	k = new_ksm_with("classified:classes=2,by=key8");
+	two_equal_pages(k);
 	pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->pages_shared, 1);
@@ -303,7 +217,7 @@ static void test_classified_by_mm(void **state)
 static void test_classified_key8_spreads(void **state)
 {
 	(void)state;
-	struct ksm *k = new_ksm_policy("classified:classes=4");
+	struct ksm *k = new_ksm_with("classified:classes=4");
 	spawn_mergeable(k, "a", 64);
 	for (uint64_t i = 0; i < 64; i++)
 		write_form(k, "a", i, CONTENT_RAND, 1000 + i, 0);
