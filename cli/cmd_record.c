@@ -9,7 +9,9 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,7 @@
 #include "util/progress.h"
 #include "util/signals.h"
 #include "workloads/record/record.h"
+#include "workloads/record/shim.h"
 
 struct record_opts {
 	const char *out, *vm_name;
@@ -29,6 +32,7 @@ struct record_opts {
 	double max_seconds;
 	bool baseline, quiet, force_progress;
 	enum record_find find;
+	char *shim;		/* pagemap-scan: the shim's absolute path, preloaded into COMMAND */
 };
 
 static double now_s(void)
@@ -49,9 +53,9 @@ static int usage(FILE *out)
 		"\n"
 		"Run COMMAND (as root) and record the page writes of its whole process tree as\n"
 		"a trace (ksmtrace version 2): every interval, the pages of anonymous private\n"
-		"writable mappings written since the last one (soft-dirty bits; where the\n"
-		"kernel lacks them, pages whose bytes changed) are read and written to the\n"
-		"trace with their exact bytes; each distinct page is stored once. New and vanished mappings become map/unmap, exited processes exit.\n"
+		"writable mappings written since the last one (see --find) are read and\n"
+		"written to the trace with their exact bytes; each distinct page is stored\n"
+		"once. New and vanished mappings become map/unmap, exited processes exit.\n"
 		"Every captured range is advised mergeable, as if COMMAND ran under\n"
 		"prctl(PR_SET_MEMORY_MERGE); the trace starts with 'set run 1'.\n"
 		"\n"
@@ -66,22 +70,40 @@ static int usage(FILE *out)
 		"      --mark-every N    a mark record every N intervals (default 10)\n"
 		"      --baseline        run COMMAND once without recording first, to report\n"
 		"                        the capture overhead on its wall time\n"
-		"      --find MODE       how written pages are found: soft-dirty (every store),\n"
-		"                        compare (read every present page each interval and\n"
-		"                        keep those whose bytes changed: misses stores of the\n"
-		"                        same bytes), auto (soft-dirty where the kernel has it)\n"
+		"      --find MODE       how written pages are found (every store is seen but by\n"
+		"                        compare):\n"
+		"                        pagemap-scan  Linux 6.7+: the shim " SHIM_NAME "\n"
+		"                          (beside ksmsim, or KSMSIM_RECORD_SHIM) is preloaded\n"
+		"                          into COMMAND's processes and leaves each one's\n"
+		"                          userfaultfd at fd %d; ranges are registered for\n"
+		"                          async write-protect and PAGEMAP_SCAN returns the\n"
+		"                          pages written since the last interval; a process\n"
+		"                          without that fd (static, or the shim did not run)\n"
+		"                          is recorded by compare: a fallback\n"
+		"                        soft-dirty    clear_refs and pagemap bit 55\n"
+		"                          (CONFIG_MEM_SOFT_DIRTY)\n"
+		"                        compare       read every present page each interval\n"
+		"                          and keep those whose bytes changed: costs the most\n"
+		"                          CPU and misses stores of the same bytes\n"
+		"                        auto          (default) the first of these that works\n"
 		"      --progress        progress on standard error (intervals, page writes,\n"
 		"                        percent of --max-seconds) even when it is not a\n"
 		"                        terminal; by default shown on a terminal\n"
 		"      --quiet           no progress\n"
 		"  -h, --help            show this help\n"
 		"\n"
+		"The report has a detector line: its name, the pages it reported\n"
+		"(written; for compare, changed), for pagemap-scan the processes it tracked\n"
+		"and those that fell back to compare, its CPU time (finding the pages, not\n"
+		"reading them or writing the trace) and the whole recorder's CPU time.\n"
+		"\n"
 		"COMMAND runs in its own process group. SIGINT/SIGTERM end the capture after\n"
 		"the current interval; the trace is closed properly and replays, and the\n"
 		"signal is passed on to COMMAND's process group (exit 130/143).\n"
 		"Exit status: 0 recorded (whatever COMMAND's status), 1 COMMAND ended before\n"
-		"anything was captured, 2 bad usage, not root, COMMAND not found, no\n"
-		"soft-dirty support, or an error writing the trace.\n");
+		"anything was captured, 2 bad usage, not root, COMMAND not found, the\n"
+		"--find MODE asked for not available, or an error writing the trace.\n",
+		SHIM_UFFD_FD);
 	return out == stdout ? 0 : EXIT_USAGE;
 }
 
@@ -101,7 +123,7 @@ static bool command_exists(const char *cmd)
  * exec'd, or -1 with errno from a failed exec (reported through a
  * close-on-exec pipe: end of file means the exec happened).
  */
-static pid_t start_command(char **argv, int *err)
+static pid_t start_command(char **argv, const char *shim, int *err)
 {
 	int pfd[2], e = 0;
 	pid_t pid;
@@ -123,6 +145,14 @@ static pid_t start_command(char **argv, int *err)
 		signal(SIGTERM, SIG_DFL);
 		setpgid(0, 0);
 		close(pfd[0]);
+		if (shim) {
+			/* ours first; the environment carries it to the whole tree */
+			const char *old = getenv("LD_PRELOAD");
+			char *pre = old && *old ? g_strdup_printf("%s:%s", shim, old) : g_strdup(shim);
+
+			setenv("LD_PRELOAD", pre, 1);
+			setenv(SHIM_ENV, "1", 1);
+		}
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
@@ -147,7 +177,7 @@ static double run_baseline(char **argv)
 {
 	int err = 0, status;
 	double t0 = now_s();
-	pid_t pid = start_command(argv, &err);
+	pid_t pid = start_command(argv, NULL, &err);
 
 	if (pid < 0)
 		return -1;
@@ -237,12 +267,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'F':
 			if (strcmp(optarg, "auto") == 0)
 				o->find = RECORD_FIND_AUTO;
+			else if (strcmp(optarg, "pagemap-scan") == 0)
+				o->find = RECORD_FIND_PAGEMAP_SCAN;
 			else if (strcmp(optarg, "soft-dirty") == 0)
 				o->find = RECORD_FIND_SOFT_DIRTY;
 			else if (strcmp(optarg, "compare") == 0)
 				o->find = RECORD_FIND_COMPARE;
 			else
-				return bad_value("--find", optarg, "auto, soft-dirty or compare");
+				return bad_value("--find", optarg,
+						 "auto, pagemap-scan, soft-dirty or compare");
 			break;
 		case 'h':
 			return usage(stdout);
@@ -251,6 +284,75 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			return EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+/*
+ * The shim: KSMSIM_RECORD_SHIM, else beside this executable (installed), else
+ * in the build tree (cli/ksmsim next to workloads/record/). An absolute
+ * path, or NULL.
+ */
+static char *find_shim(void)
+{
+	const char *env = getenv("KSMSIM_RECORD_SHIM");
+	char *exe = g_file_read_link("/proc/self/exe", NULL), *dir, *found = NULL;
+	char *cand[3] = { NULL, NULL, NULL };
+
+	if (env && *env) {
+		cand[0] = g_strdup(env);
+	} else if (exe) {
+		dir = g_path_get_dirname(exe);
+		cand[0] = g_build_filename(dir, SHIM_NAME, NULL);
+		cand[1] = g_build_filename(dir, "..", "workloads", "record", SHIM_NAME, NULL);
+		g_free(dir);
+	}
+	for (int i = 0; i < 3 && cand[i] && !found; i++) {
+		char *real = realpath(cand[i], NULL);
+
+		/* LD_PRELOAD splits on blanks and colons */
+		if (real && access(real, R_OK) == 0 && !strpbrk(real, " \t:"))
+			found = g_strdup(real);
+		free(real);
+	}
+	for (int i = 0; i < 3; i++)
+		g_free(cand[i]);
+	g_free(exe);
+	return found;
+}
+
+/* Resolves --find: the mode asked for, or auto's pick; -1 to go on, else the exit status. */
+static int choose_find(struct record_opts *o)
+{
+	const char *why = NULL;
+
+	if (o->find == RECORD_FIND_AUTO || o->find == RECORD_FIND_PAGEMAP_SCAN) {
+		o->shim = find_shim();
+		if (record_pagemap_scan_works(o->shim, &why)) {
+			o->find = RECORD_FIND_PAGEMAP_SCAN;
+			return -1;
+		}
+		g_clear_pointer(&o->shim, g_free);
+		if (o->find == RECORD_FIND_PAGEMAP_SCAN) {
+			fprintf(stderr, "ksmsim record: --find pagemap-scan is not available here: %s\n",
+				why);
+			return EXIT_USAGE;
+		}
+	}
+	if (o->find == RECORD_FIND_COMPARE)
+		return -1;
+	if (record_soft_dirty_works()) {
+		o->find = RECORD_FIND_SOFT_DIRTY;
+		return -1;
+	}
+	if (o->find == RECORD_FIND_SOFT_DIRTY) {
+		fprintf(stderr, "ksmsim record: soft-dirty page tracking is not available here "
+			"(needs CONFIG_MEM_SOFT_DIRTY: /proc/PID/clear_refs '4', pagemap bit 55)\n");
+		return EXIT_USAGE;
+	}
+	fprintf(stderr, "ksmsim record: no PAGEMAP_SCAN write tracking (%s) and no soft-dirty "
+		"tracking (CONFIG_MEM_SOFT_DIRTY) here; finding written pages by comparing their "
+		"bytes (--find compare)\n", why);
+	o->find = RECORD_FIND_COMPARE;
 	return -1;
 }
 
@@ -278,19 +380,20 @@ static int check_setup(char **cmd, int ncmd, struct record_opts *o)
 		fprintf(stderr, "ksmsim record: %s: command not found\n", cmd[0]);
 		return EXIT_USAGE;
 	}
-	if (o->find != RECORD_FIND_COMPARE && !record_soft_dirty_works()) {
-		if (o->find == RECORD_FIND_SOFT_DIRTY) {
-			fprintf(stderr, "ksmsim record: soft-dirty page tracking is not available here "
-				"(needs CONFIG_MEM_SOFT_DIRTY: /proc/PID/clear_refs '4', pagemap bit 55)\n");
-			return EXIT_USAGE;
-		}
-		fprintf(stderr, "ksmsim record: no soft-dirty tracking here (CONFIG_MEM_SOFT_DIRTY); "
-			"finding written pages by comparing their bytes (--find compare)\n");
-		o->find = RECORD_FIND_COMPARE;
-	} else if (o->find == RECORD_FIND_AUTO) {
-		o->find = RECORD_FIND_SOFT_DIRTY;
+	return choose_find(o);
+}
+
+static const char *find_text(enum record_find mode)
+{
+	switch (mode) {
+	case RECORD_FIND_PAGEMAP_SCAN:
+		return "PAGEMAP_SCAN over userfaultfd async write-protect (a process without "
+		       "the shim's fd: comparing bytes)";
+	case RECORD_FIND_SOFT_DIRTY:
+		return "soft-dirty bits";
+	default:
+		return "comparing bytes";
 	}
-	return -1;
 }
 
 /* The trace's opening comment: how it was recorded. */
@@ -301,9 +404,11 @@ static void comment_setup(trace_writer *w, char **cmd, int ncmd, const struct re
 	for (int i = 0; i < ncmd; i++)
 		g_string_append_printf(cmdline, " %s", cmd[i]);
 	g_string_append_printf(cmdline, "\ninterval %" G_GUINT64_FORMAT " ms; written pages "
-			       "found by %s; %s", o->interval_ms, o->find == RECORD_FIND_SOFT_DIRTY ?
-			       "soft-dirty bits" : "comparing bytes", o->vm_name ?
+			       "found by %s; %s", o->interval_ms, find_text(o->find), o->vm_name ?
 			       "all processes in one mm (--as-vm)" : "one mm per process (COMM.PID)");
+	/* for tools: blank-separated key=value words, like gen's line */
+	g_string_append_printf(cmdline, "\nksmsim record: detector=%s interval_ms=%" G_GUINT64_FORMAT,
+			       record_find_name(o->find), o->interval_ms);
 	trace_writer_comment(w, cmdline->str, NULL);
 	g_string_free(cmdline, TRUE);
 }
@@ -347,6 +452,24 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 	progress_free(progress);
 }
 
+/* The detector's line: what found the pages, how many, at what CPU cost. */
+static void report_detector(const struct record_stats *rs, const struct record_opts *o)
+{
+	struct rusage ru;
+	double cpu = 0;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		      ru.ru_stime.tv_usec / 1e6;
+	fprintf(stderr, "ksmsim record: detector %s: %" G_GUINT64_FORMAT " pages reported %s",
+		record_find_name(o->find), rs->detected,
+		o->find == RECORD_FIND_COMPARE ? "changed" : "written");
+	if (o->find == RECORD_FIND_PAGEMAP_SCAN)
+		fprintf(stderr, ", %" G_GUINT64_FORMAT " processes tracked, %" G_GUINT64_FORMAT
+			" fallbacks to compare", rs->uffd_procs, rs->fallbacks);
+	fprintf(stderr, ", detector CPU %.3f s, recorder CPU %.3f s\n", rs->detector_cpu_s, cpu);
+}
+
 static void report(const struct recorder *rc, const char *cmd, const struct record_opts *o,
 		   uint64_t blobs, double wall, double baseline)
 {
@@ -375,6 +498,7 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 	if (rs->huge_skipped)
 		fprintf(stderr, "ksmsim record: left out mappings over 64 GiB (reservations, "
 			"sanitizer shadows) %" G_GUINT64_FORMAT " times\n", rs->huge_skipped);
+	report_detector(rs, o);
 	fprintf(stderr, "ksmsim record: capture took %.2f s of %.2f s wall (%.1f%%)", rs->capture_s,
 		wall, wall > 0 ? 100 * rs->capture_s / wall : 0);
 	if (baseline > 0)
@@ -385,9 +509,9 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 	g_free(size);
 }
 
-int cmd_record(int argc, char **argv)
+/* The recording, once the options are in o; the exit status. */
+static int record_run(int argc, char **argv, struct record_opts o)
 {
-	struct record_opts o = { .interval_ms = 100, .mark_every = 10, .find = RECORD_FIND_AUTO };
 	double baseline = -1, t_start, wall;
 	struct recorder *rc;
 	trace_writer *w;
@@ -396,14 +520,6 @@ int cmd_record(int argc, char **argv)
 	int err = 0, ret;
 	pid_t root;
 
-	ret = parse_opts(argc, argv, &o);
-	if (ret >= 0)
-		return ret;
-	argc -= optind;
-	argv += optind;
-	ret = check_setup(argv, argc, &o);
-	if (ret >= 0)
-		return ret;
 	if (o.baseline) {
 		fprintf(stderr, "ksmsim record: baseline run of %s without recording...\n", argv[0]);
 		baseline = run_baseline(argv);
@@ -419,7 +535,7 @@ int cmd_record(int argc, char **argv)
 	signals_install(SIGNALS_DEFER);
 	t_start = now_s();
 	rc = recorder_new(w, o.find, o.vm_name);
-	root = start_command(argv, &err);
+	root = start_command(argv, o.shim, &err);
 	if (root < 0) {
 		fprintf(stderr, "ksmsim record: %s: cannot execute: %s\n", argv[0], g_strerror(err));
 		trace_writer_abort(w);
@@ -457,4 +573,21 @@ int cmd_record(int argc, char **argv)
 	}
 	recorder_free(rc);
 	return signals_exit_status(ret);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .interval_ms = 100, .mark_every = 10, .find = RECORD_FIND_AUTO };
+	int ret;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	argc -= optind;
+	argv += optind;
+	ret = check_setup(argv, argc, &o);
+	if (ret < 0)
+		ret = record_run(argc, argv, o);
+	g_free(o.shim);
+	return ret;
 }

@@ -8,9 +8,27 @@
   check_record.py sigint  KSMSIM PATTERN   SIGINT mid-capture: the trace replays
   check_record.py progress KSMSIM PATTERN  progress lines: --progress, --quiet, none
 
+The detectors, with WRITER (writer.c: known stores in steps, pauses far
+longer than the interval between them, so each step has captures of its own):
+
+  check_record.py pagemap-scan KSMSIM PATTERN WRITER  the trace's written pages are
+                                           exactly the writer's stores, same-byte ones too
+  check_record.py agree KSMSIM PATTERN WRITER   the same writer under compare and
+                                           pagemap-scan: the same changed pages, step by step
+  check_record.py fallback KSMSIM PATTERN WRITER  a process without the shim
+                                           (env -u LD_PRELOAD) is recorded by compare
+  check_record.py orphan KSMSIM PATTERN WRITER  the recorder is killed (SIGKILL): the
+                                           write-protected writer runs on unharmed
+  check_record.py measure KSMSIM PATTERN WRITER [NPAGES STEPS PAUSE_MS INTERVAL_MS]
+                                           not a test: CPU time and pages of both
+                                           detectors on one workload (workloads/real/README.md)
+
 Exit 77 (skip) when not root, or when record refuses to run for want of
-soft-dirty tracking (its auto mode compares page bytes instead).
+soft-dirty tracking (its auto mode compares page bytes instead); the
+detector tests also when --find pagemap-scan is not available (no
+PAGEMAP_SCAN, userfaultfd or shim).
 """
+import re
 import os
 import shutil
 import signal
@@ -277,14 +295,275 @@ def test_progress(ksmsim, pattern, tmp):
     print("ok: progress shown with --progress only, ending at 100%")
 
 
+# -- the detectors, on writer.c ------------------------------------------------
+
+W_PAGES, W_STEPS, W_PAUSE_MS, W_INTERVAL_MS = 64, 6, 300, 20
+
+
+def writer_page(role, i, v):
+    """writer.c's page i, version v, of role (0 parent, 1 child)."""
+    c = i * 31 + v * 7 + role * 101
+    b = bytearray(bytes((j * (2 * v + 1) + c) & 0xff for j in range(256)) * (PAGE // 256))
+    b[0:7] = b"KSMWRT\0"[:7]
+    b[7] = role
+    b[8:12] = i.to_bytes(4, "little")
+    b[12:16] = v.to_bytes(4, "little")
+    return bytes(b)
+
+
+def writer_steps(npages, steps):
+    """Per step, per role: the pages whose bytes change {(role, i, v)} and the
+    same-byte stores {(role, i, v held)}, as writer.c makes them."""
+    out = []
+    last = {}
+    for s in range(steps):
+        changed, same = set(), set()
+        for role, n in ((0, npages), (1, npages // 4)):
+            for i in range(n):
+                if s == 0 or (i * 7 + s * 13) % 16 == 0:
+                    changed.add((role, i, s))
+                    last[(role, i)] = s
+                elif (i * 5 + s * 3) % 16 == 1:
+                    same.add((role, i, last[(role, i)]))
+        out.append((changed, same))
+    return out
+
+
+def need_pagemap_scan(ksmsim, tmp):
+    if os.geteuid() != 0:
+        print("not root: skipped")
+        sys.exit(SKIP)
+    r = record(ksmsim, os.path.join(tmp, "probe.ksmb"), ["true"], ["--find", "pagemap-scan"])
+    if r.returncode == 2 and "not available" in r.stderr:
+        print("--find pagemap-scan not available: skipped: " + r.stderr.strip())
+        sys.exit(SKIP)
+
+
+def detector_line(stderr):
+    """The numbers of record's detector line."""
+    m = re.search(r"detector (\S+): (\d+) pages reported \w+(?:, (\d+) processes tracked, "
+                  r"(\d+) fallbacks to compare)?, detector CPU ([\d.]+) s, recorder CPU ([\d.]+) s",
+                  stderr)
+    if not m:
+        fail("no detector line in:\n" + stderr)
+    return {"detector": m.group(1), "reported": int(m.group(2)),
+            "tracked": int(m.group(3) or 0), "fallbacks": int(m.group(4) or 0),
+            "detector_cpu": float(m.group(5)), "recorder_cpu": float(m.group(6))}
+
+
+def record_writer(ksmsim, writer, out, find, npages=W_PAGES, steps=W_STEPS, pause=W_PAUSE_MS,
+                  interval=W_INTERVAL_MS, prefix=(), zero0=False):
+    r = subprocess.run([ksmsim, "record", "--interval-ms", str(interval), "--find", find,
+                        "-o", out, "--", *prefix, writer, *(["-z"] if zero0 else []),
+                        str(npages), str(steps), str(pause)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        fail("record --find %s exited %d" % (find, r.returncode))
+    if "exited with status 0" not in r.stderr:
+        fail("the writer failed under record --find %s (its pages were disturbed?)" % find)
+    return detector_line(r.stderr)
+
+
+def writer_epochs(ksmsim, out, npages, steps, pause, zero0=False, verify=True):
+    """The writer's page writes in the trace at out, (role, i, v) in trace order,
+    grouped into epochs: runs of captures separated by more than half a pause.
+    A write is the writer's when its page has writer.c's header, or (zero0)
+    is zero and in a writer's buffer, placed by the header pages of its mm
+    (vpns are dense, in order of appearance). verify: every header page has
+    exactly writer.c's bytes."""
+    if out.endswith(".ksmt"):   # the binary form keeps no comments, nor does trace cat
+        with open(out) as f:
+            head = [f.readline() for _ in range(5)]
+        if not any(line.startswith("# ksmsim record: detector=") for line in head):
+            fail("%s: no '# ksmsim record: detector=' line in its header comment" % out)
+    cat = subprocess.Popen([ksmsim, "trace", "cat", out], stdout=subprocess.PIPE, text=True)
+    blobs, writes = {}, []      # id -> hex; (t, mm, vpn, content)
+    for line in cat.stdout:
+        f = line.split("#", 1)[0].split()
+        if len(f) == 3 and f[0] == "blob":
+            blobs[f[1]] = f[2]
+        elif len(f) >= 5 and f[1] == "write":
+            writes.append((int(f[0]), f[2], int(f[3], 16), f[4]))
+    if cat.wait() != 0:
+        fail("trace cat %s failed" % out)
+    mms, base, recs = {}, {}, []    # role -> mm; mm -> vpn of page 0
+    for t, mm, vpn, c in writes:
+        h = bytes.fromhex(blobs[c[5:]][:32]) if c.startswith("blob:") else b""
+        if h[:6] != b"KSMWRT":
+            recs.append((t, mm, vpn, c == "zero"))
+            continue
+        role, i, v = h[7], int.from_bytes(h[8:12], "little"), int.from_bytes(h[12:16], "little")
+        if verify and blobs[c[5:]] != writer_page(role, i, v).hex():
+            fail("%s: %s vpn 0x%x: bytes differ from writer page %d version %d" % (out, mm, vpn, i, v))
+        if mms.setdefault(role, mm) != mm:
+            fail("%s: role %d in two mms" % (out, role))
+        if base.setdefault(mm, vpn - i) != vpn - i:
+            fail("%s: %s: the writer's buffer is not contiguous in vpns" % (out, mm))
+        recs.append((t, mm, vpn, (role, i, v)))
+    roles = {mm: role for role, mm in mms.items()}
+    epochs, t_last = [], None
+    for t, mm, vpn, w in recs:
+        if not isinstance(w, tuple):
+            # zero0: version 0 is zeros; anything else is the runtime's
+            n = npages if roles.get(mm) == 0 else npages // 4
+            if not (zero0 and w and mm in base and 0 <= vpn - base[mm] < n):
+                continue
+            w = (roles[mm], vpn - base[mm], 0)
+        if t_last is None or t - t_last > pause * 1000 // 2:
+            epochs.append([])
+        t_last = t
+        epochs[-1].append(w)
+    if len(epochs) != steps:
+        fail("%s: %d epochs of writes, the writer made %d steps" % (out, len(epochs), steps))
+    if len(mms) != 2:
+        fail("%s: writes of %d processes, expected parent and child" % (out, len(mms)))
+    return epochs
+
+
+def changes(epochs):
+    """Per epoch, the writes that change a page's bytes: a version other than
+    the one the trace had for that page before."""
+    held, out = {}, []
+    for ep in epochs:
+        ch = set()
+        for role, i, v in ep:
+            if held.get((role, i)) != v:
+                ch.add((role, i, v))
+            held[(role, i)] = v
+        out.append(ch)
+    return out
+
+
+def check_pagemap_scan_epochs(epochs, expect):
+    for s, (ep, (changed, same)) in enumerate(zip(epochs, expect)):
+        got = set(ep)
+        if got != changed | same:
+            fail("pagemap-scan step %d: missing %s, extra %s" % (
+                s, sorted((changed | same) - got)[:8], sorted(got - (changed | same))[:8]))
+        # after the first step (compare stands in while the shim starts) each store once
+        if s > 0 and len(ep) != len(got):
+            fail("pagemap-scan step %d: a page reported twice" % s)
+
+
+def test_pagemap_scan(ksmsim, pattern, tmp, writer):
+    need_pagemap_scan(ksmsim, tmp)
+    out = os.path.join(tmp, "w.ksmt")
+    st = record_writer(ksmsim, writer, out, "pagemap-scan")
+    if st["detector"] != "pagemap-scan" or st["tracked"] != 2 or st["fallbacks"] != 0:
+        fail("expected 2 processes tracked by pagemap-scan, none by compare: %s" % st)
+    epochs = writer_epochs(ksmsim, out, W_PAGES, W_STEPS, W_PAUSE_MS)
+    expect = writer_steps(W_PAGES, W_STEPS)
+    check_pagemap_scan_epochs(epochs, expect)
+    same = sum(len(s) for _, s in expect)
+    print("ok: %d steps, every store in the trace, %d of them same-byte stores" % (W_STEPS, same))
+
+
+def test_agree(ksmsim, pattern, tmp, writer):
+    need_pagemap_scan(ksmsim, tmp)
+    expect = writer_steps(W_PAGES, W_STEPS)
+    got = {}
+    for find in ("compare", "pagemap-scan"):
+        out = os.path.join(tmp, find + ".ksmt")
+        st = record_writer(ksmsim, writer, out, find)
+        if st["detector"] != find:
+            fail("--find %s ran detector %s" % (find, st["detector"]))
+        got[find] = writer_epochs(ksmsim, out, W_PAGES, W_STEPS, W_PAUSE_MS)
+    check_pagemap_scan_epochs(got["pagemap-scan"], expect)
+    cmp_ch, pms_ch = changes(got["compare"]), changes(got["pagemap-scan"])
+    for s, (changed, _) in enumerate(expect):
+        if set(got["compare"][s]) != changed:
+            fail("compare step %d: not the writer's changed pages" % s)
+        if cmp_ch[s] != pms_ch[s]:
+            fail("step %d: compare and pagemap-scan disagree on changed pages: %s vs %s" % (
+                s, sorted(cmp_ch[s] ^ pms_ch[s])[:8], ""))
+    extra = sum(len(e) for e in got["pagemap-scan"]) - sum(len(e) for e in got["compare"])
+    print("ok: %d steps, the same changed pages; pagemap-scan has %d more writes "
+          "(same-byte stores)" % (W_STEPS, extra))
+
+
+def test_fallback(ksmsim, pattern, tmp, writer):
+    need_pagemap_scan(ksmsim, tmp)
+    env = shutil.which("env")
+    if not env:
+        print("no env: skipped")
+        sys.exit(SKIP)
+    out = os.path.join(tmp, "f.ksmt")
+    st = record_writer(ksmsim, writer, out, "pagemap-scan", prefix=[env, "-u", "LD_PRELOAD"])
+    # the writer and its child have no shim: compare records them
+    if st["fallbacks"] < 2:
+        fail("expected the writer and its child to fall back to compare: %s" % st)
+    epochs = writer_epochs(ksmsim, out, W_PAGES, W_STEPS, W_PAUSE_MS)
+    for s, (changed, _) in enumerate(writer_steps(W_PAGES, W_STEPS)):
+        if set(epochs[s]) != changed:
+            fail("fallback step %d: not the writer's changed pages" % s)
+    print("ok: %d fallbacks, recorded by compare" % st["fallbacks"])
+
+
+def test_orphan(ksmsim, pattern, tmp, writer):
+    need_pagemap_scan(ksmsim, tmp)
+    res = os.path.join(tmp, "result")
+    p = subprocess.Popen([ksmsim, "record", "--interval-ms", "20", "--find", "pagemap-scan",
+                          "-o", os.path.join(tmp, "o.ksmt"), "--", writer, str(W_PAGES), "8", "250", res],
+                         stderr=subprocess.DEVNULL)
+    time.sleep(0.8)     # a few steps protected and scanned
+    p.kill()
+    p.wait()
+    for _ in range(100):
+        if os.path.exists(res) and open(res).read().strip():
+            break
+        time.sleep(0.1)
+    else:
+        fail("the writer did not finish after its recorder was killed")
+    if open(res).read().strip() != "ok":
+        fail("the writer's pages were disturbed after its recorder was killed")
+    print("ok: the writer ran on and its pages are intact")
+
+
+def test_measure(ksmsim, pattern, tmp, writer):
+    """Both detectors on one bigger writer run each, same interval: the figures."""
+    need_pagemap_scan(ksmsim, tmp)
+    a = [int(x) for x in sys.argv[5:9]] or [65536, 6, 1000, 100]
+    npages, steps, pause, interval = a
+    expect = writer_steps(npages, steps)
+    rows, got = [], {}
+    for find in ("compare", "pagemap-scan"):
+        out = os.path.join(tmp, find + ".ksmb")
+        st = record_writer(ksmsim, writer, out, find, npages, steps, pause, interval, zero0=True)
+        got[find] = writer_epochs(ksmsim, out, npages, steps, pause, zero0=True, verify=False)
+        rows.append((find, st))
+    check_pagemap_scan_epochs(got["pagemap-scan"], expect)
+    agree = changes(got["compare"]) == changes(got["pagemap-scan"]) and \
+        [set(e) for e in got["compare"]] == [c for c, _ in expect]
+    stores = sum(len(c) + len(s) for c, s in expect)
+    changed = sum(len(c) for c, _ in expect)
+    print("writer -z: %d + %d pages, %d steps %d ms apart, interval %d ms: %d stores, "
+          "%d of them change bytes" % (npages, npages // 4, steps, pause, interval, stores, changed))
+    print("| detector | pages reported | writer pages in trace | detector CPU s | recorder CPU s |")
+    print("|---|---|---|---|---|")
+    for find, st in rows:
+        print("| %s | %d | %d | %.3f | %.3f |" % (find, st["reported"],
+              sum(len(e) for e in got[find]), st["detector_cpu"], st["recorder_cpu"]))
+    print("changed pages agree, step by step: %s" % ("yes" if agree else "NO"))
+    if not agree:
+        sys.exit(1)
+
+
 def main():
     mode, ksmsim, pattern = sys.argv[1:4]
+    writer = sys.argv[4] if len(sys.argv) > 4 else None
     if mode == "check":     # check an existing trace: check_record.py check KSMSIM TRACE
         check_pattern_trace(ksmsim, pattern)
         return
     with tempfile.TemporaryDirectory(prefix="ksmsim-record-") as tmp:
-        {"pattern": test_pattern, "errors": test_errors, "sigint": test_sigint,
-         "progress": test_progress}[mode](ksmsim, pattern, tmp)
+        tests = {"pattern": test_pattern, "errors": test_errors, "sigint": test_sigint,
+                 "progress": test_progress}
+        detectors = {"pagemap-scan": test_pagemap_scan, "agree": test_agree,
+                     "fallback": test_fallback, "orphan": test_orphan, "measure": test_measure}
+        if mode in tests:
+            tests[mode](ksmsim, pattern, tmp)
+        else:
+            detectors[mode](ksmsim, pattern, tmp, writer)
 
 
 if __name__ == "__main__":

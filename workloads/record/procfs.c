@@ -141,7 +141,7 @@ GArray *procfs_anon_ranges(pid_t pid, uint64_t *huge_skipped)
 		if (out->len && g_array_index(out, struct region, out->len - 1).u1 == s) {
 			g_array_index(out, struct region, out->len - 1).u1 = e;
 		} else {
-			struct region r = { s, e, 0 };
+			struct region r = { s, e, 0, false };
 
 			g_array_append_val(out, r);
 		}

@@ -3,13 +3,18 @@
 #ifndef KSMSIM_WORKLOADS_RECORD_PROCFS_H
 #define KSMSIM_WORKLOADS_RECORD_PROCFS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <glib.h>
 
-/* User pages [u0, u1) appear in the trace at vpn, vpn + 1, ... */
+/*
+ * User pages [u0, u1) appear in the trace at vpn, vpn + 1, ...; armed: the
+ * pagemap-scan detector has registered them for write-protect.
+ */
 struct region {
 	uint64_t u0, u1, vpn;
+	bool armed;
 };
 
 struct pinfo {

@@ -3,6 +3,7 @@
  * The recorder: the processes of the tree, their address spaces and
  * regions, and one capture interval over them (record.h).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include "traces/trace.h"
@@ -18,8 +20,12 @@
 #include "workloads/record/pagemap.h"
 #include "workloads/record/procfs.h"
 #include "workloads/record/record.h"
+#include "workloads/record/shim.h"
+#include "workloads/record/uffd.h"
 
 #define FIRST_VPN 0x100		/* clear of vpn 0, for readability */
+/* how long a new process may take to run the shim's constructor */
+#define SHIM_WAIT_US 500000
 
 /* A trace address space: one per process, or one for all with --as-vm. */
 struct vspace {
@@ -34,6 +40,10 @@ struct proc {
 	struct vspace *vs;
 	GArray *regions;		/* struct region, sorted by u0 */
 	GHashTable *hashes;		/* compare mode: user page -> hash of last bytes, | 1 */
+	/* pagemap-scan */
+	int uffd;			/* our copy of its userfaultfd, or -1 */
+	bool fallback;			/* no fd: compare for good */
+	uint64_t first_us;		/* first seen: how long to wait for the fd */
 	bool seen;
 	bool gone;			/* exited while we read it */
 	bool own_vs;			/* vs is this process's own mm */
@@ -48,6 +58,9 @@ struct recorder {
 	bool root_reaped;
 	int root_status;
 	uint8_t *buf;			/* PAGEMAP_RUN_PAGES pages */
+	/* CPU time of this process's capture that is not the detector's */
+	double emit_cpu;		/* compare: writing the changed pages out */
+	double found_cpu;		/* the others: reading and writing out the found pages */
 	char full[TRACE_NAME_MAX + 1];	/* the vspace out of vpns: capture stopped */
 	struct record_stats stats;
 };
@@ -55,6 +68,49 @@ struct recorder {
 static double now_s(void)
 {
 	return g_get_monotonic_time() / 1e6;
+}
+
+/* This thread's CPU time, user and system: what the detector costs. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *record_find_name(enum record_find mode)
+{
+	switch (mode) {
+	case RECORD_FIND_PAGEMAP_SCAN:
+		return "pagemap-scan";
+	case RECORD_FIND_SOFT_DIRTY:
+		return "soft-dirty";
+	case RECORD_FIND_COMPARE:
+		return "compare";
+	default:
+		return "auto";
+	}
+}
+
+bool record_pagemap_scan_works(const char *shim, const char **why)
+{
+	void *h;
+
+	if (!uffd_works(why))
+		return false;
+	if (!shim) {
+		*why = "no shim " SHIM_NAME " (beside ksmsim, or at KSMSIM_RECORD_SHIM)";
+		return false;
+	}
+	/* inert here: it acts only with SHIM_ENV set, which we do not have */
+	h = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		*why = "the shim does not load";
+		return false;
+	}
+	dlclose(h);
+	return true;
 }
 
 /* "COMM.PID" with only [A-Za-z0-9_.-], at most 64 characters. */
@@ -92,23 +148,29 @@ static gint region_cmp(gconstpointer a, gconstpointer b)
 	return x->u0 < y->u0 ? -1 : x->u0 > y->u0;
 }
 
-/* Compare mode: the pages [u0, u1) are gone, so are their hashes. */
-static void forget(struct proc *p, uint64_t u0, uint64_t u1)
+/* The user pages [u0, u1) leave t (keyed by user page). */
+static void forget_in(GHashTable *t, uint64_t u0, uint64_t u1)
 {
-	if (!p->hashes)
+	if (!t)
 		return;
-	if (u1 - u0 < g_hash_table_size(p->hashes)) {
+	if (u1 - u0 < g_hash_table_size(t)) {
 		for (uint64_t u = u0; u < u1; u++)
-			g_hash_table_remove(p->hashes, GSIZE_TO_POINTER(u));
+			g_hash_table_remove(t, GSIZE_TO_POINTER(u));
 	} else {
 		GHashTableIter it;
 		gpointer k;
 
-		g_hash_table_iter_init(&it, p->hashes);
+		g_hash_table_iter_init(&it, t);
 		while (g_hash_table_iter_next(&it, &k, NULL))
 			if (GPOINTER_TO_SIZE(k) >= u0 && GPOINTER_TO_SIZE(k) < u1)
 				g_hash_table_iter_remove(&it);
 	}
+}
+
+/* Compare mode: the pages [u0, u1) are gone, so are their hashes. */
+static void forget(struct proc *p, uint64_t u0, uint64_t u1)
+{
+	forget_in(p->hashes, u0, u1);
 }
 
 /* The user pages [u0, u1) of region r are unmapped. */
@@ -138,7 +200,8 @@ static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 				continue;
 			if (a > cur)
 				unmap_part(rc, p, r, cur, a);
-			g_array_append_val(keep, ((struct region){ a, b, r->vpn + (a - r->u0) }));
+			g_array_append_val(keep, ((struct region){ a, b, r->vpn + (a - r->u0),
+								   r->armed }));
 			cur = b;
 		}
 		if (cur < r->u1)
@@ -164,7 +227,7 @@ static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 
 				if (rc->full[0])
 					break;
-				g_array_append_val(fresh, ((struct region){ cur, a, vpn }));
+				g_array_append_val(fresh, ((struct region){ cur, a, vpn, false }));
 				emit_range(&rc->out, TRACE_MAP, p->vs->name, vpn, a - cur, false);
 				emit_range(&rc->out, TRACE_ADVISE, p->vs->name, vpn, a - cur, true);
 				rc->stats.maps++;
@@ -183,6 +246,8 @@ static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 /*
  * Reads n pages at user page u and records them; a failed read skips pages.
  * process_vm_readv rather than /proc/PID/mem: it copies a run in one go.
+ * In compare mode (hashes) only the pages whose bytes changed are recorded,
+ * and counted as detected; so in the interval pagemap-scan takes over.
  */
 static void capture_run(struct recorder *rc, struct proc *p, const struct region *r,
 			uint64_t u, uint64_t n)
@@ -190,6 +255,8 @@ static void capture_run(struct recorder *rc, struct proc *p, const struct region
 	struct iovec local = { rc->buf, n * TRACE_PAGE_SIZE };
 	struct iovec remote = { (void *)(uintptr_t)(u * TRACE_PAGE_SIZE), n * TRACE_PAGE_SIZE };
 	ssize_t got = process_vm_readv(p->pid, &local, 1, &remote, 1, 0);
+	bool keep[PAGEMAP_RUN_PAGES];
+	double t0;
 
 	if (got < 0 && errno == ESRCH) {
 		/* it exited meanwhile: the rest of it is gone too */
@@ -209,17 +276,41 @@ static void capture_run(struct recorder *rc, struct proc *p, const struct region
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		const uint8_t *page = rc->buf + i * TRACE_PAGE_SIZE;
+		uint64_t h;
+		gpointer key;
 
-		if (p->hashes) {
-			uint64_t h = XXH3_64bits(page, TRACE_PAGE_SIZE) | 1;
-			gpointer key = GSIZE_TO_POINTER(u + i);
-
-			if (GPOINTER_TO_SIZE(g_hash_table_lookup(p->hashes, key)) == h)
-				continue;
-			g_hash_table_insert(p->hashes, key, GSIZE_TO_POINTER(h));
+		keep[i] = true;
+		if (!p->hashes)
+			continue;
+		h = XXH3_64bits(page, TRACE_PAGE_SIZE) | 1;
+		key = GSIZE_TO_POINTER(u + i);
+		if (GPOINTER_TO_SIZE(g_hash_table_lookup(p->hashes, key)) == h) {
+			keep[i] = false;
+			continue;
 		}
-		emit_page(&rc->out, p->vs->name, r->vpn + (u + i - r->u0), page);
+		g_hash_table_insert(p->hashes, key, GSIZE_TO_POINTER(h));
+		/* (taking over from compare, pagemap-scan has counted them) */
+		if (p->uffd < 0)
+			rc->stats.detected++;
 	}
+	/* writing the trace is not the detector's cost */
+	t0 = cpu_s();
+	for (uint64_t i = 0; i < n; i++)
+		if (keep[i])
+			emit_page(&rc->out, p->vs->name, r->vpn + (u + i - r->u0),
+				  rc->buf + i * TRACE_PAGE_SIZE);
+	rc->emit_cpu += cpu_s() - t0;
+}
+
+/* capture_run of pages the detector found: reading them is capture, not detection. */
+static void capture_found(struct recorder *rc, struct proc *p, const struct region *r,
+			  uint64_t u, uint64_t n)
+{
+	double t0 = cpu_s(), e0 = rc->emit_cpu;
+
+	capture_run(rc, p, r, u, n);
+	rc->emit_cpu = e0;
+	rc->found_cpu += cpu_s() - t0;
 }
 
 static int open_proc_file(pid_t pid, const char *file, int flags)
@@ -236,7 +327,7 @@ static int open_proc_file(pid_t pid, const char *file, int flags)
  * a page written after its bytes were read is soft-dirty again next time.
  * False when the process is gone.
  */
-static bool capture_proc(struct recorder *rc, struct proc *p)
+static bool capture_proc_pagemap(struct recorder *rc, struct proc *p)
 {
 	bool soft_dirty = rc->mode == RECORD_FIND_SOFT_DIRTY;
 	GArray *now = procfs_anon_ranges(p->pid, &rc->stats.huge_skipped);
@@ -264,7 +355,14 @@ static bool capture_proc(struct recorder *rc, struct proc *p)
 	for (guint i = 0; i < runs->len && !rc->out.error && !p->gone; i++) {
 		struct dirty_run *d = &g_array_index(runs, struct dirty_run, i);
 
-		capture_run(rc, p, &g_array_index(p->regions, struct region, d->region), d->u, d->n);
+		struct region *r = &g_array_index(p->regions, struct region, d->region);
+
+		if (soft_dirty) {
+			rc->stats.detected += d->n;
+			capture_found(rc, p, r, d->u, d->n);
+		} else {
+			capture_run(rc, p, r, d->u, d->n);
+		}
 	}
 	g_array_free(runs, TRUE);
 	ok = !p->gone;
@@ -276,6 +374,155 @@ out:
 	return ok;
 }
 
+/* The written pages [u0, u1) of region r, read PAGEMAP_RUN_PAGES at a time. */
+static void capture_uffd_run(struct recorder *rc, struct proc *p, const struct region *r,
+			     const struct uffd_run *w)
+{
+	uint64_t u0 = MAX(w->u0, r->u0), u1 = MIN(w->u1, r->u1);
+
+	for (uint64_t u = u0; u < u1 && !rc->out.error && !p->gone;) {
+		uint64_t n = MIN((uint64_t)PAGEMAP_RUN_PAGES, u1 - u);
+
+		rc->stats.detected += n;
+		capture_found(rc, p, r, u, n);
+		u += n;
+	}
+}
+
+/*
+ * One interval of a process with the shim's userfaultfd: maps, register the
+ * new ranges for async write-protect, PAGEMAP_SCAN each range (the pages
+ * written since the last scan, protected again in the same call), then the
+ * bytes of those pages only. As with soft-dirty, reading after the scan
+ * keeps every store seen. False when the process is gone; *fall when it
+ * must be recorded by compare from now on (the pages the scans did find are
+ * then read again by compare, so none is lost).
+ */
+static bool capture_proc_uffd(struct recorder *rc, struct proc *p, bool *fall)
+{
+	GArray *now = procfs_anon_ranges(p->pid, &rc->stats.huge_skipped);
+	GArray *runs;		/* struct uffd_run */
+	guint *first;		/* per region: its first run */
+	int pm;
+
+	if (!now)
+		return false;
+	pm = open_proc_file(p->pid, "pagemap", O_RDONLY);
+	if (pm < 0) {
+		g_array_free(now, TRUE);
+		return false;
+	}
+	sync_regions(rc, p, now);
+	g_array_free(now, TRUE);
+	runs = g_array_new(FALSE, FALSE, sizeof(struct uffd_run));
+	first = g_new0(guint, p->regions->len + 1);
+	for (guint i = 0; i < p->regions->len && !rc->out.error; i++) {
+		struct region *r = &g_array_index(p->regions, struct region, i);
+		int err = 0;
+
+		first[i] = runs->len;
+		/* a mapping replaced in place (mmap over it) is not registered */
+		if (r->armed && uffd_unarmed(pm, r->u0, r->u1))
+			r->armed = false;
+		if (!r->armed) {
+			err = uffd_register(p->uffd, r->u0, r->u1);
+			r->armed = !err;
+		}
+		if (!err)
+			err = uffd_scan(pm, r->u0, r->u1, runs);
+		if (err == -EPERM) {
+			/* mapped over between the two: once more */
+			err = uffd_register(p->uffd, r->u0, r->u1);
+			if (!err)
+				err = uffd_scan(pm, r->u0, r->u1, runs);
+		}
+		if (err) {
+			/* an exit is not a fallback: its maps are gone, or empty for a zombie */
+			uint64_t huge = 0;
+			GArray *left = procfs_anon_ranges(p->pid, &huge);
+
+			if (left && left->len)
+				*fall = true;
+			else
+				p->gone = true;
+			if (left)
+				g_array_free(left, TRUE);
+			goto out;
+		}
+	}
+	first[p->regions->len] = runs->len;
+	for (guint i = 0; i < p->regions->len && !rc->out.error && !p->gone; i++) {
+		const struct region *r = &g_array_index(p->regions, struct region, i);
+
+		for (guint j = first[i]; j < first[i + 1] && !rc->out.error && !p->gone; j++)
+			capture_uffd_run(rc, p, r, &g_array_index(runs, struct uffd_run, j));
+	}
+	/* the interval that took over from compare is done: hashes no more */
+	if (p->hashes) {
+		g_hash_table_destroy(p->hashes);
+		p->hashes = NULL;
+	}
+out:
+	close(pm);
+	g_free(first);
+	g_array_free(runs, TRUE);
+	return !p->gone;
+}
+
+/* Pagemap-scan: the process's userfaultfd, if the shim has left one by now. */
+static void take_uffd(struct recorder *rc, struct proc *p)
+{
+	GArray *held = g_array_new(FALSE, FALSE, sizeof(int));
+	GHashTableIter it;
+	gpointer val;
+
+	g_hash_table_iter_init(&it, rc->procs);
+	while (g_hash_table_iter_next(&it, NULL, &val))
+		if (((struct proc *)val)->uffd >= 0)
+			g_array_append_val(held, ((struct proc *)val)->uffd);
+	p->uffd = uffd_take(p->pid, held);
+	g_array_free(held, TRUE);
+	if (p->uffd >= 0) {
+		rc->stats.uffd_procs++;
+	} else if (rc->out.t_us - p->first_us >= SHIM_WAIT_US) {
+		p->fallback = true;
+		rc->stats.fallbacks++;
+	}
+}
+
+/* Pagemap-scan failed on p: compare from now on. */
+static void to_compare(struct recorder *rc, struct proc *p)
+{
+	close(p->uffd);
+	p->uffd = -1;
+	p->fallback = true;
+	rc->stats.fallbacks++;
+	if (!p->hashes)
+		p->hashes = g_hash_table_new(g_direct_hash, g_direct_equal);
+}
+
+/* One interval of one process, by its detector; false when it is gone. */
+static bool capture_proc(struct recorder *rc, struct proc *p)
+{
+	double t0 = cpu_s();
+	bool ok, fall = false;
+
+	rc->emit_cpu = rc->found_cpu = 0;
+	if (rc->mode == RECORD_FIND_PAGEMAP_SCAN && p->uffd < 0 && !p->fallback)
+		take_uffd(rc, p);
+	if (p->uffd >= 0) {
+		ok = capture_proc_uffd(rc, p, &fall);
+		if (fall) {
+			to_compare(rc, p);
+			ok = capture_proc_pagemap(rc, p);
+		}
+	} else {
+		ok = capture_proc_pagemap(rc, p);
+	}
+	rc->stats.detector_cpu_s += cpu_s() - t0 - rc->emit_cpu - rc->found_cpu;
+	return ok;
+}
+
 static void proc_free(gpointer data)
 {
 	struct proc *p = data;
@@ -283,6 +530,8 @@ static void proc_free(gpointer data)
 	g_array_free(p->regions, TRUE);
 	if (p->hashes)
 		g_hash_table_destroy(p->hashes);
+	if (p->uffd >= 0)
+		close(p->uffd);
 	if (p->own_vs)
 		g_free(p->vs);
 	g_free(p);
@@ -291,6 +540,11 @@ static void proc_free(gpointer data)
 /* The process is gone: its address space ends (or, in a VM, its ranges). */
 static void proc_end(struct recorder *rc, struct proc *p)
 {
+	/* ended before the shim's fd showed: recorded by compare throughout */
+	if (rc->mode == RECORD_FIND_PAGEMAP_SCAN && p->uffd < 0 && !p->fallback) {
+		p->fallback = true;
+		rc->stats.fallbacks++;
+	}
 	if (rc->vm) {
 		for (guint i = 0; i < p->regions->len; i++) {
 			struct region *r = &g_array_index(p->regions, struct region, i);
@@ -313,7 +567,10 @@ static struct proc *proc_new(struct recorder *rc, const struct pinfo *pi)
 	p->start = pi->start;
 	g_strlcpy(p->comm, pi->comm, sizeof(p->comm));
 	p->regions = g_array_new(FALSE, FALSE, sizeof(struct region));
-	if (rc->mode == RECORD_FIND_COMPARE)
+	p->uffd = -1;
+	p->first_us = rc->out.t_us;
+	/* pagemap-scan: compare stands in until the shim's fd is there */
+	if (rc->mode == RECORD_FIND_COMPARE || rc->mode == RECORD_FIND_PAGEMAP_SCAN)
 		p->hashes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	rc->stats.procs_seen++;
 	if (rc->vm) {

@@ -9,7 +9,9 @@
  * mergeable, vanished ones unmap), /proc/PID/pagemap the pages that are
  * present and soft-dirty (written since the last clear), process_vm_readv
  * their bytes, and writing "4" to /proc/PID/clear_refs starts the next
- * interval. In compare mode (no soft-dirty support) every present page is
+ * interval. In pagemap-scan mode one PAGEMAP_SCAN ioctl per range both
+ * finds the pages written since the last one and starts the next interval
+ * (see enum record_find). In compare mode (neither) every present page is
  * read and kept when its bytes changed. The bytes go out as zero, byte:HH
  * or blob pages; the v2 writer stores each distinct page once.
  *
@@ -32,17 +34,42 @@
 #include "traces/writer.h"
 
 /*
- * How written pages are found. Soft-dirty is exact (every store, even of the
- * same bytes); kernels without CONFIG_MEM_SOFT_DIRTY get compare mode: every
- * present page is read each interval and recorded when its bytes changed
- * (or it is new), which misses stores that leave the bytes as they were.
+ * How written pages are found. Pagemap-scan (Linux 6.7+) and soft-dirty see
+ * every store, even of the same bytes; compare mode, for kernels with
+ * neither, reads every present page each interval and records it when its
+ * bytes changed (or it is new), which misses stores that leave the bytes as
+ * they were.
+ *
+ * Pagemap-scan: the shim (shim.h), preloaded into every process of the
+ * tree, leaves a userfaultfd of the process's own mm at a fixed fd; the
+ * recorder copies it (pidfd_getfd), registers the anonymous ranges for
+ * async write-protect through it and, each interval, PAGEMAP_SCAN returns
+ * the pages written since the last scan and protects them again. Only
+ * those are read. A process without the fd (static binary, no shim, a
+ * fork that bypassed the shim's atfork handler) is recorded by compare:
+ * a fallback, counted. Until the shim has run in a new process (its first
+ * SHIM_WAIT_US) compare stands in, then hands over.
+ *
  * Auto is for option parsing: the caller resolves it with
- * record_soft_dirty_works() before recorder_new().
+ * record_pagemap_scan_works() and record_soft_dirty_works() before
+ * recorder_new().
  */
-enum record_find { RECORD_FIND_AUTO, RECORD_FIND_SOFT_DIRTY, RECORD_FIND_COMPARE };
+enum record_find {
+	RECORD_FIND_AUTO, RECORD_FIND_PAGEMAP_SCAN, RECORD_FIND_SOFT_DIRTY, RECORD_FIND_COMPARE,
+};
+
+/* "pagemap-scan", "soft-dirty", "compare" or "auto". */
+const char *record_find_name(enum record_find mode);
 
 /* Whether soft-dirty tracking works here: clear, store, look. */
 bool record_soft_dirty_works(void);
+
+/*
+ * Whether pagemap-scan works here: userfaultfd with async write-protect,
+ * pidfd_getfd and PAGEMAP_SCAN, tried on this process, and the shim at path
+ * shim loads. On false, *why says what is missing.
+ */
+bool record_pagemap_scan_works(const char *shim, const char **why);
 
 struct record_stats {
 	uint64_t intervals, procs_seen, maps, unmaps;
@@ -50,6 +77,15 @@ struct record_stats {
 	uint64_t mem_errors;	/* pages that could not be read: skipped */
 	uint64_t huge_skipped;	/* mappings over 64 GiB seen and left out */
 	double capture_s;	/* time spent capturing */
+	/*
+	 * The detector: pages it reported (written, or for compare changed),
+	 * the CPU time it took (pagemap-scan: registering and scanning;
+	 * soft-dirty and compare: the pagemap walk, the reads and hashes, not
+	 * writing the trace), and for pagemap-scan the processes that had the
+	 * shim's fd and those recorded by compare instead (fallbacks).
+	 */
+	uint64_t detected, uffd_procs, fallbacks;
+	double detector_cpu_s;
 };
 
 struct recorder;
@@ -58,7 +94,7 @@ struct recorder;
  * Starts recording into w, which stays the caller's to close or abort:
  * 'set run 1' at t=0 and, with as_vm, the spawn of that one address space
  * for every process (as inside a guest; else one mm per process, named
- * COMM.PID). mode is RECORD_FIND_SOFT_DIRTY or RECORD_FIND_COMPARE. Makes
+ * COMM.PID). mode is not RECORD_FIND_AUTO. Makes
  * this process a child subreaper, so call it before starting the root.
  */
 struct recorder *recorder_new(trace_writer *w, enum record_find mode, const char *as_vm);
