@@ -12,8 +12,26 @@
  * when those tie, the materialised bytes.
  */
 #include <string.h>
+#include <sys/mman.h>
 #include <xxhash.h>
 #include "sim/content.h"
+
+/* Under ASan a free pool object is poisoned, so misuse is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CONTENT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CONTENT_ASAN 1
+#endif
+#endif
+#ifdef CONTENT_ASAN
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(c) ASAN_POISON_MEMORY_REGION((c), sizeof(content))
+#define POOL_UNPOISON(c) ASAN_UNPOISON_MEMORY_REGION((c), sizeof(content))
+#else
+#define POOL_POISON(c) ((void)(c))
+#define POOL_UNPOISON(c) ((void)(c))
+#endif
 
 #define PAGE TRACE_PAGE_SIZE
 #define OVERLAY_MAX 512		/* bytes kept as overlays before going whole */
@@ -30,9 +48,10 @@ struct content {
 	uint32_t refcount;
 	uint8_t kind;
 	uint8_t n_over;
-	uint16_t over_bytes;
+	uint16_t over_bytes : 15;	/* at most OVERLAY_MAX: room for a flag */
+	uint16_t digest_valid : 1;
 	uint32_t shash;		/* hash of the description, for interning */
-	uint32_t digest_valid;
+	uint32_t idx;		/* where the pool keeps it; the table names it so */
 	uint64_t base;		/* byte value or seed */
 	uint64_t key8;
 	uint64_t id;		/* never reused: names the content in caches */
@@ -43,7 +62,39 @@ struct content {
 	uint8_t *extra;
 };
 
-static GHashTable *interned;
+G_STATIC_ASSERT(OVERLAY_MAX < (1u << 15));
+
+/*
+ * The intern table: open addressing with linear probing over 8-byte slots
+ * that keep the description hash beside the object's pool index, so a probe
+ * touches one cache line and no object unless the hashes agree. Deletion
+ * shifts later entries back instead of leaving tombstones, so a long run of
+ * writes and last unrefs never needs a rehash to clear them out.
+ */
+struct slot {
+	uint32_t hash;
+	uint32_t idx;		/* 0: empty */
+};
+
+#define TABLE_MIN 1024u		/* slots; a power of 2 */
+/* Grow past 3/4 full (to 3/8), shrink below 1/8 (to 1/4). */
+#define TABLE_GROW(cap) ((cap) / 4 * 3)
+#define TABLE_SHRINK(cap) ((cap) / 8)
+
+static struct slot *slots;
+static size_t table_mask, table_count;
+
+/*
+ * The pool: objects in chunks of CHUNK_OBJS, named by a 32-bit index (0 is
+ * never handed out), freed ones on a list threaded through their base field.
+ * A write usually makes one object and frees another, so they are recycled.
+ */
+#define CHUNK_SHIFT 15		/* 2.25 MiB chunks */
+#define CHUNK_OBJS (1u << CHUNK_SHIFT)
+static content **chunks;
+static size_t n_chunks;
+static uint32_t pool_next = 1, pool_free;
+
 static uint64_t next_id = 1;
 static uint64_t live_objects, live_bytes;
 
@@ -137,19 +188,132 @@ uint8_t *content_materialize(const content *c, uint8_t *buf)
 	return buf;
 }
 
-static guint desc_hash(gconstpointer p)
+/*
+ * Zeroed memory straight from mmap, asking for huge pages: every write and
+ * every last unref touches a random slot and object, and with 4 KiB pages
+ * each is a TLB miss as well as a cache miss. NULL when out of memory.
+ */
+static void *map_zeroed(size_t bytes)
 {
-	return ((const content *)p)->shash;
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, bytes, MADV_HUGEPAGE);	/* best effort */
+	return p;
 }
 
-static gboolean desc_equal(gconstpointer pa, gconstpointer pb)
+static inline content *pool_obj(uint32_t idx)
 {
-	const content *a = pa, *b = pb;
+	return chunks[idx >> CHUNK_SHIFT] + (idx & (CHUNK_OBJS - 1));
+}
+
+static content *pool_alloc(void)
+{
+	content *c;
+	if (pool_free) {
+		c = pool_obj(pool_free);
+		POOL_UNPOISON(c);
+		pool_free = (uint32_t)c->base;
+		return c;
+	}
+	if (!pool_next)
+		g_error("content: more than %u objects at once", UINT32_MAX);
+	uint32_t idx = pool_next;
+	if ((idx >> CHUNK_SHIFT) == n_chunks) {
+		content **nc = g_try_renew(content *, chunks, n_chunks + 1);
+		if (!nc)
+			g_error("content: out of memory for %zu chunks", n_chunks + 1);
+		chunks = nc;
+		content *chunk = map_zeroed(CHUNK_OBJS * sizeof(content));
+		if (!chunk)
+			g_error("content: out of memory for %zu objects",
+				(n_chunks + 1) * CHUNK_OBJS);
+		chunks[n_chunks++] = chunk;
+		for (unsigned i = 0; i < CHUNK_OBJS; i++)
+			POOL_POISON(chunk + i);
+	}
+	pool_next++;
+	c = pool_obj(idx);
+	POOL_UNPOISON(c);
+	c->idx = idx;
+	return c;
+}
+
+static void pool_release(content *c)
+{
+	c->base = pool_free;
+	pool_free = c->idx;
+	POOL_POISON(c);
+}
+
+static bool desc_equal(const content *a, const content *b)
+{
 	if (a->kind != b->kind || a->base != b->base || a->n_over != b->n_over ||
 	    a->over_bytes != b->over_bytes || a->key8 != b->key8)
-		return FALSE;
+		return false;
 	/* memcmp must not see NULL, even for zero bytes */
 	return !a->extra || memcmp(a->extra, b->extra, extra_size(a)) == 0;
+}
+
+static struct slot *slots_alloc(size_t cap)
+{
+	if (cap > SIZE_MAX / sizeof(struct slot))
+		return NULL;
+	return map_zeroed(cap * sizeof(struct slot));
+}
+
+/*
+ * Moves every entry into a table of cap slots. Growing past what memory
+ * holds is fatal, with the size named; a failed shrink keeps the old table.
+ */
+static bool table_resize(size_t cap, bool must)
+{
+	struct slot *ns = slots_alloc(cap);
+	if (!ns) {
+		if (must)
+			g_error("content: out of memory for an intern table of %zu slots "
+				"(%zu objects)", cap, table_count);
+		return false;
+	}
+	size_t mask = cap - 1;
+	for (size_t i = 0; slots && i <= table_mask; i++) {
+		if (!slots[i].idx)
+			continue;
+		size_t j = slots[i].hash & mask;
+		while (ns[j].idx)
+			j = (j + 1) & mask;
+		ns[j] = slots[i];
+	}
+	if (slots)
+		munmap(slots, (table_mask + 1) * sizeof(struct slot));
+	slots = ns;
+	table_mask = mask;
+	return true;
+}
+
+static void table_remove(const content *c)
+{
+	size_t mask = table_mask, i = c->shash & mask;
+	/* by identity: the object is in the table, so no description compare */
+	while (slots[i].idx != c->idx) {
+		g_assert(slots[i].idx);
+		i = (i + 1) & mask;
+	}
+	/*
+	 * Backward shift: pull each later entry of the cluster into the hole
+	 * when the hole lies between its home slot and where it sits.
+	 */
+	for (size_t j = (i + 1) & mask; slots[j].idx; j = (j + 1) & mask) {
+		size_t home = slots[j].hash & mask;
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			slots[i] = slots[j];
+			i = j;
+		}
+	}
+	slots[i].idx = 0;
+	table_count--;
+	if (table_mask + 1 > TABLE_MIN && table_count < TABLE_SHRINK(table_mask + 1))
+		table_resize((table_mask + 1) / 2, false);
 }
 
 static uint32_t compute_shash(const content *c)
@@ -196,25 +360,34 @@ static uint64_t compute_key8(const content *c)
 static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t over_bytes,
 		       uint8_t *extra)
 {
-	if (!interned)
-		interned = g_hash_table_new(desc_hash, desc_equal);
+	if (!slots)
+		table_resize(TABLE_MIN, true);
 	content key = { .kind = kind, .base = base, .n_over = n_over,
 			.over_bytes = over_bytes, .extra = extra };
 	key.key8 = compute_key8(&key);
 	key.shash = compute_shash(&key);
-	content *found = g_hash_table_lookup(interned, &key);
-	if (found) {
-		g_free(extra);
-		found->refcount++;
-		return found;
+	size_t i = key.shash & table_mask;
+	for (; slots[i].idx; i = (i + 1) & table_mask) {
+		if (slots[i].hash != key.shash)
+			continue;
+		content *found = pool_obj(slots[i].idx);
+		if (desc_equal(found, &key)) {
+			g_free(extra);
+			found->refcount++;
+			return found;
+		}
 	}
-	content *c = g_new(content, 1);
+	content *c = pool_alloc();
+	key.idx = c->idx;
 	*c = key;
 	c->refcount = 1;
 	c->id = next_id++;
 	c->csum_fn = NULL;
 	c->digest_valid = 0;
-	g_hash_table_add(interned, c);
+	slots[i].hash = c->shash;
+	slots[i].idx = c->idx;
+	if (++table_count > TABLE_GROW(table_mask + 1))
+		table_resize((table_mask + 1) * 2, true);
 	live_objects++;
 	live_bytes += sizeof(*c) + extra_size(c);
 	return c;
@@ -230,14 +403,14 @@ void content_unref(content *c)
 {
 	if (!c || --c->refcount)
 		return;
-	g_hash_table_remove(interned, c);
+	table_remove(c);
 	for (unsigned i = 0; i < CACHE_WAYS; i++)
 		if (cache[i].id == c->id)
 			cache[i].id = 0;
 	live_objects--;
 	live_bytes -= sizeof(*c) + extra_size(c);
 	g_free(c->extra);
-	g_free(c);
+	pool_release(c);
 }
 
 content *content_zero(void)
