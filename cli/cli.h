@@ -8,6 +8,9 @@
 #ifndef KSMSIM_CLI_CLI_H
 #define KSMSIM_CLI_CLI_H
 
+#include <getopt.h>
+#include <glib.h>
+#include "sim/ksm.h"
 #include "util/exit_status.h"
 
 int cmd_run(int argc, char **argv);
@@ -19,5 +22,19 @@ int cmd_diff(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_collide(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
+
+/*
+ * The knob options of run and advise (knob_options.c): getopt vals from
+ * CLI_OPT_KNOB + enum ksm_knob. knob_options_add appends both spellings
+ * (--pages-to-scan, --pages_to_scan) to longopts, the names it allocates
+ * to names (free them after parsing). knob_option_take pins the knob that
+ * option c names in opt: 1 done, 0 c is no knob option, -1 a bad value
+ * (one line on stderr, "PROG: --NAME wants MIN..MAX, not 'ARG'").
+ */
+#define CLI_OPT_KNOB 512
+void knob_options_add(GArray *longopts, GPtrArray *names);
+int knob_option_take(const char *prog, int c, const char *arg, struct ksm_options *opt);
 
 #endif

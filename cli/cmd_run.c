@@ -243,24 +243,16 @@ static bool validate(const char *path, struct progress *p, const struct memory_l
 	return got == 0;
 }
 
-
-/* Every knob but run and advisor_mode can be fixed for a whole run. */
-static bool knob_is_option(enum ksm_knob k)
-{
-	return k != KNOB_RUN && k != KNOB_ADVISOR_MODE;
-}
-
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_INTERVAL, OPT_SUMMARY, OPT_LABEL, OPT_QUIET,
 	OPT_PROGRESS, OPT_CHECK, OPT_COSTS, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_HELP, OPT_MM_STATS,
 	OPT_MAX_MEMORY, OPT_IDEAL_INTERVAL, OPT_POLICY,
-	OPT_KNOB = 512,		/* + enum ksm_knob, twice: '-' and '_' spellings */
 };
 
 int cmd_run(int argc, char **argv)
 {
 	const char *trace = NULL, *hash_name = HASH_DEFAULT, *marks_path = NULL, *csv_path = NULL;
-	const char *policy_spec = NULL, *hash_label = NULL;
+	const char *policy_spec = NULL, *hash_label = NULL, *hash_out = NULL;
 	char *policy_label = NULL;
 	bool hash_given = false;
 	const char *summary_path = NULL, *costs_path = NULL, *mm_stats_path = NULL;
@@ -293,23 +285,12 @@ int cmd_run(int argc, char **argv)
 	};
 	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	for (int i = 0; i < KNOB_NR; i++) {
-		if (!knob_is_option(i))
-			continue;
-		char *under = g_strdup(knob_table[i].name), *dash = g_strdelimit(g_strdup(under), "_", '-');
-		g_ptr_array_add(names, dash);
-		g_ptr_array_add(names, under);
-		struct option o1 = { dash, required_argument, NULL, OPT_KNOB + (int)i };
-		struct option o2 = { under, required_argument, NULL, OPT_KNOB + (int)i };
-		g_array_append_val(longopts, o1);
-		g_array_append_val(longopts, o2);
-	}
+	knob_options_add(longopts, names);
 
 	int status = EXIT_USAGE, c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", (struct option *)longopts->data, NULL)) != -1) {
-		uint64_t v;
 		switch (c) {
 		case OPT_TRACE: trace = optarg; break;
 		case OPT_HASH: hash_name = optarg; hash_given = true; break;
@@ -354,21 +335,11 @@ int cmd_run(int argc, char **argv)
 			status = 0;
 			goto out;
 		default:
-			if (c >= OPT_KNOB && c < OPT_KNOB + KNOB_NR) {
-				const struct knob_info *kn = &knob_table[c - OPT_KNOB];
-
-				if (!parse_u64(optarg, kn->max, &v) || v < kn->min) {
-					char *dash = g_strdelimit(g_strdup(kn->name), "_", '-');
-
-					fprintf(stderr, "ksmsim run: --%s wants %" PRIu64 "..%" PRIu64
-						", not '%s'\n", dash, kn->min, kn->max, optarg);
-					g_free(dash);
-					goto out;
-				}
-				opt.pinned[c - OPT_KNOB] = true;
-				opt.pinned_value[c - OPT_KNOB] = v;
+			int took = knob_option_take("ksmsim run", c, optarg, &opt);
+			if (took < 0)
+				goto out;
+			if (took)
 				break;
-			}
 			option_error("ksmsim run", argv, (struct option *)longopts->data, c);
 			goto out;
 		}
@@ -426,15 +397,21 @@ int cmd_run(int argc, char **argv)
 				" checksum; leave --hash out\n", hash_name, opt.policy.row->name);
 			goto out;
 		}
-		/* partial-hash hashes its samples as the kernel's xxhash hashes a page */
+		/*
+		 * No --hash checksum ("none" in every output); partial-hash is
+		 * charged as xxhash, which hashes its samples as it hashes a page.
+		 */
 		hash = hash_lookup(opt.policy.detector == KSM_DETECT_PARTIAL ? "xxhash" : "none");
+		hash_out = "none";
+	} else {
+		hash_out = hash->name;
 	}
 	opt.hash = hash;
 	if (opt.policy.row)
-		hash_label = policy_label = g_strdup_printf("%s, policy %s", hash->name,
+		hash_label = policy_label = g_strdup_printf("%s, policy %s", hash_out,
 							    ksm_policy_name(&opt.policy));
 	else
-		hash_label = hash->name;
+		hash_label = hash_out;
 	cost_table_default(&opt.costs, hash->name);
 	if (costs_path && !cost_table_load(&opt.costs, costs_path, hash->name, &error)) {
 		fprintf(stderr, "ksmsim run: %s\n", error->message);
@@ -520,7 +497,7 @@ int cmd_run(int argc, char **argv)
 	progress_poke(&ctx);
 	progress_finish(progress);
 	sum->trace = trace_label;
-	sum->hash = hash->name;
+	sum->hash = hash_out;
 	sum->interval_ms = interval_ms;
 	run_summary_finish(sum, k, &opt, reader, &res, !no_ideal);
 	if (summary) {

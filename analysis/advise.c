@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ksmsim advise: the runs (one fork()ed worker per configuration), the
+ * frontier and the pick, and the table, CSV and plot of them (advise.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "analysis/advise.h"
+#include "sim/loop.h"
+#include "sim/output.h"
+#include "traces/reader.h"
+
+G_DEFINE_QUARK(ksmsim-advise-error-quark, advise_error)
+
+/* What a worker writes to its pipe: small enough for one atomic write. */
+struct advise_msg {
+	int status;			/* 0, or an advise_error_code */
+	char error[1024];
+	struct advise_row row;
+};
+G_STATIC_ASSERT(sizeof(struct advise_msg) <= PIPE_BUF);
+
+static bool is_kernel(const struct advise_config *c)
+{
+	return !strcmp(ksm_policy_name(&c->policy), "kernel");
+}
+
+static const char *hash_column(const struct advise_config *c)
+{
+	return c->hash ? c->hash->name : "none";
+}
+
+char *advise_config_name(const struct advise_config *c)
+{
+	if (!c->hash)
+		return g_strdup(ksm_policy_name(&c->policy));
+	return g_strdup_printf("%s/%s", ksm_policy_name(&c->policy), c->hash->name);
+}
+
+const struct page_hash *advise_hash_of(const struct ksm_policy *p)
+{
+	/* as `ksmsim run --policy` charges it: partial-hash hashes its samples as xxhash hashes a page */
+	return hash_lookup(p->detector == KSM_DETECT_PARTIAL ? HASH_DEFAULT : "none");
+}
+
+/* ------------------------------------------------------------ the trace */
+
+bool advise_check_trace(const char *trace, bool ideal, uint64_t *need, GError **error)
+{
+	trace_reader *r = trace_reader_open(trace, error);
+	struct trace_record rec;
+	int got;
+
+	if (!r)
+		return false;
+	*need = 0;
+	trace_check_count_written(trace_reader_check(r));
+	while ((got = trace_reader_next(r, &rec, error)) == 1) {
+		const struct trace_check *ck = trace_reader_check(r);
+		uint64_t m = ksm_memory_estimate(trace_check_written_pages(ck),
+						 trace_check_live_mms(ck), ideal);
+
+		*need = MAX(*need, m);
+	}
+	trace_reader_free(r);
+	return got == 0;
+}
+
+/* ------------------------------------------------------------ one run */
+
+struct sample_sum {
+	uint64_t saved_sum, samples;
+};
+
+/* The samples run's series would take; the one at t = 0 stands for no period. */
+static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
+{
+	struct sample_sum *s = p;
+	struct ksm_counters c;
+
+	if (!sim_us)
+		return true;
+	ksm_counters(k, &c);
+	s->saved_sum += c.pages_sharing + c.ksm_zero_pages;
+	s->samples++;
+	return true;
+}
+
+/* The printed precision, so that the frontier is judged on what the outputs show. */
+static double round_to(double v, int decimals)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return g_ascii_strtod(buf, NULL);
+}
+
+static void fail_msg(struct advise_msg *m, int status, const char *what)
+{
+	m->status = status;
+	g_strlcpy(m->error, what, sizeof(m->error));
+}
+
+/* One configuration, as `ksmsim run` would replay it with the same options. */
+static void run_one(const struct advise_opts *o, const struct advise_config *c,
+		    struct advise_msg *m)
+{
+	const struct page_hash *h = c->hash ? c->hash : advise_hash_of(&c->policy);
+	struct ksm_options opt = o->model;
+	struct advise_row *row = &m->row;
+	int64_t t0 = g_get_monotonic_time();
+	GError *error = NULL;
+
+	opt.hash = h;
+	opt.policy = c->policy;
+	cost_table_default(&opt.costs, h->name);
+	if (o->costs_csv && !cost_table_load(&opt.costs, o->costs_csv, h->name, &error)) {
+		fail_msg(m, ADVISE_ERROR_INPUT, error->message);
+		g_error_free(error);
+		return;
+	}
+	trace_reader *r = trace_reader_open(o->trace, &error);
+	if (!r) {
+		fail_msg(m, ADVISE_ERROR_INPUT, error->message);
+		g_error_free(error);
+		return;
+	}
+	struct ksm *k = ksm_new(&opt);
+	struct sample_sum sums = { 0 };
+	struct loop_sinks sinks = {
+		.sample = on_sample,
+		.sample_every_us = o->interval_ms * 1000,
+		.check = opt.check,
+		.ctx = &sums,
+	};
+	struct loop_result res;
+
+	if (!loop_run(k, r, &sinks, &res, &error)) {
+		/* a broken invariant is the model's bug, not the input's */
+		fail_msg(m, g_error_matches(error, LOOP_ERROR, LOOP_ERROR_INVARIANT) ?
+			 ADVISE_ERROR_INVARIANT : ADVISE_ERROR_INPUT, error->message);
+		g_error_free(error);
+	} else {
+		struct snapshot s;
+
+		snapshot_take(k, o->ideal, &s);
+		row->cpu_ms = round_to(s.t.cpu_ns / 1e6, 3);
+		row->pages_sharing = s.c.pages_sharing;
+		row->ksm_zero_pages = s.c.ksm_zero_pages;
+		row->saved_end = s.c.pages_sharing + s.c.ksm_zero_pages;
+		row->samples = sums.samples;
+		row->saved_mean = sums.samples ?
+			round_to((double)sums.saved_sum / (double)sums.samples, 3) :
+			(double)row->saved_end;
+		row->cow_ksm = s.c.cow_ksm;
+		row->false_positives = s.t.false_positives;
+		row->corrupt_walks = s.t.unstable_corrupt_walks;
+		row->checksums = s.t.checksums;
+		row->has_missed = s.has_ideal;
+		row->missed_merges = s.has_ideal ? s.ideal.missed_merges : 0;
+		ksm_policy_stats(k, &row->stats);
+		row->wall_s = (g_get_monotonic_time() - t0) / 1e6;
+		m->status = 0;
+	}
+	ksm_free(k);
+	trace_reader_free(r);
+}
+
+/* ------------------------------------------------------------ the workers */
+
+/*
+ * A worker dies with the command: on the terminal's ^C with it (the default
+ * action, nothing of its own to clean), and when the parent is gone.
+ * Signals a background job was started with ignored stay ignored, as in the
+ * parent (util/signals.h).
+ */
+static void worker_signals(pid_t parent)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < G_N_ELEMENTS(sigs); i++) {
+		struct sigaction old;
+
+		sigaddset(&set, sigs[i]);
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    (old.sa_handler != SIG_IGN || sigs[i] == SIGTERM))
+			signal(sigs[i], SIG_DFL);
+	}
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+}
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		len -= (size_t)w;
+	}
+	return true;
+}
+
+static size_t read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, p + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+struct slot {
+	pid_t pid;		/* 0: free */
+	int fd;			/* the read end of the worker's pipe */
+	size_t idx;
+};
+
+static bool spawn(const struct advise_opts *o, const struct advise_config *c, struct slot *s,
+		  GError **error)
+{
+	int p[2];
+	pid_t parent = getpid();
+
+	if (pipe(p) < 0) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "pipe: %s", g_strerror(errno));
+		return false;
+	}
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	/* nothing buffered may be written twice */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "fork: %s", g_strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return false;
+	}
+	if (pid == 0) {
+		struct advise_msg *m = g_new0(struct advise_msg, 1);
+
+		close(p[0]);
+		worker_signals(parent);
+		run_one(o, c, m);
+		_exit(write_full(p[1], m, sizeof(*m)) ? 0 : 1);
+	}
+	close(p[1]);
+	s->pid = pid;
+	s->fd = p[0];
+	return true;
+}
+
+static void describe_death(char *buf, size_t size, int ws)
+{
+	if (WIFSIGNALED(ws))
+		snprintf(buf, size, "its worker was killed by signal %d (%s)", WTERMSIG(ws),
+			 strsignal(WTERMSIG(ws)));
+	else
+		snprintf(buf, size, "its worker exited with status %d before it reported",
+			 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+}
+
+bool advise_run(const struct advise_opts *o, const struct advise_config *cfg, size_t n,
+		struct advise_row *rows, GError **error)
+{
+	unsigned jobs = o->jobs ? o->jobs : 1;
+	struct slot *slots = g_new0(struct slot, jobs);
+	struct advise_msg *m = g_new0(struct advise_msg, 1);
+	size_t next = 0, running = 0, done = 0;
+	long failed = -1;		/* the first configuration (in order) that failed */
+	int fail_status = 0;
+	char fail_text[1024 + 64] = "";
+	bool stop = false;		/* a failure: start no more, stop the others */
+
+	while (running || (next < n && !stop)) {
+		for (unsigned j = 0; j < jobs && next < n && !stop; j++) {
+			if (slots[j].pid)
+				continue;
+			if (!spawn(o, &cfg[next], &slots[j], error)) {
+				stop = true;
+				fail_status = -1;
+				for (unsigned k = 0; k < jobs; k++)
+					if (slots[k].pid)
+						kill(slots[k].pid, SIGTERM);
+				break;
+			}
+			slots[j].idx = next++;
+			running++;
+		}
+		if (!running)
+			break;
+		int ws;
+		pid_t pid = waitpid(-1, &ws, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;	/* no child left: cannot happen while running > 0 */
+		}
+		struct slot *s = NULL;
+		for (unsigned j = 0; j < jobs; j++)
+			if (slots[j].pid == pid)
+				s = &slots[j];
+		if (!s)
+			continue;
+		size_t got = read_full(s->fd, m, sizeof(*m));
+		close(s->fd);
+		s->pid = 0;
+		running--;
+		char *name = advise_config_name(&cfg[s->idx]);
+		bool whole = got == sizeof(*m) && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+
+		if (whole && m->status == 0) {
+			rows[s->idx] = m->row;
+			done++;
+			if (o->verbose)
+				fprintf(stderr, "ksmsim advise: %zu/%zu %s: %.1f s\n", done, n, name,
+					m->row.wall_s);
+		} else if (!stop || (fail_status > 0 && (long)s->idx < failed && whole)) {
+			/* after a failure, the workers stopped on purpose are no news */
+			char why[160];
+
+			if (!whole)
+				describe_death(why, sizeof(why), ws);
+			snprintf(fail_text, sizeof(fail_text), "%s: %s", name, whole ? m->error : why);
+			fail_status = whole ? m->status : ADVISE_ERROR_INPUT;
+			failed = (long)s->idx;
+			if (!stop)
+				for (unsigned j = 0; j < jobs; j++)
+					if (slots[j].pid)
+						kill(slots[j].pid, SIGTERM);
+			stop = true;
+		}
+		g_free(name);
+	}
+	g_free(slots);
+	g_free(m);
+	if (fail_status > 0)
+		g_set_error(error, ADVISE_ERROR, fail_status, "%s", fail_text);
+	return !stop;
+}
+
+/* ------------------------------------------------------------ frontier, pick */
+
+static bool dominates(const struct advise_row *a, const struct advise_row *b)
+{
+	return a->cpu_ms <= b->cpu_ms && a->saved_mean >= b->saved_mean &&
+	       (a->cpu_ms < b->cpu_ms || a->saved_mean > b->saved_mean);
+}
+
+/*
+ * The kernel rows the pick is chosen from: those whose gate let no changed
+ * page through, when there are any. Pages a blind checksum seems to save
+ * were merged while they changed, and CoW takes them back.
+ */
+static bool candidate(const struct advise_config *cfg, const struct advise_row *rows, size_t n,
+		      size_t i)
+{
+	bool clean = false;
+
+	if (!is_kernel(&cfg[i]))
+		return false;
+	for (size_t j = 0; j < n; j++)
+		if (is_kernel(&cfg[j]) && !rows[j].false_positives)
+			clean = true;
+	return !clean || !rows[i].false_positives;
+}
+
+long advise_judge(const struct advise_config *cfg, struct advise_row *rows, size_t n)
+{
+	double best = -INFINITY;
+	long pick = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		rows[i].frontier = true;
+		rows[i].pick = false;
+		for (size_t j = 0; j < n && rows[i].frontier; j++)
+			if (j != i && dominates(&rows[j], &rows[i]))
+				rows[i].frontier = false;
+		if (candidate(cfg, rows, n, i))
+			best = MAX(best, rows[i].saved_mean);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (candidate(cfg, rows, n, i) && rows[i].saved_mean == best &&
+		    (pick < 0 || rows[i].cpu_ms < rows[pick].cpu_ms))
+			pick = (long)i;
+	if (pick >= 0)
+		rows[pick].pick = true;
+	return pick;
+}
+
+/* ------------------------------------------------------------ outputs */
+
+/* The policy figures that are not zero, "name=N ...", or "". */
+static void stats_text(GString *s, const struct ksm_policy_stats *st)
+{
+	const struct { const char *name; uint64_t v; } f[] = {
+		{ "dirty_checks", st->dirty_checks }, { "dirty_flushes", st->dirty_flushes },
+		{ "dirty_same_bytes", st->dirty_same_bytes }, { "partial_words", st->partial_words },
+		{ "partial_grows", st->partial_grows }, { "class_searches", st->class_searches },
+		{ "class_lost", st->class_lost },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(f); i++)
+		if (f[i].v)
+			g_string_append_printf(s, "%s%s=%" PRIu64, s->len ? " " : "", f[i].name, f[i].v);
+}
+
+enum { T_POLICY, T_HASH, T_CPU, T_END, T_MEAN, T_COW, T_FP, T_WALKS, T_SUMS, T_MISSED, T_MARK,
+       T_STATS, T_NR };
+static const char *const t_head[T_NR] = {
+	"policy", "hash", "ksmd_cpu_ms", "saved_end", "saved_mean", "cow_ksm", "false_pos",
+	"corrupt_walks", "checksums", "missed", "pareto", "policy_stats",
+};
+
+void advise_table(FILE *f, const struct advise_config *cfg, const struct advise_row *rows,
+		  size_t n, long pick)
+{
+	gchar **cell = g_new0(gchar *, (n + 1) * T_NR);
+	int width[T_NR];
+
+	for (int c = 0; c < T_NR; c++)
+		cell[c] = g_strdup(t_head[c]);
+	for (size_t i = 0; i < n; i++) {
+		const struct advise_row *r = &rows[i];
+		gchar **row = &cell[(i + 1) * T_NR];
+		GString *st = g_string_new(NULL);
+
+		stats_text(st, &r->stats);
+		row[T_POLICY] = g_strdup(ksm_policy_name(&cfg[i].policy));
+		row[T_HASH] = g_strdup(hash_column(&cfg[i]));
+		row[T_CPU] = g_strdup_printf("%.3f", r->cpu_ms);
+		row[T_END] = g_strdup_printf("%" PRIu64, r->saved_end);
+		row[T_MEAN] = g_strdup_printf("%.1f", r->saved_mean);
+		row[T_COW] = g_strdup_printf("%" PRIu64, r->cow_ksm);
+		row[T_FP] = g_strdup_printf("%" PRIu64, r->false_positives);
+		row[T_WALKS] = g_strdup_printf("%" PRIu64, r->corrupt_walks);
+		row[T_SUMS] = g_strdup_printf("%" PRIu64, r->checksums);
+		row[T_MISSED] = r->has_missed ? g_strdup_printf("%" PRIu64, r->missed_merges) :
+			g_strdup("-");
+		row[T_MARK] = g_strdup(r->frontier && r->pick ? "* pick" : r->frontier ? "*" :
+				       r->pick ? "pick" : "");
+		row[T_STATS] = g_string_free(st, FALSE);
+	}
+	for (int c = 0; c < T_NR; c++) {
+		width[c] = 0;
+		for (size_t i = 0; i <= n; i++)
+			width[c] = MAX(width[c], (int)strlen(cell[i * T_NR + c]));
+	}
+	for (size_t i = 0; i <= n; i++) {
+		GString *line = g_string_new(NULL);
+
+		for (int c = 0; c < T_NR; c++) {
+			const char *v = cell[i * T_NR + c];
+			bool left = c == T_POLICY || c == T_HASH || c == T_MARK || c == T_STATS;
+
+			if (c)
+				g_string_append(line, "  ");
+			if (c == T_NR - 1)
+				g_string_append(line, v);	/* no trailing blanks */
+			else
+				g_string_append_printf(line, left ? "%-*s" : "%*s", width[c], v);
+		}
+		while (line->len && line->str[line->len - 1] == ' ')
+			g_string_truncate(line, line->len - 1);
+		fprintf(f, "%s\n", line->str);
+		g_string_free(line, TRUE);
+	}
+	for (size_t i = 0; i < (n + 1) * T_NR; i++)
+		g_free(cell[i]);
+	g_free(cell);
+	fprintf(f, "\n%zu configurations, one deterministic run each. saved = pages_sharing +"
+		" ksm_zero_pages; saved_mean over\nthe samples after t = 0; corrupt_walks ="
+		" unstable_corrupt_walks; missed = missed_merges at the end.\n"
+		"* = on the Pareto frontier: no other row has no more CPU and no fewer pages saved"
+		" on average,\none of them strictly.\n", n);
+	advise_verdict(f, cfg, rows, n, pick);
+}
+
+/* "kernel/crc32c (1.234 ms, 2595.0 saved)" */
+static void put_row_brief(GString *s, const struct advise_config *c, const struct advise_row *r)
+{
+	char *name = advise_config_name(c);
+
+	g_string_append_printf(s, "%s (%.3f ms, %.1f saved)", name, r->cpu_ms, r->saved_mean);
+	g_free(name);
+}
+
+void advise_verdict(FILE *f, const struct advise_config *cfg, const struct advise_row *rows,
+		    size_t n, long pick)
+{
+	GString *s = g_string_new(NULL);
+	size_t *order = g_new(size_t, n ? n : 1), nf = 0;
+
+	/* the frontier from cheapest to dearest, ties in configuration order */
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].frontier)
+			continue;
+		size_t at = nf++;
+		while (at && rows[order[at - 1]].cpu_ms > rows[i].cpu_ms) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = i;
+	}
+	if (pick < 0) {
+		g_string_append(s, "No kernel row, so no checksum to pick");
+	} else {
+		const struct advise_row *p = &rows[pick];
+		long xx = -1, cheaper = -1, dom = -1;
+		GString *blind = g_string_new(NULL);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!is_kernel(&cfg[i]))
+				continue;
+			if (!strcmp(hash_column(&cfg[i]), HASH_DEFAULT))
+				xx = (long)i;
+			if (!candidate(cfg, rows, n, i))
+				g_string_append_printf(blind, "%s%s (%" PRIu64 ")",
+						       blind->len ? ", " : "", cfg[i].hash->name,
+						       rows[i].false_positives);
+			else if (rows[i].cpu_ms < p->cpu_ms &&
+				 (cheaper < 0 || rows[i].cpu_ms < rows[cheaper].cpu_ms))
+				cheaper = (long)i;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (dominates(&rows[i], p) && (dom < 0 || rows[i].cpu_ms < rows[dom].cpu_ms))
+				dom = (long)i;
+		g_string_append_printf(s, "Pick %s for this trace: the cheapest checksum whose kernel"
+				       " row loses no pages saved against the best kernel row%s (%.3f"
+				       " ms of modelled ksmd CPU", cfg[pick].hash->name,
+				       blind->len ? " without false positives" : "", p->cpu_ms);
+		if (xx == pick)
+			g_string_append(s, ", and the kernel's own choice");
+		else if (xx >= 0)
+			g_string_append_printf(s, " against %.3f ms for %s, the kernel's",
+					       rows[xx].cpu_ms, HASH_DEFAULT);
+		g_string_append_printf(s, "; %.1f pages saved on average", p->saved_mean);
+		if (cheaper >= 0)
+			g_string_append_printf(s, "; the cheaper %s saves %.1f fewer",
+					       cfg[cheaper].hash->name,
+					       p->saved_mean - rows[cheaper].saved_mean);
+		g_string_append_c(s, ')');
+		if (blind->len)
+			g_string_append_printf(s, ", leaving out the checksums whose gate let"
+					       " changed pages through (false positives): %s",
+					       blind->str);
+		g_string_free(blind, TRUE);
+		if (dom >= 0) {
+			g_string_append(s, ", though ");
+			put_row_brief(s, &cfg[dom], &rows[dom]);
+			g_string_append(s, " dominates it");
+		}
+	}
+	g_string_append(s, "; on the Pareto frontier overall: ");
+	for (size_t k = 0; k < nf; k++) {
+		if (k)
+			g_string_append(s, k + 1 == nf ? " and " : ", ");
+		put_row_brief(s, &cfg[order[k]], &rows[order[k]]);
+	}
+	fprintf(f, "%s.\n", s->str);
+	g_string_free(s, TRUE);
+	g_free(order);
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *v, bool first)
+{
+	if (!first)
+		fputc(',', f);
+	if (!strpbrk(v, ",\"\r\n")) {
+		fputs(v, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *p = v; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void advise_csv(FILE *f, const struct advise_config *cfg, const struct advise_row *rows,
+		size_t n)
+{
+	fputs("policy,hash,ksmd_cpu_ms,saved_end,saved_mean,pages_sharing,ksm_zero_pages,samples,"
+	      "cow_ksm,false_positives,unstable_corrupt_walks,checksums,missed_merges,"
+	      "dirty_checks,dirty_flushes,dirty_same_bytes,partial_words,partial_grows,"
+	      "class_searches,class_lost,frontier,pick\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct advise_row *r = &rows[i];
+		const struct ksm_policy_stats *st = &r->stats;
+
+		csv_field(f, ksm_policy_name(&cfg[i].policy), true);
+		csv_field(f, hash_column(&cfg[i]), false);
+		fprintf(f, ",%.3f,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", r->cpu_ms, r->saved_end,
+			r->saved_mean, r->pages_sharing, r->ksm_zero_pages, r->samples, r->cow_ksm,
+			r->false_positives, r->corrupt_walks, r->checksums);
+		if (r->has_missed)
+			fprintf(f, "%" PRIu64, r->missed_merges);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%d,%d\n", st->dirty_checks, st->dirty_flushes,
+			st->dirty_same_bytes, st->partial_words, st->partial_grows,
+			st->class_searches, st->class_lost, r->frontier, r->pick);
+	}
+}
+
+/* ------------------------------------------------------------ the plot */
+
+/* gnuplot with script on its standard input and its standard output on out_fd (-1: /dev/null). */
+static bool gnuplot(const char *script, int out_fd, int *ws, GError **error)
+{
+	int in[2];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	if (pipe(in) < 0) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "pipe: %s", g_strerror(errno));
+		return false;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "fork: %s", g_strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		return false;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(in[0], 0);
+		dup2(out_fd >= 0 ? out_fd : null, 1);
+		if (out_fd < 0)
+			dup2(null, 2);
+		close(in[0]);
+		close(in[1]);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	/* a gnuplot that dies early must not end us by SIGPIPE: its status says what happened */
+	sigaction(SIGPIPE, &ign, &old);
+	write_full(in[1], script, strlen(script));
+	close(in[1]);
+	sigaction(SIGPIPE, &old, NULL);
+	while (waitpid(pid, ws, 0) < 0)
+		if (errno != EINTR) {
+			g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "waitpid: %s",
+				    g_strerror(errno));
+			return false;
+		}
+	return true;
+}
+
+bool advise_plot_available(GError **error)
+{
+	int ws;
+
+	if (!gnuplot("set terminal pngcairo\n", -1, &ws, error))
+		return false;
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT,
+			    "--plot: cannot run gnuplot (not installed? apt-get install gnuplot-nox)");
+		return false;
+	}
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT,
+			    "--plot: this gnuplot has no pngcairo terminal");
+		return false;
+	}
+	return true;
+}
+
+/* A string inside gnuplot's single quotes, where '' is a quote. */
+static void gp_quoted(GString *s, const char *v)
+{
+	g_string_append_c(s, '\'');
+	for (const char *p = v; *p; p++) {
+		if (*p == '\'')
+			g_string_append_c(s, '\'');
+		if (*p != '\n' && *p != '\r')
+			g_string_append_c(s, *p);
+	}
+	g_string_append_c(s, '\'');
+}
+
+/* One datablock of rows, x y "label"; frontier rows in CPU order so the line joins them. */
+static void gp_block(GString *s, const char *name, const struct advise_config *cfg,
+		     const struct advise_row *rows, size_t n, int which)
+{
+	size_t *order = g_new(size_t, n ? n : 1), m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool in = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier : rows[i].pick;
+
+		if (!in)
+			continue;
+		size_t at = m++;
+		while (at && rows[order[at - 1]].cpu_ms > rows[i].cpu_ms) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = i;
+	}
+	g_string_append_printf(s, "$%s << EOD\n", name);
+	for (size_t k = 0; k < m; k++) {
+		char *label = advise_config_name(&cfg[order[k]]);
+
+		g_string_append_printf(s, "%.3f %.3f \"%s\"\n", rows[order[k]].cpu_ms,
+				       rows[order[k]].saved_mean, label);
+		g_free(label);
+	}
+	/* gnuplot refuses to plot an empty block: one point off the chart */
+	if (!m)
+		g_string_append(s, "NaN NaN \"\"\n");
+	g_string_append(s, "EOD\n");
+	/*
+	 * Labels one by one. Along the frontier CPU and pages saved rise
+	 * together, so the cheapest point's label goes below it, the others'
+	 * above, and the pick's further below.
+	 */
+	for (size_t k = 0; which && k < m; k++) {
+		char *label = advise_config_name(&cfg[order[k]]);
+
+		g_string_append(s, "set label ");
+		gp_quoted(s, label);
+		g_string_append_printf(s, " at %.3f,%.3f left offset 1.2,%s tc rgb '%s'\n",
+				       rows[order[k]].cpu_ms, rows[order[k]].saved_mean,
+				       which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
+				       which == 2 ? "#0050c0" : "#c00000");
+		g_free(label);
+	}
+	g_free(order);
+}
+
+/* Tics at 1, 2, 5 x 10^d across [lo, hi]: a log axis gets few by itself. */
+static void gp_log_tics(GString *s, double lo, double hi)
+{
+	int n = 0;
+
+	g_string_append(s, "set xtics (");
+	for (int d = (int)floor(log10(lo)); d <= (int)ceil(log10(hi)); d++)
+		for (int m = 0; m < 3; m++) {
+			double v = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow(10, d);
+
+			if (v >= lo && v <= hi)
+				g_string_append_printf(s, "%s%.6g", n++ ? ", " : "", v);
+		}
+	g_string_append(s, ")\n");
+}
+
+bool advise_plot(FILE *png, const char *title, const struct advise_config *cfg,
+		 const struct advise_row *rows, size_t n, GError **error)
+{
+	GString *s = g_string_new(NULL);
+	int ws;
+
+	g_string_append(s, "set terminal pngcairo size 1100,700 noenhanced font ',11'\n"
+			"set title ");
+	gp_quoted(s, title);
+	/* ranges set here: gnuplot complains of an empty one when every row saves the same */
+	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].cpu_ms > 0)
+			xmin = MIN(xmin, rows[i].cpu_ms);
+		xmax = MAX(xmax, rows[i].cpu_ms);
+		ymin = MIN(ymin, rows[i].saved_mean);
+		ymax = MAX(ymax, rows[i].saved_mean);
+	}
+	if (!n)
+		ymin = ymax = 0;
+	if (!(xmin < INFINITY) || xmax <= 0)
+		xmin = xmax = 1;
+	double pad = MAX(MAX((ymax - ymin) * 0.08, fabs(ymax) * 0.01), 1.0);
+	/* a log scale: the sha rows cost ten times the rest, which would crowd together */
+	g_string_append_printf(s, "\nset xlabel 'modelled ksmd CPU (ms, log scale)'\n"
+			       "set ylabel 'pages saved (pages_sharing + ksm_zero_pages), mean over"
+			       " the run'\nset grid xtics ytics\nset key bottom right\n"
+			       "set logscale x\nset xrange [%.6g:%.6g]\nset yrange [%.3f:%.3f]\n",
+			       xmin / 1.25, xmax * 2.2, ymin - pad, ymax + pad);
+	gp_log_tics(s, xmin / 1.25, xmax * 2.2);
+	gp_block(s, "rest", cfg, rows, n, 0);
+	gp_block(s, "front", cfg, rows, n, 1);
+	gp_block(s, "pick", cfg, rows, n, 2);
+	g_string_append(s, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
+			" title 'dominated', "
+			"$front using 1:2 with linespoints pt 7 ps 1.7 lw 2 lc rgb '#c00000'"
+			" title 'Pareto frontier', "
+			"$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
+			" title 'pick (kernel checksum)'\n");
+	fflush(png);
+	bool ok = gnuplot(s->str, fileno(png), &ws, error);
+	g_string_free(s, TRUE);
+	if (!ok)
+		return false;
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "--plot: gnuplot %s",
+			    WIFEXITED(ws) && WEXITSTATUS(ws) == 127 ?
+			    "could not be started (not installed?)" : "failed (its message is above)");
+		return false;
+	}
+	struct stat st;
+	if (fstat(fileno(png), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "--plot: gnuplot wrote nothing");
+		return false;
+	}
+	return true;
+}
