@@ -58,6 +58,13 @@ kc=$(col "$tmp/k.csv" quiet cow_ksm) dc=$(col "$tmp/d.csv" quiet cow_ksm)
 [ "$(col "$tmp/d.csv" toggle2 pages_volatile)" -gt "$(col "$tmp/k.csv" toggle2 pages_volatile)" ] ||
 	fail "dirty-bit did not keep the rewritten pages volatile"
 
+# no-gate: the toggled pages go to the unstable tree at every visit, never volatile
+run n "$t" --policy no-gate
+every "$tmp/n.csv" checksums 0
+every "$tmp/n.csv" pages_volatile 0
+[ "$(col "$tmp/k.csv" toggle1 pages_volatile)" = 200 ] || fail "the kernel kept no page volatile"
+[ "$(col "$tmp/n.csv" toggle1 pages_unshared)" = 200 ] || fail "no-gate did not file the toggled pages"
+
 # partial-hash: blind to word 1, so false positives grow change by change
 t=$dir/policy_partial_hash.ksmt
 run k "$t"
