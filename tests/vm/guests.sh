@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# guests.sh KSMSIM VMDIR CACHE: records 2 x 256 MiB guests of the minimal
+# tier booting (workloads/vm/record-guests.sh, each held up 5 s after its
+# end) and checks that the trace replays under --check, has two mms (vm1,
+# vm2) and the phase marks, and that the guests share pages at the last
+# vmI-end mark, when both are up: the oracle's ideal_saved and, replayed
+# with a ksmd fast enough to scan the guests several times whatever the
+# boot's length (pages_to_scan 5000, i.e. 250,000 pages/s), pages_sharing.
+# The image is built into
+# CACHE ($KSMSIM_VM_CACHE overrides it). Skips (77) without root,
+# qemu-system-x86_64, cpio, or a way to the Debian mirror for the inputs.
+set -euo pipefail
+ksmsim=$1 vmdir=$2
+export KSMSIM_VM_CACHE=${KSMSIM_VM_CACHE:-$3}
+MIN_SHARING=${MIN_SHARING:-4096}
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || skip "not root (ksmsim record needs it)"
+command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install -y qemu-system-x86)"
+command -v cpio >/dev/null || skip "no cpio (apt-get install -y cpio)"
+command -v apt-get >/dev/null || skip "no apt-get (the image comes from Debian packages)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksmsim-test-vm.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# The inputs: cached, or downloadable from the mirror (else skip).
+mkdir -p "$KSMSIM_VM_CACHE"
+if [ ! -e "$KSMSIM_VM_CACHE/minimal/initrd.img" ]; then
+	apt-cache depends linux-image-amd64 2>/dev/null | grep -q 'Depends: linux-image-' ||
+		skip "apt knows no linux-image-amd64 (no Debian package lists)"
+	(cd "$tmp" && timeout 60 apt-get download -q busybox-static >/dev/null 2>&1) ||
+		skip "cannot download from the Debian mirror (apt-get download busybox-static)"
+	rm -f "$tmp"/*.deb
+fi
+
+start=$(date +%s)
+KSMSIM=$ksmsim OUT=$tmp "$vmdir/record-guests.sh" -n 2 -m 256 -w boot -H 5 -x 300 \
+	-o "$tmp/guests.ksmb" > "$tmp/out" 2> "$tmp/err" ||
+	{ cat "$tmp/out" "$tmp/err" >&2; fail "record-guests.sh failed"; }
+cat "$tmp/out"
+grep -q '^record-guests: accel \(tcg\|kvm\) (' "$tmp/out" || fail "no accel line"
+grep -q '^record-guests: guests=2 mms=2 ' "$tmp/out" || fail "no summary line with guests=2 mms=2"
+echo "recorded in $(($(date +%s) - start)) s"
+
+# One mm per guest, named vm1 and vm2.
+"$ksmsim" trace stat "$tmp/guests.ksmb" > "$tmp/stat"
+grep -q '^mms *2 spawned' "$tmp/stat" || { cat "$tmp/stat"; fail "not 2 mms"; }
+spawns=$("$ksmsim" trace cat "$tmp/guests.ksmb" | awk '$2 == "spawn" { print $3 }' | sort | tr '\n' ' ')
+[ "$spawns" = "vm1 vm2 " ] || fail "mms are '$spawns', not 'vm1 vm2'"
+
+# It replays under the invariant checker; the phase marks are there.
+"$ksmsim" run --trace "$tmp/guests.ksmb" --check --quiet --pages-to-scan 5000 \
+	--marks-csv "$tmp/marks.csv" > "$tmp/run" 2>&1 || { cat "$tmp/run"; fail "run --check failed"; }
+for m in vm1-boot vm1-start vm1-end vm2-boot vm2-start vm2-end; do
+	grep -q "^$m," "$tmp/marks.csv" || fail "no mark $m"
+done
+
+# Identical guests share pages after boot (counters at the last vmI-end).
+read -r sharing ideal < <(python3 - "$tmp/marks.csv" <<'PY'
+import csv, re, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+        if re.fullmatch(r"vm[0-9]+-end", r["label"])]
+print(rows[-1]["pages_sharing"], rows[-1]["ideal_saved"])
+PY
+)
+echo "at the last vmI-end: pages_sharing $sharing, ideal_saved $ideal (threshold $MIN_SHARING)"
+[ "$ideal" -gt "$MIN_SHARING" ] || fail "ideal_saved $ideal <= $MIN_SHARING"
+[ "$sharing" -gt "$MIN_SHARING" ] || fail "pages_sharing $sharing <= $MIN_SHARING"
+echo "ok"
