@@ -111,7 +111,13 @@ rc=${PIPESTATUS[0]}
 [ $rc -eq 141 ] || bad "run into a closed pipe: exit $rc, expected 141"
 [ -z "$(ls -A)" ] || bad "SIGPIPE left: $(ls -A | tr '\n' ' ')"
 
-# SIGHUP while blocked on a trace that never ends
+# SIGHUP while blocked on a trace that never ends. Under nohup SIGHUP
+# arrives ignored, stays ignored for every child (as it should) and cannot
+# be reset from a shell: then there is nothing to test.
+sigign=$(awk '/^SigIgn:/ { print $2 }' /proc/self/status)
+if (( (16#$sigign & 1) )); then
+	echo "SIGHUP is ignored here (nohup?): its check is skipped" >&2
+else
 mkfifo feed
 (head -20 "$trace"; sleep 30) >feed &
 feeder=$!
@@ -125,6 +131,7 @@ kill $feeder 2>/dev/null; wait $feeder 2>/dev/null
 grep -q 'interrupted.*unfinished output file removed' err || bad "SIGHUP: $(cat err)"
 rm -f feed err
 [ -z "$(ls -A)" ] || bad "SIGHUP left: $(ls -A | tr '\n' ' ')"
+fi
 
 if [ $fails -gt 0 ]; then
 	echo "$fails check(s) failed" >&2
