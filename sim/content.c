@@ -26,11 +26,15 @@
 #endif
 #ifdef CONTENT_ASAN
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/lsan_interface.h>
 #define POOL_POISON(c) ASAN_POISON_MEMORY_REGION((c), sizeof(content))
 #define POOL_UNPOISON(c) ASAN_UNPOISON_MEMORY_REGION((c), sizeof(content))
+/* mmap'd chunks are no root of LeakSanitizer's: say so, or live pages' bytes look leaked */
+#define POOL_ROOT(p, n) __lsan_register_root_region((p), (n))
 #else
 #define POOL_POISON(c) ((void)(c))
 #define POOL_UNPOISON(c) ((void)(c))
+#define POOL_ROOT(p, n) ((void)(p), (void)(n))
 #endif
 
 #define PAGE TRACE_PAGE_SIZE
@@ -228,6 +232,7 @@ static content *pool_alloc(void)
 		if (!chunk)
 			g_error("content: out of memory for %zu objects",
 				(n_chunks + 1) * CHUNK_OBJS);
+		POOL_ROOT(chunk, CHUNK_OBJS * sizeof(content));
 		chunks[n_chunks++] = chunk;
 		for (unsigned i = 0; i < CHUNK_OBJS; i++)
 			POOL_POISON(chunk + i);

@@ -331,6 +331,7 @@ static void test_content_apply(void **state)
 	a = content_apply(z, tc);
 	b = content_apply(NULL, tc);
 	assert_ptr_equal(a, b);		/* interned */
+	content_unref(b);
 	assert_memory_equal(content_materialize(a, buf), tc->data, TRACE_PAGE_SIZE);
 	assert_false(content_is_zero(a));
 	/* a uniform blob is the same page as byte:hh */
