@@ -65,7 +65,37 @@ struct job {
 	/* at the 'warm' and 'done' marks: steady state lies between them */
 	double t_warm, t_done;
 	uint64_t v_warm, v_done;
+	struct ksm_memory mem;	/* at the end, before the model is freed */
 };
+
+/* Where the bytes went: each structure in MiB and per simulated page. */
+static void print_memory(const struct job *j)
+{
+	const struct ksm_memory *m = &j->mem;
+	const struct {
+		const char *name;
+		uint64_t bytes, count;
+		const char *what;
+	} rows[] = {
+		{ "rmap items", m->rmap_items, m->rmap_item_count, "items (slab arenas)" },
+		{ "pages", m->pages, 0, "struct page (slab arenas)" },
+		{ "contents", m->contents, m->content_objects, "objects (pool, intern table, bytes)" },
+		{ "page tables", m->page_tables, m->pt_chunks, "PTE chunks" },
+		{ "stable nodes", m->stable_nodes, m->stable_node_count, "nodes, chains, dups" },
+		{ "mms", m->mms, m->mm_count, "mms (VMAs, names)" },
+		{ "model total", m->total, 0, "the rows above" },
+	};
+	printf("  memory by structure at the end (bytes per simulated page; %s):\n",
+	       "RSS also holds the heap's slack and the libraries");
+	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+		printf("    %-13s %9.1f MiB %7.1f B/page", rows[i].name, rows[i].bytes / 1048576.0,
+		       (double)rows[i].bytes / (double)j->pages);
+		if (rows[i].count)
+			printf("  %" PRIu64 " %s\n", rows[i].count, rows[i].what);
+		else
+			printf("  %s\n", rows[i].what);
+	}
+}
 
 static bool on_mark(void *ctx, const char *label, uint64_t t_us, struct ksm *k, GError **error)
 {
@@ -103,6 +133,7 @@ static bool run_trace(const char *path, struct job *j, GError **error)
 	j->visits = c.pages_scanned;
 	j->scan_s = t1 - t0;
 	j->rss_after = current_rss();
+	ksm_memory(k, &j->mem);
 	trace_reader_free(r);
 	ksm_free(k);
 	return ok;
@@ -313,6 +344,7 @@ int bench_model(int argc, char **argv)
 	       rate / live_rate >= 10 ? "ok" : "MISS");
 	printf("  RSS after         %12.1f MiB, %.0f bytes per simulated page\n",
 	       j1.rss_after / 1048576.0, (double)(j1.rss_after - j1.rss_before) / j1.pages);
+	print_memory(&j1);
 
 	if (!skip_big) {
 		struct job j2 = { .pages = 4 * vm_mib * 256 };
@@ -335,6 +367,7 @@ int bench_model(int argc, char **argv)
 		       peak <= (UINT64_C(2) << 30) ? "ok" : "MISS");
 		printf("  bytes per page    %12.0f (peak RSS / simulated pages)\n",
 		       (double)peak / j2.pages);
+		print_memory(&j2);
 	}
 	goto out;
 fail:

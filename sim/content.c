@@ -667,3 +667,10 @@ void content_stats(uint64_t *objects, uint64_t *bytes)
 	*objects = live_objects;
 	*bytes = live_bytes;
 }
+
+uint64_t content_footprint(void)
+{
+	uint64_t pool = (uint64_t)pool_next * sizeof(content);	/* handed out so far */
+	uint64_t table = slots ? (uint64_t)(table_mask + 1) * sizeof(struct slot) : 0;
+	return pool + table + (live_bytes - live_objects * sizeof(content));
+}

@@ -61,5 +61,7 @@ uint64_t content_digest(content *c);
 
 /* Live content objects and their heap bytes: memory reporting. */
 void content_stats(uint64_t *objects, uint64_t *bytes);
+/* What the store holds now: the object pool's chunks, the intern table and the objects' bytes. */
+uint64_t content_footprint(void);
 
 #endif

@@ -1542,6 +1542,50 @@ void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out)
 	*out = k->pstats;
 }
 
+#define HEAP_OVERHEAD 16u	/* malloc's header, per object */
+#define TREE_NODE_BYTES 40u	/* a GTreeNode */
+
+static uint64_t stable_tree_nodes(const struct rb_node *n)
+{
+	if (!n)
+		return 0;
+	const struct stable_node *node = rb_entry(n, struct stable_node, node);
+	uint64_t count = 1;
+	if (is_stable_node_chain(node))
+		for (const struct hlist_node *d = node->hlist.first; d; d = d->next)
+			count++;
+	return count + stable_tree_nodes(n->rb_left) + stable_tree_nodes(n->rb_right);
+}
+
+void ksm_memory(const struct ksm *k, struct ksm_memory *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->rmap_items = slab_bytes(&k->rmap_item_cache);
+	out->rmap_item_count = k->rmap_items;
+	out->pages = slab_bytes(&k->page_slab);
+	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
+		out->stable_node_count += stable_tree_nodes(k->root_stable_tree[i].rb_node);
+	out->stable_nodes = out->stable_node_count * (sizeof(struct stable_node) + HEAP_OVERHEAD);
+	uint64_t heap;
+	content_stats(&out->content_objects, &heap);
+	out->contents = content_footprint();
+	GPtrArray *all = ksm_all_mms(k);
+	for (guint i = 0; i < all->len; i++) {
+		struct mm *mm = all->pdata[i];
+		uint64_t chunks = (uint64_t)g_tree_nnodes(mm->chunks);
+		uint64_t vmas = (uint64_t)g_tree_nnodes(mm->vmas);
+		out->pt_chunks += chunks;
+		out->page_tables += chunks * (sizeof(struct pt_chunk) + HEAP_OVERHEAD + TREE_NODE_BYTES);
+		out->mms += sizeof(struct mm) + HEAP_OVERHEAD + 2 * 48 +
+			    vmas * (sizeof(struct vma) + HEAP_OVERHEAD + TREE_NODE_BYTES);
+	}
+	out->mm_count = all->len;
+	g_ptr_array_free(all, TRUE);
+	out->mms += (uint64_t)g_hash_table_size(k->mm_by_name) * 24;
+	out->total = out->rmap_items + out->pages + out->stable_nodes + out->contents +
+		     out->page_tables + out->mms;
+}
+
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob)
 {
 	return k->knob[knob];

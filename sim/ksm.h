@@ -198,6 +198,23 @@ struct ksm_mm_stat {
 /* Every live mm's ksm_stat, in name order (output must not depend on hashing). */
 GArray *ksm_mm_stats(const struct ksm *k);	/* of struct ksm_mm_stat */
 
+/*
+ * Where the model's memory goes, in bytes, as its structures hold it now
+ * (for `ksmsim bench model`): allocated arenas count whole, heap objects at
+ * their size plus the allocator's and GLib's tree nodes' overhead (an
+ * estimate: 16 and 40 bytes).
+ */
+struct ksm_memory {
+	uint64_t rmap_items, rmap_item_count;	/* slab arenas; items live */
+	uint64_t pages;				/* slab arenas of struct page */
+	uint64_t stable_nodes, stable_node_count;	/* nodes, chains and dups in the trees */
+	uint64_t contents, content_objects;	/* pool, intern table, overlays and whole pages */
+	uint64_t page_tables, pt_chunks;	/* the mms' PTE chunks */
+	uint64_t mms, mm_count;			/* struct mm, its VMAs, slot and name tables */
+	uint64_t total;
+};
+void ksm_memory(const struct ksm *k, struct ksm_memory *out);
+
 /* Invariant checker: NULL when all hold, else a description (g_free it). */
 char *ksm_check(struct ksm *k);
 

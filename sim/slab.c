@@ -76,3 +76,9 @@ void slab_destroy(struct slab *s)
 	g_free(s->arenas);
 	memset(s, 0, sizeof(*s));
 }
+
+size_t slab_bytes(const struct slab *s)
+{
+	/* what was handed out: the newest arena's untouched tail costs no RSS */
+	return s->n_arenas * ARENA_BYTES - (size_t)(s->end - s->next);
+}

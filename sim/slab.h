@@ -22,5 +22,7 @@ void slab_init(struct slab *s, size_t size, size_t align);	/* align: power of 2,
 void *slab_alloc0(struct slab *s);
 void slab_free(struct slab *s, void *obj);
 void slab_destroy(struct slab *s);
+/* Bytes of its arenas handed out so far: objects live and on the free list. */
+size_t slab_bytes(const struct slab *s);
 
 #endif

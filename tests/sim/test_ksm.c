@@ -272,6 +272,28 @@ static void test_unmergeable_mm_leaves_slot_list(void **state)
 	ksm_free(k);
 }
 
+/* ksm_memory: counts what the structures hold, and the total is their sum. */
+static void test_memory_breakdown(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_with(NULL);
+	spawn_mergeable(k, "a", 100);
+	spawn_mergeable(k, "b", 100);
+	fill(k, "a", 0, 100, 7);
+	fill(k, "b", 0, 100, 7);
+	pass(k, 200);
+	pass(k, 200);
+	struct ksm_memory m;
+	ksm_memory(k, &m);
+	assert_int_equal(m.rmap_item_count, 200);
+	assert_int_equal(m.mm_count, 2);
+	assert_int_equal(m.stable_node_count, 1);	/* one KSM page: 200 < max_page_sharing */
+	assert_true(m.rmap_items >= 200 * sizeof(struct rmap_item));
+	assert_int_equal(m.total, m.rmap_items + m.pages + m.stable_nodes + m.contents +
+				      m.page_tables + m.mms);
+	ksm_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_max_page_sharing_makes_chain),
 		cmocka_unit_test(test_scan_order_and_wrap),
 		cmocka_unit_test(test_unmergeable_mm_leaves_slot_list),
+		cmocka_unit_test(test_memory_breakdown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
