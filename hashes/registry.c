@@ -12,6 +12,7 @@
 #include <xxhash.h>
 #include "hashes/hash.h"
 #include "hashes/hashes_impl.h"
+#include "util/nearest.h"
 
 /* What KSM stores since 4.20 on 64-bit: XXH64 seed 0, low 32 bits. */
 static uint64_t page_xxhash(const void *page)
@@ -98,41 +99,13 @@ const struct page_hash *hash_lookup(const char *name)
 	return NULL;
 }
 
-/* Edits (insert, delete, replace, swap two neighbours) from a to b, ignoring case. */
-static unsigned edit_distance(const char *a, const char *b)
-{
-	size_t n = strlen(a), m = strlen(b);
-	unsigned d[3][33];
-
-	if (n > 32 || m > 32)
-		return UINT_MAX;
-	for (size_t j = 0; j <= m; j++)
-		d[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= n; i++) {
-		unsigned *row = d[i % 3], *up = d[(i - 1) % 3], *up2 = d[(i + 1) % 3];
-
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= m; j++) {
-			bool same = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]);
-			unsigned v = MIN(up[j] + 1, row[j - 1] + 1);
-
-			v = MIN(v, up[j - 1] + !same);
-			if (i > 1 && j > 1 && g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 2]) &&
-			    g_ascii_tolower(a[i - 2]) == g_ascii_tolower(b[j - 1]))
-				v = MIN(v, up2[j - 2] + 1);
-			row[j] = v;
-		}
-	}
-	return d[n % 3][m];
-}
-
 const char *hash_nearest(const char *name)
 {
 	const char *best = NULL;
-	unsigned best_d = 3;	/* at most two edits away, or it is no typo */
+	unsigned best_d = NAME_TYPO_EDITS + 1;	/* a typo, or nothing */
 
 	for (size_t i = 0; name && i < G_N_ELEMENTS(hashes); i++) {
-		unsigned d = edit_distance(name, hashes[i].name);
+		unsigned d = name_distance(name, hashes[i].name);
 
 		if (d < best_d) {
 			best_d = d;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "sim/ksm.h"
+#include "util/nearest.h"
 #include "util/parse.h"
 
 enum { ROW_KERNEL, ROW_NO_GATE, ROW_DIRTY_BIT, ROW_PARTIAL, ROW_CLASSIFIED, ROW_NR };
@@ -174,6 +175,22 @@ bool ksm_policy_parse(const char *spec, struct ksm_policy *out, GError **error)
 		if (strlen(rows[i].name) == nlen && !g_ascii_strncasecmp(rows[i].name, spec, nlen))
 			row = i;
 	if (row < 0) {
+		char *given = g_strndup(spec, nlen);
+		int near = -1;
+		unsigned best = NAME_TYPO_EDITS + 1;
+		for (int i = 0; i < ROW_NR; i++) {
+			unsigned d = name_distance(given, rows[i].name);
+			if (d < best) {
+				best = d;
+				near = i;
+			}
+		}
+		g_free(given);
+		if (near >= 0) {
+			snprintf(why, sizeof(why), "no such policy; did you mean '%s'? "
+				 "('ksmsim policies' describes them)", rows[near].name);
+			return bad(error, spec, NULL, why);
+		}
 		GString *names = g_string_new(NULL);
 		for (int i = 0; i < ROW_NR; i++)
 			g_string_append_printf(names, "%s%s", i ? ", " : "", rows[i].name);

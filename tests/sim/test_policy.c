@@ -54,7 +54,8 @@ static void test_parse(void **state)
 	assert_true(ksm_policy_parse("no-gate", &p, NULL));
 	assert_int_equal(p.detector, KSM_DETECT_NONE);
 
-	expect_refused("nope", "no such policy");
+	expect_refused("nope", "no such policy (kernel, no-gate");
+	expect_refused("classifed", "did you mean 'classified'");
 	expect_refused("partial-hash:k=3", "power of 2");
 	expect_refused("partial-hash:k=2048", "power of 2");
 	expect_refused("partial-hash:k=64,max=32", "below");
