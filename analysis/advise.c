@@ -256,7 +256,22 @@ static bool spawn(const struct advise_opts *o, const struct advise_config *c, st
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
 	/* nothing buffered may be written twice */
 	fflush(NULL);
+	/*
+	 * Until the child has its own dispositions, a signal (the SIGTERM that
+	 * stops it when another configuration failed) would run the parent's
+	 * handler in it, which removes the parent's unfinished outputs: keep
+	 * them blocked across the fork; worker_signals unblocks them.
+	 */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	pid_t pid = fork();
+	if (pid != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "fork: %s", g_strerror(errno));
 		close(p[0]);
