@@ -34,6 +34,13 @@ int cmd_policies(int argc, char **argv);
  * (one line on stderr, "PROG: --NAME wants MIN..MAX, not 'ARG'").
  */
 #define CLI_OPT_KNOB 512
+/* Their lines in a --help text. */
+#define CLI_KNOB_OPTIONS_HELP \
+	"  --pages-to-scan N  --sleep-millisecs N  --max-page-sharing N\n" \
+	"  --use-zero-pages 0|1  --merge-across-nodes 0|1  --smart-scan 0|1\n" \
+	"  --stable-node-chains-prune-millisecs N  --advisor-max-cpu N\n" \
+	"  --advisor-min-pages-to-scan N  --advisor-max-pages-to-scan N\n" \
+	"  --advisor-target-scan-time N\n"
 void knob_options_add(GArray *longopts, GPtrArray *names);
 int knob_option_take(const char *prog, int c, const char *arg, struct ksm_options *opt);
 

@@ -82,11 +82,7 @@ static void usage(FILE *f)
 "  --max-memory SIZE   the memory all runs at once may take (K, M, G, T;\n"
 "                      default: the machine's MemAvailable)\n"
 "  knobs as run takes them, fixed for the whole run:\n"
-"  --pages-to-scan N  --sleep-millisecs N  --max-page-sharing N\n"
-"  --use-zero-pages 0|1  --merge-across-nodes 0|1  --smart-scan 0|1\n"
-"  --stable-node-chains-prune-millisecs N  --advisor-max-cpu N\n"
-"  --advisor-min-pages-to-scan N  --advisor-max-pages-to-scan N\n"
-"  --advisor-target-scan-time N\n"
+CLI_KNOB_OPTIONS_HELP
 "\n"
 "TRACE is read whole and checked before any run, then once per run (so it\n"
 "must be a file, not '-'). Every row is one deterministic run, each in a\n"

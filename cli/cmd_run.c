@@ -96,11 +96,7 @@ static void usage(FILE *f)
 "                         from the pages written and the mms alive at once\n"
 "Knobs (sysfs names, '-' or '_'): fix a knob for the whole run; the trace's\n"
 "'set' records for it are then ignored:\n"
-"  --pages-to-scan N  --sleep-millisecs N  --max-page-sharing N\n"
-"  --use-zero-pages 0|1  --merge-across-nodes 0|1  --smart-scan 0|1\n"
-"  --stable-node-chains-prune-millisecs N  --advisor-max-cpu N\n"
-"  --advisor-min-pages-to-scan N  --advisor-max-pages-to-scan N\n"
-"  --advisor-target-scan-time N\n"
+CLI_KNOB_OPTIONS_HELP
 "\n"
 "Exit status: 0 done, 1 an invariant failed (--check), 2 bad usage or bad\n"
 "input (one line 'FILE:LINE: problem') or a trace too big for --max-memory,\n"
