@@ -26,11 +26,13 @@ void slab_init(struct slab *s, size_t size, size_t align)
 /* Under ASan every object is its own allocation, so misuse is still caught. */
 void *slab_alloc0(struct slab *s)
 {
+	s->live++;
 	return g_aligned_alloc0(1, s->size, s->align);
 }
 
 void slab_free(struct slab *s, void *obj)
 {
+	s->live--;
 	g_aligned_free(obj);
 }
 #else
@@ -79,6 +81,10 @@ void slab_destroy(struct slab *s)
 
 size_t slab_bytes(const struct slab *s)
 {
+#ifdef SLAB_UNDER_ASAN
+	return s->live * s->size;
+#else
 	/* what was handed out: the newest arena's untouched tail costs no RSS */
 	return s->n_arenas * ARENA_BYTES - (size_t)(s->end - s->next);
+#endif
 }

@@ -16,6 +16,7 @@ struct slab {
 	char *next, *end;	/* bump region of the newest arena */
 	void **arenas;
 	size_t n_arenas;
+	size_t live;		/* under ASan, where each object is its own allocation */
 };
 
 void slab_init(struct slab *s, size_t size, size_t align);	/* align: power of 2, >= 8 */
