@@ -15,24 +15,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 res=${RESULTS:-$here/results}/policies
 real=${REAL:-$here/out/real}
-ksmsim=${KSMSIM:-}
-if [[ -z $ksmsim ]]; then
-	for b in "$here"/../build/cli/ksmsim "$here"/../build*/cli/ksmsim; do
-		[[ -x $b ]] && { ksmsim=$(cd "$(dirname "$b")" && pwd)/ksmsim; break; }
-	done
-fi
-[[ -x $ksmsim ]] || { echo "policies.sh: build ksmsim first (or set KSMSIM)" >&2; exit 2; }
+. "$here/steps.sh" policies.sh
 mkdir -p "$res" "$here/out/traces"
 res=$(cd "$res" && pwd)
 real=$(cd "$(dirname "$real")" && pwd)/$(basename "$real")
-since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
-step() {
-	local t=$EPOCHREALTIME
-	echo "+ $*" >&2
-	"$@"
-	echo "  ($(since "$t") s)" >&2
-}
-t0=$EPOCHREALTIME
 # relative to the checkout, so nothing written names this machine's folders
 cd "$here/.."
 

@@ -9,23 +9,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 res=${RESULTS:-$here/results}
-ksmsim=${KSMSIM:-}
-if [[ -z $ksmsim ]]; then
-	for b in "$here"/../build/cli/ksmsim "$here"/../build*/cli/ksmsim; do
-		[[ -x $b ]] && { ksmsim=$(cd "$(dirname "$b")" && pwd)/ksmsim; break; }
-	done
-fi
-[[ -x $ksmsim ]] || { echo "regenerate.sh: build ksmsim first (or set KSMSIM)" >&2; exit 2; }
+. "$here/steps.sh" regenerate.sh
 export KSMSIM=$ksmsim
 mkdir -p "$res/collide" "$res/plots"
-since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
-step() {
-	local t=$EPOCHREALTIME
-	echo "+ $*" >&2
-	"$@"
-	echo "  ($(since "$t") s)" >&2
-}
-t0=$EPOCHREALTIME
 c="$res/collide"
 
 # 1. birthday: random pages (16 varied bytes), counter pages, fully random pages
