@@ -148,7 +148,7 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 			const struct ksm_mm_stat *m = &g_array_index(st, struct ksm_mm_stat, i);
 			struct ksm_stat_row row = {
 				m->name, m->ksm_rmap_items, m->ksm_zero_pages,
-				m->ksm_merging_pages, m->ksm_process_profit, m->ksm_mergeable,
+				m->ksm_merging_pages, m->ksm_process_profit, m->ksm_mergeable, m->ksm_merge_any,
 			};
 			ksm_stat_csv_row(ctx->mm_stats, label, t_us, &row);
 		}

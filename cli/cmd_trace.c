@@ -23,10 +23,11 @@ static int trace_usage(FILE *out)
 		"       ksmsim trace stat IN\n"
 		"       ksmsim trace merge IN1 IN2 [IN...] OUT\n"
 		"\n"
-		"Read a trace (text, gzip-compressed text or binary, versions 1 and 2\n"
-		"(traces/FORMAT.md; version 2 adds blobs of captured pages), detected from its\n"
-		"first bytes; IN '-' is standard input) and check it fully, as 'ksmsim run'\n"
-		"would: syntax, time order, mms, mapped pages, knob values, settles.\n"
+		"Read a trace (text, gzip-compressed text or binary, versions 1 to 3\n"
+		"(traces/FORMAT.md; version 2 adds blobs of captured pages, version 3 fork\n"
+		"and prctl memory-merge), detected from its first bytes; IN '-' is standard\n"
+		"input) and check it fully, as 'ksmsim run' would: syntax, time order, mms,\n"
+		"mapped pages, knob values, settles.\n"
 		"\n"
 		"  convert  write IN to OUT. OUT's format comes from its name: .ksmb binary,\n"
 		"           .gz gzip-compressed text, anything else text; --format overrides.\n"
@@ -37,11 +38,12 @@ static int trace_usage(FILE *out)
 		"           is written in place. OUT may not be IN.\n"
 		"  cat      print IN as canonical text on standard output.\n"
 		"  stat     print what IN holds: records per verb and content form, mms,\n"
-		"           pages mapped and written, trace duration, settles and marks.\n"
+		"           pages mapped and written, trace duration, settles and marks\n"
+		"           (version 3: forks and prctls too).\n"
 		"  merge    interleave the records of several traces by time (ties: the\n"
 		"           earlier input first) into OUT, e.g. one recorded guest per input.\n"
-		"           Their mm names must differ. OUT has the highest input version;\n"
-		"           blobs are stored once across all inputs.\n"
+		"           Their mm names (fork's child names too) must differ. OUT has the\n"
+		"           highest input version; blobs are stored once across all inputs.\n"
 		"\n"
 		"Options:\n"
 		"  -f, --format FMT  output format of convert: text, gz or binary\n"
@@ -223,6 +225,7 @@ static int stat_trace(const char *in)
 	uint64_t verbs[TRACE_NR_VERBS] = { 0 }, forms[CONTENT_NR_FORMS] = { 0 };
 	uint64_t form_pages[CONTENT_NR_FORMS] = { 0 };
 	uint64_t records = 0, written = 0, fillseq_pages = 0, max_mapped = 0, scans = 0, last_t = 0;
+	uint64_t merge_on = 0;	/* prctl memory-merge 1 */
 	unsigned int max_live = 0;
 	const char *form = sniff(in);
 	trace_reader *r;
@@ -251,8 +254,15 @@ static int stat_trace(const char *in)
 		case TRACE_MAP:
 			max_mapped = MAX(max_mapped, trace_check_mapped_pages(ck));
 			break;
+		case TRACE_FORK:
+			/* the child maps a copy of the parent's pages */
+			max_mapped = MAX(max_mapped, trace_check_mapped_pages(ck));
+			/* fall through */
 		case TRACE_SPAWN:
 			max_live = MAX(max_live, trace_check_live_mms(ck));
+			break;
+		case TRACE_PRCTL:
+			merge_on += rec->value;
 			break;
 		case TRACE_SETTLE:
 			scans += rec->value;
@@ -272,8 +282,10 @@ static int stat_trace(const char *in)
 	printf("records         %" G_GUINT64_FORMAT "\n", records);
 	printf("duration        %" G_GUINT64_FORMAT " us (%.6f s of trace time, last t_us)\n",
 	       last_t, last_t / 1e6);
-	printf("mms             %" G_GUINT64_FORMAT " spawned, at most %u live, %u live at the end\n",
-	       verbs[TRACE_SPAWN], max_live, trace_check_live_mms(ck));
+	printf("mms             %" G_GUINT64_FORMAT " spawned, ", verbs[TRACE_SPAWN]);
+	if (verbs[TRACE_FORK])
+		printf("%" G_GUINT64_FORMAT " forked, ", verbs[TRACE_FORK]);
+	printf("at most %u live, %u live at the end\n", max_live, trace_check_live_mms(ck));
 	printf("pages mapped    at most %" G_GUINT64_FORMAT " at once (%.1f MiB), %" G_GUINT64_FORMAT
 	       " at the end\n", max_mapped, max_mapped * 4096.0 / (1 << 20),
 	       trace_check_mapped_pages(ck));
@@ -281,6 +293,12 @@ static int stat_trace(const char *in)
 	printf("settles         %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " full scans asked)\n",
 	       verbs[TRACE_SETTLE], scans);
 	printf("marks           %" G_GUINT64_FORMAT "\n", verbs[TRACE_MARK]);
+	if (trace_reader_version(r, NULL) >= 3) {
+		printf("forks           %" G_GUINT64_FORMAT "\n", verbs[TRACE_FORK]);
+		printf("prctls          %" G_GUINT64_FORMAT " (memory-merge 1: %" G_GUINT64_FORMAT
+		       ", memory-merge 0: %" G_GUINT64_FORMAT ")\n", verbs[TRACE_PRCTL], merge_on,
+		       verbs[TRACE_PRCTL] - merge_on);
+	}
 	if (trace_reader_blobs(r))
 		printf("blobs           %" G_GUINT64_FORMAT " distinct pages (%.1f MiB), used by %"
 		       G_GUINT64_FORMAT " blob pages\n", trace_reader_blobs(r),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Trace mms as real processes: see child.h. */
 #include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -40,6 +42,16 @@ static int sys_munmap(void *addr, size_t len)
 static int sys_madvise(void *addr, size_t len, int advice)
 {
 	return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+static int sys_open(const char *path, int flags)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0);
+}
+
+static ssize_t sys_read(int fd, void *buf, size_t len)
+{
+	return syscall(SYS_read, fd, buf, len);
 }
 
 static void __attribute__((noreturn)) sys_exit(int code)
@@ -140,6 +152,83 @@ static void store_content(uint8_t *p, const struct trace_content *tc, const uint
 
 /* rand: and patch: bytes; file-wide so that child_main touches it before pinning */
 static uint8_t child_randbuf[TRACE_PAGE_SIZE];
+/* /proc/self/maps, read for prctl memory-merge 1 */
+static char child_maps[256 * 1024];
+static struct trace_record child_rec;
+/* the replay's pid: a forked trace process opens its pipe ends in /proc/PID/fd */
+static pid_t child_replay_pid;
+static uint64_t child_base;
+
+#ifndef PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67
+#endif
+
+/*
+ * prctl(PR_SET_MEMORY_MERGE, 1) makes every VMA of the process mergeable,
+ * not just the trace's: its stack, its copy of the replay's heap, libc's
+ * data. Those go back to unmergeable at once (ksmd is stopped during a
+ * record, see replay.c), so that KSM sees the trace's pages only, as the
+ * model does; mappings the trace makes later are mergeable, as they should.
+ */
+static int unmerge_others(void)
+{
+	uint64_t lo = child_base, hi = child_base + TRACE_VPN_LIMIT * TRACE_PAGE_SIZE;
+	size_t len = 0;
+	int fd = sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		ssize_t n = sys_read(fd, child_maps + len, sizeof(child_maps) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(child_maps) - 1) {
+			close(fd);
+			return E2BIG;
+		}
+	}
+	close(fd);
+	child_maps[len] = 0;
+	for (char *line = child_maps; *line;) {
+		char *next = strchr(line, '\n');
+		uint64_t start, end;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
+		    (end <= lo || start >= hi) && start < (UINT64_C(1) << 47)) {
+			while (sys_madvise((void *)(uintptr_t)start, end - start, MADV_UNMERGEABLE)) {
+				if (errno != EINTR && errno != EAGAIN)
+					return errno;
+			}
+		}
+		if (!next)
+			break;
+		line = next + 1;
+	}
+	return 0;
+}
+
+/*
+ * Every page this process writes outside the trace: after a fork they are
+ * shared with the other process, and the first store to each copies it, a
+ * new page in this CPU's lru_add batch.
+ */
+static void __attribute__((noinline)) touch_own_pages(void)
+{
+	volatile uint8_t stack[64 * 1024];
+
+	for (size_t i = 0; i < sizeof(stack); i += 512)
+		stack[i] = 1;
+	for (size_t i = 0; i < sizeof(child_randbuf); i += 512)
+		((volatile uint8_t *)child_randbuf)[i] = 0;
+	for (size_t i = 0; i < sizeof(child_maps); i += 512)
+		((volatile char *)child_maps)[i] = 0;
+	for (size_t i = 0; i < sizeof(child_rec); i += 512)
+		((volatile uint8_t *)&child_rec)[i] = ((volatile uint8_t *)&child_rec)[i];
+}
 
 /* Carries out one record in the child; 0 or an errno. */
 static int child_exec(const struct trace_record *rec, uint64_t base)
@@ -184,28 +273,95 @@ static int child_exec(const struct trace_record *rec, uint64_t base)
 		return 0;
 	case TRACE_UNMAP:
 		return sys_munmap(addr, len) ? errno : 0;
+	case TRACE_PRCTL:
+		if (prctl(PR_SET_MEMORY_MERGE, rec->value ? 1 : 0, 0, 0, 0) != 0)
+			return errno;
+		return rec->value ? unmerge_others() : 0;
 	default:
 		return EINVAL;
 	}
 }
 
-/*
- * A new process's first writes (stack, static buffers, pages shared with the
- * parent since fork) each add a new page to its CPU's lru_add batch, as
- * trace pages do; make them here, before moving to the trace CPU, so that
- * CPU's batch holds only the trace's pages.
- */
-static void __attribute__((noinline)) warm_up(void)
+static int pin_to(int cpu)
 {
-	volatile uint8_t stack[64 * 1024];
+	cpu_set_t set;
 
-	for (size_t i = 0; i < sizeof(stack); i += 512)
-		stack[i] = 1;
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) != 0 ? errno : 0;
+}
+
+/* Anywhere but cpu, when the machine has another CPU; best effort. */
+static void move_off(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (i != cpu)
+			CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int child_cpu = -1;
+
+/*
+ * fork: the trace process forks a new one. Its pipe ends were made by the
+ * replay and are opened here through /proc/REPLAY/fd (rec->vpn: the
+ * command pipe's read end, rec->npages: the acknowledgement pipe's write
+ * end). The fork and both processes' first stores after it (copies of
+ * pages they now share) happen off the trace CPU, so its lru_add batch
+ * sees no page the trace did not write. Returns the new pid or -errno.
+ */
+static pid_t child_fork(const struct trace_record *rec)
+{
+	char path[64];
+	int cmd, ack;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%" PRIu64, (long)child_replay_pid, rec->vpn);
+	cmd = sys_open(path, O_RDONLY);
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%" PRIu64, (long)child_replay_pid, rec->npages);
+	ack = sys_open(path, O_WRONLY);
+	if (cmd < 0 || ack < 0) {
+		int e = errno;
+
+		if (cmd >= 0)
+			close(cmd);
+		if (ack >= 0)
+			close(ack);
+		return -e;
+	}
+	move_off(child_cpu);
+	pid = fork();
+	if (pid == 0) {
+		int32_t err = 0;
+
+		if (dup2(cmd, CHILD_CMD_FD) < 0 || dup2(ack, CHILD_ACK_FD) < 0)
+			_exit(1);
+		close_range(3, CHILD_CMD_FD - 1, 0);
+		close_range(CHILD_ACK_FD + 1, ~0u, 0);
+		touch_own_pages();
+		err = pin_to(child_cpu);
+		if (!write_full(CHILD_ACK_FD, &err, sizeof(err)) || err)
+			_exit(1);
+		return 0;
+	}
+	int e = errno;
+
+	close(cmd);
+	close(ack);
+	touch_own_pages();
+	pin_to(child_cpu);
+	return pid < 0 ? -e : pid;
 }
 
 static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base, int cpu)
 {
-	static struct trace_record rec;
 	int32_t err = 0;
 
 	/* never outlive the replay, even if it is killed outright */
@@ -216,26 +372,34 @@ static void __attribute__((noreturn)) child_main(pid_t parent, uint64_t base, in
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	memset(&rec, 0, sizeof(rec));
-	memset(child_randbuf, 0, sizeof(child_randbuf));
-	warm_up();
-	if (cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) != 0)
-			err = errno;
-	}
+	/* a forked trace process is reaped by the kernel; the replay watches a pidfd */
+	signal(SIGCHLD, SIG_IGN);
+	child_replay_pid = parent;
+	child_base = base;
+	child_cpu = cpu;
+	memset(&child_rec, 0, sizeof(child_rec));
+	/* first stores before moving to the trace CPU: its batch holds trace pages only */
+	touch_own_pages();
+	err = pin_to(cpu);
 	/* ready (0) or why not: the parent waits for this before any command */
 	if (!write_full(CHILD_ACK_FD, &err, sizeof(err)) || err)
 		_exit(1);
 	for (;;) {
-		int r = read_full(CHILD_CMD_FD, &rec, sizeof(rec));
+		int r = read_full(CHILD_CMD_FD, &child_rec, sizeof(child_rec));
 
-		if (r <= 0 || rec.verb == TRACE_EXIT)
+		if (r <= 0 || child_rec.verb == TRACE_EXIT)
 			sys_exit(0);
-		err = child_exec(&rec, base);
+		if (child_rec.verb == TRACE_FORK) {
+			pid_t pid = child_fork(&child_rec);
+			int32_t reply[2] = { pid < 0 ? -pid : 0, pid < 0 ? 0 : pid };
+
+			if (pid == 0)
+				continue;	/* the new process: its own loop from here */
+			if (!write_full(CHILD_ACK_FD, reply, sizeof(reply)))
+				_exit(1);
+			continue;
+		}
+		err = child_exec(&child_rec, base);
 		if (!write_full(CHILD_ACK_FD, &err, sizeof(err)))
 			_exit(1);
 	}
@@ -346,6 +510,7 @@ struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GE
 	close(ack[1]);
 	c = g_new0(struct live_child, 1);
 	c->pid = pid;
+	c->pidfd = -1;
 	c->order_fd = cmd[1];
 	c->ack_fd = ack[0];
 	g_strlcpy(c->name, name, sizeof(c->name));
@@ -399,9 +564,95 @@ static void reap(struct live_child *c)
 {
 	close(c->order_fd);
 	close(c->ack_fd);
-	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (c->pidfd >= 0) {
+		/* not our child: the pidfd turns readable once it has exited, its mm gone */
+		struct pollfd pfd = { .fd = c->pidfd, .events = POLLIN };
+
+		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+			;
+		close(c->pidfd);
+	} else {
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	g_free(c);
+}
+
+struct live_child *live_child_fork(struct live_child *parent, const char *name, GError **error)
+{
+	struct trace_record rec;
+	int cmd[2], ack[2];
+	int32_t reply[2], ready = 0;
+	struct live_child *c;
+	int r;
+
+	if (pipe2(cmd, O_CLOEXEC) != 0)
+		goto fail;
+	if (pipe2(ack, O_CLOEXEC) != 0) {
+		close(cmd[0]);
+		close(cmd[1]);
+		goto fail;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.verb = TRACE_FORK;
+	rec.vpn = (uint64_t)cmd[0];
+	rec.npages = (uint64_t)ack[1];
+	g_strlcpy(rec.child, name, sizeof(rec.child));
+	if (!write_full(parent->order_fd, &rec, sizeof(rec)) ||
+	    (r = read_full(parent->ack_fd, reply, sizeof(reply))) <= 0) {
+		close(cmd[0]);
+		close(cmd[1]);
+		close(ack[0]);
+		close(ack[1]);
+		g_set_error(error, G_FILE_ERROR, signals_caught() ? G_FILE_ERROR_INTR : G_FILE_ERROR_FAILED,
+			    signals_caught() ? "interrupted" : "the process of mm %s (pid %d) died",
+			    parent->name, (int)parent->pid);
+		return NULL;
+	}
+	/* the new process has its own ends now, or never will */
+	close(cmd[0]);
+	close(ack[1]);
+	if (reply[0]) {
+		close(cmd[1]);
+		close(ack[0]);
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(reply[0]),
+			    "fork of mm %s into %s failed in the kernel: %s", parent->name, name,
+			    g_strerror(reply[0]));
+		return NULL;
+	}
+	c = g_new0(struct live_child, 1);
+	c->pid = reply[1];
+	c->order_fd = cmd[1];
+	c->ack_fd = ack[0];
+	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	g_strlcpy(c->name, name, sizeof(c->name));
+	if (c->pidfd < 0) {
+		int e = errno;
+
+		kill(c->pid, SIGKILL);
+		close(c->order_fd);
+		close(c->ack_fd);
+		g_free(c);
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+			    "cannot watch the process of mm %s: pidfd_open: %s", name, g_strerror(e));
+		return NULL;
+	}
+	r = read_full(c->ack_fd, &ready, sizeof(ready));
+	if (r <= 0 || ready) {
+		live_child_kill(c);
+		if (r > 0)
+			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(ready),
+				    "cannot pin the process of mm %s: %s", name, g_strerror(ready));
+		else
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+				    "the process of mm %s died before it was ready", name);
+		return NULL;
+	}
+	return c;
+fail:
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+		    "cannot fork mm %s into %s: %s", parent->name, name, g_strerror(errno));
+	return NULL;
 }
 
 bool live_child_exit(struct live_child *c, GError **error)

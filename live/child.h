@@ -18,6 +18,7 @@
 
 struct live_child {
 	pid_t pid;
+	int pidfd;		/* a forked one (not our child): watched here; else -1 */
 	int order_fd;		/* parent writes the records to do */
 	int ack_fd;		/* parent reads acknowledgements */
 	char name[TRACE_NAME_MAX + 1];
@@ -31,6 +32,12 @@ struct live_child {
  */
 struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GError **error);
 
+/*
+ * fork: parent's process forks; the new process (a grandchild of ours,
+ * reaped by the kernel) becomes mm name, on the parent's CPU.
+ */
+struct live_child *live_child_fork(struct live_child *parent, const char *name, GError **error);
+
 /* LIVE_CPU_LEAST_BUSY (live.h) made concrete: the least busy CPU this process may use. */
 int live_default_cpu(void);
 
@@ -42,7 +49,8 @@ int live_default_cpu(void);
 void live_leave_cpu(int cpu);
 
 /*
- * The verbs a child carries out: map, advise, write/fill, fillseq, unmap.
+ * The verbs a child carries out: map, advise, write/fill, fillseq, unmap,
+ * prctl.
  * For write, rec->npages is 1. Errors name the mm and the system error.
  */
 bool live_child_do(struct live_child *c, const struct trace_record *rec, GError **error);

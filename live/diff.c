@@ -18,8 +18,14 @@ static const char *const std_cols[] = {
 /* The per-mm files (sim/ksm_stat_csv.h). */
 static const char *const mm_cols[] = {
 	"t_us", "ksm_rmap_items", "ksm_zero_pages", "ksm_merging_pages",
-	"ksm_process_profit", "ksm_mergeable",
+	"ksm_process_profit", "ksm_mergeable", "ksm_merge_any",
 };
+
+/* Standard columns that files written before them lack: compared where both have them. */
+static bool optional_col(const char *name)
+{
+	return !strcmp(name, "ksm_merge_any");
+}
 
 struct marks {
 	const char *path;
@@ -294,7 +300,9 @@ static GPtrArray *columns(struct marks m[2], char **only, char **ignore, GError 
 		size_t nstd = per_mm ? G_N_ELEMENTS(mm_cols) : G_N_ELEMENTS(std_cols);
 
 		for (size_t s = 0; s < nstd; s++)
-			if (!in_list(ignore, std[s]))
+			if (!in_list(ignore, std[s]) &&
+			    !(optional_col(std[s]) && (col_index(m[0].header, std[s]) < 0 ||
+						       col_index(m[1].header, std[s]) < 0)))
 				g_ptr_array_add(cols, (char *)std[s]);
 	}
 	for (guint c = 0; c < cols->len; c++) {

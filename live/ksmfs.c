@@ -233,13 +233,16 @@ bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_stat_row *st, GError **error)
 		} else if (!strcmp(key, "ksm_mergeable:")) {
 			st->ksm_mergeable = !strcmp(val, "yes");
 			seen |= 16;
+		} else if (!strcmp(key, "ksm_merge_any:")) {
+			st->ksm_merge_any = !strcmp(val, "yes");
+			seen |= 32;
 		}
 		if (!ok)
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 				    "%s: %s is not a number: '%s'", path, key, val);
 	}
 	g_free(text);
-	if (ok && seen != 31) {
+	if (ok && seen != 63) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
 			    "%s: not the ksm_stat this tool knows (a field is missing)", path);
 		ok = false;

@@ -254,6 +254,15 @@ static bool apply(struct replay *rp, const struct trace_record *rec, GError **er
 			return false;
 		g_hash_table_replace(rp->mms, c->name, c);
 		return true;
+	case TRACE_FORK:
+		c = g_hash_table_lookup(rp->mms, rec->mm);
+		if (!c)
+			break;
+		c = live_child_fork(c, rec->child, error);
+		if (!c)
+			return false;
+		g_hash_table_replace(rp->mms, c->name, c);
+		return true;
 	case TRACE_EXIT:
 		c = g_hash_table_lookup(rp->mms, rec->mm);
 		if (!c)

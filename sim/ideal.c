@@ -76,7 +76,8 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 					pc = zero;
 				} else {
 					pc = p->c;
-					if (p->ksm) {
+					/* a page a fork shares is saved as a KSM page is */
+					if (p->ksm || p->mapcount > 1) {
 						guint seen = GPOINTER_TO_UINT(
 							g_hash_table_lookup(ksm_pages, p));
 						if (seen)

@@ -1612,6 +1612,7 @@ GArray *ksm_mm_stats(const struct ksm *k)
 			.ksm_process_profit = ksm_profit(mm->ksm_merging_pages + mm->ksm_zero_pages,
 							 mm->ksm_rmap_items),
 			.ksm_mergeable = mm_has_mergeable(mm),
+			.ksm_merge_any = mm->merge_any,
 		};
 		g_array_append_val(out, st);
 	}

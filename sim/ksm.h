@@ -61,7 +61,7 @@ struct ksm_truth {
 struct ksm_ideal {
 	uint64_t mergeable_pages;	/* present pages in mergeable areas */
 	uint64_t ideal_saved;		/* pages an oracle would free */
-	uint64_t actual_saved;		/* mappings of KSM pages beyond one + KSM zero pages */
+	uint64_t actual_saved;		/* mappings beyond one of each page (KSM, or shared by a fork) + KSM zero pages */
 	uint64_t missed_merges;		/* ideal_saved - actual_saved */
 };
 
@@ -193,6 +193,7 @@ struct ksm_mm_stat {
 	uint64_t ksm_merging_pages;
 	int64_t ksm_process_profit;
 	bool ksm_mergeable;		/* some VMA has VM_MERGEABLE */
+	bool ksm_merge_any;		/* MMF_VM_MERGE_ANY (prctl) */
 };
 
 /* Every live mm's ksm_stat, in name order (output must not depend on hashing). */

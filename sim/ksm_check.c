@@ -3,8 +3,9 @@
  * The invariant checker (run --check): after a batch, walk every structure
  * and recount what the model keeps as counters: rmap_items per mm and in
  * all, stable and unstable membership, pages_shared/sharing against the
- * stable trees, chains and dups, mapcounts against the PTEs, KSM zero
- * pages; and the red-black and memcmp order of the trees. It reads, never
+ * stable trees, chains and dups, mapcounts against the PTEs (a page a
+ * fork shares is write-protected), KSM zero pages, VMA flags against the
+ * mm slot and merge-any; and the red-black and memcmp order of the trees. It reads, never
  * fixes, and runs on request only, never on the hot path.
  */
 #include "sim/ksm_internal.h"
@@ -157,10 +158,22 @@ char *ksm_check(struct ksm *k)
 				if (p == KSM_ZERO_PTE) {
 					mm_zero++;
 				} else if (p) {
+					if (!p->ksm && p->mapcount > 1 && !p->wrprotect)
+						fail(&w, "mm %s: an anonymous page mapped %u times is "
+						     "writable", mm->name, p->mapcount);
 					guint cnt = GPOINTER_TO_UINT(g_hash_table_lookup(w.mapped, p));
 					g_hash_table_insert(w.mapped, p, GUINT_TO_POINTER(cnt + 1));
 				}
 			}
+		}
+		for (GTreeNode *vn = g_tree_node_first(mm->vmas); vn && !mm->exiting;
+		     vn = g_tree_node_next(vn)) {
+			const struct vma *v = g_tree_node_value(vn);
+			if (v->mergeable && !mm->registered)
+				fail(&w, "mm %s: a mergeable VMA but no mm slot", mm->name);
+			if (mm->merge_any && !v->mergeable && !v->advised_off)
+				fail(&w, "mm %s: merge-any but VMA at %" G_GUINT64_FORMAT
+				     " is not mergeable", mm->name, v->start);
 		}
 		if (mm_zero != mm->ksm_zero_pages)
 			fail(&w, "mm %s: ksm_zero_pages %" G_GUINT64_FORMAT " but %" G_GUINT64_FORMAT

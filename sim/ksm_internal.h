@@ -61,6 +61,7 @@ struct page {
 	uint32_t nid;
 	bool ksm;			/* PageKsm */
 	bool dirty;			/* the PTE's dirty bit (the dirty-bit policy's only) */
+	bool wrprotect;			/* shared since a fork: the next store faults (do_wp_page) */
 	uint32_t lru_gen;		/* k->lru_gen when it joined the lru_add batch */
 	struct stable_node *stable_node;	/* folio_stable_node; NULL while being merged */
 	uint64_t merged_at;		/* full scans completed when it became KSM */
@@ -116,6 +117,7 @@ struct stable_node {
 struct vma {
 	uint64_t start, end;		/* vpn range [start, end) */
 	bool mergeable;
+	bool advised_off;		/* MADV_UNMERGEABLE since the last MADV_MERGEABLE or merge-any */
 	uint16_t partial_k;		/* partial-hash: words sampled here; 0: the policy's first k */
 };
 
@@ -132,6 +134,7 @@ struct mm {
 	uint32_t nid;
 	bool exiting;			/* mm_users == 0 */
 	bool registered;		/* MMF_VM_MERGEABLE: has a slot */
+	bool merge_any;			/* MMF_VM_MERGE_ANY: prctl(PR_SET_MEMORY_MERGE, 1) */
 	struct list_head mm_node;	/* the mm slot list, rooted in ksm->mm_head */
 	struct rmap_item *rmap_list;
 	GTree *vmas;			/* start vpn -> struct vma */

@@ -55,14 +55,16 @@ struct vma *next_vma(struct mm *mm, uint64_t vpn)
 	return n ? g_tree_node_value(n) : NULL;
 }
 
-static void vma_insert(struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
+static struct vma *vma_insert(struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
 {
 	struct vma *v = g_new(struct vma, 1);
 	v->start = start;
 	v->end = end;
 	v->mergeable = mergeable;
+	v->advised_off = false;
 	v->partial_k = 0;
 	g_tree_insert(mm->vmas, GSIZE_TO_POINTER(start), v);
+	return v;
 }
 
 /* Split so that no VMA straddles start or end. */
@@ -73,8 +75,9 @@ static void vma_split_at(struct mm *mm, uint64_t at)
 		return;
 	uint64_t end = v->end;
 	v->end = at;
-	vma_insert(mm, at, end, v->mergeable);
-	find_vma(mm, at)->partial_k = v->partial_k;
+	struct vma *tail = vma_insert(mm, at, end, v->mergeable);
+	tail->advised_off = v->advised_off;
+	tail->partial_k = v->partial_k;
 }
 
 /* VMAs inside [start, end), after splitting at both ends, in order. */
@@ -235,6 +238,26 @@ static void cow_accounting(struct ksm *k)
 	k->truth.mmu_change_pte++;
 }
 
+/*
+ * As wp_can_reuse_anon_folio() does for a small anonymous page that a fork
+ * left mapped write-protected: reused in place once this is its only
+ * mapping. A page off the LRU (waiting in the lru_add batch) makes the
+ * fault drain the batch first, unless the page already has more than three
+ * references (mappings plus the batch's), which fails at once.
+ */
+static bool wp_can_reuse_anon_page(struct ksm *k, struct page *p)
+{
+	bool batched = lru_batched(k, p);
+	if (p->mapcount + batched > 3)
+		return false;
+	if (batched)
+		lru_add_drain(k);
+	if (p->mapcount > 1)
+		return false;
+	p->wrprotect = false;
+	return true;
+}
+
 /* A store to vpn: fault in, CoW a KSM page or KSM zero page, or write in place. */
 static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct trace_content *tc,
 		       content *replacement)
@@ -268,6 +291,16 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		} else {
 			k->truth.cow_later++;
 		}
+		struct page *copy = page_new(k, next, mm->nid);
+		copy->dirty = true;
+		pte_set(mm, vpn, copy);
+		page_put_mapping(k, p);
+		return;
+	}
+	if (p->wrprotect && !wp_can_reuse_anon_page(k, p)) {
+		/* wp_page_copy: the other mappings keep the old page; no KSM folio, no cow_ksm */
+		k->truth.mmu_invalidations++;
+		k->truth.mmu_change_pte++;
 		struct page *copy = page_new(k, next, mm->nid);
 		copy->dirty = true;
 		pte_set(mm, vpn, copy);
@@ -351,6 +384,7 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++) {
 		struct vma *v = vs->pdata[i];
+		v->advised_off = !mergeable;
 		if (mergeable) {
 			if (v->mergeable)
 				continue;
@@ -365,6 +399,74 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
 		}
 	}
 	g_ptr_array_free(vs, TRUE);
+}
+
+/*
+ * prctl(PR_SET_MEMORY_MERGE): 1 as ksm_enable_merge_any() does (the mm
+ * joins ksmd's list even with no VMA yet, and every VMA becomes
+ * mergeable; a second 1 changes nothing), 0 as ksm_disable_merge_any()
+ * does (every mergeable VMA is unmerged and cleared, whoever set it; the
+ * slot stays until ksmd finds no mergeable VMA). 0 without 1 is a no-op.
+ */
+static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
+{
+	if (on == mm->merge_any)
+		return;
+	mm->vma_gen++;
+	if (on && !mm->registered)
+		ksm_enter(k, mm);
+	mm->merge_any = on;
+	for (GTreeNode *n = g_tree_node_first(mm->vmas); n; n = g_tree_node_next(n)) {
+		struct vma *v = g_tree_node_value(n);
+		if (on) {
+			v->mergeable = true;
+			v->advised_off = false;
+		} else if (v->mergeable) {
+			break_ksm_range(k, mm, v->start, v->end);
+			v->mergeable = false;
+		}
+	}
+}
+
+/*
+ * As the mm/ksm.c side of fork (dup_mmap, copy_page_range) does: the child
+ * joins ksmd's list behind the cursor if the parent is on it and inherits
+ * merge-any; it gets every VMA with its flags and every PTE. An anonymous
+ * page is then mapped twice and write-protected in both (the next store
+ * to either copies it); a KSM page gains a mapping that no rmap_item
+ * tracks until ksmd meets it in the child; a KSM zero PTE is copied as is.
+ */
+static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
+{
+	struct mm *child = mm_new(name, parent->nid);
+	child->merge_any = parent->merge_any;
+	if (parent->registered)
+		ksm_enter(k, child);
+	for (GTreeNode *n = g_tree_node_first(parent->vmas); n; n = g_tree_node_next(n)) {
+		struct vma *v = g_tree_node_value(n), *cv;
+		cv = vma_insert(child, v->start, v->end, v->mergeable);
+		cv->advised_off = v->advised_off;
+		cv->partial_k = v->partial_k;
+	}
+	for (GTreeNode *n = g_tree_node_first(parent->chunks); n; n = g_tree_node_next(n)) {
+		uint64_t base = GPOINTER_TO_SIZE(g_tree_node_key(n)) << PT_SHIFT;
+		struct pt_chunk *c = g_tree_node_value(n);
+		for (unsigned i = 0; i < PT_SIZE; i++) {
+			struct page *p = c->pte[i];
+			if (!p)
+				continue;
+			if (p == KSM_ZERO_PTE) {
+				k->zero_pages++;
+				child->ksm_zero_pages++;
+			} else {
+				p->mapcount++;
+				if (!p->ksm)
+					p->wrprotect = true;
+			}
+			pte_set(child, base + i, p);
+		}
+	}
+	return child;
 }
 
 static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
@@ -390,22 +492,38 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		}
 	}
 	switch (r->verb) {
+	case TRACE_FORK:
 	case TRACE_SPAWN:
-		mm = mm_new(r->mm, r->node);
+		if (r->verb == TRACE_FORK) {
+			if (g_hash_table_lookup(k->mm_by_name, r->child)) {
+				g_set_error(error, KSM_ERROR, KSM_ERROR_NO_MM,
+					    "mm '%s' already exists", r->child);
+				return false;
+			}
+			mm = mm_fork(k, mm, r->child);
+		} else {
+			mm = mm_new(r->mm, r->node);
+		}
 		g_hash_table_insert(k->mm_by_name, mm->name, mm);
 		mm->class_id = k->mms_spawned++ % k->nr_classes;
-		if (r->node >= k->nr_roots) {
-			uint32_t n = (r->node + 1) * k->nr_classes;
+		if (mm->nid >= k->nr_roots) {
+			uint32_t n = (mm->nid + 1) * k->nr_classes;
 			k->root_stable_tree = g_renew(struct rb_root, k->root_stable_tree, n);
 			k->root_unstable_tree = g_renew(struct rb_root, k->root_unstable_tree, n);
 			for (uint32_t i = ksm_nr_trees(k); i < n; i++)
 				k->root_stable_tree[i] = k->root_unstable_tree[i] = (struct rb_root){ 0 };
-			k->nr_roots = r->node + 1;
+			k->nr_roots = mm->nid + 1;
 		}
 		break;
 	case TRACE_MAP:
 		mm->vma_gen++;
-		vma_insert(mm, r->vpn, r->vpn + r->npages, false);
+		/* ksm_vma_flags: under merge-any a new VMA is mergeable, and rejoins the list */
+		vma_insert(mm, r->vpn, r->vpn + r->npages, mm->merge_any);
+		if (mm->merge_any && !mm->registered)
+			ksm_enter(k, mm);
+		break;
+	case TRACE_PRCTL:
+		set_memory_merge(k, mm, r->value != 0);
 		break;
 	case TRACE_ADVISE:
 		advise(k, mm, r->vpn, r->vpn + r->npages, r->mergeable);

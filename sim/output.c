@@ -59,7 +59,7 @@ static const struct column {
 	  "modelled ksmd CPU time" },
 	I(mergeable_pages, "present pages in mergeable areas"),
 	I(ideal_saved, "pages an oracle merging everything would save"),
-	I(actual_saved, "pages saved now (mappings of KSM pages beyond one, zero pages)"),
+	I(actual_saved, "pages saved now (mappings beyond one of a KSM or forked page, zero pages)"),
 	I(missed_merges, "ideal_saved - actual_saved"),
 #undef C
 #undef T

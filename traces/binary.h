@@ -13,7 +13,7 @@
 #define BIN_MAGIC "\x89KSMB\r\n\x1a"
 #define BIN_MAGIC_LEN 8
 #define BIN_VERSION 1		/* what trace_writer_open writes */
-#define BIN_VERSION_MAX 2	/* 2 adds blobs */
+#define BIN_VERSION_MAX 3	/* 2 adds blobs, 3 fork and prctl */
 #define BIN_HEADER_LEN (BIN_MAGIC_LEN + 1)
 
 /* Low four bits of the opcode byte. */
@@ -32,6 +32,8 @@ enum bin_kind {
 	BIN_SETTLE,
 	BIN_MARK,
 	BIN_BLOB,	/* v2: opcode byte exactly 13, then 4096 bytes; id implicit */
+	BIN_FORK,	/* v3: parent slot, child name (u8 length, bytes); the child takes a slot */
+	BIN_PRCTL,	/* v3: slot, varint memory-merge value (0 or 1) */
 	BIN_NR_KINDS
 };
 

@@ -154,6 +154,39 @@ static bool iset_empty(const struct iset *set)
 	return set->t ? g_tree_nnodes(set->t) == 0 : !set->one_used;
 }
 
+/* Calls fn on every interval of set, in address order. */
+static void iset_foreach(struct iset *set, void (*fn)(uint64_t s, uint64_t e, void *data),
+			 void *data)
+{
+	if (!set->t) {
+		if (set->one_used)
+			fn(set->one.s, set->one.e, data);
+		return;
+	}
+	for (GTreeNode *n = g_tree_node_first(set->t); n; n = g_tree_node_next(n)) {
+		const struct ival *iv = g_tree_node_key(n);
+
+		fn(iv->s, iv->e, data);
+	}
+}
+
+static void iset_add_cb(uint64_t s, uint64_t e, void *set)
+{
+	iset_add(set, s, e);
+}
+
+/* set |= other (set and other distinct). */
+static void iset_union(struct iset *set, struct iset *other)
+{
+	iset_foreach(other, iset_add_cb, set);
+}
+
+static void iset_clear(struct iset *set)
+{
+	iset_destroy(set);
+	iset_init(set);
+}
+
 static void mm_free(gpointer p)
 {
 	struct check_mm *mm = p;
@@ -319,6 +352,16 @@ char *trace_record_validate(const struct trace_record *rec)
 	}
 	case TRACE_EXIT:
 		break;
+	case TRACE_FORK:
+		if (!trace_name_valid(rec->child, strnlen(rec->child, TRACE_NAME_MAX + 1)))
+			return g_strdup_printf("bad child mm name '%.*s'", TRACE_NAME_MAX + 1,
+					       rec->child);
+		break;
+	case TRACE_PRCTL:
+		if (rec->value > 1)
+			return g_strdup_printf("memory-merge value %" G_GUINT64_FORMAT
+					       " is not 0 or 1", rec->value);
+		break;
 	case TRACE_SET:
 		return validate_knob(rec->knob, rec->value);
 	case TRACE_SETTLE:
@@ -335,6 +378,21 @@ char *trace_record_validate(const struct trace_record *rec)
 	if (!trace_name_valid(rec->mm, strnlen(rec->mm, TRACE_NAME_MAX + 1)))
 		return g_strdup_printf("bad mm name '%.*s'", TRACE_NAME_MAX + 1, rec->mm);
 	return NULL;
+}
+
+/* A new live mm of that name (not live now), with nothing mapped. */
+static struct check_mm *mm_add(struct trace_check *ck, const char *name)
+{
+	struct check_mm *mm = g_new0(struct check_mm, 1);
+
+	mm->name_len = strlen(name);
+	memcpy(mm->name, name, mm->name_len + 1);
+	iset_init(&mm->mapped);
+	iset_init(&mm->mergeable);
+	iset_init(&mm->written);
+	g_hash_table_insert(ck->mms, mm->name, mm);
+	ck->last = mm;
+	return mm;
 }
 
 static struct check_mm *find_mm(struct trace_check *ck, const char *name)
@@ -400,15 +458,29 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 	case TRACE_SPAWN:
 		if (mm || find_mm(ck, rec->mm))
 			return g_strdup_printf("mm '%s' already exists", rec->mm);
-		mm = g_new0(struct check_mm, 1);
-		mm->name_len = strlen(rec->mm);
-		memcpy(mm->name, rec->mm, mm->name_len + 1);
-		iset_init(&mm->mapped);
-		iset_init(&mm->mergeable);
-		iset_init(&mm->written);
-		g_hash_table_insert(ck->mms, mm->name, mm);
-		ck->last = mm;
+		mm = mm_add(ck, rec->mm);
 		break;
+	case TRACE_FORK: {
+		struct check_mm *child;
+
+		if (!mm && !(mm = find_mm(ck, rec->mm)))
+			return g_strdup_printf("parent mm '%s' does not exist", rec->mm);
+		/* a name is free once its mm has exited, as for spawn */
+		if (find_mm(ck, rec->child))
+			return g_strdup_printf("child mm '%s' already exists", rec->child);
+		/* every VMA with its advice, every present page, and merge-any */
+		child = mm_add(ck, rec->child);
+		iset_union(&child->mapped, &mm->mapped);
+		iset_union(&child->mergeable, &mm->mergeable);
+		iset_union(&child->written, &mm->written);
+		child->merge_any = mm->merge_any;
+		ck->mapped_pages += child->mapped.pages;
+		ck->written_pages += child->written.pages;
+		if (!iset_empty(&child->mergeable))
+			ck->mergeable_mms++;
+		mm = child;
+		break;
+	}
 	case TRACE_SET: {
 		char *p = apply_set(ck, rec);
 
@@ -438,6 +510,12 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 						       rec->vpn, rec->npages, rec->mm);
 			iset_add(&mm->mapped, s, e);
 			ck->mapped_pages += rec->npages;
+			if (mm->merge_any) {
+				/* a new VMA of a merge-any mm is mergeable from the start */
+				was = !iset_empty(&mm->mergeable);
+				iset_add(&mm->mergeable, s, e);
+				track_mergeable(ck, was, mm);
+			}
 			break;
 		case TRACE_ADVISE:
 			if (!iset_contains(&mm->mapped, s, e))
@@ -469,6 +547,18 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 				written_change(ck, mm, false, s, e);
 			break;
 		}
+		case TRACE_PRCTL:
+			was = !iset_empty(&mm->mergeable);
+			if (rec->value && !mm->merge_any) {
+				mm->merge_any = true;
+				iset_union(&mm->mergeable, &mm->mapped);
+			} else if (!rec->value && mm->merge_any) {
+				/* every VMA loses its advice, madvised ones too */
+				mm->merge_any = false;
+				iset_clear(&mm->mergeable);
+			}
+			track_mergeable(ck, was, mm);
+			break;
 		case TRACE_EXIT:
 			ck->mapped_pages -= mm->mapped.pages;
 			ck->written_pages -= mm->written.pages;

@@ -37,6 +37,7 @@ struct check_mm {
 	struct iset mapped;
 	struct iset mergeable;
 	struct iset written;	/* kept only with trace_check_count_written() */
+	bool merge_any;		/* v3: prctl memory-merge 1 (MMF_VM_MERGE_ANY), kept across fork */
 };
 
 struct trace_check *trace_check_new(void);
@@ -51,9 +52,17 @@ char *trace_record_validate(const struct trace_record *rec);
 /*
  * Checks rec against the state so far and applies it. mm is the record's mm
  * when the caller already knows it (binary slots), else NULL and it is looked
- * up by name. On success returns NULL and, when out_mm is not NULL, stores
- * the record's mm there (the new one for spawn, NULL after exit). On failure
- * returns a new string naming the problem; the state is then unchanged.
+ * up by name (for fork: the parent). On success returns NULL and, when
+ * out_mm is not NULL, stores the record's mm there (the new one for spawn and
+ * fork, NULL after exit). On failure returns a new string naming the problem;
+ * the state is then unchanged.
+ *
+ * fork gives the child a copy of the parent's mapped, mergeable and written
+ * pages and its merge-any flag. prctl memory-merge 1 makes every mapped page
+ * mergeable, and every page mapped later while it holds; memory-merge 0 on an
+ * mm with merge-any clears it and every mergeable range (as the kernel's
+ * ksm_disable_merge_any() does, madvised ranges included), and does nothing
+ * to an mm without it.
  */
 char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 			struct check_mm *mm, struct check_mm **out_mm);
@@ -63,7 +72,8 @@ struct check_mm *trace_check_find(struct trace_check *ck, const char *name);
 
 /*
  * Also keep, from now on, which pages have been written (write, fill,
- * fillseq; unmap and exit forget them): what a replay holds in memory.
+ * fillseq; unmap and exit forget them, fork copies them): what a replay
+ * holds in memory.
  * Call before the first spawn.
  */
 void trace_check_count_written(struct trace_check *ck);

@@ -524,12 +524,15 @@ static const char *const verb_usage[TRACE_NR_VERBS] = {
 	[TRACE_SET] = "<knob> <value>",
 	[TRACE_SETTLE] = "<n>",
 	[TRACE_MARK] = "<label>",
+	[TRACE_FORK] = "<parent> <child>",
+	[TRACE_PRCTL] = "<mm> memory-merge 0|1",
 };
 
 static const uint8_t verb_nargs[TRACE_NR_VERBS] = {
 	[TRACE_SPAWN] = 1, [TRACE_MAP] = 3, [TRACE_ADVISE] = 4, [TRACE_WRITE] = 3,
 	[TRACE_FILL] = 4, [TRACE_FILLSEQ] = 4, [TRACE_UNMAP] = 3, [TRACE_EXIT] = 1,
-	[TRACE_SET] = 2, [TRACE_SETTLE] = 1, [TRACE_MARK] = 1,
+	[TRACE_SET] = 2, [TRACE_SETTLE] = 1, [TRACE_MARK] = 1, [TRACE_FORK] = 2,
+	[TRACE_PRCTL] = 3,
 };
 
 static int verb_lookup(const struct tok *t)
@@ -537,7 +540,8 @@ static int verb_lookup(const struct tok *t)
 	/* the common verbs first */
 	static const uint8_t order[TRACE_NR_VERBS] = {
 		TRACE_WRITE, TRACE_FILL, TRACE_FILLSEQ, TRACE_MAP, TRACE_UNMAP, TRACE_ADVISE,
-		TRACE_SPAWN, TRACE_EXIT, TRACE_SET, TRACE_SETTLE, TRACE_MARK,
+		TRACE_SPAWN, TRACE_EXIT, TRACE_SET, TRACE_SETTLE, TRACE_MARK, TRACE_FORK,
+		TRACE_PRCTL,
 	};
 
 	for (int i = 0; i < TRACE_NR_VERBS; i++) {
@@ -672,12 +676,13 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 	}
 
 	if (!r->header) {
-		if (nt == 2 && t[0].n == 8 && memcmp(t[0].s, "ksmtrace", 8) == 0 &&
-		    !(t[1].n == 1 && (t[1].s[0] == '1' || t[1].s[0] == '2')))
+		bool known = nt >= 2 && t[1].n == 1 && t[1].s[0] >= '0' + TRACE_VERSION_MIN &&
+			     t[1].s[0] <= '0' + TRACE_VERSION_MAX;
+
+		if (nt == 2 && t[0].n == 8 && memcmp(t[0].s, "ksmtrace", 8) == 0 && !known)
 			return TOKFAIL(r, error, "unsupported trace version '%s' (expected header "
-				       "'ksmtrace 1' or 'ksmtrace 2')", &t[1]);
-		if (nt != 2 || t[0].n != 8 || memcmp(t[0].s, "ksmtrace", 8) != 0 ||
-		    t[1].n != 1 || (t[1].s[0] != '1' && t[1].s[0] != '2'))
+				       "'ksmtrace 1', 'ksmtrace 2' or 'ksmtrace 3')", &t[1]);
+		if (nt != 2 || t[0].n != 8 || memcmp(t[0].s, "ksmtrace", 8) != 0 || !known)
 			return fail(r, error, ":%" G_GUINT64_FORMAT ": expected header 'ksmtrace 1'",
 				    r->line);
 		r->header = true;
@@ -701,6 +706,9 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 	verb = verb_lookup(&t[1]);
 	if (verb < 0)
 		return TOKFAIL(r, error, "unknown verb '%s'", &t[1]);
+	if ((verb == TRACE_FORK || verb == TRACE_PRCTL) && r->version < 3)
+		return fail(r, error, ":%" G_GUINT64_FORMAT ": %s needs header 'ksmtrace 3' (this "
+			    "file is version %d)", r->line, verb_names[verb], r->version);
 	if (nt - 2 != verb_nargs[verb] && !(verb == TRACE_SPAWN && nt == 4)) {
 		if (verb == TRACE_SPAWN)
 			return fail(r, error, ":%" G_GUINT64_FORMAT ": spawn takes 1 or 2 arguments (%s), got %d",
@@ -804,6 +812,21 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 		if (get_name(r, error, &t[2], "label", rec->label))
 			return -1;
 		break;
+	case TRACE_FORK:
+		if (get_name(r, error, &t[2], "parent mm", rec->mm) ||
+		    get_name(r, error, &t[3], "child mm", rec->child))
+			return -1;
+		break;
+	case TRACE_PRCTL:
+		if (get_name(r, error, &t[2], "mm", rec->mm))
+			return -1;
+		if (t[3].n != 12 || memcmp(t[3].s, "memory-merge", 12) != 0)
+			return TOKFAIL(r, error, "unknown prctl option '%s' (the only option is "
+				       "memory-merge)", &t[3]);
+		if (t[4].n != 1 || (t[4].s[0] != '0' && t[4].s[0] != '1'))
+			return TOKFAIL(r, error, "bad memory-merge value '%s' (0 or 1)", &t[4]);
+		rec->value = t[4].s[0] - '0';
+		break;
 	}
 	problem = trace_record_validate(rec);
 	if (!problem)
@@ -874,7 +897,7 @@ static int bin_start(trace_reader *r, GError **error)
 	if (r->in_len < BIN_HEADER_LEN)
 		return bin_fail_at(r, error, BIN_MAGIC_LEN, "truncated header");
 	if (r->in[BIN_MAGIC_LEN] < 1 || r->in[BIN_MAGIC_LEN] > BIN_VERSION_MAX) {
-		char *m = g_strdup_printf("unsupported binary version %u (this reader knows 1 and %d)",
+		char *m = g_strdup_printf("unsupported binary version %u (this reader knows 1 to %d)",
 					  r->in[BIN_MAGIC_LEN], BIN_VERSION_MAX);
 		int rc = bin_fail_at(r, error, BIN_MAGIC_LEN, m);
 
@@ -1004,7 +1027,9 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 	if (form && kind != BIN_WRITE && kind != BIN_FILL)
 		why = "unknown opcode";
 
-	if (kind >= BIN_MAP && kind <= BIN_EXIT) {
+	/* records that name a live mm by its slot (fork: the parent) */
+	if ((kind >= BIN_MAP && kind <= BIN_EXIT) ||
+	    ((kind == BIN_FORK || kind == BIN_PRCTL) && r->version >= 3)) {
 		slot = bin_get_varint(&p, &bad);
 		if (slot >= r->nslots || !(mm = r->slots[slot])) {
 			if (!why && !bad && p <= end)
@@ -1015,7 +1040,7 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 		} else {
 			memcpy(rec->mm, mm->name, sizeof(rec->mm));
 		}
-		if (kind != BIN_EXIT) {
+		if (kind < BIN_EXIT) {
 			r->prev_vpn += bin_unzigzag(bin_get_varint(&p, &bad));
 			rec->vpn = r->prev_vpn;
 		}
@@ -1186,6 +1211,35 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 			why = "bad label";
 		break;
 	}
+	case BIN_FORK: {
+		unsigned int len;
+
+		if (r->version < 3) {
+			why = "unknown opcode";
+			break;
+		}
+		rec->verb = TRACE_FORK;
+		len = *p++;
+		if (len < 1 || len > TRACE_NAME_MAX) {
+			why = "bad name length";
+			break;
+		}
+		memcpy(rec->child, p, len);
+		rec->child[len] = 0;
+		p += len;
+		if (!trace_name_valid(rec->child, len))
+			why = "bad child mm name";
+		break;
+	}
+	case BIN_PRCTL:
+		if (r->version < 3) {
+			why = "unknown opcode";
+			break;
+		}
+		/* a value other than 0 or 1 is trace_record_validate's to name */
+		rec->verb = TRACE_PRCTL;
+		rec->value = bin_get_varint(&p, &bad);
+		break;
 	default:
 		why = "unknown opcode";
 	}
@@ -1220,7 +1274,7 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 		g_free(problem);
 		return rc;
 	}
-	if (kind == BIN_SPAWN) {
+	if (kind == BIN_SPAWN || kind == BIN_FORK) {
 		uint32_t s = slot_take(r);
 
 		r->slots[s] = mm;

@@ -28,7 +28,7 @@ trace_reader *trace_reader_open(const char *path, GError **error);
 int trace_reader_next(trace_reader *r, struct trace_record *rec, GError **error);
 const char *trace_reader_path(const trace_reader *r);
 /*
- * The trace's format version (1 or 2), reading the header if that has not
+ * The trace's format version (1 to 3), reading the header if that has not
  * happened yet; -1 with error set when the header is bad. A v2 reader puts
  * each blob's bytes into the records that use it (CONTENT_BLOB), so records
  * stay self-contained; the blobs are kept in memory (4 KiB each).

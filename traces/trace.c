@@ -39,6 +39,8 @@ const char *const verb_names[TRACE_NR_VERBS] = {
 	[TRACE_SET] = "set",
 	[TRACE_SETTLE] = "settle",
 	[TRACE_MARK] = "mark",
+	[TRACE_FORK] = "fork",
+	[TRACE_PRCTL] = "prctl",
 };
 
 int knob_lookup(const char *name)

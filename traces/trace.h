@@ -16,9 +16,12 @@
 #define TRACE_VPN_LIMIT (UINT64_C(1) << 32)
 /* Longest text line, comments included: bounds the reader's memory. */
 #define TRACE_LINE_MAX 65536u
-/* Versions of the text header and binary form: 2 adds blobs (FORMAT.md). */
+/*
+ * Versions of the text header and binary form (FORMAT.md): 2 adds blobs,
+ * 3 adds fork and prctl.
+ */
 #define TRACE_VERSION_MIN 1
-#define TRACE_VERSION_MAX 2
+#define TRACE_VERSION_MAX 3
 
 enum trace_verb {
 	TRACE_SPAWN,
@@ -32,6 +35,8 @@ enum trace_verb {
 	TRACE_SET,
 	TRACE_SETTLE,
 	TRACE_MARK,
+	TRACE_FORK,	/* v3 */
+	TRACE_PRCTL,	/* v3: prctl(PR_SET_MEMORY_MERGE) */
 	TRACE_NR_VERBS
 };
 
@@ -80,7 +85,8 @@ struct trace_record {
 	uint64_t t_us;
 	enum trace_verb verb;
 	uint64_t line;		/* text: line number; binary: record index + 1 */
-	char mm[TRACE_NAME_MAX + 1];	/* spawn map advise write fill fillseq unmap exit */
+	char mm[TRACE_NAME_MAX + 1];	/* spawn map advise write fill fillseq unmap exit prctl; fork: parent */
+	char child[TRACE_NAME_MAX + 1];	/* fork: the new mm */
 	uint32_t node;		/* spawn */
 	uint64_t vpn;		/* map advise write fill fillseq unmap */
 	uint64_t npages;	/* map advise fill fillseq unmap; 1 for write */
@@ -88,7 +94,7 @@ struct trace_record {
 	uint64_t seed;		/* fillseq */
 	struct trace_content content;	/* write fill */
 	enum ksm_knob knob;	/* set */
-	uint64_t value;		/* set: knob value; settle: n */
+	uint64_t value;		/* set: knob value; settle: n; prctl: memory-merge 0 or 1 */
 	char label[TRACE_NAME_MAX + 1];	/* mark */
 };
 

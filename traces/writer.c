@@ -154,6 +154,12 @@ void trace_record_format(const struct trace_record *rec, GString *out)
 	case TRACE_MARK:
 		g_string_append_printf(out, " %s", rec->label);
 		break;
+	case TRACE_FORK:
+		g_string_append_printf(out, " %s %s", rec->mm, rec->child);
+		break;
+	case TRACE_PRCTL:
+		g_string_append_printf(out, " %s memory-merge %" G_GUINT64_FORMAT, rec->mm, rec->value);
+		break;
 	default:
 		break;
 	}
@@ -401,8 +407,9 @@ static void slot_put(trace_writer *w, uint32_t slot)
 	w->free_slots[w->nfree++] = slot;
 }
 
+/* slot: exit's mm's (the checker has dropped it), fork's parent's. */
 static bool put_binary(trace_writer *w, const struct trace_record *rec, struct check_mm *mm,
-		       uint32_t exit_slot, GError **error)
+		       uint32_t slot, GError **error)
 {
 	uint8_t *start = w->buf + w->len, *p = start + 1;
 	unsigned int op;
@@ -413,7 +420,7 @@ static bool put_binary(trace_writer *w, const struct trace_record *rec, struct c
 		[TRACE_ADVISE] = BIN_ADVISE_MERGEABLE, [TRACE_WRITE] = BIN_WRITE,
 		[TRACE_FILL] = BIN_FILL, [TRACE_FILLSEQ] = BIN_FILLSEQ, [TRACE_UNMAP] = BIN_UNMAP,
 		[TRACE_EXIT] = BIN_EXIT, [TRACE_SET] = BIN_SET, [TRACE_SETTLE] = BIN_SETTLE,
-		[TRACE_MARK] = BIN_MARK,
+		[TRACE_MARK] = BIN_MARK, [TRACE_FORK] = BIN_FORK, [TRACE_PRCTL] = BIN_PRCTL,
 	};
 
 	op = kinds[rec->verb];
@@ -439,7 +446,20 @@ static bool put_binary(trace_writer *w, const struct trace_record *rec, struct c
 		break;
 	}
 	case TRACE_EXIT:
-		p = bin_put_varint(p, exit_slot);
+		p = bin_put_varint(p, slot);
+		break;
+	case TRACE_FORK: {
+		size_t len = strlen(rec->child);
+
+		p = bin_put_varint(p, slot);
+		*p++ = len;
+		memcpy(p, rec->child, len);
+		p += len;
+		break;
+	}
+	case TRACE_PRCTL:
+		p = bin_put_varint(p, mm->tag);
+		p = bin_put_varint(p, rec->value);
 		break;
 	case TRACE_SET:
 		*p++ = rec->knob;
@@ -551,7 +571,7 @@ static bool put_blob(trace_writer *w, const uint8_t *page, uint64_t *id, GError 
 bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **error)
 {
 	struct check_mm *mm = NULL;
-	uint32_t exit_slot = 0;
+	uint32_t slot = 0;	/* binary: exit's slot, fork's parent's */
 	char *problem;
 	bool blob = (rec->verb == TRACE_WRITE || rec->verb == TRACE_FILL) &&
 		    rec->content.form == CONTENT_BLOB;
@@ -564,12 +584,16 @@ bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **
 	if (!problem && blob && w->version < 2)
 		problem = g_strdup_printf("blob content needs trace version 2 (this is version %d)",
 					  w->version);
-	if (!problem && rec->verb == TRACE_EXIT && w->fmt == TRACE_FMT_BINARY) {
-		/* the slot is needed after the checker has dropped the mm */
-		struct check_mm *dying = trace_check_find(w->ck, rec->mm);
+	if (!problem && (rec->verb == TRACE_FORK || rec->verb == TRACE_PRCTL) && w->version < 3)
+		problem = g_strdup_printf("%s needs trace version 3 (this is version %d)",
+					  verb_names[rec->verb], w->version);
+	if (!problem && (rec->verb == TRACE_EXIT || rec->verb == TRACE_FORK) &&
+	    w->fmt == TRACE_FMT_BINARY) {
+		/* exit: the slot is needed after the checker has dropped the mm */
+		struct check_mm *named = trace_check_find(w->ck, rec->mm);
 
-		if (dying)
-			exit_slot = dying->tag;
+		if (named)
+			slot = named->tag;
 	}
 	if (!problem)
 		problem = trace_check_apply(w->ck, rec, NULL, &mm);
@@ -593,11 +617,12 @@ bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **
 		rec = w->renum;
 	}
 	if (w->fmt == TRACE_FMT_BINARY) {
-		if (rec->verb == TRACE_SPAWN)
+		/* fork: mm is the child */
+		if (rec->verb == TRACE_SPAWN || rec->verb == TRACE_FORK)
 			mm->tag = slot_take(w);
 		if (rec->verb == TRACE_EXIT)
-			slot_put(w, exit_slot);
-		return put_binary(w, rec, mm, exit_slot, error);
+			slot_put(w, slot);
+		return put_binary(w, rec, mm, slot, error);
 	}
 	g_string_truncate(w->line, 0);
 	trace_record_format(rec, w->line);

@@ -21,10 +21,13 @@ enum trace_format trace_format_from_path(const char *path);
 /* path "-" writes standard output (no rename). */
 trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError **error);
 /*
- * Any version, 1 or 2 (trace_writer_open writes version 1). A v2 writer takes
- * CONTENT_BLOB records and stores each distinct page once: it ignores the
- * record's blob id, numbers blobs itself in order of first use (keyed by a
- * 128-bit hash of the bytes) and defines each just before its first use.
+ * Any version, 1 to 3 (trace_writer_open writes version 1); the writer takes
+ * only records its version has, and a caller picks the lowest version that
+ * holds its records (ksmsim trace convert keeps the input's). A v2 or v3
+ * writer takes CONTENT_BLOB records and stores each distinct page once: it
+ * ignores the record's blob id, numbers blobs itself in order of first use
+ * (keyed by a 128-bit hash of the bytes) and defines each just before its
+ * first use. Only a v3 writer takes fork and prctl.
  */
 trace_writer *trace_writer_open_version(const char *path, enum trace_format fmt, int version,
 					GError **error);
