@@ -48,6 +48,14 @@ static void usage(FILE *f)
 "  --use-zero-pages 0|1     also 'set use_zero_pages' at t=0\n"
 "  --marks-every-ms N       a 'mark' every N ms of trace time, labels s0001,\n"
 "                           s0002, ... (every workload also marks 'end')\n"
+"  --calibration NAME       what the parameters of kernel-build, iozone and\n"
+"                           number-crunching are fitted to: 2017 (default),\n"
+"                           the 2017 KVM experiment (4 x 4 GiB, 1800 s), on\n"
+"                           1800 time steps whatever the duration;\n"
+"                           guests-tcg, real 4 x 512 MiB TCG guests\n"
+"                           (analysis/results/README.md section 8), on\n"
+"                           duration / --scale time steps (one a second at\n"
+"                           full size); other workloads have 2017 only\n"
 "  --hash NAME              checksum-adversarial only: the checksum whose\n"
 "                           colliding pairs it writes (default " HASH_DEFAULT "; a\n"
 "                           32-bit one: see ksmsim hashes)\n"
@@ -69,11 +77,17 @@ static void usage(FILE *f)
 static void usage_workload(FILE *f, const struct gen_workload *wl)
 {
 	fprintf(f, "usage: ksmsim gen %s [OPTIONS] -o FILE\n%s.\n\n%s\n"
-		"Defaults: --vms %u --mem-mib %" PRIu64 " --duration-s %.0f (%u time steps).\n"
-		"'ksmsim gen --help' lists the options; workloads/README.md gives the\n"
-		"sources of the parameters.\n",
+		"Defaults: --vms %u --mem-mib %" PRIu64 " --duration-s %.0f (%u time steps).\n",
 		wl->name, wl->summary, wl->help, wl->def_vms, wl->def_mem_mib,
 		wl->def_duration_s, wl->def_ticks);
+	if (wl->calibrated)
+		fprintf(f, "Calibrations (--calibration NAME); the description above is 2017's,\n"
+			"workloads/README.md gives the others' parameters:\n");
+	for (int c = 0; wl->calibrated && c < GEN_CALIBRATIONS; c++)
+		fprintf(f, "  %-12s %s%s\n", gen_calibration_info(c)->name,
+			gen_calibration_info(c)->summary, c == GEN_CAL_2017 ? " (default)" : "");
+	fprintf(f, "'ksmsim gen --help' lists the options; workloads/README.md gives the\n"
+		"sources of the parameters.\n");
 }
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -86,7 +100,7 @@ static int bad(const char *fmt, const char *a, const char *b)
 
 enum {
 	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
-	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH,
+	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION,
 };
 
 /* --hash NAME: a checksum of the registry (not 'none'); its registry spelling, or NULL. */
@@ -108,6 +122,23 @@ static const char *parse_hash(const char *arg)
 	return NULL;
 }
 
+/* --calibration NAME: false after one line naming the valid ones (and a near miss). */
+static bool parse_calibration(const char *arg, enum gen_calibration *c)
+{
+	const char *near = gen_calibration_nearest(arg);
+
+	if (gen_calibration_find(arg, c))
+		return true;
+	fprintf(stderr, "ksmsim gen: --calibration '%s': not a calibration", arg);
+	if (near)
+		fprintf(stderr, "; did you mean '%s'?", near);
+	fprintf(stderr, " (valid:");
+	for (int i = 0; i < GEN_CALIBRATIONS; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", gen_calibration_info(i)->name);
+	fprintf(stderr, ")\n");
+	return false;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -122,6 +153,7 @@ int cmd_gen(int argc, char **argv)
 		{ "marks-every-ms", required_argument, NULL, OPT_MARKS },
 		{ "use-zero-pages", required_argument, NULL, OPT_ZERO },
 		{ "hash", required_argument, NULL, OPT_HASH },
+		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -192,6 +224,10 @@ int cmd_gen(int argc, char **argv)
 		case OPT_HASH:
 			o.hash = parse_hash(arg);
 			if (!o.hash)
+				return EXIT_USAGE;
+			break;
+		case OPT_CALIBRATION:
+			if (!parse_calibration(arg, &o.calibration))
 				return EXIT_USAGE;
 			break;
 		case 'v':

@@ -18,6 +18,32 @@
 /* Guest RAM sits at this vpn in every VM's mm (addresses look like a qemu mapping). */
 #define GEN_GUEST_BASE 0x100000u
 
+/*
+ * Which measurements the guest workloads' parameters are fitted to (one
+ * parameter table per workload and calibration, in gen_guests.c).
+ */
+enum gen_calibration {
+	GEN_CAL_2017,		/* the 2017 KVM experiment, 4 x 4 GiB, 1800 s: the default */
+	GEN_CAL_GUESTS_TCG,	/* the real 4 x 512 MiB TCG guests (results section 8) */
+	GEN_CALIBRATIONS
+};
+
+struct gen_calibration_info {
+	const char *name;
+	const char *summary;
+	/*
+	 * Time steps: false, the workload's def_ticks whatever the duration;
+	 * true, one per second of trace time at full size (duration / --scale).
+	 */
+	bool tick_per_second;
+};
+
+const struct gen_calibration_info *gen_calibration_info(enum gen_calibration c);
+/* By name (exact, case-insensitive); false if there is none. */
+bool gen_calibration_find(const char *name, enum gen_calibration *c);
+/* The calibration name within a typo of name (util/nearest.h), or NULL. */
+const char *gen_calibration_nearest(const char *name);
+
 /* Options common to every workload; 0 / negative means "the workload's default". */
 struct gen_opts {
 	uint64_t seed;
@@ -30,6 +56,7 @@ struct gen_opts {
 	uint64_t marks_every_ms;
 	int use_zero_pages;	/* -1: leave the kernel's default */
 	const char *hash;	/* the checksum checksum-adversarial attacks; NULL: HASH_DEFAULT */
+	enum gen_calibration calibration;	/* GEN_CAL_2017 unless a workload has others */
 };
 
 /* Sizes a workload resolved from its defaults and the options. */
@@ -96,11 +123,15 @@ struct gen_workload {
 	unsigned def_ticks;	/* time steps at the default duration */
 	bool (*run)(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 	bool takes_hash;	/* reads gen_opts.hash; its gen line records hash=NAME */
+	bool calibrated;	/* has every calibration, not only GEN_CAL_2017 */
 };
 
 const struct gen_workload *gen_workloads(size_t *n);
 const struct gen_workload *gen_workload_find(const char *name);
-/* Sizes from the defaults, the options and --scale; NULL or an error message. */
+/*
+ * Sizes from the defaults, the options, --scale and the calibration's clock;
+ * NULL or an error message (also for a calibration the workload lacks).
+ */
 char *gen_resolve(const struct gen_workload *wl, const struct gen_opts *o, struct gen_size *sz);
 
 /*

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "hashes/hash.h"
+#include "util/nearest.h"
 #include "util/progress.h"
 #include "util/splitmix64.h"
 #include "workloads/gen.h"
@@ -236,14 +237,14 @@ static const struct gen_workload workloads[] = {
 	  "identical across guests), compiler heaps rewritten every few seconds, a\n"
 	  "few hot pages rewritten every second, and zeroed free pages taken over\n"
 	  "by the build (copy-on-write of merged zero pages).\n",
-	  4, 4096, 1800, 1800, gen_kernel_build, false },
+	  4, 4096, 1800, 1800, gen_kernel_build, false, true },
 	{ "iozone", "N guests run iozone passes: a page cache churning through large buffers",
 	  "Guests boot from one image, then run iozone: sequential write, rewrite,\n"
 	  "read and random read/write passes over a file as large as a third of the\n"
 	  "guest's memory. iozone's buffers hold one repeated pattern, so the file's\n"
 	  "page cache is one content: it merges within and across guests and every\n"
 	  "rewrite of a merged page is a copy-on-write.\n",
-	  4, 4096, 1800, 1800, gen_iozone, false },
+	  4, 4096, 1800, 1800, gen_iozone, false, true },
 	{ "number-crunching", "N guests sweep large arrays of distinct values (big unstable tree)",
 	  "Guests boot from one image, then a numerical kernel fills large arrays of\n"
 	  "distinct values (60% of memory) and updates them in slow sweeps, beside\n"
@@ -251,32 +252,32 @@ static const struct gen_workload workloads[] = {
 	  "same in every guest, that merges while idle and then gets two-byte\n"
 	  "floating-point corrections (copy-on-write): an unstable tree far above\n"
 	  "262144 pages (1 GiB) at the default size.\n",
-	  4, 4096, 1800, 1800, gen_number_crunching, false },
+	  4, 4096, 1800, 1800, gen_number_crunching, false, true },
 	{ "vm-clones", "N idle guests cloned from one image: the upper bound of sharing",
 	  "Guests boot from one image and idle: image pages and zeroed free pages are\n"
 	  "identical across guests; a few private pages and a small hot set (timers,\n"
 	  "idle-loop state) are all that differ.\n",
-	  4, 4096, 1800, 900, gen_vm_clones, false },
+	  4, 4096, 1800, 900, gen_vm_clones, false, false },
 	{ "ksm-flood", "LTP ksm02-style merge flood, then a CoW flood",
 	  "N processes (default 3, 128 MiB each, as LTP's ksm tests) map and advise\n"
 	  "their memory, fill it with one byte (merge flood), then step through the\n"
 	  "LTP pattern changes ('c' everywhere; 'a' in one process; 'b'; one page\n"
 	  "'d'), each followed by a settle and a mark; then every page is rewritten\n"
 	  "(CoW flood), re-merged, and everything is unmerged with run=2.\n",
-	  3, 128, 60, 60, gen_ksm_flood, false },
+	  3, 128, 60, 60, gen_ksm_flood, false, false },
 	{ "zero-heavy", "mostly zero pages, for use_zero_pages",
 	  "Guests whose memory is 85% zeroed free pages; the guest keeps taking zero\n"
 	  "pages for data and zeroing them again when it frees them (init_on_free),\n"
 	  "so zero pages are merged, written (CoW) and re-zeroed all the time. Run\n"
 	  "with 'ksmsim run --use-zero-pages 1' (or gen --use-zero-pages 1).\n",
-	  4, 1024, 600, 600, gen_zero_heavy, false },
+	  4, 1024, 600, 600, gen_zero_heavy, false, false },
 	{ "crc-adversarial", "changes invisible to crc32c and crc32, mixed with ordinary ones",
 	  "Guests share an image; in part of it, the first guest keeps toggling\n"
 	  "16-byte deltas that leave both crc32c and crc32 of the page unchanged\n"
 	  "(built from CRC linearity), while other pages get ordinary changes. A CRC\n"
 	  "checksum gate takes the toggled pages for stable (they merge and are\n"
 	  "copied again and again); xxhash and jhash2 see every change.\n",
-	  2, 256, 120, 120, gen_crc_adversarial, false },
+	  2, 256, 120, 120, gen_crc_adversarial, false, false },
 	{ "checksum-adversarial", "pages alternating between two contents with one checksum",
 	  "Guests share an image; some pages (0.2% shared, changed by the first guest\n"
 	  "only, and 0.2% of each guest's own) keep alternating one 64-bit word\n"
@@ -286,8 +287,45 @@ static const struct gen_workload workloads[] = {
 	  "gate takes the alternating pages for stable; any other sees every change.\n"
 	  "Every fixed-seed 32-bit checksum can be attacked; a 64-bit one is refused\n"
 	  "(no pair within the budget).\n",
-	  2, 64, 120, 120, gen_checksum_adversarial, true },
+	  2, 64, 120, 120, gen_checksum_adversarial, true, false },
 };
+
+static const struct gen_calibration_info calibrations[GEN_CALIBRATIONS] = {
+	[GEN_CAL_2017] = { "2017", "the 2017 KVM experiment, 1800 time steps", false },
+	[GEN_CAL_GUESTS_TCG] = { "guests-tcg", "real 4 x 512 MiB TCG guests, a step a second",
+				 true },
+};
+
+const struct gen_calibration_info *gen_calibration_info(enum gen_calibration c)
+{
+	return &calibrations[c];
+}
+
+bool gen_calibration_find(const char *name, enum gen_calibration *c)
+{
+	for (int i = 0; name && i < GEN_CALIBRATIONS; i++)
+		if (g_ascii_strcasecmp(calibrations[i].name, name) == 0) {
+			*c = (enum gen_calibration)i;
+			return true;
+		}
+	return false;
+}
+
+const char *gen_calibration_nearest(const char *name)
+{
+	const char *best = NULL;
+	unsigned best_d = NAME_TYPO_EDITS + 1;
+
+	for (int i = 0; name && i < GEN_CALIBRATIONS; i++) {
+		unsigned d = name_distance(name, calibrations[i].name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = calibrations[i].name;
+		}
+	}
+	return best;
+}
 
 const struct gen_workload *gen_workloads(size_t *n)
 {
@@ -310,7 +348,13 @@ char *gen_resolve(const struct gen_workload *wl, const struct gen_opts *o, struc
 	/* Without --duration-s the run shrinks with --scale: scans per run stay the same. */
 	double dur = o->duration_s > 0 ? o->duration_s : wl->def_duration_s * o->scale;
 
+	const struct gen_calibration_info *cal = &calibrations[o->calibration];
+
 	sz->vms = o->vms ? o->vms : wl->def_vms;
+	if (o->calibration != GEN_CAL_2017 && !wl->calibrated)
+		return g_strdup_printf("--calibration %s: %s has only the 2017 one (kernel-build, "
+				       "iozone and number-crunching have %s)", cal->name, wl->name,
+				       cal->name);
 	if (pages < 16)
 		return g_strdup_printf("%s needs at least 16 pages per VM (--mem-mib x --scale "
 				       "gives %.0f)", wl->name, pages);
@@ -322,6 +366,16 @@ char *gen_resolve(const struct gen_workload *wl, const struct gen_opts *o, struc
 	sz->pages = (uint64_t)pages;
 	sz->duration_us = (uint64_t)llround(dur * 1e6);
 	sz->ticks = wl->def_ticks;
+	if (cal->tick_per_second) {
+		/* A second at full size; --scale shortens it as it shrinks memory. */
+		double steps = fmax(1, round(dur / o->scale));
+
+		if (steps > 1e8)
+			return g_strdup_printf("--calibration %s: %.6g s at --scale %g is %.0f time "
+					       "steps (one a second / scale), more than 100000000",
+					       cal->name, dur, o->scale, steps);
+		sz->ticks = (unsigned)steps;
+	}
 	if (sz->duration_us < sz->ticks)
 		return g_strdup_printf("duration %.6g s is too short for %u time steps", dur,
 				       sz->ticks);
@@ -352,9 +406,11 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	g->progress = progress;
 	/* key=value words that `ksmsim run` reads back (trace_reader_gen_fact) */
 	gen_comment(g, "ksmsim gen: workload=%s seed=%" PRIu64 " scale=%.15g vms=%u pages=%" PRIu64
-		    " duration_s=%.6g steps=%u%s%s", wl->name, o->seed, o->scale, sz->vms, sz->pages,
-		    sz->duration_us / 1e6, sz->ticks, wl->takes_hash ? " hash=" : "",
-		    wl->takes_hash ? gen_hash_name(o) : "");
+		    " duration_s=%.6g steps=%u%s%s%s%s", wl->name, o->seed, o->scale, sz->vms,
+		    sz->pages, sz->duration_us / 1e6, sz->ticks, wl->takes_hash ? " hash=" : "",
+		    wl->takes_hash ? gen_hash_name(o) : "",
+		    o->calibration != GEN_CAL_2017 ? " calibration=" : "",
+		    o->calibration != GEN_CAL_2017 ? calibrations[o->calibration].name : "");
 	gen_preamble(g, o);
 	ok = !g->failed && wl->run(g, o, sz) && !g->failed;
 	if (ok && progress)

@@ -7,6 +7,11 @@
  * (which shrinks pages and, by default, duration together) keeps the number
  * of full scans per run, and so the shape of the counters, unchanged.
  * The fractions are estimates; workloads/README.md says where they come from.
+ * Each of kernel-build, iozone and number-crunching has one table of
+ * parameters per calibration (gen.h): 2017, fitted to the 2017 KVM
+ * experiment's averages, and guests-tcg, fitted to the traces of real
+ * 4 x 512 MiB TCG guests (analysis/results/README.md section 8), on a clock
+ * of one tick per second at full size (gen_resolve).
  */
 #include <stdio.h>
 #include "util/splitmix64.h"
@@ -15,7 +20,7 @@
 /* Seed tags: one stream of page contents per region and role. */
 enum {
 	TAG_IMAGE = 1, TAG_PRIV, TAG_HOT, TAG_SRC, TAG_OBJ_SAME, TAG_OBJ_OWN, TAG_HEAP,
-	TAG_TAKE, TAG_ARRAY, TAG_DATA, TAG_FIELD, TAG_TOUCH,
+	TAG_TAKE, TAG_ARRAY, TAG_DATA, TAG_FIELD, TAG_TOUCH, TAG_FILE, TAG_CHURN,
 };
 
 struct region {
@@ -47,7 +52,8 @@ static struct region carve(struct layout *l, double frac)
 
 static uint64_t tick_us(const struct gen_size *sz, unsigned k)
 {
-	return sz->duration_us * k / sz->ticks;
+	/* 128 bits: guests-tcg's clock can have 1e8 ticks of a long duration */
+	return (uint64_t)((unsigned __int128)sz->duration_us * k / sz->ticks);
 }
 
 static unsigned at_frac(const struct gen_size *sz, double f)
@@ -144,17 +150,42 @@ static bool finish(struct gen *g, const struct gen_size *sz)
 
 /* ---- kernel-build ---- */
 
-/* Fractions of guest RAM (estimates; README "kernel-build"). */
-static const struct {
+/* Fractions of guest RAM, times as fractions of the run, periods in ticks. */
+struct kb_params {
 	double image, zero, priv, src, obj, heap, hot, take;
 	double boot_end, src_end, obj_start, obj_end, take_start, take_end;
+	double fill_end;	/* image, zero and private pages are written over [0, fill_end) */
 	unsigned heap_period;
-} kb = {
-	.image = 0.13, .zero = 0.08, .priv = 0.08,
-	.src = 0.17, .obj = 0.08, .heap = 0.06, .hot = 0.01, .take = 0.011,
-	.boot_end = 0.03, .src_end = 0.60, .obj_start = 0.05, .obj_end = 0.95,
-	.take_start = 0.30, .take_end = 0.90,
-	.heap_period = 20,
+};
+
+static const struct kb_params kb_cal[GEN_CALIBRATIONS] = {
+	/* Estimates, README "kernel-build"; fitted to 2017's kernel build. */
+	[GEN_CAL_2017] = {
+		.image = 0.13, .zero = 0.08, .priv = 0.08,
+		.src = 0.17, .obj = 0.08, .heap = 0.06, .hot = 0.01, .take = 0.011,
+		.boot_end = 0.03, .src_end = 0.60, .obj_start = 0.05, .obj_end = 0.95,
+		.take_start = 0.30, .take_end = 0.90, .fill_end = 0.03,
+		.heap_period = 20,
+	},
+	/*
+	 * The real zlib build, 506 s (results section 8); per cent "of RAM" is of
+	 * guest RAM, 4 x 131,072 pages. The rest as 2017's.
+	 */
+	[GEN_CAL_GUESTS_TCG] = {
+		.image = 0.13, .zero = 0.08, .priv = 0.08,
+		/* zlib's tree is a few MB: pages also in another guest 18.1% of RAM at most */
+		.src = 0.05,
+		.obj = 0.08, .heap = 0.06,
+		/* the work wrote 0.58% of RAM/s in guest RAM; 0.01 a tick would be 1%/s */
+		.hot = 0.001,
+		/* real CoW 9,786 against 2017's 5,764: a taken zero page is copied once */
+		.take = 0.019,
+		/* last vmI-start at 20.4 s of 506.0 */
+		.boot_end = 0.04, .fill_end = 0.04,
+		.src_end = 0.60, .obj_start = 0.05, .obj_end = 0.95,
+		.take_start = 0.30, .take_end = 0.90,
+		.heap_period = 20,
+	},
 };
 
 bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
@@ -162,40 +193,42 @@ bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_
 	struct guest *gs = g_new0(struct guest, sz->vms);
 	struct layout lay;
 	struct region src, obj, heap, hot, take;
-	unsigned boot_end = at_frac(sz, kb.boot_end);
+	const struct kb_params *kb = &kb_cal[o->calibration];
+	unsigned boot_end = at_frac(sz, kb->boot_end);
 
-	guests_start(g, sz, gs, &lay, kb.image, kb.zero, kb.priv);
-	src = carve(&lay, kb.src);
-	obj = carve(&lay, kb.obj);
-	heap = carve(&lay, kb.heap);
-	hot = carve(&lay, kb.hot);
+	guests_start(g, sz, gs, &lay, kb->image, kb->zero, kb->priv);
+	src = carve(&lay, kb->src);
+	obj = carve(&lay, kb->obj);
+	heap = carve(&lay, kb->heap);
+	hot = carve(&lay, kb->hot);
 	/* The build takes over part of the zeroed free memory. */
 	take = gs[0].zero;
-	take.n = (uint64_t)((double)sz->pages * kb.take);
+	take.n = (uint64_t)((double)sz->pages * kb->take);
 	if (take.n > gs[0].zero.n)
 		take.n = gs[0].zero.n;
 
 	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
 		gen_at(g, tick_us(sz, k));
-		guests_boot(g, gs, sz->vms, boot_end, k);
+		guests_boot(g, gs, sz->vms, at_frac(sz, kb->fill_end), k);
 		for (unsigned v = 0; v < sz->vms; v++) {
 			const char *mm = gs[v].mm;
 			uint64_t from, n;
 
 			/* Sources are read into the page cache: the same files in every guest. */
-			spread(src.n, boot_end, at_frac(sz, kb.src_end), k, &from, &n);
+			spread(src.n, boot_end, at_frac(sz, kb->src_end), k, &from, &n);
 			seq_part(g, mm, src, from, n, gen_seed(g, TAG_SRC, 0, 0));
 			/* Objects: alternate batches reproducible across guests or not. */
-			spread(obj.n, at_frac(sz, kb.obj_start), at_frac(sz, kb.obj_end), k, &from, &n);
+			spread(obj.n, at_frac(sz, kb->obj_start), at_frac(sz, kb->obj_end), k,
+			       &from, &n);
 			if (k & 1)
 				seq_part(g, mm, obj, from, n, gen_seed(g, TAG_OBJ_OWN, v, 0));
 			else
 				seq_part(g, mm, obj, from, n, gen_seed(g, TAG_OBJ_SAME, 0, 0));
-			spread(take.n, at_frac(sz, kb.take_start), at_frac(sz, kb.take_end), k,
+			spread(take.n, at_frac(sz, kb->take_start), at_frac(sz, kb->take_end), k,
 			       &from, &n);
 			seq_part(g, mm, take, from, n, gen_seed(g, TAG_TAKE, v, 0));
 			if (k >= boot_end) {
-				rolling(g, mm, heap, kb.heap_period, k - boot_end, TAG_HEAP, v);
+				rolling(g, mm, heap, kb->heap_period, k - boot_end, TAG_HEAP, v);
 				rolling(g, mm, hot, 1, k - boot_end, TAG_HOT, v);
 			}
 		}
@@ -206,65 +239,133 @@ bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_
 
 /* ---- iozone ---- */
 
-static const struct {
+struct io_params {
 	double image, zero, priv, file, buf;
 	double boot_end;
+	double fill_end;	/* image, zero and private pages are written over [0, fill_end) */
+	bool file_zero;		/* the file's pages are zeroed free memory in the boot */
+	double churn;		/* distinct per guest, rewritten from t=0 ... */
+	unsigned churn_ticks;	/* ... each page once every churn_ticks */
 	unsigned pass_ticks;	/* one iozone pass */
 	double rand_frac;	/* random write pass: share of the file written per pass */
 	unsigned chunk;		/* random write record, pages */
-	uint8_t pattern;
-} io = {
-	.image = 0.18, .zero = 0.14, .priv = 0.04, .file = 0.33, .buf = 0.004,
-	.boot_end = 0.03, .pass_ticks = 80, .rand_frac = 0.4, .chunk = 16,
-	.pattern = 0xa5,
+	/*
+	 * 0-255: every stored page is this byte; -1: contents named by the pass
+	 * (or tick) and the page, not the guest, and random writes at the same
+	 * places in every guest: the same in every guest, distinct within one.
+	 */
+	int pattern;
+};
+
+static const struct io_params io_cal[GEN_CALIBRATIONS] = {
+	/* Estimates, README "iozone"; fitted to 2017's iozone. */
+	[GEN_CAL_2017] = {
+		.image = 0.18, .zero = 0.14, .priv = 0.04, .file = 0.33, .buf = 0.004,
+		.boot_end = 0.03, .fill_end = 0.03, .file_zero = false,
+		.churn = 0, .churn_ticks = 0,
+		.pass_ticks = 80, .rand_frac = 0.4, .chunk = 16, .pattern = 0xa5,
+	},
+	/* The real fio run, 55.6 s (results section 8; "of RAM": of guest RAM). */
+	[GEN_CAL_GUESTS_TCG] = {
+		/* pages also in another guest 15.5% of RAM, 12.5 points of it the file */
+		.image = 0.03,
+		/* zeroed in the boot 20.9% of RAM (this and the file), 10.0% at the end */
+		.zero = 0.07,
+		/* pages_unshared 10,824: few unique pages stay unchanged (churn below) */
+		.priv = 0.02,
+		/* fio's 64 MiB file */
+		.file = 0.125,
+		/* no buffer stored to every second (0.4% of RAM/s; all rewrites 0.64%/s) */
+		.buf = 0,
+		/* last vmI-start at 28.6 s of 55.6 */
+		.boot_end = 0.51,
+		/* fitted: pages_sharing 24,758 by 15 s, 40,393 at the last vmI-start */
+		.fill_end = 0.2,
+		/* the file takes zeroed free memory: CoW 2,868 -> 10,121 as fio writes */
+		.file_zero = true,
+		/* unique and changing: pages_volatile 191,020 in the real replay at 55 s */
+		.churn = 0.05,
+		/* 655 rewrites a guest per s (all rewrites in the work: 845 measured) */
+		.churn_ticks = 10,
+		/* fio's jobs ran 5 s each */
+		.pass_ticks = 5,
+		.rand_frac = 0.4,
+		/* fio's random writes are 4 KiB */
+		.chunk = 1,
+		/* fio's buffers: a fixed seed; duplicates within one guest 3.5% of held */
+		.pattern = -1,
+	},
 };
 
 enum { IO_WRITE, IO_REWRITE, IO_READ, IO_REREAD, IO_RANDWRITE, IO_RANDREAD, IO_NPASS };
+
+/* Pages [from, from + n) of r: the pattern byte, or contents from seed + page. */
+static bool io_store(struct gen *g, const struct io_params *io, const char *mm, struct region r,
+		     uint64_t from, uint64_t n, uint64_t seed)
+{
+	if (io->pattern >= 0)
+		return gen_fill(g, mm, r.vpn + from, n, CONTENT_BYTE, (uint64_t)io->pattern);
+	return seq_part(g, mm, r, from, n, seed);
+}
 
 bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
 {
 	struct guest *gs = g_new0(struct guest, sz->vms);
 	struct layout lay;
-	struct region file, buf;
-	unsigned boot_end = at_frac(sz, io.boot_end);
+	struct region file, buf, churn;
+	const struct io_params *io = &io_cal[o->calibration];
+	unsigned boot_end = at_frac(sz, io->boot_end);
 	struct gen_rng rng;
 
 	gen_rng_init(&rng, gen_seed(g, TAG_DATA, 0, 0));
-	guests_start(g, sz, gs, &lay, io.image, io.zero, io.priv);
-	file = carve(&lay, io.file);
-	buf = carve(&lay, io.buf);
-	unsigned chunk = io.chunk < file.n ? io.chunk : 1;
+	guests_start(g, sz, gs, &lay, io->image, io->zero, io->priv);
+	file = carve(&lay, io->file);
+	buf = carve(&lay, io->buf);
+	churn = carve(&lay, io->churn);
+	unsigned chunk = io->chunk < file.n ? io->chunk : 1;
 	uint64_t slots = file.n / chunk;
-	uint64_t per_tick = (uint64_t)((double)slots * io.rand_frac / io.pass_ticks);
+	uint64_t per_tick = (uint64_t)((double)slots * io->rand_frac / io->pass_ticks);
 
 	if (!per_tick)
 		per_tick = 1;
 	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
 		gen_at(g, tick_us(sz, k));
-		guests_boot(g, gs, sz->vms, boot_end, k);
+		guests_boot(g, gs, sz->vms, at_frac(sz, io->fill_end), k);
+		for (unsigned v = 0; v < sz->vms && io->file_zero; v++) {
+			uint64_t from, n;
+
+			spread(file.n, 0, boot_end, k, &from, &n);
+			gen_fill(g, gs[v].mm, file.vpn + from, n, CONTENT_ZERO, 0);
+		}
+		for (unsigned v = 0; v < sz->vms && churn.n; v++)
+			rolling(g, gs[v].mm, churn, io->churn_ticks, k, TAG_CHURN, v);
 		if (k < boot_end)
 			continue;
-		unsigned r = k - boot_end, pass = (r / io.pass_ticks) % IO_NPASS;
+		unsigned r = k - boot_end, pass = (r / io->pass_ticks) % IO_NPASS;
 
 		for (unsigned v = 0; v < sz->vms; v++) {
 			const char *mm = gs[v].mm;
 			uint64_t from, n;
 
 			/* The user buffer takes every record written or read. */
-			gen_fill(g, mm, buf.vpn, buf.n, CONTENT_BYTE, io.pattern);
+			io_store(g, io, mm, buf, 0, buf.n, gen_seed(g, TAG_FILE, 2, k));
+			/* Shared contents: every guest picks the same random places. */
+			if (io->pattern < 0)
+				gen_rng_init(&rng, gen_seed(g, TAG_DATA, 1, k));
 			switch (pass) {
 			case IO_WRITE:
 			case IO_REWRITE:
-				spread(file.n, 0, io.pass_ticks, r % io.pass_ticks, &from, &n);
+				spread(file.n, 0, io->pass_ticks, r % io->pass_ticks, &from, &n);
 				if (n)
-					gen_fill(g, mm, file.vpn + from, n, CONTENT_BYTE, io.pattern);
+					io_store(g, io, mm, file, from, n,
+						 gen_seed(g, TAG_FILE, 0, r / io->pass_ticks));
 				break;
 			case IO_RANDWRITE:
 				for (uint64_t i = 0; i < per_tick; i++) {
 					uint64_t s = gen_rng_below(&rng, slots);
 
-					gen_fill(g, mm, file.vpn + s * chunk, chunk, CONTENT_BYTE,
-						 io.pattern);
+					io_store(g, io, mm, file, s * chunk, chunk,
+						 gen_seed(g, TAG_FILE, 1, k));
 				}
 				break;
 			default:	/* reads hit the page cache: no stores */
@@ -278,17 +379,51 @@ bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *
 
 /* ---- number-crunching ---- */
 
-/* Fractions of guest RAM and periods in ticks (estimates; README "number-crunching"). */
-static const struct {
+/* Fractions of guest RAM, times as fractions of the run, periods in ticks. */
+struct nc_params {
 	double image, zero, priv, array, swept, work, hot, field;
 	double boot_end, init_end;
+	double sweep_start;	/* the sweeps run from sweep_start on */
+	double fill_end;	/* image, zero and private pages are written over [0, fill_end) */
 	unsigned sweep_ticks, outer_ticks;
 	double touch_share;	/* of the field's pages, corrected by one outer iteration */
-} nc = {
-	.image = 0.05, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20, .work = 0.10,
-	.hot = 0.02, .field = 0.08,
-	.boot_end = 0.03, .init_end = 0.08, .sweep_ticks = 600, .outer_ticks = 300,
-	.touch_share = 0.25,
+	double taken;		/* the arrays' first pages: zeroed free memory in the boot */
+};
+
+static const struct nc_params nc_cal[GEN_CALIBRATIONS] = {
+	/* Estimates, README "number-crunching" (2017 has no such case). */
+	[GEN_CAL_2017] = {
+		.image = 0.05, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20,
+		.work = 0.10, .hot = 0.02, .field = 0.08,
+		.boot_end = 0.03, .init_end = 0.08, .sweep_start = 0.08, .fill_end = 0.03,
+		.sweep_ticks = 600, .outer_ticks = 300,
+		.touch_share = 0.25, .taken = 0,
+	},
+	/* The real NumPy run, 94.2 s (results section 8; "of RAM": of guest RAM). */
+	[GEN_CAL_GUESTS_TCG] = {
+		/* fio's boot, the same image: pages_sharing 42,084 at the last vmI-start
+		   (fio 40,393) */
+		.image = 0.03, .zero = 0.07, .priv = 0.02, .fill_end = 0.12,
+		/* last vmI-start at 35.9 s of 94.2 */
+		.boot_end = 0.36,
+		/* unique 33.4% of RAM; fitted to pages_unshared 93,360 at the end */
+		.array = 0.22,
+		/* written over 6 s: the job's new pages arrive early in the work */
+		.init_end = 0.42,
+		/* zeroed in the boot 23.2% of RAM, 8.7% at the end; fitted to CoW 21,666 */
+		.taken = 0.08,
+		/* STREAM's arrays, 12% of RAM, rewritten every ~5 s from 80 s on */
+		.swept = 0.12, .sweep_ticks = 5, .sweep_start = 0.85,
+		/* zero at the end 8.7% of RAM, with zero */
+		.work = 0.02,
+		/* all rewrites 2.28% of RAM/s; 0.02 a tick would be 2%/s alone */
+		.hot = 0.001,
+		/* also in another guest 27.0% of RAM: numpy_vm.py seeds default_rng(1) */
+		.field = 0.10,
+		/* an outer iteration a minute (300 would outlast the run) */
+		.outer_ticks = 60,
+		.touch_share = 0.25,
+	},
 };
 
 /*
@@ -320,7 +455,7 @@ static bool correct(struct gen *g, const char *mm, struct region r, uint64_t p, 
  * deterministic solver on one problem and compute the same bits here.
  */
 static bool outer_step(struct gen *g, const char *mm, struct region r, uint64_t seed,
-		       unsigned period, unsigned k)
+		       unsigned period, double touch_share, unsigned k)
 {
 	unsigned phase = k % period, round = k / period;
 	uint64_t a = r.n * phase / period, b = r.n * (phase + 1) / period;
@@ -328,7 +463,7 @@ static bool outer_step(struct gen *g, const char *mm, struct region r, uint64_t 
 	for (uint64_t p = a; p < b && !g->failed; p++) {
 		uint64_t h = gen_seed(g, TAG_TOUCH, p, round + 1);
 
-		if ((double)(h >> 11) * 0x1p-53 < nc.touch_share)
+		if ((double)(h >> 11) * 0x1p-53 < touch_share)
 			correct(g, mm, r, p, seed, round, h);
 	}
 	return !g->failed;
@@ -338,27 +473,36 @@ bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct 
 {
 	struct guest *gs = g_new0(struct guest, sz->vms);
 	struct layout lay;
-	struct region array, swept, work, hot, field;
-	unsigned boot_end = at_frac(sz, nc.boot_end), init_end = at_frac(sz, nc.init_end);
+	struct region array, swept, work, hot, field, taken;
+	const struct nc_params *nc = &nc_cal[o->calibration];
+	unsigned boot_end = at_frac(sz, nc->boot_end), init_end = at_frac(sz, nc->init_end);
+	unsigned sweep_start = at_frac(sz, nc->sweep_start);
 	uint64_t field_seed = gen_seed(g, TAG_FIELD, 0, 0);
 
-	guests_start(g, sz, gs, &lay, nc.image, nc.zero, nc.priv);
-	array = carve(&lay, nc.array);
+	guests_start(g, sz, gs, &lay, nc->image, nc->zero, nc->priv);
+	array = carve(&lay, nc->array);
 	/* The arrays' first part is the output the sweeps rewrite; the rest is input. */
 	swept = array;
-	swept.n = (uint64_t)((double)sz->pages * nc.swept);
+	swept.n = (uint64_t)((double)sz->pages * nc->swept);
 	if (swept.n > array.n)
 		swept.n = array.n;
-	work = carve(&lay, nc.work);
-	hot = carve(&lay, nc.hot);
-	field = carve(&lay, nc.field);
+	work = carve(&lay, nc->work);
+	hot = carve(&lay, nc->hot);
+	field = carve(&lay, nc->field);
+	taken = array;
+	taken.n = (uint64_t)((double)sz->pages * nc->taken);
+	if (taken.n > array.n)
+		taken.n = array.n;
 	for (unsigned k = 0; k < sz->ticks && !g->failed; k++) {
 		gen_at(g, tick_us(sz, k));
-		guests_boot(g, gs, sz->vms, boot_end, k);
+		guests_boot(g, gs, sz->vms, at_frac(sz, nc->fill_end), k);
 		for (unsigned v = 0; v < sz->vms; v++) {
 			const char *mm = gs[v].mm;
 			uint64_t from, n;
 
+			spread(taken.n, 0, boot_end, k, &from, &n);
+			if (n)
+				gen_fill(g, mm, taken.vpn + from, n, CONTENT_ZERO, 0);
 			/*
 			 * Arrays initialised with distinct values, work arrays calloc'ed,
 			 * the converged field the same in every guest.
@@ -370,12 +514,14 @@ bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct 
 				gen_fill(g, mm, work.vpn + from, n, CONTENT_ZERO, 0);
 			spread(field.n, boot_end, init_end, k, &from, &n);
 			seq_part(g, mm, field, from, n, field_seed);
+			/* Sweeps: every output page gets new values once per sweep. */
+			if (k >= sweep_start)
+				rolling(g, mm, swept, nc->sweep_ticks,
+					k - sweep_start + nc->sweep_ticks, TAG_ARRAY, v);
 			if (k >= init_end) {
-				/* Sweeps: every output page gets new values once per sweep. */
-				rolling(g, mm, swept, nc.sweep_ticks, k - init_end + nc.sweep_ticks,
-					TAG_ARRAY, v);
 				rolling(g, mm, hot, 1, k, TAG_HOT, v);
-				outer_step(g, mm, field, field_seed, nc.outer_ticks, k - init_end);
+				outer_step(g, mm, field, field_seed, nc->outer_ticks, nc->touch_share,
+					   k - init_end);
 			}
 		}
 	}

@@ -17,7 +17,11 @@
 # exists instead of recording again), STEPS (any of "record replay
 # stats", default all three; without replay the table is printed from the
 # rows of the last run, $OUT/exp-rows.csv), KSMSIM (default build/cli/ksmsim
-# of this checkout), KSMSIM_VM_CACHE (the image cache, as record-guests.sh).
+# of this checkout), KSMSIM_VM_CACHE (the image cache, as record-guests.sh),
+# CALIBRATION (the generators' --calibration, one or more of "2017
+# guests-tcg", default 2017: rows 'synthetic' as before; any other one adds
+# rows 'synthetic-NAME' from exp-syn-GEN-NAME-Nvm.ksmb and a table of each
+# synthetic row against the real one, in per cent).
 # The 4-guest build trace holds ~4 M distinct pages, which ksmsim keeps in
 # memory (4 KiB each): its merge, replay and statistics need ~17 GB.
 # Recording needs root (record-guests.sh); REUSE=1 with every trace present
@@ -31,6 +35,7 @@ N=${N:-4} MIB=${MIB:-512} SEED=${SEED:-1} FIO_S=${FIO_S:-5} HOLD=${HOLD:-20}
 OUT=${OUT:-/tmp/ksmsim-vm}
 WORKLOADS=${WORKLOADS:-fio numpy build}
 HASHES=${HASHES:-jhash2 crc32c xxhash}
+CALIBRATION=${CALIBRATION:-2017}
 die() { echo "experiment.sh: $*" >&2; exit 2; }
 [ -x "$KSMSIM" ] || die "no ksmsim at $KSMSIM (build it, or set KSMSIM)"
 command -v python3 >/dev/null || die "needs python3"
@@ -101,10 +106,17 @@ for w in $WORKLOADS; do
 	end_us=$(awk -F, -v w="$w" '$1 == w && $2 == "real" { print $4; exit }' "$tmp/rows.csv")
 	dur=$(( (end_us + 999999) / 1000000 ))
 	g=$(gen_of "$w")
-	s=$OUT/exp-syn-$g-${N}vm.ksmb
-	"$KSMSIM" gen "$g" --vms "$N" --mem-mib "$MIB" --duration-s "$dur" --seed "$SEED" -o "$s"
-	echo "experiment: $w: real trace ends (last vmI-end) at $((end_us / 1000)) ms; ksmsim gen $g --vms $N --mem-mib $MIB --duration-s $dur --seed $SEED"
-	for h in $HASHES; do replay "$s" "$h" synthetic "$w"; done
+	for cal in $CALIBRATION; do
+		if [ "$cal" = 2017 ]; then	# gen's default
+			s=$OUT/exp-syn-$g-${N}vm.ksmb kind=synthetic calopt=()
+		else
+			s=$OUT/exp-syn-$g-$cal-${N}vm.ksmb kind=synthetic-$cal calopt=(--calibration "$cal")
+		fi
+		"$KSMSIM" gen "$g" --vms "$N" --mem-mib "$MIB" --duration-s "$dur" --seed "$SEED" \
+			"${calopt[@]}" -o "$s"
+		echo "experiment: $w: real trace ends (last vmI-end) at $((end_us / 1000)) ms; ksmsim gen $g --vms $N --mem-mib $MIB --duration-s $dur --seed $SEED${calopt[*]:+ ${calopt[*]}}"
+		for h in $HASHES; do replay "$s" "$h" "$kind" "$w"; done
+	done
 done
 if step replay; then cp "$tmp/rows.csv" "$OUT/exp-rows.csv"; else cp "$OUT/exp-rows.csv" "$tmp/rows.csv"; fi
 
@@ -139,6 +151,24 @@ for wl in ("build", "fio", "numpy"):
                     float(r["mun"]), "%.2f" % (un / sh) if sh else "-",
                     "%.2f" % (float(r["mun"]) / float(r["msh"])) if float(r["msh"]) else "-",
                     r["cpu"], r["scans"]))
+# Each recalibrated synthetic row against the real one of its workload and hash.
+pc = lambda a, b: "%+.1f%%" % (100.0 * (a - b) / b) if b else "-"
+vs = [(r, q) for r in rs if r["kind"].startswith("synthetic-")
+      for q in rs if q["kind"] == "real" and q["wl"] == r["wl"] and q["hash"] == r["hash"]]
+if vs:
+    print()
+    print("synthetic vs real, per cent: at the end mark [means up to it]")
+    print("| workload | hash | source | CoW | pages_sharing | pages_unshared | unshared/sharing | full scans |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for r, q in vs:
+        f = lambda c: float(r[c])
+        g = lambda c: float(q[c])
+        ratio = lambda x, a, b: float(x[a]) / float(x[b]) if float(x[b]) else 0.0
+        print("| %s | %s | %s | %s | %s [%s] | %s [%s] | %s [%s] | %s vs %s |" % (
+            r["wl"], r["hash"], r["kind"], pc(f("cow"), g("cow")), pc(f("sh"), g("sh")),
+            pc(f("msh"), g("msh")), pc(f("un"), g("un")), pc(f("mun"), g("mun")),
+            pc(ratio(r, "un", "sh"), ratio(q, "un", "sh")),
+            pc(ratio(r, "mun", "msh"), ratio(q, "mun", "msh")), r["scans"], q["scans"]))
 PY
 
 # 4. The real traces' pages: per guest phase (boot: before vmI-start, work:
