@@ -25,6 +25,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--mm-stats-csv FILE]\n"
 		"                   [--settle-timeout SEC] [--base ADDR] [--cpu N|any]\n"
+		"                   [--khugepaged hold|run]\n"
 		"       ksmsim live --measure-scan-rate [--mib N] [--csv FILE]\n"
 		"       ksmsim live --check\n\n"
 		"Replays a trace on this machine's real KSM (root only): one process per mm,\n"
@@ -42,6 +43,9 @@ static void usage(FILE *out)
 		"done, and the replayer moves to the other CPUs: a new page waits in its\n"
 		"CPU's lru_add batch, which the model keeps as one, for trace pages only.\n"
 		"--cpu any lets the scheduler place them all.\n"
+		"khugepaged, which collapses small pages of MADV_HUGEPAGE areas into huge\n"
+		"pages when it pleases, is held still (its sleeps set to 4294967295 ms,\n"
+		"restored with KSM's knobs); --khugepaged run leaves it alone.\n"
 		"--measure-scan-rate measures ksmd's top scan rate (pages/s) on distinct,\n"
 		"identical and zero pages, N MiB each (default 1024, at most %d) over 2\n"
 		"processes.\n"
@@ -195,7 +199,8 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 			return 0;
 		} else if (!v) {
 			static const char *const takes_value[] = { "--trace", "--marks-csv",
-				"--mm-stats-csv", "--settle-timeout", "--base", "--cpu" };
+				"--mm-stats-csv", "--settle-timeout", "--base", "--cpu",
+				"--khugepaged" };
 			bool known = false;
 
 			for (size_t k = 0; k < G_N_ELEMENTS(takes_value); k++)
@@ -222,6 +227,12 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 					"at most 2^47 - 2^44)\n", v);
 				return EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "--khugepaged")) {
+			if (strcmp(v, "hold") && strcmp(v, "run")) {
+				fprintf(stderr, "ksmsim live: bad --khugepaged '%s' (hold or run)\n", v);
+				return EXIT_USAGE;
+			}
+			live_hold_khugepaged(!strcmp(v, "hold"));
 		} else if (!strcmp(a, "--cpu")) {
 			if (!strcmp(v, "any")) {
 				p->cpu = LIVE_CPU_ANY;

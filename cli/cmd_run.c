@@ -443,6 +443,16 @@ int cmd_run(int argc, char **argv)
 	    (summary_path && !(summary = atomic_file_open(summary_path, &error))) ||
 	    (mm_stats_path && !(mm_stats = atomic_file_open(mm_stats_path, &error))))
 		goto fail;
+	reader = trace_reader_open(trace, &error);
+	if (!reader)
+		goto fail;
+	{
+		int version = trace_reader_version(reader, &error);
+		if (version < 0)
+			goto fail;
+		/* a version 3 trace can hold THPs: rows show /proc/vmstat's THP events */
+		opt.thp_columns = version >= 3;
+	}
 	char *label_line = escape_line(trace_label);
 
 	if (mm_stats) {
@@ -458,17 +468,14 @@ int cmd_run(int argc, char **argv)
 			KSMSIM_VERSION, label_line, hash_label);
 		fprintf(ctx.marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
 			" trace start; t_us is the mark's timestamp as written in the trace\n");
-		output_marks_header(ctx.marks);
+		output_marks_header(ctx.marks, opt.thp_columns);
 	}
 	g_free(label_line);
 	sampler_init(&ctx.sampler, &sum->series, series ? atomic_file_stream(series) : NULL,
 		     !no_ideal, interval_ms, ideal_interval_ms);
 	if (series) {
-		output_series_header(atomic_file_stream(series));
+		output_series_header(atomic_file_stream(series), opt.thp_columns);
 	}
-	reader = trace_reader_open(trace, &error);
-	if (!reader)
-		goto fail;
 	ctx.reader = reader;
 	trace_check_count_written(trace_reader_check(reader));
 	k = ksm_new(&opt);

@@ -24,10 +24,10 @@ static int trace_usage(FILE *out)
 		"       ksmsim trace merge IN1 IN2 [IN...] OUT\n"
 		"\n"
 		"Read a trace (text, gzip-compressed text or binary, versions 1 to 3\n"
-		"(traces/FORMAT.md; version 2 adds blobs of captured pages, version 3 fork\n"
-		"and prctl memory-merge), detected from its first bytes; IN '-' is standard\n"
-		"input) and check it fully, as 'ksmsim run' would: syntax, time order, mms,\n"
-		"mapped pages, knob values, settles.\n"
+		"(traces/FORMAT.md; version 2 adds blobs of captured pages, version 3 fork,\n"
+		"prctl memory-merge and advise hugepage|nohugepage), detected from its first\n"
+		"bytes; IN '-' is standard input) and check it fully, as 'ksmsim run' would:\n"
+		"syntax, time order, mms, mapped pages, knob values, settles.\n"
 		"\n"
 		"  convert  write IN to OUT. OUT's format comes from its name: .ksmb binary,\n"
 		"           .gz gzip-compressed text, anything else text; --format overrides.\n"
@@ -39,7 +39,7 @@ static int trace_usage(FILE *out)
 		"  cat      print IN as canonical text on standard output.\n"
 		"  stat     print what IN holds: records per verb and content form, mms,\n"
 		"           pages mapped and written, trace duration, settles and marks\n"
-		"           (version 3: forks and prctls too).\n"
+		"           (version 3: forks, prctls and hugepage advice too).\n"
 		"  merge    interleave the records of several traces by time (ties: the\n"
 		"           earlier input first) into OUT, e.g. one recorded guest per input.\n"
 		"           Their mm names (fork's child names too) must differ. OUT has the\n"
@@ -226,6 +226,7 @@ static int stat_trace(const char *in)
 	uint64_t form_pages[CONTENT_NR_FORMS] = { 0 };
 	uint64_t records = 0, written = 0, fillseq_pages = 0, max_mapped = 0, scans = 0, last_t = 0;
 	uint64_t merge_on = 0;	/* prctl memory-merge 1 */
+	uint64_t thp[3] = { 0 }, thp_pages[3] = { 0 };	/* advise, by thp_advice */
 	unsigned int max_live = 0;
 	const char *form = sniff(in);
 	trace_reader *r;
@@ -264,6 +265,11 @@ static int stat_trace(const char *in)
 		case TRACE_PRCTL:
 			merge_on += rec->value;
 			break;
+		case TRACE_ADVISE:
+			/* the reader allows only 0, hugepage and nohugepage */
+			thp[rec->thp_advice]++;
+			thp_pages[rec->thp_advice] += rec->npages;
+			break;
 		case TRACE_SETTLE:
 			scans += rec->value;
 			break;
@@ -298,6 +304,10 @@ static int stat_trace(const char *in)
 		printf("prctls          %" G_GUINT64_FORMAT " (memory-merge 1: %" G_GUINT64_FORMAT
 		       ", memory-merge 0: %" G_GUINT64_FORMAT ")\n", verbs[TRACE_PRCTL], merge_on,
 		       verbs[TRACE_PRCTL] - merge_on);
+		printf("hugepage advice %" G_GUINT64_FORMAT " ranges, %" G_GUINT64_FORMAT
+		       " pages (nohugepage: %" G_GUINT64_FORMAT " ranges, %" G_GUINT64_FORMAT
+		       " pages)\n", thp[TRACE_ADVICE_HUGEPAGE], thp_pages[TRACE_ADVICE_HUGEPAGE],
+		       thp[TRACE_ADVICE_NOHUGEPAGE], thp_pages[TRACE_ADVICE_NOHUGEPAGE]);
 	}
 	if (trace_reader_blobs(r))
 		printf("blobs           %" G_GUINT64_FORMAT " distinct pages (%.1f MiB), used by %"

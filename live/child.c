@@ -253,7 +253,9 @@ static int child_exec(const struct trace_record *rec, uint64_t base)
 			return errno;
 		return 0;
 	case TRACE_ADVISE:
-		while (sys_madvise(addr, len, rec->mergeable ? MADV_MERGEABLE : MADV_UNMERGEABLE)) {
+		while (sys_madvise(addr, len, rec->thp_advice == TRACE_ADVICE_HUGEPAGE ? MADV_HUGEPAGE :
+				   rec->thp_advice == TRACE_ADVICE_NOHUGEPAGE ? MADV_NOHUGEPAGE :
+				   rec->mergeable ? MADV_MERGEABLE : MADV_UNMERGEABLE)) {
 			if (errno != EINTR && errno != EAGAIN)
 				return errno;
 		}

@@ -5,7 +5,7 @@
  * record has happened in the kernel before the next one starts.
  *
  * Regions are anonymous private mappings at base + vpn * 4096, with THP off
- * (MADV_NOHUGEPAGE), so that every trace page is one 4 KiB page to KSM.
+ * (MADV_NOHUGEPAGE) until the trace advises hugepage (version 3).
  */
 #ifndef KSMSIM_LIVE_CHILD_H
 #define KSMSIM_LIVE_CHILD_H

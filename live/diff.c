@@ -13,6 +13,7 @@ static const char *const std_cols[] = {
 	"t_us", "full_scans", "pages_scanned", "pages_shared", "pages_sharing",
 	"pages_unshared", "pages_volatile", "pages_skipped", "ksm_zero_pages",
 	"stable_node_chains", "stable_node_dups", "general_profit", "cow_ksm",
+	"thp_fault_alloc", "thp_split_page", "thp_split_pmd",
 };
 
 /* The per-mm files (sim/ksm_stat_csv.h). */
@@ -24,7 +25,7 @@ static const char *const mm_cols[] = {
 /* Standard columns that files written before them lack: compared where both have them. */
 static bool optional_col(const char *name)
 {
-	return !strcmp(name, "ksm_merge_any");
+	return !strcmp(name, "ksm_merge_any") || !strncmp(name, "thp_", 4);
 }
 
 struct marks {

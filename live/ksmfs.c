@@ -23,10 +23,40 @@
 #define KSMFS_DIR "/sys/kernel/mm/ksm"
 #define KSMFS_LOCK "/run/ksmsim-live.lock"
 
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+/*
+ * khugepaged's knobs, saved and restored like KSM's: a replay holds it
+ * still (it would collapse small pages of a hugepage VMA into a THP at a
+ * time of its own, which no trace can say). Written in this order: the
+ * write of scan_sleep_millisecs wakes it for one scan of pages_to_scan.
+ */
+static const struct {
+	const char *name;	/* in the lock file */
+	const char *path;
+	const char *hold;	/* while a replay runs */
+} khugepaged_knobs[] = {
+	{ "khugepaged/pages_to_scan", THP_DIR "/khugepaged/pages_to_scan", "8" },
+	{ "khugepaged/alloc_sleep_millisecs", THP_DIR "/khugepaged/alloc_sleep_millisecs",
+	  "4294967295" },
+	{ "khugepaged/scan_sleep_millisecs", THP_DIR "/khugepaged/scan_sleep_millisecs",
+	  "4294967295" },
+};
+#define N_KHUGEPAGED G_N_ELEMENTS(khugepaged_knobs)
+
+static bool hold_khugepaged = true;
+
+void live_hold_khugepaged(bool hold)
+{
+	hold_khugepaged = hold;
+}
+
 /* Knob values as the kernel printed them (advisor_mode: the bracketed word). */
 struct ksm_saved {
 	bool present[KNOB_NR];
 	char val[KNOB_NR][32];
+	bool khp_present[N_KHUGEPAGED];
+	char khp_val[N_KHUGEPAGED][32];
 };
 
 struct live_session {
@@ -34,9 +64,10 @@ struct live_session {
 	struct ksm_saved saved;
 };
 
+/* A KSM knob's name, or an absolute path for another one. */
 static char *knob_path(const char *name)
 {
-	return g_strdup_printf(KSMFS_DIR "/%s", name);
+	return name[0] == '/' ? g_strdup(name) : g_strdup_printf(KSMFS_DIR "/%s", name);
 }
 
 /* A number the kernel printed in decimal. */
@@ -200,7 +231,10 @@ bool ksmfs_read_counters(struct ksm_counters *c, GError **error)
 				    error))
 			return false;
 	return read_s64("general_profit", &c->general_profit, error) &&
-	       read_vmstat("cow_ksm", &c->cow_ksm, error);
+	       read_vmstat("cow_ksm", &c->cow_ksm, error) &&
+	       read_vmstat("thp_fault_alloc", &c->thp_fault_alloc, error) &&
+	       read_vmstat("thp_split_page", &c->thp_split_page, error) &&
+	       read_vmstat("thp_split_pmd", &c->thp_split_pmd, error);
 }
 
 bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_stat_row *st, GError **error)
@@ -301,6 +335,16 @@ static bool save_knobs(struct ksm_saved *s, GError **error)
 		g_strlcpy(s->val[k], buf, sizeof(s->val[k]));
 		s->present[k] = true;
 	}
+	for (size_t i = 0; i < N_KHUGEPAGED; i++) {
+		char buf[64];
+
+		if (access(khugepaged_knobs[i].path, F_OK) != 0)
+			continue;	/* no THP in this kernel */
+		if (!ksmfs_read(khugepaged_knobs[i].path, buf, sizeof(buf), error))
+			return false;
+		g_strlcpy(s->khp_val[i], buf, sizeof(s->khp_val[i]));
+		s->khp_present[i] = true;
+	}
 	return true;
 }
 
@@ -369,6 +413,17 @@ static bool restore_knobs(const struct ksm_saved *s, GError **error)
 	if (scan_time)
 		restore_one(s, KNOB_ADVISOR_MODE, &first);
 	restore_one(s, KNOB_RUN, &first);
+	for (size_t i = 0; i < N_KHUGEPAGED; i++) {
+		GError *err = NULL;
+
+		if (s->khp_present[i] &&
+		    !ksmfs_write(khugepaged_knobs[i].path, s->khp_val[i], &err)) {
+			if (!first)
+				first = err;
+			else
+				g_error_free(err);
+		}
+	}
 out:
 	if (first) {
 		g_propagate_error(error, first);
@@ -389,6 +444,10 @@ static bool set_defaults(GError **error)
 		d.present[k] = access(path, F_OK) == 0;
 		g_free(path);
 		knob_text(k, knob_table[k].def, d.val[k], sizeof(d.val[k]));
+	}
+	for (size_t i = 0; i < N_KHUGEPAGED; i++) {
+		d.khp_present[i] = hold_khugepaged && access(khugepaged_knobs[i].path, F_OK) == 0;
+		g_strlcpy(d.khp_val[i], khugepaged_knobs[i].hold, sizeof(d.khp_val[i]));
 	}
 	return restore_knobs(&d, error);
 }
@@ -507,6 +566,12 @@ static int lock_take(struct ksm_saved *stale, GError **error)
 				g_strlcpy(stale->val[k], eq + 1, sizeof(stale->val[k]));
 				stale->present[k] = true;
 			}
+			for (size_t i = 0; i < N_KHUGEPAGED; i++) {
+				if (strcmp(*l, khugepaged_knobs[i].name))
+					continue;
+				g_strlcpy(stale->khp_val[i], eq + 1, sizeof(stale->khp_val[i]));
+				stale->khp_present[i] = true;
+			}
 		}
 		g_strfreev(lines);
 	}
@@ -520,6 +585,10 @@ static void lock_record(int fd, const struct ksm_saved *s)
 	for (int k = 0; k < KNOB_NR; k++)
 		if (s->present[k])
 			g_string_append_printf(text, "%s=%s\n", knob_table[k].name, s->val[k]);
+	for (size_t i = 0; i < N_KHUGEPAGED; i++)
+		if (s->khp_present[i])
+			g_string_append_printf(text, "%s=%s\n", khugepaged_knobs[i].name,
+					       s->khp_val[i]);
 	if (ftruncate(fd, 0) == 0 && pwrite(fd, text->str, text->len, 0) == (ssize_t)text->len)
 		fdatasync(fd);
 	g_string_free(text, TRUE);
@@ -578,6 +647,8 @@ struct live_session *live_session_begin(GError **error)
 		goto fail;
 	for (int k = 0; k < KNOB_NR; k++)
 		have_stale |= stale.present[k];
+	for (size_t i = 0; i < N_KHUGEPAGED; i++)
+		have_stale |= stale.khp_present[i];
 	if (!check_idle(error))
 		goto fail;
 	if (have_stale) {

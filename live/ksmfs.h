@@ -23,6 +23,7 @@ struct ksm_counters {
 	uint64_t stable_node_chains, stable_node_dups;
 	int64_t general_profit;
 	uint64_t cow_ksm;	/* /proc/vmstat */
+	uint64_t thp_fault_alloc, thp_split_page, thp_split_pmd;	/* /proc/vmstat */
 };
 
 bool ksmfs_read_u64(const char *name, uint64_t *v, GError **error);

@@ -54,6 +54,11 @@ bool live_check_usable(GError **error);
  */
 struct live_session;
 struct live_session *live_session_begin(GError **error);
+/*
+ * Before live_session_begin: false leaves khugepaged's knobs alone (the
+ * default holds it still for the replay; `live --khugepaged run`).
+ */
+void live_hold_khugepaged(bool hold);
 bool live_session_end(struct live_session *s, GError **error);
 
 /* Whether this process may run on cpu (for checking --cpu). */

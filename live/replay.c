@@ -42,6 +42,8 @@ struct replay {
 	uint64_t sleep_ms;	/* the trace's sleep_millisecs */
 	int kernel_run;		/* what we last wrote (the session: 0) */
 	bool in_group;
+	bool thp;		/* a version 3 trace: the marks show THP events */
+	bool thp_checked;	/* THP's mode was found to honour MADV_HUGEPAGE */
 	uint64_t group_t;
 	uint64_t origin_ns;	/* trace time 0 on CLOCK_MONOTONIC */
 	uint64_t settled_ns;	/* time spent in settles: the trace clock stood still */
@@ -159,7 +161,7 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 	return true;
 }
 
-static void print_header(FILE *f, const char *trace_name)
+static void print_header(FILE *f, const char *trace_name, bool thp)
 {
 	struct utsname u;
 
@@ -174,9 +176,13 @@ static void print_header(FILE *f, const char *trace_name)
 		"start of the trace (full_scans keeps counting across run=2);\n");
 	fprintf(f, "# all other counters: the kernel's values at the mark; t_us: the "
 		"mark's timestamp as written in the trace\n");
+	if (thp)
+		fprintf(f, "# thp_fault_alloc, thp_split_page, thp_split_pmd: /proc/vmstat, "
+			"counted from the start of the trace (system-wide)\n");
 	fprintf(f, "label,t_us,full_scans,pages_scanned,pages_shared,pages_sharing,"
 		"pages_unshared,pages_volatile,pages_skipped,ksm_zero_pages,"
-		"stable_node_chains,stable_node_dups,general_profit,cow_ksm\n");
+		"stable_node_chains,stable_node_dups,general_profit,cow_ksm%s\n",
+		thp ? ",thp_fault_alloc,thp_split_page,thp_split_pmd" : "");
 }
 
 static gint cmp_name(gconstpointer a, gconstpointer b)
@@ -223,7 +229,7 @@ static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **
 		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
 		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
 		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GINT64_FORMAT
-		",%" G_GUINT64_FORMAT "\n",
+		",%" G_GUINT64_FORMAT,
 		rec->label, (guint64)rec->t_us,
 		(guint64)(rp->full_acc + c.full_scans - rp->full_base),
 		(guint64)(c.pages_scanned - rp->start.pages_scanned),
@@ -233,12 +239,55 @@ static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **
 		(guint64)c.ksm_zero_pages, (guint64)c.stable_node_chains,
 		(guint64)c.stable_node_dups, (gint64)c.general_profit,
 		(guint64)(c.cow_ksm - rp->start.cow_ksm));
+	if (rp->thp)
+		fprintf(rp->p->marks, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
+			(guint64)(c.thp_fault_alloc - rp->start.thp_fault_alloc),
+			(guint64)(c.thp_split_page - rp->start.thp_split_page),
+			(guint64)(c.thp_split_pmd - rp->start.thp_split_pmd));
+	fputc('\n', rp->p->marks);
+	return true;
+}
+
+/* What a trace's hugepage advice needs: THP mode madvise or always, 2 MiB folios allowed. */
+static bool thp_usable(GError **error)
+{
+	static const char *const files[] = {
+		"/sys/kernel/mm/transparent_hugepage/enabled",
+		"/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		char *text = NULL;
+		bool off;
+
+		if (!g_file_get_contents(files[i], &text, NULL, NULL)) {
+			g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
+				    "the trace advises hugepage but %s is unreadable: no THP here",
+				    files[i]);
+			return false;
+		}
+		off = strstr(text, "[never]") != NULL;
+		g_free(text);
+		if (off) {
+			g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
+				    "the trace advises hugepage but %s is [never]: no THP to "
+				    "replay it with", files[i]);
+			return false;
+		}
+	}
 	return true;
 }
 
 static bool apply(struct replay *rp, const struct trace_record *rec, GError **error)
 {
 	struct live_child *c;
+
+	if (rec->verb == TRACE_ADVISE && rec->thp_advice == TRACE_ADVICE_HUGEPAGE &&
+	    !rp->thp_checked) {
+		if (!thp_usable(error))
+			return false;
+		rp->thp_checked = true;
+	}
 
 	switch (rec->verb) {
 	case TRACE_SPAWN:
@@ -354,7 +403,16 @@ bool live_replay(const struct live_replay_params *p, trace_reader *r, GError **e
 	live_leave_cpu(rp.cpu);
 	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
 	rp.sleep_ms = knob_table[KNOB_SLEEP_MILLISECS].def;	/* what the session set */
-	print_header(p->marks, p->trace_name);
+	{
+		int version = trace_reader_version(r, error);
+
+		if (version < 0) {
+			g_hash_table_destroy(rp.mms);
+			return false;
+		}
+		rp.thp = version >= 3;
+	}
+	print_header(p->marks, p->trace_name, rp.thp);
 	if (p->mm_stats) {
 		fprintf(p->mm_stats, "# /proc/PID/ksm_stat of every live process at each mark, "
 			"recorded by replaying %s\n", p->trace_name);

@@ -62,7 +62,7 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 			struct pt_chunk *c = g_tree_node_value(cn);
 			for (unsigned j = 0; j < PT_SIZE; j++) {
 				struct page *p = c->pte[j];
-				if (!p)
+				if (!p || p == ZERO_PFN_PTE)
 					continue;
 				uint64_t vpn = base + j;
 				if (!v || vpn < v->start || vpn >= v->end)

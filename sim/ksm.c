@@ -514,7 +514,7 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 	if (!v || !v->mergeable)
 		return NULL;
 	struct page *p = pte_get(mm, rmap_item->vpn);
-	if (!p || p == KSM_ZERO_PTE)
+	if (!pte_is_page(p))
 		return NULL;
 	if (p->mapcount == 1 && rmap_item->cached_page != p) {
 		if (rmap_item->cached_page)
@@ -535,7 +535,7 @@ static bool unstable_tree_has_twin(struct rb_node *n, const struct page *page)
 	while (n) {
 		const struct rmap_item *it = rb_entry(n, struct rmap_item, node);
 		const struct page *p = it->mm->exiting ? NULL : pte_get(it->mm, it->vpn);
-		if (!p || p == KSM_ZERO_PTE)
+		if (!pte_is_page(p))
 			return false;
 		int ret = p->c == page->c ? 0 : content_cmp(page->c, p->c);
 		if (!ret)
@@ -681,7 +681,11 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 {
 	if (page == kpage)
 		return 0;
+	if (page->thp)
+		thp_split(k, page->thp);	/* split_huge_page: a small page from here */
 	k->truth.mmu_invalidations++;	/* write_protect_page */
+	if (pte_get(mm, vpn) != page)
+		return -1;	/* not mapped here now: a split gave it to the zero page */
 	if (lru_batched(k, page)) {
 		k->truth.merge_refused_lru++;
 		return -1;
@@ -749,6 +753,9 @@ static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *rmap
 					   struct page *page, struct rmap_item *tree_rmap_item,
 					   struct page *tree_page)
 {
+	/* one THP under two references: split_huge_page refuses */
+	if (page->thp && page->thp == tree_page->thp)
+		return NULL;
 	if (try_to_merge_with_ksm_page(k, rmap_item, page, NULL))
 		return NULL;
 	if (try_to_merge_with_ksm_page(k, tree_rmap_item, tree_page, page)) {
@@ -884,7 +891,7 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
  * record the new one and wait); then the zero page; then the unstable
  * tree, where a match makes a new KSM page of the two.
  */
-void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
+static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
 	struct stable_node *stable_node = page->ksm ? page->stable_node : NULL;
 
@@ -952,8 +959,26 @@ void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap
 			stable_tree_append(k, tree_rmap_item, node);
 			stable_tree_append(k, rmap_item, node);
 			k->truth.merges_two++;
+		} else if (page->thp && page->thp == tree_page->thp) {
+			/* both in one THP: split it now, merge on a later visit */
+			thp_split(k, page->thp);
 		}
 	}
+}
+
+/*
+ * The kernel holds a reference on the page through cmp_and_merge_page: a
+ * THP split that gives it to the zero page unmaps it, but it lives until
+ * the visit ends.
+ */
+void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
+{
+	k->pinned = page;
+	k->pinned_unmapped = false;
+	__cmp_and_merge_page(k, page, rmap_item);
+	k->pinned = NULL;
+	if (k->pinned_unmapped)
+		page_free(k, page);
 }
 
 /* ---- smart scan ---- */
@@ -1528,6 +1553,9 @@ void ksm_counters(const struct ksm *k, struct ksm_counters *c)
 	c->stable_node_dups = k->stable_node_dups;
 	c->general_profit = ksm_profit(k->pages_sharing + k->zero_pages, k->rmap_items);
 	c->cow_ksm = k->cow_ksm;
+	c->thp_fault_alloc = k->thp_fault_alloc;
+	c->thp_split_page = k->thp_split_page;
+	c->thp_split_pmd = k->thp_split_pmd;
 	c->rmap_items = k->rmap_items;
 	c->pages_to_scan = k->knob[KNOB_PAGES_TO_SCAN];
 }
@@ -1584,6 +1612,11 @@ void ksm_memory(const struct ksm *k, struct ksm_memory *out)
 	out->mms += (uint64_t)g_hash_table_size(k->mm_by_name) * 24;
 	out->total = out->rmap_items + out->pages + out->stable_nodes + out->contents +
 		     out->page_tables + out->mms;
+}
+
+bool ksm_thp_columns(const struct ksm *k)
+{
+	return k->opt.thp_columns;
 }
 
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob)

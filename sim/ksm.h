@@ -28,6 +28,10 @@ struct ksm_counters {
 	uint64_t stable_node_dups;
 	int64_t general_profit;
 	uint64_t cow_ksm;
+	/* /proc/vmstat (printed for version 3 traces) */
+	uint64_t thp_fault_alloc;
+	uint64_t thp_split_page;
+	uint64_t thp_split_pmd;
 	uint64_t rmap_items;
 	uint64_t pages_to_scan;	/* current value (the advisor changes it) */
 };
@@ -143,6 +147,7 @@ struct ksm_options {
 	struct cost_table costs;
 	bool check;			/* verify invariants after every batch */
 	bool batch_time;		/* batches take their modelled CPU time */
+	bool thp_columns;		/* rows show /proc/vmstat's THP events (version 3 traces) */
 	bool pinned[KNOB_NR];		/* fixed from the command line: the trace's */
 	uint64_t pinned_value[KNOB_NR];	/* `set` of these knobs is ignored */
 };
@@ -184,6 +189,7 @@ void ksm_truth(const struct ksm *k, struct ksm_truth *t);
 void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out);
 void ksm_ideal(struct ksm *k, struct ksm_ideal *out);
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob);
+bool ksm_thp_columns(const struct ksm *k);
 
 /* /proc/PID/ksm_stat of one live mm. */
 struct ksm_mm_stat {

@@ -4,7 +4,8 @@
  * and recount what the model keeps as counters: rmap_items per mm and in
  * all, stable and unstable membership, pages_shared/sharing against the
  * stable trees, chains and dups, mapcounts against the PTEs (a page a
- * fork shares is write-protected), KSM zero pages, VMA flags against the
+ * fork shares is write-protected; a THP's subpages are where it is, none
+ * of them KSM, all counted), KSM zero pages, VMA flags against the
  * mm slot and merge-any; and the red-black and memcmp order of the trees. It reads, never
  * fixes, and runs on request only, never on the hot path.
  */
@@ -14,6 +15,7 @@ struct walk {
 	struct ksm *k;
 	GString *err;
 	GHashTable *mapped;	/* struct page * -> PTE count */
+	GHashTable *thps;	/* struct thp * -> subpages met */
 	uint64_t items, stable_items, unstable_items;
 	uint64_t shared, sharing, chains, dups;
 };
@@ -111,6 +113,15 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 	}
 }
 
+static void count_thp(gpointer key, gpointer value, gpointer data)
+{
+	struct walk *w = data;
+	const struct thp *t = key;
+	if (t->pages != GPOINTER_TO_UINT(value))
+		fail(w, "a THP holds %u subpages but %u PTEs map one", t->pages,
+		     GPOINTER_TO_UINT(value));
+}
+
 static void count_pte(gpointer key, gpointer value, gpointer data)
 {
 	struct walk *w = data;
@@ -123,6 +134,7 @@ char *ksm_check(struct ksm *k)
 {
 	struct walk w = { .k = k, .err = g_string_new(NULL) };
 	w.mapped = g_hash_table_new(NULL, NULL);
+	w.thps = g_hash_table_new(NULL, NULL);
 	GPtrArray *mms = ksm_all_mms(k);
 
 	uint64_t zero = 0;
@@ -157,7 +169,18 @@ char *ksm_check(struct ksm *k)
 				struct page *p = c->pte[j];
 				if (p == KSM_ZERO_PTE) {
 					mm_zero++;
-				} else if (p) {
+				} else if (pte_is_page(p)) {
+					uint64_t vpn = (GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT) + j;
+					if (p->thp) {
+						const struct thp *t = p->thp;
+						if (p->ksm || p->mapcount != 1 || t->mm != mm ||
+						    vpn < t->start || vpn >= t->start + HPAGE_PMD_NR)
+							fail(&w, "mm %s: vpn %" G_GUINT64_FORMAT " is a subpage "
+							     "of a THP but %s", mm->name, vpn,
+							     p->ksm ? "KSM" : "not where the THP is");
+						guint th = GPOINTER_TO_UINT(g_hash_table_lookup(w.thps, t));
+						g_hash_table_insert(w.thps, (gpointer)t, GUINT_TO_POINTER(th + 1));
+					}
 					if (!p->ksm && p->mapcount > 1 && !p->wrprotect)
 						fail(&w, "mm %s: an anonymous page mapped %u times is "
 						     "writable", mm->name, p->mapcount);
@@ -181,6 +204,7 @@ char *ksm_check(struct ksm *k)
 		zero += mm_zero;
 	}
 	g_hash_table_foreach(w.mapped, count_pte, &w);
+	g_hash_table_foreach(w.thps, count_thp, &w);
 	for (uint32_t nid = 0; nid < ksm_nr_trees(k); nid++) {
 		check_stable_tree(&w, &k->root_stable_tree[nid]);
 		rb_black_height(&w, k->root_unstable_tree[nid].rb_node, NULL);
@@ -208,6 +232,7 @@ char *ksm_check(struct ksm *k)
 	if (k->pages_shared + k->pages_sharing + k->pages_unshared > k->rmap_items)
 		fail(&w, "shared + sharing + unshared exceed rmap items");
 	g_hash_table_destroy(w.mapped);
+	g_hash_table_destroy(w.thps);
 	g_ptr_array_free(mms, TRUE);
 	return g_string_free(w.err, w.err->len == 0);
 }

@@ -52,6 +52,35 @@
 
 /* A PTE that maps the zero page on KSM's behalf (use_zero_pages). */
 #define KSM_ZERO_PTE ((struct page *)1)
+/*
+ * A PTE that maps the zero page for no one's sake: a zero-filled subpage of
+ * a THP that a split gave back (try_to_map_unused_to_zeropage). Not
+ * anonymous, so ksmd passes it by; not counted in ksm_zero_pages.
+ */
+#define ZERO_PFN_PTE ((struct page *)2)
+
+struct page;
+
+/* A PTE value that is a page of its own, not one of the zero-page markers. */
+static inline bool pte_is_page(const struct page *p)
+{
+	return (uintptr_t)p > (uintptr_t)ZERO_PFN_PTE;
+}
+
+/* Subpages of a PMD-sized folio (x86-64: 2 MiB of 4 KiB pages). */
+#define HPAGE_PMD_NR 512u
+
+/*
+ * A PMD-sized anonymous folio (THP) that the first store in a hugepage
+ * VMA allocated. Its subpages are struct pages of their own, at
+ * start .. start + 511 of mm, each pointing here until the folio is split.
+ */
+struct thp {
+	struct mm *mm;
+	uint64_t start;			/* vpn, HPAGE_PMD_NR-aligned */
+	uint32_t pages;			/* subpages still mapped and in the folio */
+	bool pmd_mapped;		/* mapped by one PMD; else by PTEs (a VMA split cut it) */
+};
 
 /* A physical page: what a PTE points to. */
 struct page {
@@ -66,6 +95,7 @@ struct page {
 	struct stable_node *stable_node;	/* folio_stable_node; NULL while being merged */
 	uint64_t merged_at;		/* full scans completed when it became KSM */
 	struct rmap_item *rmap_item;	/* the rmap_item caching this page, if any */
+	struct thp *thp;		/* the THP it is a subpage of, until split */
 };
 
 /*
@@ -118,6 +148,7 @@ struct vma {
 	uint64_t start, end;		/* vpn range [start, end) */
 	bool mergeable;
 	bool advised_off;		/* MADV_UNMERGEABLE since the last MADV_MERGEABLE or merge-any */
+	bool hugepage;			/* VM_HUGEPAGE: MADV_HUGEPAGE (THP mode madvise) */
 	uint16_t partial_k;		/* partial-hash: words sampled here; 0: the policy's first k */
 };
 
@@ -135,6 +166,7 @@ struct mm {
 	bool exiting;			/* mm_users == 0 */
 	bool registered;		/* MMF_VM_MERGEABLE: has a slot */
 	bool merge_any;			/* MMF_VM_MERGE_ANY: prctl(PR_SET_MEMORY_MERGE, 1) */
+	bool thp_advised;		/* some VMA was ever advised hugepage: faults check for THP */
 	struct list_head mm_node;	/* the mm slot list, rooted in ksm->mm_head */
 	struct rmap_item *rmap_list;
 	GTree *vmas;			/* start vpn -> struct vma */
@@ -190,6 +222,11 @@ struct ksm {
 	uint64_t pages_shared, pages_sharing, pages_unshared, rmap_items;
 	uint64_t stable_node_chains, stable_node_dups, zero_pages;
 	uint64_t pages_scanned, pages_skipped, cow_ksm, full_scans_total;
+	/* /proc/vmstat's THP events */
+	uint64_t thp_fault_alloc, thp_split_page, thp_split_pmd;
+	/* the page cmp_and_merge_page works on: a split may unmap it meanwhile */
+	struct page *pinned;
+	bool pinned_unmapped;
 
 	struct ksm_truth truth;
 
@@ -255,6 +292,9 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
 /* First vpn in [vpn, end) mapping a scannable page, or UINT64_MAX. */
 uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
 void page_put_mapping(struct ksm *k, struct page *p);
+void page_free(struct ksm *k, struct page *p);
+/* split_huge_page: every subpage becomes a small page; zero-filled ones go to the zero page. */
+void thp_split(struct ksm *k, struct thp *t);
 void page_uncache(struct page *p);
 void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end);
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);

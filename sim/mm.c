@@ -62,6 +62,7 @@ static struct vma *vma_insert(struct mm *mm, uint64_t start, uint64_t end, bool 
 	v->end = end;
 	v->mergeable = mergeable;
 	v->advised_off = false;
+	v->hugepage = false;
 	v->partial_k = 0;
 	g_tree_insert(mm->vmas, GSIZE_TO_POINTER(start), v);
 	return v;
@@ -77,6 +78,7 @@ static void vma_split_at(struct mm *mm, uint64_t at)
 	v->end = at;
 	struct vma *tail = vma_insert(mm, at, end, v->mergeable);
 	tail->advised_off = v->advised_off;
+	tail->hugepage = v->hugepage;
 	tail->partial_k = v->partial_k;
 }
 
@@ -129,7 +131,7 @@ struct page *pte_get(struct mm *mm, uint64_t vpn)
 
 static inline bool scannable(const struct page *p)
 {
-	return p && p != KSM_ZERO_PTE;
+	return pte_is_page(p);
 }
 
 void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
@@ -199,12 +201,18 @@ static void page_set_content(struct page *p, content *c)
 	p->key8 = content_key8(c);
 }
 
-static struct page *page_new(struct ksm *k, content *c, uint32_t nid)
+static struct page *page_alloc(struct ksm *k, content *c, uint32_t nid)
 {
 	struct page *p = slab_alloc0(&k->page_slab);
 	p->mapcount = 1;
 	p->nid = nid;
 	page_set_content(p, c);
+	return p;
+}
+
+static struct page *page_new(struct ksm *k, content *c, uint32_t nid)
+{
+	struct page *p = page_alloc(k, c, nid);
 	lru_add(k, p);
 	return p;
 }
@@ -217,16 +225,131 @@ void page_uncache(struct page *p)
 	}
 }
 
-/* One mapping of p went away; the last one frees it (its node goes stale). */
+void page_free(struct ksm *k, struct page *p)
+{
+	if (p->stable_node)
+		p->stable_node->page = NULL;
+	content_unref(p->c);
+	slab_free(&k->page_slab, p);
+}
+
+static void thp_put(struct thp *t)
+{
+	if (--t->pages == 0)
+		g_free(t);
+}
+
+/*
+ * One mapping of p went away; the last one frees it (its node goes stale),
+ * unless ksmd is working on it: then when it is done.
+ */
 void page_put_mapping(struct ksm *k, struct page *p)
 {
 	page_uncache(p);
 	if (--p->mapcount)
 		return;
-	if (p->stable_node)
-		p->stable_node->page = NULL;
-	content_unref(p->c);
-	slab_free(&k->page_slab, p);
+	if (p->thp) {
+		thp_put(p->thp);
+		p->thp = NULL;
+	}
+	if (p == k->pinned) {
+		k->pinned_unmapped = true;
+		return;
+	}
+	page_free(k, p);
+}
+
+/* ---- transparent huge pages ---- */
+
+/*
+ * Would a first store at vpn fault in a THP? As THP mode madvise decides
+ * it: the HPAGE_PMD_NR-aligned range around vpn lies in hugepage VMAs
+ * with one set of flags (the kernel would have merged them into one VMA)
+ * and has no page table yet (no PTE in it: the model keeps none empty).
+ */
+static bool thp_fault_allowed(struct mm *mm, uint64_t vpn)
+{
+	uint64_t h = vpn & ~(uint64_t)(HPAGE_PMD_NR - 1), end = h + HPAGE_PMD_NR;
+	struct vma *v = find_vma(mm, h);
+	if (!v || !v->hugepage)
+		return false;
+	bool mergeable = v->mergeable;
+	while (v->end < end) {
+		struct vma *n = find_vma(mm, v->end);
+		if (!n || !n->hugepage || n->mergeable != mergeable)
+			return false;
+		v = n;
+	}
+	GTreeNode *n = g_tree_lower_bound(mm->chunks, GSIZE_TO_POINTER(h >> PT_SHIFT));
+	return !n || GPOINTER_TO_SIZE(g_tree_node_key(n)) >= end >> PT_SHIFT;
+}
+
+/*
+ * do_huge_pmd_anonymous_page: a zeroed PMD-sized folio, the store in one
+ * subpage. A large folio moves the CPU's whole lru_add batch to the LRU at
+ * once, itself included.
+ */
+static void thp_fault(struct ksm *k, struct mm *mm, uint64_t vpn, content *next)
+{
+	uint64_t h = vpn & ~(uint64_t)(HPAGE_PMD_NR - 1);
+	struct thp *t = g_new0(struct thp, 1);
+	content *zero = content_zero();
+	lru_add_drain(k);
+	t->mm = mm;
+	t->start = h;
+	t->pages = HPAGE_PMD_NR;
+	t->pmd_mapped = true;
+	for (uint32_t i = 0; i < HPAGE_PMD_NR; i++) {
+		struct page *p = page_alloc(k, h + i == vpn ? next : content_ref(zero), mm->nid);
+		p->thp = t;
+		p->lru_gen = k->lru_gen - 1;	/* on the LRU */
+		p->dirty = h + i == vpn;
+		pte_set(mm, h + i, p);
+	}
+	content_unref(zero);
+	k->thp_fault_alloc++;
+}
+
+/* split_huge_pmd: a cut through a PMD-mapped THP maps it by PTEs; the folio stays whole. */
+static void thp_split_pmd_at(struct ksm *k, struct mm *mm, uint64_t at)
+{
+	if (at % HPAGE_PMD_NR == 0)
+		return;
+	struct page *p = pte_get(mm, at);
+	if (!pte_is_page(p) || !p->thp) {
+		p = pte_get(mm, at - 1);
+		if (!pte_is_page(p) || !p->thp)
+			return;
+	}
+	if (p->thp->pmd_mapped) {
+		p->thp->pmd_mapped = false;
+		k->thp_split_pmd++;
+	}
+}
+
+void thp_split(struct ksm *k, struct thp *t)
+{
+	struct mm *mm = t->mm;
+	uint64_t start = t->start;
+	if (t->pmd_mapped)
+		k->thp_split_pmd++;
+	k->thp_split_page++;
+	uint32_t left = t->pages;
+	t->pages++;	/* held until the loop is done */
+	for (uint64_t vpn = start; vpn < start + HPAGE_PMD_NR && left; vpn++) {
+		struct page *p = pte_get(mm, vpn);
+		if (!pte_is_page(p) || p->thp != t)
+			continue;
+		left--;
+		p->thp = NULL;
+		t->pages--;
+		if (content_is_zero(p->c)) {
+			/* remap_page(RMP_USE_SHARED_ZEROPAGE): no memory for a page of zeros */
+			pte_set(mm, vpn, ZERO_PFN_PTE);
+			page_put_mapping(k, p);
+		}
+	}
+	thp_put(t);
 }
 
 /* The copy's CPU time is the faulting task's, not ksmd's: no cost here. */
@@ -265,6 +388,17 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	struct page *p = pte_get(mm, vpn);
 	content *next;
 	if (!p) {
+		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		if (mm->thp_advised && thp_fault_allowed(mm, vpn)) {
+			thp_fault(k, mm, vpn, next);
+			return;
+		}
+		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
+		p->dirty = true;
+		return;
+	}
+	if (p == ZERO_PFN_PTE) {
+		/* wp_page_copy from the zero pfn: a small page, whatever the VMA's advice */
 		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
 		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
@@ -333,7 +467,7 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 			if (p == KSM_ZERO_PTE) {
 				k->zero_pages--;
 				mm->ksm_zero_pages--;
-			} else {
+			} else if (p != ZERO_PFN_PTE) {
 				page_put_mapping(k, p);
 			}
 		}
@@ -369,13 +503,26 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 			k->zero_pages--;
 			mm->ksm_zero_pages--;
 			pte_set(mm, vpn, page_new(k, content_zero(), mm->nid));
-		} else if (p->ksm) {
+		} else if (p != ZERO_PFN_PTE && p->ksm) {
 			cow_accounting(k);
 			k->truth.cow_unshare++;
 			pte_set(mm, vpn, page_new(k, content_ref(p->c), mm->nid));
 			page_put_mapping(k, p);
 		}
 	}
+}
+
+/*
+ * VMA v's flags change, within a madvise or munmap of [start, end): the
+ * kernel splits the VMA at start and end, and a cut through a PMD-mapped
+ * THP splits the PMD.
+ */
+static void vma_cut(struct ksm *k, struct mm *mm, const struct vma *v, uint64_t start, uint64_t end)
+{
+	if (v->start == start)
+		thp_split_pmd_at(k, mm, start);
+	if (v->end == end)
+		thp_split_pmd_at(k, mm, end);
 }
 
 static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
@@ -390,13 +537,34 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
 				continue;
 			if (!mm->registered)
 				ksm_enter(k, mm);
+			vma_cut(k, mm, v, start, end);
 			v->mergeable = true;
 		} else {
 			if (!v->mergeable)
 				continue;
+			vma_cut(k, mm, v, start, end);
 			break_ksm_range(k, mm, v->start, v->end);
 			v->mergeable = false;
 		}
+	}
+	g_ptr_array_free(vs, TRUE);
+}
+
+/*
+ * MADV_HUGEPAGE / MADV_NOHUGEPAGE: only later faults see it; a THP already
+ * there stays (khugepaged, which could collapse small pages into one, is
+ * not modelled: the live replay holds it still).
+ */
+static void advise_thp(struct mm *mm, struct ksm *k, uint64_t start, uint64_t end, bool huge)
+{
+	mm->vma_gen++;
+	GPtrArray *vs = vmas_in(mm, start, end);
+	for (guint i = 0; i < vs->len; i++) {
+		struct vma *v = vs->pdata[i];
+		if (v->hugepage != huge)
+			vma_cut(k, mm, v, start, end);
+		v->hugepage = huge;
+		mm->thp_advised |= huge;
 	}
 	g_ptr_array_free(vs, TRUE);
 }
@@ -436,16 +604,29 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
  * to either copies it); a KSM page gains a mapping that no rmap_item
  * tracks until ksmd meets it in the child; a KSM zero PTE is copied as is.
  */
+static bool mm_has_thp(struct mm *mm)
+{
+	for (GTreeNode *n = g_tree_node_first(mm->chunks); n; n = g_tree_node_next(n)) {
+		struct pt_chunk *c = g_tree_node_value(n);
+		for (unsigned i = 0; i < PT_SIZE; i++)
+			if (pte_is_page(c->pte[i]) && c->pte[i]->thp)
+				return true;
+	}
+	return false;
+}
+
 static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 {
 	struct mm *child = mm_new(name, parent->nid);
 	child->merge_any = parent->merge_any;
+	child->thp_advised = parent->thp_advised;
 	if (parent->registered)
 		ksm_enter(k, child);
 	for (GTreeNode *n = g_tree_node_first(parent->vmas); n; n = g_tree_node_next(n)) {
 		struct vma *v = g_tree_node_value(n), *cv;
 		cv = vma_insert(child, v->start, v->end, v->mergeable);
 		cv->advised_off = v->advised_off;
+		cv->hugepage = v->hugepage;
 		cv->partial_k = v->partial_k;
 	}
 	for (GTreeNode *n = g_tree_node_first(parent->chunks); n; n = g_tree_node_next(n)) {
@@ -458,7 +639,7 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 			if (p == KSM_ZERO_PTE) {
 				k->zero_pages++;
 				child->ksm_zero_pages++;
-			} else {
+			} else if (p != ZERO_PFN_PTE) {
 				p->mapcount++;
 				if (!p->ksm)
 					p->wrprotect = true;
@@ -472,6 +653,8 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 {
 	mm->vma_gen++;
+	thp_split_pmd_at(k, mm, start);
+	thp_split_pmd_at(k, mm, end);
 	zap_range(k, mm, start, end);
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++)
@@ -500,6 +683,13 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 					    "mm '%s' already exists", r->child);
 				return false;
 			}
+			if (mm_has_thp(mm)) {
+				/* copy_huge_pmd and the CoW of PMD-shared THPs: not modelled */
+				g_set_error(error, KSM_ERROR, KSM_ERROR_INVAL,
+					    "fork of mm '%s' while it has a THP KSM has not split: "
+					    "not modelled", r->mm);
+				return false;
+			}
 			mm = mm_fork(k, mm, r->child);
 		} else {
 			mm = mm_new(r->mm, r->node);
@@ -526,7 +716,11 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		set_memory_merge(k, mm, r->value != 0);
 		break;
 	case TRACE_ADVISE:
-		advise(k, mm, r->vpn, r->vpn + r->npages, r->mergeable);
+		if (r->thp_advice)
+			advise_thp(mm, k, r->vpn, r->vpn + r->npages,
+				   r->thp_advice == TRACE_ADVICE_HUGEPAGE);
+		else
+			advise(k, mm, r->vpn, r->vpn + r->npages, r->mergeable);
 		break;
 	case TRACE_WRITE:
 	case TRACE_FILL: {

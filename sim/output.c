@@ -31,7 +31,10 @@ static const struct column {
 	{ "general_profit", I64, offsetof(struct snapshot, c.general_profit), false,
 	  "bytes saved minus rmap item overhead" },
 	C(cow_ksm, "copy-on-write and unshare faults on KSM pages"),
-	/* the format's columns (FORMAT.md, "Marks") end here */
+	/* the format's columns (FORMAT.md, "Marks") end here; then, for version 3 traces: */
+	C(thp_fault_alloc, "THPs a store faulted in (/proc/vmstat)"),
+	C(thp_split_page, "THPs split into small pages (/proc/vmstat)"),
+	C(thp_split_pmd, "PMD mappings of THPs split (/proc/vmstat)"),
 	C(rmap_items, "rmap items allocated"),
 	C(pages_to_scan, "pages_to_scan now (the advisor moves it)"),
 	T(checksums, "page checksums computed by ksmd"),
@@ -67,10 +70,17 @@ static const struct column {
 };
 
 #define N_SPEC 12	/* columns[] entries that are the format's columns */
+#define N_THP 3		/* then the THP columns, shown for version 3 traces only */
+
+static bool shown(size_t i, bool thp)
+{
+	return thp || i < N_SPEC || i >= N_SPEC + N_THP;
+}
 
 void snapshot_take(struct ksm *k, bool with_ideal, struct snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->thp = ksm_thp_columns(k);
 	ksm_counters(k, &s->c);
 	ksm_truth(k, &s->t);
 	if (with_ideal) {
@@ -120,41 +130,44 @@ static double dedup_fraction(const struct ksm_ideal *i)
 }
 
 /* The snapshot's columns, each after a comma. */
-static void header_cols(FILE *f)
+static void header_cols(FILE *f, bool thp)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(columns); i++) {
+		if (!shown(i, thp))
+			continue;
 		fputc(',', f);
 		fputs(columns[i].name, f);
 	}
 	fputs(",dedup_fraction", f);
 }
 
-static void row_cols(FILE *f, const struct snapshot *s)
+static void row_cols(FILE *f, const struct snapshot *s, bool thp)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(columns); i++)
-		put_value(f, &columns[i], s);
+		if (shown(i, thp))
+			put_value(f, &columns[i], s);
 	if (s->has_ideal)
 		fprintf(f, ",%.4f", dedup_fraction(&s->ideal));
 	else
 		fputc(',', f);
 }
 
-static void header_tail(FILE *f)
+static void header_tail(FILE *f, bool thp)
 {
-	header_cols(f);
+	header_cols(f, thp);
 	fputc('\n', f);
 }
 
 static void row_tail(FILE *f, const struct snapshot *s)
 {
-	row_cols(f, s);
+	row_cols(f, s, s->thp);
 	fputc('\n', f);
 }
 
-void output_marks_header(FILE *f)
+void output_marks_header(FILE *f, bool thp)
 {
 	fputs("label,t_us", f);
-	header_tail(f);
+	header_tail(f, thp);
 }
 
 void output_marks_row(FILE *f, const char *label, uint64_t t_us, const struct snapshot *s)
@@ -164,10 +177,10 @@ void output_marks_row(FILE *f, const char *label, uint64_t t_us, const struct sn
 	row_tail(f, s);
 }
 
-void output_series_header(FILE *f)
+void output_series_header(FILE *f, bool thp)
 {
 	fputs("t_us,trace_t_us", f);
-	header_tail(f);
+	header_tail(f, thp);
 }
 
 void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct snapshot *s)
@@ -215,7 +228,7 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
 			fprintf(f, "kernel counters (/sys/kernel/mm/ksm, /proc/vmstat)\n");
 		if (i == N_SPEC)
 			fprintf(f, "\nwhat the kernel cannot see\n");
-		if (columns[i].ideal && !s->has_ideal)
+		if ((columns[i].ideal && !s->has_ideal) || !shown(i, s->thp))
 			continue;
 		const char *base = (const char *)s + columns[i].off;
 		char buf[64];
@@ -328,8 +341,9 @@ static bool knob_column(enum ksm_knob knob)
 
 void output_run_summary_header(FILE *f)
 {
+	/* one table for runs of any trace: no THP columns */
 	fputs("trace,hash,policy,workload,seed,scale,sim_us,records,batches", f);
-	header_cols(f);
+	header_cols(f, false);
 	fputs(",interval_ms,samples", f);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_names); i++)
 		fprintf(f, ",avg_%s,peak_%s", series_names[i], series_names[i]);
@@ -358,7 +372,7 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 	put_fact(f, rs->scale);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, rs->res.sim_end_us, rs->res.records,
 		rs->res.batches);
-	row_cols(f, &rs->end);
+	row_cols(f, &rs->end, false);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64, rs->interval_ms, st->samples);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_names); i++) {
 		if (st->samples)

@@ -13,7 +13,7 @@
 #define BIN_MAGIC "\x89KSMB\r\n\x1a"
 #define BIN_MAGIC_LEN 8
 #define BIN_VERSION 1		/* what trace_writer_open writes */
-#define BIN_VERSION_MAX 3	/* 2 adds blobs, 3 fork and prctl */
+#define BIN_VERSION_MAX 3	/* 2 adds blobs, 3 fork, prctl and THP advice */
 #define BIN_HEADER_LEN (BIN_MAGIC_LEN + 1)
 
 /* Low four bits of the opcode byte. */
@@ -21,8 +21,8 @@ enum bin_kind {
 	BIN_END,
 	BIN_SPAWN,
 	BIN_MAP,
-	BIN_ADVISE_MERGEABLE,
-	BIN_ADVISE_UNMERGEABLE,
+	BIN_ADVISE_MERGEABLE,	/* form BIN_ADVICE_THP (v3): advise hugepage */
+	BIN_ADVISE_UNMERGEABLE,	/* form BIN_ADVICE_THP (v3): advise nohugepage */
 	BIN_WRITE,
 	BIN_FILL,
 	BIN_FILLSEQ,
@@ -38,9 +38,19 @@ enum bin_kind {
 };
 
 #define BIN_OP_KIND 0x0f
-#define BIN_OP_FORM_SHIFT 4	/* bits 4-6: content form of write and fill */
+#define BIN_OP_FORM_SHIFT 4	/* bits 4-6: content form of write and fill, advice pair of advise */
 #define BIN_OP_FORM 0x70
 #define BIN_OP_TIME 0x80	/* a varint time delta >= 1 follows */
+
+/*
+ * The form of the two advise kinds names the madvise() pair: the first kind
+ * is the pair's first advice, the second kind its second. Version 1 and 2
+ * know only BIN_ADVICE_KSM.
+ */
+enum bin_advice {
+	BIN_ADVICE_KSM,		/* MADV_MERGEABLE / MADV_UNMERGEABLE */
+	BIN_ADVICE_THP,		/* v3: MADV_HUGEPAGE / MADV_NOHUGEPAGE */
+};
 
 /* No record is longer: opcode, five varints, a 64-byte name or 4096 data bytes. */
 #define BIN_MAX_RECORD (4096 + 256)

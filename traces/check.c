@@ -336,8 +336,17 @@ char *trace_record_validate(const struct trace_record *rec)
 			return g_strdup_printf("node %u is out of range (0..%d)", rec->node,
 					       TRACE_NODE_MAX);
 		break;
-	case TRACE_MAP:
 	case TRACE_ADVISE:
+		/* one advice a record: KSM's (mergeable says which) or THP's */
+		if (rec->thp_advice > TRACE_ADVICE_NOHUGEPAGE)
+			return g_strdup_printf("unknown advice %u (0 mergeable/unmergeable, 1 hugepage, "
+					       "2 nohugepage)", rec->thp_advice);
+		if (rec->thp_advice && rec->mergeable)
+			return g_strdup_printf("advise %s cannot be mergeable too",
+					       rec->thp_advice == TRACE_ADVICE_HUGEPAGE ? "hugepage" :
+					       "nohugepage");
+		/* fall through */
+	case TRACE_MAP:
 	case TRACE_FILLSEQ:
 	case TRACE_UNMAP:
 		return validate_range(rec);
@@ -520,6 +529,9 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 		case TRACE_ADVISE:
 			if (!iset_contains(&mm->mapped, s, e))
 				return not_mapped(rec);
+			/* hugepage, nohugepage: VM_HUGEPAGE says nothing of mergeability */
+			if (rec->thp_advice)
+				break;
 			was = !iset_empty(&mm->mergeable);
 			if (rec->mergeable)
 				iset_add(&mm->mergeable, s, e);

@@ -528,6 +528,38 @@ static const char *const verb_usage[TRACE_NR_VERBS] = {
 	[TRACE_PRCTL] = "<mm> memory-merge 0|1",
 };
 
+#define ADVISE_USAGE_V3 "<mm> <vpn> <npages> mergeable|unmergeable|hugepage|nohugepage"
+
+/*
+ * advise's last token: mergeable and unmergeable in every version, hugepage
+ * and nohugepage (MADV_HUGEPAGE / MADV_NOHUGEPAGE) from version 3.
+ */
+static int get_advice(trace_reader *r, GError **error, const struct tok *t,
+		      struct trace_record *rec)
+{
+#define IS(str) (t->n == sizeof(str) - 1 && memcmp(t->s, str, t->n) == 0)
+	rec->mergeable = false;
+	rec->thp_advice = 0;
+	if (IS("mergeable")) {
+		rec->mergeable = true;
+		return 0;
+	}
+	if (IS("unmergeable"))
+		return 0;
+	if (IS("hugepage") || IS("nohugepage")) {
+		if (r->version < 3)
+			return TOKFAIL(r, error, "advise %s needs header 'ksmtrace 3' (this file is "
+				       "version %d)", t, r->version);
+		rec->thp_advice = t->s[0] == 'h' ? TRACE_ADVICE_HUGEPAGE : TRACE_ADVICE_NOHUGEPAGE;
+		return 0;
+	}
+#undef IS
+	if (r->version >= 3)
+		return TOKFAIL(r, error, "expected mergeable, unmergeable, hugepage or nohugepage, "
+			       "got '%s'", t);
+	return TOKFAIL(r, error, "expected mergeable or unmergeable, got '%s'", t);
+}
+
 static const uint8_t verb_nargs[TRACE_NR_VERBS] = {
 	[TRACE_SPAWN] = 1, [TRACE_MAP] = 3, [TRACE_ADVISE] = 4, [TRACE_WRITE] = 3,
 	[TRACE_FILL] = 4, [TRACE_FILLSEQ] = 4, [TRACE_UNMAP] = 3, [TRACE_EXIT] = 1,
@@ -710,12 +742,16 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 		return fail(r, error, ":%" G_GUINT64_FORMAT ": %s needs header 'ksmtrace 3' (this "
 			    "file is version %d)", r->line, verb_names[verb], r->version);
 	if (nt - 2 != verb_nargs[verb] && !(verb == TRACE_SPAWN && nt == 4)) {
+		const char *usage = verb_usage[verb];
+
 		if (verb == TRACE_SPAWN)
 			return fail(r, error, ":%" G_GUINT64_FORMAT ": spawn takes 1 or 2 arguments (%s), got %d",
-				    r->line, verb_usage[verb], nt - 2);
+				    r->line, usage, nt - 2);
+		if (verb == TRACE_ADVISE && r->version >= 3)
+			usage = ADVISE_USAGE_V3;
 		return fail(r, error, ":%" G_GUINT64_FORMAT ": %s takes %d argument%s (%s), got %d",
 			    r->line, verb_names[verb], verb_nargs[verb],
-			    verb_nargs[verb] == 1 ? "" : "s", verb_usage[verb], nt - 2);
+			    verb_nargs[verb] == 1 ? "" : "s", usage, nt - 2);
 	}
 	rec->verb = verb;
 	rec->line = r->line;
@@ -749,12 +785,8 @@ static int text_line(trace_reader *r, const char *s, size_t n, struct trace_reco
 	case TRACE_ADVISE:
 		if (get_name(r, error, &t[2], "mm", rec->mm) || get_range(r, error, &t[3], rec))
 			return -1;
-		if (t[5].n == 9 && memcmp(t[5].s, "mergeable", 9) == 0)
-			rec->mergeable = true;
-		else if (t[5].n == 11 && memcmp(t[5].s, "unmergeable", 11) == 0)
-			rec->mergeable = false;
-		else
-			return TOKFAIL(r, error, "expected mergeable or unmergeable, got '%s'", &t[5]);
+		if (get_advice(r, error, &t[5], rec))
+			return -1;
 		break;
 	case TRACE_WRITE:
 		if (get_name(r, error, &t[2], "mm", rec->mm) ||
@@ -1024,7 +1056,9 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 	}
 	rec->t_us = r->t_us;
 	rec->line = r->nrec + 1;
-	if (form && kind != BIN_WRITE && kind != BIN_FILL)
+	if (form && kind != BIN_WRITE && kind != BIN_FILL &&
+	    !((kind == BIN_ADVISE_MERGEABLE || kind == BIN_ADVISE_UNMERGEABLE) &&
+	      form == BIN_ADVICE_THP && r->version >= 3))
 		why = "unknown opcode";
 
 	/* records that name a live mm by its slot (fork: the parent) */
@@ -1093,7 +1127,15 @@ static int bin_next(trace_reader *r, struct trace_record *rec, GError **error)
 	case BIN_ADVISE_MERGEABLE:
 	case BIN_ADVISE_UNMERGEABLE:
 		rec->verb = TRACE_ADVISE;
-		rec->mergeable = kind == BIN_ADVISE_MERGEABLE;
+		/* form 0 or, checked above, BIN_ADVICE_THP */
+		if (form == BIN_ADVICE_THP) {
+			rec->mergeable = false;
+			rec->thp_advice = kind == BIN_ADVISE_MERGEABLE ? TRACE_ADVICE_HUGEPAGE :
+					  TRACE_ADVICE_NOHUGEPAGE;
+		} else {
+			rec->mergeable = kind == BIN_ADVISE_MERGEABLE;
+			rec->thp_advice = 0;
+		}
 		rec->npages = bin_get_varint(&p, &bad);
 		break;
 	case BIN_FILL:

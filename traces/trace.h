@@ -90,13 +90,18 @@ struct trace_record {
 	uint32_t node;		/* spawn */
 	uint64_t vpn;		/* map advise write fill fillseq unmap */
 	uint64_t npages;	/* map advise fill fillseq unmap; 1 for write */
-	bool mergeable;		/* advise */
+	bool mergeable;		/* advise mergeable|unmergeable (thp_advice 0) */
+	uint8_t thp_advice;	/* advise (v3): 0, or TRACE_ADVICE_HUGEPAGE / _NOHUGEPAGE */
 	uint64_t seed;		/* fillseq */
 	struct trace_content content;	/* write fill */
 	enum ksm_knob knob;	/* set */
 	uint64_t value;		/* set: knob value; settle: n; prctl: memory-merge 0 or 1 */
 	char label[TRACE_NAME_MAX + 1];	/* mark */
 };
+
+/* advise hugepage|nohugepage (v3): MADV_HUGEPAGE / MADV_NOHUGEPAGE */
+#define TRACE_ADVICE_HUGEPAGE 1
+#define TRACE_ADVICE_NOHUGEPAGE 2
 
 /* A knob's sysfs name, the kernel's default and the values it accepts. */
 struct knob_info {

@@ -7,7 +7,8 @@
  * Canonical text: "<t_us> <verb> <args>" with single spaces; t_us, npages,
  * node, offsets, lengths, word indices, knob values and settle counts in
  * decimal; vpns, seeds, word values and rand seeds in lowercase 0x hex;
- * byte:hh and bytes:off:hex in lowercase hex digits; node=0 is left out.
+ * byte:hh and bytes:off:hex in lowercase hex digits; node=0 is left out;
+ * advise ends in mergeable, unmergeable or (v3) hugepage, nohugepage.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -123,7 +124,10 @@ void trace_record_format(const struct trace_record *rec, GString *out)
 		g_string_append_printf(out, " %s 0x%" G_GINT64_MODIFIER "x %" G_GUINT64_FORMAT,
 				       rec->mm, rec->vpn, rec->npages);
 		if (rec->verb == TRACE_ADVISE)
-			g_string_append(out, rec->mergeable ? " mergeable" : " unmergeable");
+			g_string_append(out, rec->thp_advice == TRACE_ADVICE_HUGEPAGE ? " hugepage" :
+					     rec->thp_advice == TRACE_ADVICE_NOHUGEPAGE ? " nohugepage" :
+					     rec->thp_advice ? " ?" :
+					     rec->mergeable ? " mergeable" : " unmergeable");
 		if (rec->verb == TRACE_FILLSEQ)
 			g_string_append_printf(out, " 0x%" G_GINT64_MODIFIER "x", rec->seed);
 		if (rec->verb == TRACE_FILL) {
@@ -424,8 +428,14 @@ static bool put_binary(trace_writer *w, const struct trace_record *rec, struct c
 	};
 
 	op = kinds[rec->verb];
-	if (rec->verb == TRACE_ADVISE && !rec->mergeable)
-		op = BIN_ADVISE_UNMERGEABLE;
+	if (rec->verb == TRACE_ADVISE) {
+		/* the pair's second advice is the second kind; the form names the pair */
+		if (rec->thp_advice)
+			op = (rec->thp_advice == TRACE_ADVICE_HUGEPAGE ? BIN_ADVISE_MERGEABLE :
+			      BIN_ADVISE_UNMERGEABLE) | BIN_ADVICE_THP << BIN_OP_FORM_SHIFT;
+		else if (!rec->mergeable)
+			op = BIN_ADVISE_UNMERGEABLE;
+	}
 	if (rec->verb == TRACE_WRITE || rec->verb == TRACE_FILL)
 		op |= rec->content.form << BIN_OP_FORM_SHIFT;
 	if (dt) {
@@ -587,6 +597,10 @@ bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **
 	if (!problem && (rec->verb == TRACE_FORK || rec->verb == TRACE_PRCTL) && w->version < 3)
 		problem = g_strdup_printf("%s needs trace version 3 (this is version %d)",
 					  verb_names[rec->verb], w->version);
+	if (!problem && rec->verb == TRACE_ADVISE && rec->thp_advice && w->version < 3)
+		problem = g_strdup_printf("advise %s needs trace version 3 (this is version %d)",
+					  rec->thp_advice == TRACE_ADVICE_HUGEPAGE ? "hugepage" :
+					  "nohugepage", w->version);
 	if (!problem && (rec->verb == TRACE_EXIT || rec->verb == TRACE_FORK) &&
 	    w->fmt == TRACE_FMT_BINARY) {
 		/* exit: the slot is needed after the checker has dropped the mm */

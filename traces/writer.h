@@ -27,7 +27,7 @@ trace_writer *trace_writer_open(const char *path, enum trace_format fmt, GError 
  * writer takes CONTENT_BLOB records and stores each distinct page once: it
  * ignores the record's blob id, numbers blobs itself in order of first use
  * (keyed by a 128-bit hash of the bytes) and defines each just before its
- * first use. Only a v3 writer takes fork and prctl.
+ * first use. Only a v3 writer takes fork, prctl and THP advice.
  */
 trace_writer *trace_writer_open_version(const char *path, enum trace_format fmt, int version,
 					GError **error);

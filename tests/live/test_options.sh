@@ -27,6 +27,8 @@ refused "bad --base '140737488355328'" "${t[@]}" --base 140737488355328	# 2^47
 refused "bad --cpu '-1'" "${t[@]}" --cpu -1
 refused "bad --cpu ' 0'" "${t[@]}" --cpu " 0"
 refused "bad --cpu '100000'" "${t[@]}" --cpu 100000
+refused "bad --khugepaged 'sleep'" "${t[@]}" --khugepaged sleep
+refused "--khugepaged needs a value" "${t[@]}" --khugepaged
 refused "bad --settle-timeout '0'" "${t[@]}" --settle-timeout 0
 refused "bad --settle-timeout 'inf'" "${t[@]}" --settle-timeout inf
 refused "bad --settle-timeout '1s'" "${t[@]}" --settle-timeout 1s

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Version 3 (traces/FORMAT.md, "Version 3: fork and prctl"): the two verbs in
- * text and binary, their errors, the round trips, what the checker makes of
- * them (which pages a child has, which ranges are mergeable), and that
- * versions 1 and 2 write exactly as before.
+ * Version 3 (traces/FORMAT.md, "Version 3: fork, prctl and THP advice"): the
+ * two verbs and advise hugepage|nohugepage in text and binary, their errors,
+ * the round trips, what the checker makes of them (which pages a child has,
+ * which ranges are mergeable), and that versions 1 and 2 write exactly as
+ * before.
  */
 #include <zlib.h>
 #include "common.h"
@@ -179,6 +180,152 @@ static void test_round_trip(void **state)
 	assert_same_files("t.ksmb", "t4.ksmb");
 }
 
+/*
+ * THP advice (advise hugepage|nohugepage), canonical, among KSM advice on the
+ * same ranges: the records stay apart in every form.
+ */
+static const char thp_text[] =
+	"ksmtrace 3\n"				/* 1 */
+	"0 spawn a\n"				/* 2 */
+	"0 map a 0x200 1024\n"			/* 3 */
+	"0 advise a 0x200 1024 hugepage\n"	/* 4 */
+	"0 advise a 0x200 1024 mergeable\n"	/* 5 */
+	"0 fill a 0x200 2 byte:01\n"		/* 6 */
+	"3 advise a 0x400 512 nohugepage\n"	/* 7 */
+	"3 advise a 0x400 512 unmergeable\n"	/* 8 */
+	"4 fork a b\n"				/* 9 */
+	"4 advise b 0x200 512 nohugepage\n"	/* 10 */
+	"5 set run 1\n"				/* 11 */
+	"5 settle 1\n"				/* 12 */
+	"6 mark m\n";				/* 13 */
+
+static const uint8_t thp_payload[] = {
+	0x01, 0x01, 'a', 0x00,			/* spawn a: slot 0 */
+	0x02, 0x00, 0x80, 0x08, 0x80, 0x08,	/* map, dvpn +0x200, npages 1024 */
+	0x13, 0x00, 0x00, 0x80, 0x08,		/* advise hugepage: kind 3, form 1 */
+	0x03, 0x00, 0x00, 0x80, 0x08,		/* advise mergeable: kind 3, form 0 */
+	0x16, 0x00, 0x00, 0x02, 0x01,		/* fill byte:01 */
+	0x94, 0x03, 0x00, 0x80, 0x08, 0x80, 0x04, /* t+3 advise nohugepage: kind 4, form 1 */
+	0x04, 0x00, 0x00, 0x80, 0x04,		/* advise unmergeable: kind 4, form 0 */
+	0x8e, 0x01, 0x00, 0x01, 'b',		/* t+1 fork a b: slot 1 */
+	0x14, 0x01, 0xff, 0x07, 0x80, 0x04,	/* advise b nohugepage, dvpn -0x200 */
+	0x8a, 0x01, 0x00, 0x01,			/* t+1 set run 1 */
+	0x0b, 0x01,				/* settle 1 */
+	0x8c, 0x01, 0x01, 'm',			/* t+1 mark m */
+	0x00, 0x0c,				/* end: 12 records */
+};
+
+/* The advice of each advise record of thp_text, by its line: thp_advice, mergeable. */
+static void check_thp_record(const struct trace_record *rec, uint64_t line)
+{
+	if (rec->verb != TRACE_ADVISE) {
+		assert_true(line != 4 && line != 5 && line != 7 && line != 8 && line != 10);
+		return;
+	}
+	switch (line) {
+	case 4:
+		assert_int_equal(rec->thp_advice, TRACE_ADVICE_HUGEPAGE);
+		assert_false(rec->mergeable);
+		assert_int_equal(rec->vpn, 0x200);
+		assert_int_equal(rec->npages, 1024);
+		break;
+	case 5:
+		assert_int_equal(rec->thp_advice, 0);
+		assert_true(rec->mergeable);
+		break;
+	case 7:
+	case 10:
+		assert_int_equal(rec->thp_advice, TRACE_ADVICE_NOHUGEPAGE);
+		assert_false(rec->mergeable);
+		assert_string_equal(rec->mm, line == 7 ? "a" : "b");
+		assert_int_equal(rec->vpn, line == 7 ? 0x400 : 0x200);
+		assert_int_equal(rec->npages, 512);
+		break;
+	case 8:
+		assert_int_equal(rec->thp_advice, 0);
+		assert_false(rec->mergeable);
+		break;
+	default:
+		fail_msg("advise at line %" G_GUINT64_FORMAT, line);
+	}
+}
+
+static void test_thp_parse(void **state)
+{
+	struct trace_record *rec = g_new0(struct trace_record, 1);
+	GError *error = NULL;
+	trace_reader *r;
+	uint64_t n = 0;
+	int rc;
+
+	put_file("t.ksmt", thp_text, strlen(thp_text));
+	r = trace_reader_open("t.ksmt", &error);
+	assert_non_null(r);
+	assert_int_equal(trace_reader_version(r, &error), 3);
+	/* a record left over from a caller must not leak into the advice */
+	memset(rec, 0xff, sizeof(*rec));
+	while ((rc = trace_reader_next(r, rec, &error)) > 0) {
+		n++;
+		check_thp_record(rec, rec->line);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 12);
+	trace_reader_free(r);
+
+	assert_null(convert("t.ksmt", "t.ksmb"));
+	r = trace_reader_open("t.ksmb", &error);
+	assert_non_null(r);
+	memset(rec, 0xff, sizeof(*rec));
+	for (n = 0; (rc = trace_reader_next(r, rec, &error)) > 0;) {
+		n++;
+		assert_int_equal(rec->line, n);
+		check_thp_record(rec, n + 1);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 12);
+	trace_reader_free(r);
+	g_free(rec);
+}
+
+static void test_thp_round_trip(void **state)
+{
+	GByteArray *p;
+
+	put_file("thp.ksmt", thp_text, strlen(thp_text));
+	/* text -> binary -> text */
+	assert_null(convert("thp.ksmt", "t.ksmb"));
+	p = inflate_bin("t.ksmb", 3);
+	assert_int_equal(p->len, sizeof(thp_payload));
+	assert_memory_equal(p->data, thp_payload, sizeof(thp_payload));
+	g_byte_array_free(p, TRUE);
+	assert_null(convert("t.ksmb", "back.ksmt"));
+	assert_file("back.ksmt", thp_text);
+	/* binary -> text -> binary, binary -> binary */
+	assert_null(convert("back.ksmt", "t2.ksmb"));
+	assert_same_files("t.ksmb", "t2.ksmb");
+	assert_null(convert("t.ksmb", "t3.ksmb"));
+	assert_same_files("t.ksmb", "t3.ksmb");
+	/* gzip text, both ways, and from it binary again */
+	assert_null(convert("t.ksmb", "t.ksmt.gz"));
+	assert_null(convert("t.ksmt.gz", "gz.ksmt"));
+	assert_file("gz.ksmt", thp_text);
+	assert_null(convert("thp.ksmt", "u.ksmt.gz"));
+	assert_null(convert("u.ksmt.gz", "u.ksmt"));
+	assert_file("u.ksmt", thp_text);
+	assert_null(convert("t.ksmt.gz", "t4.ksmb"));
+	assert_same_files("t.ksmb", "t4.ksmb");
+	/* the whole syntax reads: hex or decimal, blanks, comments */
+	static const char loose[] =
+		"ksmtrace 3\n0 spawn a\n0 map a 512 1024\n"
+		"0\tadvise  a 0x200 0x400 hugepage   # MADV_HUGEPAGE\n"
+		"0 advise a 0x200 1024 mergeable\n0 fill a 0x200 2 byte:01\n"
+		"3 advise a 1024 512 nohugepage\n3 advise a 0x400 512 unmergeable\n"
+		"4 fork a b\n4 advise b 0x200 512\tnohugepage\n5 set run 1\n5 settle 1\n6 mark m\n";
+	put_file("loose.ksmt", loose, strlen(loose));
+	assert_null(convert("loose.ksmt", "loose-back.ksmt"));
+	assert_file("loose-back.ksmt", thp_text);
+}
+
 struct bad_case {
 	const char *text;
 	const char *error;
@@ -229,6 +376,46 @@ static const struct bad_case bad_cases[] = {
 	  "t.ksmt:6: vpn 0x10 is not mapped in mm 'b'" },
 	{ H3 "0 fork a b\n0 map b 0x12 1\n",
 	  "t.ksmt:5: vpn 0x12 + npages 1 overlaps mapped pages in mm 'b'" },
+
+	/* THP advice: only a version 3 file has hugepage and nohugepage */
+	{ "ksmtrace 2\n0 spawn a\n0 map a 0x10 4\n0 advise a 0x10 4 hugepage\n",
+	  "t.ksmt:4: advise hugepage needs header 'ksmtrace 3' (this file is version 2)" },
+	{ "ksmtrace 1\n0 spawn a\n0 map a 0x10 4\n0 advise a 0x10 4 nohugepage\n",
+	  "t.ksmt:4: advise nohugepage needs header 'ksmtrace 3' (this file is version 1)" },
+	/* a bad advice word: the words the file's version has */
+	{ "ksmtrace 2\n0 spawn a\n0 map a 0x10 4\n0 advise a 0x10 4 huge\n",
+	  "t.ksmt:4: expected mergeable or unmergeable, got 'huge'" },
+	{ "ksmtrace 1\n0 spawn a\n0 map a 0x10 4\n0 advise a 0x10 4 MERGEABLE\n",
+	  "t.ksmt:4: expected mergeable or unmergeable, got 'MERGEABLE'" },
+	{ H3 "0 advise a 0x10 4 huge\n",
+	  "t.ksmt:4: expected mergeable, unmergeable, hugepage or nohugepage, got 'huge'" },
+	{ H3 "0 advise a 0x10 4 HUGEPAGE\n",
+	  "t.ksmt:4: expected mergeable, unmergeable, hugepage or nohugepage, got 'HUGEPAGE'" },
+	{ H3 "0 advise a 0x10 4 hugepages\n",
+	  "t.ksmt:4: expected mergeable, unmergeable, hugepage or nohugepage, got 'hugepages'" },
+	{ H3 "0 advise a 0x10 4 no-hugepage\n",
+	  "t.ksmt:4: expected mergeable, unmergeable, hugepage or nohugepage, got 'no-hugepage'" },
+	/* the argument count: the usage of the file's version */
+	{ H3 "0 advise a 0x10 4\n", "t.ksmt:4: advise takes 4 arguments (<mm> <vpn> <npages> "
+	  "mergeable|unmergeable|hugepage|nohugepage), got 3" },
+	{ H3 "0 advise a 0x10 4 hugepage 1\n", "t.ksmt:4: advise takes 4 arguments (<mm> <vpn> "
+	  "<npages> mergeable|unmergeable|hugepage|nohugepage), got 5" },
+	{ "ksmtrace 2\n0 spawn a\n0 advise a 0x10 4\n",
+	  "t.ksmt:3: advise takes 4 arguments (<mm> <vpn> <npages> mergeable|unmergeable), got 3" },
+	/* the range must be mapped, as for every advice */
+	{ H3 "0 advise a 0x12 4 hugepage\n", "t.ksmt:4: vpn 0x12 + npages 4 is not mapped in mm 'a'" },
+	{ H3 "0 advise a 0x0 1 nohugepage\n", "t.ksmt:4: vpn 0x0 + npages 1 is not mapped in mm 'a'" },
+	{ H3 "0 unmap a 0x11 1\n0 advise a 0x10 4 hugepage\n",
+	  "t.ksmt:5: vpn 0x10 + npages 4 is not mapped in mm 'a'" },
+	{ H3 "0 advise x 0x10 4 hugepage\n", "t.ksmt:4: mm 'x' does not exist" },
+	{ H3 "0 exit a\n0 advise a 0x10 4 nohugepage\n", "t.ksmt:5: mm 'a' does not exist" },
+	{ H3 "0 advise a 0x10 0 hugepage\n", "t.ksmt:4: npages must be at least 1" },
+	{ H3 "0 advise a 0xffffffff 2 nohugepage\n",
+	  "t.ksmt:4: vpn 0xffffffff + npages 2 is beyond 2^32 pages" },
+	{ H3 "0 fork a b\n0 advise b 0x10 5 hugepage\n",
+	  "t.ksmt:5: vpn 0x10 + npages 5 is not mapped in mm 'b'" },
+	{ H3 "2 advise a 0x10 4 hugepage\n1 advise a 0x10 4 nohugepage\n",
+	  "t.ksmt:5: time 1 is before the previous record's 2" },
 };
 
 static void test_errors(void **state)
@@ -290,6 +477,20 @@ static const struct bad_case merge_cases[] = {
 	  "0 settle 1\n", "t.ksmt:9: " NO_MERGEABLE },
 	/* a name is free again after exit, for fork as for spawn */
 	{ H3 "0 spawn b\n0 exit b\n0 fork a b\n0 write b 0x13 zero\n0 exit a\n0 fork b a\n", NULL },
+
+	/* THP advice leaves mergeability alone: hugepage makes nothing mergeable ... */
+	{ H3 "0 advise a 0x10 4 hugepage\n" RUN "0 settle 1\n", "t.ksmt:6: " NO_MERGEABLE },
+	{ H3 "0 advise a 0x10 4 nohugepage\n0 advise a 0x10 4 hugepage\n" RUN "0 settle 1\n",
+	  "t.ksmt:7: " NO_MERGEABLE },
+	/* ... and neither takes a mergeable range out, madvised or merge-any */
+	{ H3 "0 advise a 0x10 4 mergeable\n0 advise a 0x10 4 nohugepage\n" RUN "0 settle 1\n", NULL },
+	{ H3 "0 advise a 0x10 4 mergeable\n0 advise a 0x10 4 hugepage\n" RUN "0 settle 1\n", NULL },
+	{ H3 "0 prctl a memory-merge 1\n0 advise a 0x10 4 nohugepage\n" RUN "0 settle 1\n", NULL },
+	{ H3 "0 advise a 0x10 4 hugepage\n0 advise a 0x10 4 mergeable\n0 fork a b\n0 exit a\n"
+	  "0 advise b 0x10 4 nohugepage\n" RUN "0 settle 1\n", NULL },
+	/* unmergeable still works on a range advised hugepage */
+	{ H3 "0 advise a 0x10 4 mergeable\n0 advise a 0x10 4 hugepage\n"
+	  "0 advise a 0x10 4 unmergeable\n" RUN "0 settle 1\n", "t.ksmt:8: " NO_MERGEABLE },
 };
 
 static void test_merge_rules(void **state)
@@ -372,6 +573,49 @@ static void test_check_counts(void **state)
 	problem = trace_record_validate(rec);
 	assert_string_equal(problem, "bad child mm name ''");
 	g_free(problem);
+
+	/* THP advice: one advice a record, needs the range mapped, no mergeable change */
+	rec->vpn = 0x10;
+	rec->npages = 8;
+	rec->verb = TRACE_ADVISE;
+	g_strlcpy(rec->mm, "b", sizeof(rec->mm));
+	rec->thp_advice = 3;
+	problem = trace_record_validate(rec);
+	assert_string_equal(problem, "unknown advice 3 (0 mergeable/unmergeable, 1 hugepage, "
+			    "2 nohugepage)");
+	g_free(problem);
+	rec->thp_advice = TRACE_ADVICE_HUGEPAGE;
+	rec->mergeable = true;
+	problem = trace_record_validate(rec);
+	assert_string_equal(problem, "advise hugepage cannot be mergeable too");
+	g_free(problem);
+	rec->thp_advice = TRACE_ADVICE_NOHUGEPAGE;
+	problem = trace_record_validate(rec);
+	assert_string_equal(problem, "advise nohugepage cannot be mergeable too");
+	g_free(problem);
+	rec->mergeable = false;
+	assert_null(trace_record_validate(rec));
+	/* b has merge-any: every mapped page stays mergeable through either advice */
+	APPLY(TRACE_ADVISE, "b");
+	assert_int_equal(trace_check_find(ck, "b")->mergeable.pages, 8);
+	rec->thp_advice = TRACE_ADVICE_HUGEPAGE;
+	APPLY(TRACE_ADVISE, "b");
+	assert_int_equal(trace_check_find(ck, "b")->mergeable.pages, 8);
+	assert_int_equal(trace_check_mapped_pages(ck), 16);
+	/* c (merge-any from b) drops merge-any: neither advice makes its pages mergeable */
+	rec->value = 0;
+	APPLY(TRACE_PRCTL, "c");
+	assert_int_equal(trace_check_find(ck, "c")->mergeable.pages, 0);
+	APPLY(TRACE_ADVISE, "c");
+	rec->thp_advice = TRACE_ADVICE_NOHUGEPAGE;
+	APPLY(TRACE_ADVISE, "c");
+	assert_int_equal(trace_check_find(ck, "c")->mergeable.pages, 0);
+	/* and the range must be mapped */
+	rec->npages = 9;
+	rec->verb = TRACE_ADVISE;
+	problem = trace_check_apply(ck, rec, NULL, NULL);
+	assert_string_equal(problem, "vpn 0x10 + npages 9 is not mapped in mm 'c'");
+	g_free(problem);
 #undef APPLY
 	trace_check_free(ck);
 	g_free(rec);
@@ -441,6 +685,36 @@ static const struct bin_case bin_cases[] = {
 	{ 3, P(SPAWN_MAP "\x0f\x00"), "t.ksmb: offset 8: truncated record" },
 	{ 3, P(SPAWN_MAP "\x1f\x00\x01" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
 	{ 3, P(SPAWN_MAP "\x8f\x00\x00\x01" "\x00\x03"), "t.ksmb: offset 8: zero time delta" },
+	/* THP advice: form 1 (BIN_ADVICE_THP) of the advise kinds, version 3 only */
+	{ 1, P(SPAWN_MAP "\x13\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 2, P(SPAWN_MAP "\x13\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 2, P(SPAWN_MAP "\x14\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 2, P(SPAWN_MAP "\x93\x01\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 3, P(SPAWN_MAP "\x13\x00\x00\x04" "\x00\x03"), NULL },
+	{ 3, P(SPAWN_MAP "\x14\x00\x00\x04" "\x00\x03"), NULL },
+	{ 3, P(SPAWN_MAP "\x93\x01\x00\x00\x04" "\x94\x01\x00\x00\x04" "\x00\x04"), NULL },
+	/* other forms stay unknown */
+	{ 3, P(SPAWN_MAP "\x23\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 3, P(SPAWN_MAP "\x24\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 3, P(SPAWN_MAP "\x73\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 3, P(SPAWN_MAP "\xf4\x01\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	/* ... and form 1 of the other kinds that have no form */
+	{ 3, P(SPAWN_MAP "\x12\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	{ 3, P(SPAWN_MAP "\x18\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: unknown opcode" },
+	/* the checks of any advise */
+	{ 3, P(SPAWN_MAP "\x13\x00\x02\x04" "\x00\x03"),
+	  "t.ksmb: offset 8: vpn 0x11 + npages 4 is not mapped in mm 'a'" },
+	{ 3, P(SPAWN_MAP "\x14\x01\x00\x04" "\x00\x03"),
+	  "t.ksmb: offset 8: reference to an mm slot that is not live" },
+	{ 3, P(SPAWN_MAP "\x13\x00\x00\x00" "\x00\x03"), "t.ksmb: offset 8: npages must be at least 1" },
+	{ 3, P(SPAWN_MAP "\x14\x00\x00\x84\x00" "\x00\x03"), "t.ksmb: offset 8: bad varint" },
+	{ 3, P(SPAWN_MAP "\x13\x00\x00"), "t.ksmb: offset 8: truncated record" },
+	{ 3, P(SPAWN_MAP "\x93\x00\x00\x00\x04" "\x00\x03"), "t.ksmb: offset 8: zero time delta" },
+	/* hugepage makes nothing mergeable: settle (kind 11) has nothing to scan */
+	{ 3, P(SPAWN_MAP "\x13\x00\x00\x04" "\x0a\x00\x01" "\x0b\x01" "\x00\x05"),
+	  "t.ksmb: offset 15: settle needs a live mm with a mergeable range (there is none)" },
+	{ 3, P(SPAWN_MAP "\x03\x00\x00\x04" "\x14\x00\x00\x04" "\x0a\x00\x01" "\x0b\x01"
+	       "\x00\x06"), NULL },
 };
 
 static void test_binary_errors(void **state)
@@ -545,6 +819,126 @@ static void test_writer(void **state)
 	g_free(rec);
 }
 
+/* An advise record of thp_advice on mm a's 0x10 + 2, mergeable false. */
+static void put_advice(trace_writer *w, struct trace_record *rec, uint8_t thp, bool mergeable)
+{
+	GError *error = NULL;
+
+	rec->verb = TRACE_ADVISE;
+	g_strlcpy(rec->mm, "a", sizeof(rec->mm));
+	rec->vpn = 0x10;
+	rec->npages = 2;
+	rec->thp_advice = thp;
+	rec->mergeable = mergeable;
+	assert_true(trace_writer_put(w, rec, &error));
+}
+
+static void test_thp_writer(void **state)
+{
+	static const struct {
+		const char *path;
+		int version;
+		uint8_t thp;
+		bool mergeable;
+		const char *error;
+	} refuse[] = {
+		/* below version 3, as for fork and prctl */
+		{ "v2.ksmt", 2, TRACE_ADVICE_HUGEPAGE, false,
+		  "v2.ksmt: record 3: advise hugepage needs trace version 3 (this is version 2)" },
+		{ "v1.ksmt", 1, TRACE_ADVICE_NOHUGEPAGE, false,
+		  "v1.ksmt: record 3: advise nohugepage needs trace version 3 (this is version 1)" },
+		{ "v1.ksmb", 1, TRACE_ADVICE_HUGEPAGE, false,
+		  "v1.ksmb: record 3: advise hugepage needs trace version 3 (this is version 1)" },
+		{ "v2.ksmb", 2, TRACE_ADVICE_NOHUGEPAGE, false,
+		  "v2.ksmb: record 3: advise nohugepage needs trace version 3 (this is version 2)" },
+		{ "v2.ksmt.gz", 2, TRACE_ADVICE_NOHUGEPAGE, false,
+		  "v2.ksmt.gz: record 3: advise nohugepage needs trace version 3 (this is version 2)" },
+		/* a record that is not one advice, in any version */
+		{ "v3.ksmt", 3, 3, false, "v3.ksmt: record 3: unknown advice 3 (0 mergeable/unmergeable, "
+		  "1 hugepage, 2 nohugepage)" },
+		{ "v3.ksmb", 3, TRACE_ADVICE_HUGEPAGE, true,
+		  "v3.ksmb: record 3: advise hugepage cannot be mergeable too" },
+		{ "v2m.ksmt", 2, TRACE_ADVICE_NOHUGEPAGE, true,
+		  "v2m.ksmt: record 3: advise nohugepage cannot be mergeable too" },
+	};
+	struct trace_record *rec = g_new0(struct trace_record, 1);
+	GError *error = NULL;
+	trace_writer *w;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(refuse); i++) {
+		w = trace_writer_open_version(refuse[i].path, trace_format_from_path(refuse[i].path),
+					      refuse[i].version, &error);
+		assert_non_null(w);
+		memset(rec, 0, sizeof(*rec));
+		put_rec(w, rec, TRACE_SPAWN, "a", "", 0);
+		rec->vpn = 0x10;
+		rec->npages = 2;
+		put_rec(w, rec, TRACE_MAP, "a", "", 0);
+		rec->verb = TRACE_ADVISE;
+		rec->thp_advice = refuse[i].thp;
+		rec->mergeable = refuse[i].mergeable;
+		assert_false(trace_writer_put(w, rec, &error));
+		assert_string_equal(error->message, refuse[i].error);
+		g_clear_error(&error);
+		trace_writer_abort(w);
+		assert_false(g_file_test(refuse[i].path, G_FILE_TEST_EXISTS));
+	}
+
+	/* the writer API straight, in each form; KSM advice after THP advice reads as KSM */
+	for (int f = 0; f < 3; f++) {
+		static const char *const names[] = { "w.ksmt", "w.ksmt.gz", "w.ksmb" };
+		static const char want[] = "ksmtrace 3\n0 spawn a\n0 map a 0x10 2\n"
+					   "0 advise a 0x10 2 hugepage\n0 advise a 0x10 2 nohugepage\n"
+					   "0 advise a 0x10 2 mergeable\n0 advise a 0x10 2 unmergeable\n";
+
+		w = trace_writer_open_version(names[f], trace_format_from_path(names[f]), 3, &error);
+		assert_non_null(w);
+		memset(rec, 0, sizeof(*rec));
+		put_rec(w, rec, TRACE_SPAWN, "a", "", 0);
+		rec->vpn = 0x10;
+		rec->npages = 2;
+		put_rec(w, rec, TRACE_MAP, "a", "", 0);
+		put_advice(w, rec, TRACE_ADVICE_HUGEPAGE, false);
+		put_advice(w, rec, TRACE_ADVICE_NOHUGEPAGE, false);
+		put_advice(w, rec, 0, true);
+		put_advice(w, rec, 0, false);
+		assert_true(trace_writer_close(w, &error));
+		assert_null(convert(names[f], "w-back.ksmt"));
+		assert_file("w-back.ksmt", want);
+		if (f == 0)
+			assert_file("w.ksmt", want);
+		if (f == 2) {
+			static const uint8_t bytes[] = {
+				0x01, 0x01, 'a', 0x00, 0x02, 0x00, 0x20, 0x02,
+				0x13, 0x00, 0x00, 0x02, 0x14, 0x00, 0x00, 0x02,
+				0x03, 0x00, 0x00, 0x02, 0x04, 0x00, 0x00, 0x02,
+				0x00, 0x06,
+			};
+			GByteArray *p = inflate_bin("w.ksmb", 3);
+
+			assert_int_equal(p->len, sizeof(bytes));
+			assert_memory_equal(p->data, bytes, sizeof(bytes));
+			g_byte_array_free(p, TRUE);
+		}
+	}
+	/* trace_record_format, for messages and ksmsim trace cat */
+	{
+		GString *line = g_string_new(NULL);
+
+		memset(rec, 0, sizeof(*rec));
+		rec->verb = TRACE_ADVISE;
+		g_strlcpy(rec->mm, "vm0", sizeof(rec->mm));
+		rec->vpn = 0x100000;
+		rec->npages = 512;
+		rec->t_us = 7;
+		rec->thp_advice = TRACE_ADVICE_HUGEPAGE;
+		trace_record_format(rec, line);
+		assert_string_equal(line->str, "7 advise vm0 0x100000 512 hugepage");
+		g_string_free(line, TRUE);
+	}
+	g_free(rec);
+}
+
 /* FORMAT.md's "Version 3, text" example and the bytes its table gives. */
 static void test_spec_example(void **state)
 {
@@ -576,6 +970,54 @@ static void test_spec_example(void **state)
 	assert_int_equal(p->len, sizeof(bytes));
 	assert_memory_equal(p->data, bytes, sizeof(bytes));
 	g_byte_array_free(p, TRUE);
+}
+
+/* FORMAT.md's "Version 3, THP advice" example and the bytes its table gives. */
+static void test_thp_spec_example(void **state)
+{
+	static const char text[] =
+		"ksmtrace 3\n"
+		"0 spawn vm0\n"
+		"0 map vm0 0x100000 1024                 # 4 MiB at 4 GiB: two aligned 512-page blocks\n"
+		"0 advise vm0 0x100000 1024 hugepage     # MADV_HUGEPAGE, as QEMU advises guest RAM\n"
+		"0 advise vm0 0x100000 1024 mergeable    # MADV_MERGEABLE: a record of its own\n"
+		"0 advise vm0 0x100200 512 nohugepage    # the second block: 4 KiB pages only\n"
+		"0 fill vm0 0x100000 1024 byte:01\n"
+		"0 set run 1\n"
+		"0 settle 2\n"
+		"0 mark done\n";
+	static const uint8_t bytes[] = {
+		0x01, 0x03, 0x76, 0x6d, 0x30, 0x00,
+		0x02, 0x00, 0x80, 0x80, 0x80, 0x01, 0x80, 0x08,
+		0x13, 0x00, 0x00, 0x80, 0x08,
+		0x03, 0x00, 0x00, 0x80, 0x08,
+		0x14, 0x00, 0x80, 0x08, 0x80, 0x04,
+		0x16, 0x00, 0xff, 0x07, 0x80, 0x08, 0x01,
+		0x0a, 0x00, 0x01,
+		0x0b, 0x02,
+		0x0c, 0x04, 0x64, 0x6f, 0x6e, 0x65,
+		0x00, 0x09,
+	};
+	GByteArray *p;
+	uint64_t n;
+	char *msg, *cut;
+
+	put_file("ex.ksmt", text, strlen(text));
+	assert_null(read_file_all("ex.ksmt", &n));
+	assert_int_equal(n, 9);
+	assert_null(convert("ex.ksmt", "ex.ksmb"));
+	p = inflate_bin("ex.ksmb", 3);
+	assert_int_equal(p->len, sizeof(bytes));
+	assert_memory_equal(p->data, bytes, sizeof(bytes));
+	g_byte_array_free(p, TRUE);
+	/* "without the mergeable line the settle would be an error" */
+	cut = g_strdup(text);
+	memset(strstr(cut, "0 advise vm0 0x100000 1024 mergeable"), ' ', 36);
+	msg = read_text(cut, NULL);
+	assert_string_equal(msg, "t.ksmt:9: settle needs a live mm with a mergeable range "
+			    "(there is none)");
+	g_free(msg);
+	g_free(cut);
 }
 
 /* Versions 1 and 2 are written exactly as before version 3 existed. */
@@ -615,6 +1057,27 @@ static void test_old_versions_unchanged(void **state)
 	g_byte_array_free(p, TRUE);
 	assert_null(convert("v2.ksmb", "v2-back.ksmt"));
 	assert_file("v2-back.ksmt", v2);
+
+	/* KSM advice keeps its opcodes (form 0) in every version */
+	for (int v = 1; v <= 3; v++) {
+		char *text = g_strdup_printf("ksmtrace %d\n0 spawn a\n0 map a 0x100 4\n"
+					     "0 advise a 0x100 4 mergeable\n"
+					     "0 advise a 0x101 2 unmergeable\n", v);
+		static const uint8_t bytes[] = {
+			0x01, 0x01, 'a', 0x00, 0x02, 0x00, 0x80, 0x04, 0x04,
+			0x03, 0x00, 0x00, 0x04, 0x04, 0x00, 0x02, 0x02, 0x00, 0x04,
+		};
+
+		put_file("adv.ksmt", text, strlen(text));
+		assert_null(convert("adv.ksmt", "adv.ksmb"));
+		p = inflate_bin("adv.ksmb", v);
+		assert_int_equal(p->len, sizeof(bytes));
+		assert_memory_equal(p->data, bytes, sizeof(bytes));
+		g_byte_array_free(p, TRUE);
+		assert_null(convert("adv.ksmb", "adv-back.ksmt"));
+		assert_file("adv-back.ksmt", text);
+		g_free(text);
+	}
 }
 
 int main(void)
@@ -622,12 +1085,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_parse, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_thp_parse, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_thp_round_trip, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_thp_writer, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_errors, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_merge_rules, dir_setup, dir_teardown),
 		cmocka_unit_test(test_check_counts),
 		cmocka_unit_test_setup_teardown(test_binary_errors, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_writer, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_example, dir_setup, dir_teardown),
+		cmocka_unit_test_setup_teardown(test_thp_spec_example, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(test_old_versions_unchanged, dir_setup, dir_teardown),
 	};
 
