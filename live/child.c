@@ -476,6 +476,25 @@ void live_leave_cpu(int cpu)
 		sched_setaffinity(0, sizeof(set), &set);	/* best effort */
 }
 
+/* The new process says it is ready (0), or why not; c is killed and freed on failure. */
+static bool await_ready(struct live_child *c, GError **error)
+{
+	int32_t ready = 0;
+	int r = read_full(c->ack_fd, &ready, sizeof(ready));
+
+	if (r > 0 && !ready)
+		return true;
+	if (r > 0)
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(ready),
+			    "cannot pin the process of mm %s to its CPU: %s", c->name,
+			    g_strerror(ready));
+	else
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			    "the process of mm %s died before it was ready", c->name);
+	live_child_kill(c);
+	return false;
+}
+
 struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GError **error)
 {
 	int cmd[2], ack[2];
@@ -516,23 +535,7 @@ struct live_child *live_child_spawn(const char *name, uint64_t base, int cpu, GE
 	c->order_fd = cmd[1];
 	c->ack_fd = ack[0];
 	g_strlcpy(c->name, name, sizeof(c->name));
-	{
-		int32_t ready = 0;
-		int r = read_full(c->ack_fd, &ready, sizeof(ready));
-
-		if (r <= 0 || ready) {
-			live_child_kill(c);
-			if (r > 0)
-				g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(ready),
-					    "cannot pin the process of mm %s to CPU %d: %s", name,
-					    cpu, g_strerror(ready));
-			else
-				g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-					    "the process of mm %s died before it was ready", name);
-			return NULL;
-		}
-	}
-	return c;
+	return await_ready(c, error) ? c : NULL;
 fail:
 	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
 		    "cannot start a process for mm %s: %s", name, g_strerror(errno));
@@ -584,7 +587,7 @@ struct live_child *live_child_fork(struct live_child *parent, const char *name, 
 {
 	struct trace_record rec;
 	int cmd[2], ack[2];
-	int32_t reply[2], ready = 0;
+	int32_t reply[2];
 	struct live_child *c;
 	int r;
 
@@ -639,18 +642,7 @@ struct live_child *live_child_fork(struct live_child *parent, const char *name, 
 			    "cannot watch the process of mm %s: pidfd_open: %s", name, g_strerror(e));
 		return NULL;
 	}
-	r = read_full(c->ack_fd, &ready, sizeof(ready));
-	if (r <= 0 || ready) {
-		live_child_kill(c);
-		if (r > 0)
-			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(ready),
-				    "cannot pin the process of mm %s: %s", name, g_strerror(ready));
-		else
-			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-				    "the process of mm %s died before it was ready", name);
-		return NULL;
-	}
-	return c;
+	return await_ready(c, error) ? c : NULL;
 fail:
 	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
 		    "cannot fork mm %s into %s: %s", parent->name, name, g_strerror(errno));

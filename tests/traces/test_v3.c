@@ -151,33 +151,39 @@ static void test_parse(void **state)
 	g_free(rec);
 }
 
-static void test_round_trip(void **state)
+/*
+ * text (canonical) -> binary with the expected payload -> text, binary ->
+ * text -> binary, binary -> binary, and gzip text both ways: all lossless.
+ */
+static void round_trip(const char *text, const uint8_t *payload, size_t len)
 {
 	GByteArray *p;
 
-	put_file("v3.ksmt", v3_text, strlen(v3_text));
-	/* text -> binary -> text */
-	assert_null(convert("v3.ksmt", "t.ksmb"));
+	put_file("in.ksmt", text, strlen(text));
+	assert_null(convert("in.ksmt", "t.ksmb"));
 	p = inflate_bin("t.ksmb", 3);
-	assert_int_equal(p->len, sizeof(v3_payload));
-	assert_memory_equal(p->data, v3_payload, sizeof(v3_payload));
+	assert_int_equal(p->len, len);
+	assert_memory_equal(p->data, payload, len);
 	g_byte_array_free(p, TRUE);
 	assert_null(convert("t.ksmb", "back.ksmt"));
-	assert_file("back.ksmt", v3_text);
-	/* binary -> text -> binary */
+	assert_file("back.ksmt", text);
 	assert_null(convert("back.ksmt", "t2.ksmb"));
 	assert_same_files("t.ksmb", "t2.ksmb");
 	assert_null(convert("t.ksmb", "t3.ksmb"));
 	assert_same_files("t.ksmb", "t3.ksmb");
-	/* gzip text, both ways, and from it binary again */
 	assert_null(convert("t.ksmb", "t.ksmt.gz"));
 	assert_null(convert("t.ksmt.gz", "gz.ksmt"));
-	assert_file("gz.ksmt", v3_text);
-	assert_null(convert("v3.ksmt", "u.ksmt.gz"));
+	assert_file("gz.ksmt", text);
+	assert_null(convert("in.ksmt", "u.ksmt.gz"));
 	assert_null(convert("u.ksmt.gz", "u.ksmt"));
-	assert_file("u.ksmt", v3_text);
+	assert_file("u.ksmt", text);
 	assert_null(convert("t.ksmt.gz", "t4.ksmb"));
 	assert_same_files("t.ksmb", "t4.ksmb");
+}
+
+static void test_round_trip(void **state)
+{
+	round_trip(v3_text, v3_payload, sizeof(v3_payload));
 }
 
 /*
@@ -289,31 +295,7 @@ static void test_thp_parse(void **state)
 
 static void test_thp_round_trip(void **state)
 {
-	GByteArray *p;
-
-	put_file("thp.ksmt", thp_text, strlen(thp_text));
-	/* text -> binary -> text */
-	assert_null(convert("thp.ksmt", "t.ksmb"));
-	p = inflate_bin("t.ksmb", 3);
-	assert_int_equal(p->len, sizeof(thp_payload));
-	assert_memory_equal(p->data, thp_payload, sizeof(thp_payload));
-	g_byte_array_free(p, TRUE);
-	assert_null(convert("t.ksmb", "back.ksmt"));
-	assert_file("back.ksmt", thp_text);
-	/* binary -> text -> binary, binary -> binary */
-	assert_null(convert("back.ksmt", "t2.ksmb"));
-	assert_same_files("t.ksmb", "t2.ksmb");
-	assert_null(convert("t.ksmb", "t3.ksmb"));
-	assert_same_files("t.ksmb", "t3.ksmb");
-	/* gzip text, both ways, and from it binary again */
-	assert_null(convert("t.ksmb", "t.ksmt.gz"));
-	assert_null(convert("t.ksmt.gz", "gz.ksmt"));
-	assert_file("gz.ksmt", thp_text);
-	assert_null(convert("thp.ksmt", "u.ksmt.gz"));
-	assert_null(convert("u.ksmt.gz", "u.ksmt"));
-	assert_file("u.ksmt", thp_text);
-	assert_null(convert("t.ksmt.gz", "t4.ksmb"));
-	assert_same_files("t.ksmb", "t4.ksmb");
+	round_trip(thp_text, thp_payload, sizeof(thp_payload));
 	/* the whole syntax reads: hex or decimal, blanks, comments */
 	static const char loose[] =
 		"ksmtrace 3\n0 spawn a\n0 map a 512 1024\n"
