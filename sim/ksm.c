@@ -973,6 +973,11 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
  */
 void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
+	if (!page->thp) {
+		/* only a split of its own THP can unmap the page meanwhile */
+		__cmp_and_merge_page(k, page, rmap_item);
+		return;
+	}
 	k->pinned = page;
 	k->pinned_unmapped = false;
 	__cmp_and_merge_page(k, page, rmap_item);
