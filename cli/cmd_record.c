@@ -52,12 +52,15 @@ static int usage(FILE *out)
 		"                     -o FILE -- COMMAND [ARG...]\n"
 		"\n"
 		"Run COMMAND (as root) and record the page writes of its whole process tree as\n"
-		"a trace (ksmtrace version 2): every interval, the pages of anonymous private\n"
+		"a trace (ksmtrace version 3): every interval, the pages of anonymous private\n"
 		"writable mappings written since the last one (see --find) are read and\n"
 		"written to the trace with their exact bytes; each distinct page is stored\n"
 		"once. New and vanished mappings become map/unmap, exited processes exit.\n"
 		"Every captured range is advised mergeable, as if COMMAND ran under\n"
-		"prctl(PR_SET_MEMORY_MERGE); the trace starts with 'set run 1'.\n"
+		"prctl(PR_SET_MEMORY_MERGE); a range the process advised MADV_HUGEPAGE\n"
+		"(QEMU's guest RAM) is also advised hugepage, at trace pages that keep its\n"
+		"alignment in 2 MiB, so a replay faults THPs where the kernel did. The trace\n"
+		"starts with 'set run 1'.\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output FILE     the trace; .ksmb binary, .gz gzip text, else text\n"
@@ -525,7 +528,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 		baseline = run_baseline(argv);
 	}
 
-	w = trace_writer_open_version(o.out, trace_format_from_path(o.out), 2, &error);
+	w = trace_writer_open_version(o.out, trace_format_from_path(o.out), 3, &error);
 	if (!w) {
 		fprintf(stderr, "ksmsim record: %s\n", error->message);
 		g_error_free(error);

@@ -7,6 +7,9 @@
                                            exits at once
   check_record.py sigint  KSMSIM PATTERN   SIGINT mid-capture: the trace replays
   check_record.py progress KSMSIM PATTERN  progress lines: --progress, --quiet, none
+  check_record.py hugepage KSMSIM PATTERN  a range advised MADV_HUGEPAGE (as QEMU does guest
+                                           RAM) is advised hugepage in the trace, 2 MiB
+                                           aligned, and the model faults THPs in it
 
 The detectors, with WRITER (writer.c: known stores in steps, pauses far
 longer than the interval between them, so each step has captures of its own):
@@ -97,6 +100,56 @@ def content(blobs, c):
     if c.startswith("blob:"):
         return blobs[int(c[5:])]
     fail("unexpected content form " + c)
+
+
+# A process that advises 4 MiB of an 8 MiB private mapping MADV_HUGEPAGE at a
+# 2 MiB boundary, as QEMU does its guest RAM, and writes a few pages there.
+HUGE_PROG = r"""
+import ctypes, mmap, sys, time
+m = mmap.mmap(-1, 8 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+off = (-addr) % (2 << 20)
+m.madvise(mmap.MADV_HUGEPAGE, off, 4 << 20)
+time.sleep(0.4)
+for i in range(8):
+    m[off + i * 4096] = 0x5a
+m[off + (3 << 20)] = 0x33
+time.sleep(0.4)
+print(hex((addr + off) // 4096))
+"""
+
+
+def test_hugepage(ksmsim, pattern, tmp):
+    need_root(ksmsim, tmp)
+    out = os.path.join(tmp, "h.ksmb")
+    r = record(ksmsim, out, [sys.executable, "-c", HUGE_PROG])
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        fail("record exited %d" % r.returncode)
+    text = subprocess.run([ksmsim, "trace", "cat", out], stdout=subprocess.PIPE, text=True,
+                          check=True).stdout
+    if not text.startswith("ksmtrace 3"):
+        fail("record did not write version 3: " + text.splitlines()[0])
+    _, recs = parse(text)
+    huge = [a for _, v, a in recs if v == "advise" and a[-1] == "hugepage"]
+    if len(huge) != 1:
+        fail("want one advise hugepage, got %r" % huge)
+    vpn, n = int(huge[0][1], 16), int(huge[0][2])
+    if n != 1024 or vpn % 512:
+        fail("advise hugepage %s %d: want 1024 pages at a 512-aligned vpn" % (huge[0][1], n))
+    # the stores land in that range, at the offsets they had
+    writes = sorted(int(a[1], 16) - vpn for _, v, a in recs
+                    if v == "write" and a[0] == huge[0][0] and vpn <= int(a[1], 16) < vpn + n)
+    if writes[:8] != list(range(8)) or 768 not in writes:
+        fail("stores in the hugepage range at %r, want 0-7 and 768" % writes[:12])
+    run = subprocess.run([ksmsim, "run", "--check", "--trace", out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        fail("run --check: " + run.stderr)
+    m = re.search(r"thp_fault_alloc\s+(\d+)", run.stdout)
+    if not m or int(m.group(1)) != 2:
+        fail("the model faulted %s THPs, want 2 (one per 2 MiB written)" % (m and m.group(1)))
+    print("ok   hugepage: advise hugepage %s 1024, 2 THPs in the model" % huge[0][1])
 
 
 def test_pattern(ksmsim, pattern, tmp):
@@ -557,7 +610,7 @@ def main():
         return
     with tempfile.TemporaryDirectory(prefix="ksmsim-record-") as tmp:
         tests = {"pattern": test_pattern, "errors": test_errors, "sigint": test_sigint,
-                 "progress": test_progress}
+                 "progress": test_progress, "hugepage": test_hugepage}
         detectors = {"pagemap-scan": test_pagemap_scan, "agree": test_agree,
                      "fallback": test_fallback, "orphan": test_orphan, "measure": test_measure}
         if mode in tests:

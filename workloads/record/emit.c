@@ -42,6 +42,18 @@ void emit_range(struct emit *e, enum trace_verb verb, const char *mm, uint64_t v
 	e->rec->vpn = vpn;
 	e->rec->npages = npages;
 	e->rec->mergeable = mergeable;
+	e->rec->thp_advice = 0;
+	put(e);
+}
+
+void emit_advise_hugepage(struct emit *e, const char *mm, uint64_t vpn, uint64_t npages)
+{
+	e->rec->verb = TRACE_ADVISE;
+	g_strlcpy(e->rec->mm, mm, sizeof(e->rec->mm));
+	e->rec->vpn = vpn;
+	e->rec->npages = npages;
+	e->rec->mergeable = false;
+	e->rec->thp_advice = TRACE_ADVICE_HUGEPAGE;
 	put(e);
 }
 

@@ -24,6 +24,8 @@ void emit_set(struct emit *e, enum ksm_knob knob, uint64_t value);
 /* map, unmap or advise of npages at vpn */
 void emit_range(struct emit *e, enum trace_verb verb, const char *mm, uint64_t vpn,
 		uint64_t npages, bool mergeable);
+/* advise hugepage (version 3): the process had madvised the range MADV_HUGEPAGE */
+void emit_advise_hugepage(struct emit *e, const char *mm, uint64_t vpn, uint64_t npages);
 /* spawn or exit of mm, or a mark with that label */
 void emit_named(struct emit *e, enum trace_verb verb, const char *name);
 /* One captured page: zero and uniform pages need no blob. */

@@ -104,6 +104,44 @@ GArray *procfs_tree(pid_t root)
 	return out;
 }
 
+GArray *procfs_hugepage_ranges(pid_t pid)
+{
+	char path[64], *text = NULL, *line, *next;
+	unsigned long long s = 0, e = 0;
+	GArray *out;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return NULL;
+	out = g_array_new(FALSE, FALSE, sizeof(struct region));
+	for (line = text; line && *line; line = next) {
+		unsigned long long a, b;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		/* a VMA's first line: "start-end perms ..."; its last: "VmFlags: ..." */
+		if (sscanf(line, "%llx-%llx ", &a, &b) == 2 && b > a) {
+			s = a;
+			e = b;
+		} else if (strncmp(line, "VmFlags:", 8) == 0 && e > s) {
+			char *f = line + 8;
+			bool hg = false;
+
+			for (char *tok = strtok(f, " "); tok; tok = strtok(NULL, " "))
+				hg |= strcmp(tok, "hg") == 0;
+			if (hg) {
+				struct region r = { s / TRACE_PAGE_SIZE, e / TRACE_PAGE_SIZE, 0, false };
+
+				g_array_append_val(out, r);
+			}
+			s = e = 0;
+		}
+	}
+	g_free(text);
+	return out;
+}
+
 GArray *procfs_anon_ranges(pid_t pid, uint64_t *huge_skipped)
 {
 	char path[64], *text = NULL, *line, *next;

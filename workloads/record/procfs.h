@@ -34,4 +34,12 @@ GArray *procfs_tree(pid_t root);
  */
 GArray *procfs_anon_ranges(pid_t pid, uint64_t *huge_skipped);
 
+/*
+ * The user page ranges [u0, u1) (struct region) of pid's VMAs advised
+ * MADV_HUGEPAGE (VmFlags "hg" in /proc/PID/smaps), in address order; NULL
+ * when the process is gone. smaps walks page tables: read it only when
+ * new ranges appear.
+ */
+GArray *procfs_hugepage_ranges(pid_t pid);
+
 #endif

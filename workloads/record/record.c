@@ -24,6 +24,7 @@
 #include "workloads/record/uffd.h"
 
 #define FIRST_VPN 0x100		/* clear of vpn 0, for readability */
+#define HPAGE_PAGES 512u	/* pages of a PMD-sized THP (x86-64) */
 /* how long a new process may take to run the shim's constructor */
 #define SHIM_WAIT_US 500000
 
@@ -128,9 +129,19 @@ static void mm_name(char *out, const char *comm, pid_t pid)
 	strcpy(out + n, tail);
 }
 
-static uint64_t vpn_alloc(struct recorder *rc, struct vspace *vs, uint64_t n)
+/* n trace pages; align_to != UINT64_MAX: the first has its user page's offset in 2 MiB */
+static uint64_t vpn_alloc(struct recorder *rc, struct vspace *vs, uint64_t n, uint64_t align_to)
 {
 	uint64_t v = vs->next_vpn;
+
+	if (align_to != UINT64_MAX) {
+		uint64_t skip = (align_to - v) % HPAGE_PAGES;
+
+		if (skip > TRACE_VPN_LIMIT - v)
+			skip = TRACE_VPN_LIMIT - v;
+		v += skip;
+		vs->next_vpn = v;
+	}
 
 	if (n > TRACE_VPN_LIMIT - v) {
 		if (!rc->full[0])
@@ -139,6 +150,30 @@ static uint64_t vpn_alloc(struct recorder *rc, struct vspace *vs, uint64_t n)
 	}
 	vs->next_vpn += n;
 	return v;
+}
+
+static bool overlaps_any(GArray *ranges, uint64_t u0, uint64_t u1)
+{
+	for (guint i = 0; i < ranges->len; i++) {
+		const struct region *r = &g_array_index(ranges, struct region, i);
+
+		if (r->u0 < u1 && u0 < r->u1)
+			return true;
+	}
+	return false;
+}
+
+/* advise hugepage for the parts of user pages [u0, u1), mapped at vpn, that lie in hg */
+static void emit_hugepage_parts(struct recorder *rc, struct proc *p, GArray *hg, uint64_t u0,
+				uint64_t u1, uint64_t vpn)
+{
+	for (guint i = 0; i < hg->len; i++) {
+		const struct region *r = &g_array_index(hg, struct region, i);
+		uint64_t a = MAX(u0, r->u0), b = MIN(u1, r->u1);
+
+		if (a < b)
+			emit_advise_hugepage(&rc->out, p->vs->name, vpn + (a - u0), b - a);
+	}
 }
 
 static gint region_cmp(gconstpointer a, gconstpointer b)
@@ -208,6 +243,7 @@ static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 			unmap_part(rc, p, r, cur, r->u1);
 	}
 	/* the parts of now that no kept region covers are new */
+	GArray *hg = NULL;	/* MADV_HUGEPAGE ranges, read once if anything is new */
 	for (guint j = 0; j < now->len; j++) {
 		struct region *s = &g_array_index(now, struct region, j);
 		uint64_t cur = s->u0;
@@ -223,19 +259,27 @@ static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 				a = k->u0;
 			}
 			if (a > cur) {
-				uint64_t vpn = vpn_alloc(rc, p->vs, a - cur);
+				if (!hg)
+					hg = procfs_hugepage_ranges(p->pid);
+				bool huge = hg && overlaps_any(hg, cur, a);
+				/* a THP covers 512 aligned pages: keep the user address's alignment */
+				uint64_t vpn = vpn_alloc(rc, p->vs, a - cur, huge ? cur : UINT64_MAX);
 
 				if (rc->full[0])
 					break;
 				g_array_append_val(fresh, ((struct region){ cur, a, vpn, false }));
 				emit_range(&rc->out, TRACE_MAP, p->vs->name, vpn, a - cur, false);
 				emit_range(&rc->out, TRACE_ADVISE, p->vs->name, vpn, a - cur, true);
+				if (huge)
+					emit_hugepage_parts(rc, p, hg, cur, a, vpn);
 				rc->stats.maps++;
 			}
 			if (i < keep->len)
 				cur = MAX(cur, g_array_index(keep, struct region, i).u1);
 		}
 	}
+	if (hg)
+		g_array_free(hg, TRUE);
 	g_array_append_vals(keep, fresh->data, fresh->len);
 	g_array_sort(keep, region_cmp);
 	g_array_free(fresh, TRUE);
