@@ -953,13 +953,15 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	struct rmap_item *tree_rmap_item =
 		unstable_tree_search_insert(k, rmap_item, page, &tree_page);
 	if (tree_rmap_item) {
+		/* before the attempt: a failed one may have freed page (break_cow) */
+		bool same_thp = page->thp && page->thp == tree_page->thp;
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
 			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item->mm);
 			stable_tree_append(k, tree_rmap_item, node);
 			stable_tree_append(k, rmap_item, node);
 			k->truth.merges_two++;
-		} else if (page->thp && page->thp == tree_page->thp) {
+		} else if (same_thp) {
 			/* both in one THP: split it now, merge on a later visit */
 			thp_split(k, page->thp);
 		}
