@@ -58,11 +58,16 @@ static int memcmp_pages(struct ksm *k, const struct page *pa, const struct page 
 	return r;
 }
 
-static uint64_t calc_checksum(struct ksm *k, struct page *p)
+static uint64_t counted_checksum(struct ksm *k, uint64_t checksum)
 {
 	k->truth.checksums++;
 	k->batch_cpu_ns += k->opt.costs.checksum_ns;
-	return content_checksum(p->c, k->hash_fn, NULL);
+	return checksum;
+}
+
+static uint64_t calc_checksum(struct ksm *k, struct page *p)
+{
+	return counted_checksum(k, content_checksum(p->c, k->hash_fn, NULL));
 }
 
 /* ---- mm slots ---- */
@@ -326,7 +331,7 @@ static inline struct page *walk_node_page(struct ksm *k, struct stable_node **du
  */
 static struct page *stable_tree_search(struct ksm *k, struct page *page, const struct mm *mm)
 {
-	if (page->ksm && page->stable_node)
+	if (page->ksm && page_stable_node(page))
 		return page;	/* a KSM page already: its rmap_item may not track it yet */
 
 	struct rb_root *root = &k->root_stable_tree[tree_index(k, page, mm)];
@@ -396,7 +401,7 @@ again:
 			node = alloc_stable_node_chain(k, node, root);
 		stable_node_chain_add_dup(k, sdup, node);
 	}
-	kpage->stable_node = sdup;
+	kpage->folio_stable = sdup;
 	return sdup;
 }
 
@@ -458,8 +463,6 @@ static void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 		rmap_item->cached_page->rmap_item = NULL;
 	if (rmap_item->seen)
 		content_unref(rmap_item->seen);
-	if (rmap_item->inserted)
-		content_unref(rmap_item->inserted);
 	slab_free(&k->rmap_item_cache, rmap_item);
 }
 
@@ -633,8 +636,8 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 				ret = memcmp_pages(k, page, tree_page);
 			}
 		} else {
-			changed = tree_rmap_item->inserted &&
-				  !content_equal(tree_rmap_item->inserted, tree_page->c);
+			changed = tree_rmap_item->seen &&
+				  !content_equal(tree_rmap_item->seen, tree_page->c);
 			ret = memcmp_pages(k, page, tree_page);
 		}
 		if (!corrupt && changed) {
@@ -661,9 +664,12 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	rb_insert_color(&rmap_item->node, root);
 	k->pages_unshared++;
 	k->truth.unstable_inserts++;
-	if (rmap_item->inserted)
-		content_unref(rmap_item->inserted);
-	rmap_item->inserted = content_ref(page->c);
+	/* seen is the bytes inserted until the next visit: a gate set it this visit, or this does */
+	if (rmap_item->seen != page->c) {
+		if (rmap_item->seen)
+			content_unref(rmap_item->seen);
+		rmap_item->seen = content_ref(page->c);
+	}
 	rmap_item->changed = false;
 	return NULL;
 }
@@ -681,8 +687,8 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 {
 	if (page == kpage)
 		return 0;
-	if (page->thp)
-		thp_split(k, page->thp);	/* split_huge_page: a small page from here */
+	if (page_thp(page))
+		thp_split(k, page_thp(page));	/* split_huge_page: a small page from here */
 	k->truth.mmu_invalidations++;	/* write_protect_page */
 	if (pte_get(mm, vpn) != page)
 		return -1;	/* not mapped here now: a split gave it to the zero page */
@@ -693,8 +699,9 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	k->truth.mmu_change_pte++;
 	if (!kpage) {
 		page->dirty = false;	/* write-protected clean */
+		g_assert(!page->folio_thp);	/* split above: the word becomes the stable node's */
 		page->ksm = true;
-		page->stable_node = NULL;
+		page->folio_stable = NULL;
 		page->merged_at = k->full_scans_total;
 		return 0;
 	}
@@ -754,7 +761,7 @@ static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *rmap
 					   struct page *tree_page)
 {
 	/* one THP under two references: split_huge_page refuses */
-	if (page->thp && page->thp == tree_page->thp)
+	if (page_thp(page) && page_thp(page) == page_thp(tree_page))
 		return NULL;
 	if (try_to_merge_with_ksm_page(k, rmap_item, page, NULL))
 		return NULL;
@@ -893,19 +900,25 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
  */
 static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
-	struct stable_node *stable_node = page->ksm ? page->stable_node : NULL;
+	struct stable_node *stable_node = page->ksm ? page_stable_node(page) : NULL;
 
 	if (stable_node) {
 		if ((rmap_item->flags & STABLE_FLAG) && rmap_item->head == stable_node)
 			return;
 	} else {
-		if ((rmap_item->flags & UNSTABLE_FLAG) && rmap_item->inserted &&
-		    !content_equal(rmap_item->inserted, page->c))
+		if ((rmap_item->flags & UNSTABLE_FLAG) && rmap_item->seen &&
+		    !content_equal(rmap_item->seen, page->c))
 			k->truth.unstable_changed_after_insert++;
 		remove_rmap_item_from_tree(k, rmap_item);
 
 		if (k->hash_fn) {
-			uint64_t checksum = calc_checksum(k, page);
+			/*
+			 * The same bytes as at the last visit give the same
+			 * checksum: counted and charged, not recomputed.
+			 */
+			uint64_t checksum = rmap_item->seen && rmap_item->seen == page->c ?
+						    counted_checksum(k, rmap_item->oldchecksum) :
+						    calc_checksum(k, page);
 			if (rmap_item->seen) {
 				k->truth.gate_checks++;
 				bool changed = !content_equal(rmap_item->seen, page->c);
@@ -942,7 +955,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 
 	if (kpage) {
 		if (!try_to_merge_with_ksm_page(k, rmap_item, page, kpage)) {
-			stable_tree_append(k, rmap_item, kpage->stable_node);
+			stable_tree_append(k, rmap_item, page_stable_node(kpage));
 			if (kpage != page)
 				k->truth.merges_stable++;
 		}
@@ -954,7 +967,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 		unstable_tree_search_insert(k, rmap_item, page, &tree_page);
 	if (tree_rmap_item) {
 		/* before the attempt: a failed one may have freed page (break_cow) */
-		bool same_thp = page->thp && page->thp == tree_page->thp;
+		bool same_thp = page_thp(page) && page_thp(page) == page_thp(tree_page);
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
 			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item->mm);
@@ -963,7 +976,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 			k->truth.merges_two++;
 		} else if (same_thp) {
 			/* both in one THP: split it now, merge on a later visit */
-			thp_split(k, page->thp);
+			thp_split(k, page_thp(page));
 		}
 	}
 }
@@ -975,7 +988,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
  */
 void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
-	if (!page->thp) {
+	if (!page_thp(page)) {
 		/* only a split of its own THP can unmap the page meanwhile */
 		__cmp_and_merge_page(k, page, rmap_item);
 		return;

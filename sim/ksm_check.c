@@ -35,15 +35,15 @@ static int rb_black_height(struct walk *w, const struct rb_node *n, const struct
 {
 	if (!n)
 		return 1;
-	if (n->rb_parent != parent)
+	if (rb_parent(n) != parent)
 		fail(w, "rbtree: broken parent link");
-	if (n->rb_red &&
-	    ((n->rb_left && n->rb_left->rb_red) || (n->rb_right && n->rb_right->rb_red)))
+	if (rb_is_red(n) &&
+	    ((n->rb_left && rb_is_red(n->rb_left)) || (n->rb_right && rb_is_red(n->rb_right))))
 		fail(w, "rbtree: red node with a red child");
 	int l = rb_black_height(w, n->rb_left, n), r = rb_black_height(w, n->rb_right, n);
 	if (l != r)
 		fail(w, "rbtree: unequal black heights");
-	return l + !n->rb_red;
+	return l + !rb_is_red(n);
 }
 
 static void check_node_items(struct walk *w, struct stable_node *node)
@@ -62,7 +62,7 @@ static void check_node_items(struct walk *w, struct stable_node *node)
 		w->sharing += n - 1;
 	}
 	if (node->page) {
-		if (!node->page->ksm || node->page->stable_node != node)
+		if (!node->page->ksm || page_stable_node(node->page) != node)
 			fail(w, "stable node's page is not its KSM page");
 	}
 }
@@ -171,8 +171,8 @@ char *ksm_check(struct ksm *k)
 					mm_zero++;
 				} else if (pte_is_page(p)) {
 					uint64_t vpn = (GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT) + j;
-					if (p->thp) {
-						const struct thp *t = p->thp;
+					if (page_thp(p)) {
+						const struct thp *t = page_thp(p);
 						if (p->ksm || p->mapcount != 1 || t->mm != mm ||
 						    vpn < t->start || vpn >= t->start + HPAGE_PMD_NR)
 							fail(&w, "mm %s: vpn %" G_GUINT64_FORMAT " is a subpage "

@@ -82,30 +82,56 @@ struct thp {
 	bool pmd_mapped;		/* mapped by one PMD; else by PTEs (a VMA split cut it) */
 };
 
-/* A physical page: what a PTE points to. */
+/*
+ * A physical page: what a PTE points to. 48 bytes: a host of 2^28 pages
+ * keeps one per written page. A KSM page is never part of a THP (the
+ * merge splits it first), so its stable node and a THP subpage's folio
+ * share a word, told apart by the ksm flag: use page_stable_node() and
+ * page_thp() to read them.
+ */
 struct page {
 	content *c;			/* NULL once freed (kept while rmap_items refer to it) */
 	uint64_t key8;			/* content_key8(c): compared before the bytes */
-	uint32_t mapcount;
-	uint32_t nid;
-	bool ksm;			/* PageKsm */
-	bool dirty;			/* the PTE's dirty bit (the dirty-bit policy's only) */
-	bool wrprotect;			/* shared since a fork: the next store faults (do_wp_page) */
-	uint32_t lru_gen;		/* k->lru_gen when it joined the lru_add batch */
-	struct stable_node *stable_node;	/* folio_stable_node; NULL while being merged */
-	uint64_t merged_at;		/* full scans completed when it became KSM */
+	union {
+		struct stable_node *folio_stable;	/* ksm: folio_stable_node; NULL while being merged */
+		struct thp *folio_thp;		/* !ksm: the THP it is a subpage of, until split */
+	};
 	struct rmap_item *rmap_item;	/* the rmap_item caching this page, if any */
-	struct thp *thp;		/* the THP it is a subpage of, until split */
+	uint32_t mapcount;
+	uint32_t lru_gen;		/* k->lru_gen when it joined the lru_add batch */
+	uint32_t merged_at;		/* full scans completed when it became KSM (2^32 scans: never) */
+	uint16_t nid;			/* at most TRACE_NODE_MAX */
+	bool ksm : 1;			/* PageKsm */
+	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
+	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
 };
+
+static inline struct stable_node *page_stable_node(const struct page *p)
+{
+	return p->ksm ? p->folio_stable : NULL;
+}
+
+static inline struct thp *page_thp(const struct page *p)
+{
+	return p->ksm ? NULL : p->folio_thp;
+}
 
 /*
  * The first 64 bytes are what an unstable-tree walk reads at every level:
  * the tree link, and a cached pointer to the rmap_item's page with its
  * first 8 bytes, kept valid by the page itself (see page_set_content and
- * page_put_mapping), so a walk touches one cache line per level.
+ * page_put_mapping), so a walk touches one cache line per level. As in the
+ * kernel, the unstable tree's link and the stable node's list share their
+ * bytes: an rmap_item is in one tree at a time.
  */
 struct rmap_item {
-	struct rb_node node;		/* unstable tree */
+	union {
+		struct rb_node node;		/* unstable tree, while UNSTABLE_FLAG */
+		struct {			/* while STABLE_FLAG */
+			struct stable_node *head;
+			struct hlist_node hlist;	/* in head->hlist */
+		};
+	};
 	struct mm *mm;
 	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
 	uint64_t cached_key;		/* cached_page's key8 */
@@ -113,17 +139,18 @@ struct rmap_item {
 	uint16_t flags;			/* KSM_FLAG_MASK: the kernel keeps them in address */
 	bool changed;			/* page written since it entered the unstable tree */
 	uint8_t age;
-	/* --- */
 	struct rmap_item *rmap_list;	/* next rmap_item of the mm, by address */
+	/* --- */
 	uint64_t vpn;
-	uint8_t remaining_skips;
-	uint32_t nid;			/* unstable tree it sits in */
 	uint64_t oldchecksum;
-	content *seen;			/* bytes when oldchecksum was taken (truth) */
-	content *inserted;		/* bytes when put in the unstable tree (truth) */
-	struct stable_node *head;	/* stable node, while STABLE_FLAG */
-	struct hlist_node hlist;	/* in head->hlist */
-} __attribute__((aligned(64)));
+	/*
+	 * The bytes at the last visit (truth): what oldchecksum was taken
+	 * of, and while UNSTABLE_FLAG what was put in the unstable tree.
+	 */
+	content *seen;
+	uint32_t nid;			/* unstable tree it sits in */
+	uint8_t remaining_skips;
+};
 
 /*
  * One struct for the three kinds, as in the kernel: a regular node (in the

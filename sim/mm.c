@@ -192,7 +192,7 @@ static void page_set_content(struct page *p, content *c)
 	struct rmap_item *rmap_item = p->rmap_item;
 	if (rmap_item) {
 		rmap_item->cached_key = content_key8(c);
-		if (rmap_item->inserted && !content_equal(rmap_item->inserted, c))
+		if (rmap_item->seen && !content_equal(rmap_item->seen, c))
 			rmap_item->changed = true;
 	}
 	if (p->c)
@@ -227,8 +227,8 @@ void page_uncache(struct page *p)
 
 void page_free(struct ksm *k, struct page *p)
 {
-	if (p->stable_node)
-		p->stable_node->page = NULL;
+	if (page_stable_node(p))
+		page_stable_node(p)->page = NULL;
 	content_unref(p->c);
 	slab_free(&k->page_slab, p);
 }
@@ -248,9 +248,9 @@ void page_put_mapping(struct ksm *k, struct page *p)
 	page_uncache(p);
 	if (--p->mapcount)
 		return;
-	if (p->thp) {
-		thp_put(p->thp);
-		p->thp = NULL;
+	if (page_thp(p)) {
+		thp_put(page_thp(p));
+		p->folio_thp = NULL;
 	}
 	if (p == k->pinned) {
 		k->pinned_unmapped = true;
@@ -301,7 +301,7 @@ static void thp_fault(struct ksm *k, struct mm *mm, uint64_t vpn, content *next)
 	t->pmd_mapped = true;
 	for (uint32_t i = 0; i < HPAGE_PMD_NR; i++) {
 		struct page *p = page_alloc(k, h + i == vpn ? next : content_ref(zero), mm->nid);
-		p->thp = t;
+		p->folio_thp = t;
 		p->lru_gen = k->lru_gen - 1;	/* on the LRU */
 		p->dirty = h + i == vpn;
 		pte_set(mm, h + i, p);
@@ -316,13 +316,13 @@ static void thp_split_pmd_at(struct ksm *k, struct mm *mm, uint64_t at)
 	if (at % HPAGE_PMD_NR == 0)
 		return;
 	struct page *p = pte_get(mm, at);
-	if (!pte_is_page(p) || !p->thp) {
+	if (!pte_is_page(p) || !page_thp(p)) {
 		p = pte_get(mm, at - 1);
-		if (!pte_is_page(p) || !p->thp)
+		if (!pte_is_page(p) || !page_thp(p))
 			return;
 	}
-	if (p->thp->pmd_mapped) {
-		p->thp->pmd_mapped = false;
+	if (page_thp(p)->pmd_mapped) {
+		page_thp(p)->pmd_mapped = false;
 		k->thp_split_pmd++;
 	}
 }
@@ -338,10 +338,10 @@ void thp_split(struct ksm *k, struct thp *t)
 	t->pages++;	/* held until the loop is done */
 	for (uint64_t vpn = start; vpn < start + HPAGE_PMD_NR && left; vpn++) {
 		struct page *p = pte_get(mm, vpn);
-		if (!pte_is_page(p) || p->thp != t)
+		if (!pte_is_page(p) || page_thp(p) != t)
 			continue;
 		left--;
-		p->thp = NULL;
+		p->folio_thp = NULL;
 		t->pages--;
 		if (content_is_zero(p->c)) {
 			/* remap_page(RMP_USE_SHARED_ZEROPAGE): no memory for a page of zeros */
@@ -609,7 +609,7 @@ static bool mm_has_thp(struct mm *mm)
 	for (GTreeNode *n = g_tree_node_first(mm->chunks); n; n = g_tree_node_next(n)) {
 		struct pt_chunk *c = g_tree_node_value(n);
 		for (unsigned i = 0; i < PT_SIZE; i++)
-			if (pte_is_page(c->pte[i]) && c->pte[i]->thp)
+			if (pte_is_page(c->pte[i]) && page_thp(c->pte[i]))
 				return true;
 	}
 	return false;

@@ -22,11 +22,11 @@ static void rotate_left(struct rb_node *x, struct rb_root *root)
 	struct rb_node *y = x->rb_right;
 	x->rb_right = y->rb_left;
 	if (y->rb_left)
-		y->rb_left->rb_parent = x;
-	y->rb_parent = x->rb_parent;
-	change_child(x, y, x->rb_parent, root);
+		rb_set_parent(y->rb_left, x);
+	rb_set_parent(y, rb_parent(x));
+	change_child(x, y, rb_parent(x), root);
 	y->rb_left = x;
-	x->rb_parent = y;
+	rb_set_parent(x, y);
 }
 
 static void rotate_right(struct rb_node *x, struct rb_root *root)
@@ -34,61 +34,61 @@ static void rotate_right(struct rb_node *x, struct rb_root *root)
 	struct rb_node *y = x->rb_left;
 	x->rb_left = y->rb_right;
 	if (y->rb_right)
-		y->rb_right->rb_parent = x;
-	y->rb_parent = x->rb_parent;
-	change_child(x, y, x->rb_parent, root);
+		rb_set_parent(y->rb_right, x);
+	rb_set_parent(y, rb_parent(x));
+	change_child(x, y, rb_parent(x), root);
 	y->rb_right = x;
-	x->rb_parent = y;
+	rb_set_parent(x, y);
 }
 
 static inline bool is_red(const struct rb_node *n)
 {
-	return n && n->rb_red;
+	return n && rb_is_red(n);
 }
 
 void rb_insert_color(struct rb_node *node, struct rb_root *root)
 {
 	struct rb_node *parent, *gparent, *uncle;
 
-	while ((parent = node->rb_parent) && parent->rb_red) {
-		gparent = parent->rb_parent;
+	while ((parent = rb_parent(node)) && rb_is_red(parent)) {
+		gparent = rb_parent(parent);
 		if (parent == gparent->rb_left) {
 			uncle = gparent->rb_right;
 			if (is_red(uncle)) {
-				uncle->rb_red = false;
-				parent->rb_red = false;
-				gparent->rb_red = true;
+				rb_set_red(uncle, false);
+				rb_set_red(parent, false);
+				rb_set_red(gparent, true);
 				node = gparent;
 				continue;
 			}
 			if (node == parent->rb_right) {
 				rotate_left(parent, root);
 				node = parent;
-				parent = node->rb_parent;
+				parent = rb_parent(node);
 			}
-			parent->rb_red = false;
-			gparent->rb_red = true;
+			rb_set_red(parent, false);
+			rb_set_red(gparent, true);
 			rotate_right(gparent, root);
 		} else {
 			uncle = gparent->rb_left;
 			if (is_red(uncle)) {
-				uncle->rb_red = false;
-				parent->rb_red = false;
-				gparent->rb_red = true;
+				rb_set_red(uncle, false);
+				rb_set_red(parent, false);
+				rb_set_red(gparent, true);
 				node = gparent;
 				continue;
 			}
 			if (node == parent->rb_left) {
 				rotate_right(parent, root);
 				node = parent;
-				parent = node->rb_parent;
+				parent = rb_parent(node);
 			}
-			parent->rb_red = false;
-			gparent->rb_red = true;
+			rb_set_red(parent, false);
+			rb_set_red(gparent, true);
 			rotate_left(gparent, root);
 		}
 	}
-	root->rb_node->rb_red = false;
+	rb_set_red(root->rb_node, false);
 }
 
 /*
@@ -103,59 +103,59 @@ static void erase_color(struct rb_node *node, struct rb_node *parent, struct rb_
 		if (node == parent->rb_left) {
 			sibling = parent->rb_right;
 			if (is_red(sibling)) {
-				sibling->rb_red = false;
-				parent->rb_red = true;
+				rb_set_red(sibling, false);
+				rb_set_red(parent, true);
 				rotate_left(parent, root);
 				sibling = parent->rb_right;
 			}
 			if (!is_red(sibling->rb_left) && !is_red(sibling->rb_right)) {
-				sibling->rb_red = true;
+				rb_set_red(sibling, true);
 				node = parent;
-				parent = node->rb_parent;
+				parent = rb_parent(node);
 				continue;
 			}
 			if (!is_red(sibling->rb_right)) {
-				sibling->rb_left->rb_red = false;
-				sibling->rb_red = true;
+				rb_set_red(sibling->rb_left, false);
+				rb_set_red(sibling, true);
 				rotate_right(sibling, root);
 				sibling = parent->rb_right;
 			}
-			sibling->rb_red = parent->rb_red;
-			parent->rb_red = false;
-			sibling->rb_right->rb_red = false;
+			rb_set_red(sibling, rb_is_red(parent));
+			rb_set_red(parent, false);
+			rb_set_red(sibling->rb_right, false);
 			rotate_left(parent, root);
 			node = root->rb_node;
 			break;
 		} else {
 			sibling = parent->rb_left;
 			if (is_red(sibling)) {
-				sibling->rb_red = false;
-				parent->rb_red = true;
+				rb_set_red(sibling, false);
+				rb_set_red(parent, true);
 				rotate_right(parent, root);
 				sibling = parent->rb_left;
 			}
 			if (!is_red(sibling->rb_left) && !is_red(sibling->rb_right)) {
-				sibling->rb_red = true;
+				rb_set_red(sibling, true);
 				node = parent;
-				parent = node->rb_parent;
+				parent = rb_parent(node);
 				continue;
 			}
 			if (!is_red(sibling->rb_left)) {
-				sibling->rb_right->rb_red = false;
-				sibling->rb_red = true;
+				rb_set_red(sibling->rb_right, false);
+				rb_set_red(sibling, true);
 				rotate_left(sibling, root);
 				sibling = parent->rb_left;
 			}
-			sibling->rb_red = parent->rb_red;
-			parent->rb_red = false;
-			sibling->rb_left->rb_red = false;
+			rb_set_red(sibling, rb_is_red(parent));
+			rb_set_red(parent, false);
+			rb_set_red(sibling->rb_left, false);
 			rotate_right(parent, root);
 			node = root->rb_node;
 			break;
 		}
 	}
 	if (node)
-		node->rb_red = false;
+		rb_set_red(node, false);
 }
 
 void rb_erase(struct rb_node *node, struct rb_root *root)
@@ -165,10 +165,10 @@ void rb_erase(struct rb_node *node, struct rb_root *root)
 
 	if (!node->rb_left || !node->rb_right) {
 		child = node->rb_left ? node->rb_left : node->rb_right;
-		parent = node->rb_parent;
-		removed_black = !node->rb_red;
+		parent = rb_parent(node);
+		removed_black = !rb_is_red(node);
 		if (child)
-			child->rb_parent = parent;
+			rb_set_parent(child, parent);
 		change_child(node, child, parent, root);
 	} else {
 		/* Splice the successor into node's place, taking its colour. */
@@ -176,22 +176,22 @@ void rb_erase(struct rb_node *node, struct rb_root *root)
 		while (succ->rb_left)
 			succ = succ->rb_left;
 		child = succ->rb_right;
-		removed_black = !succ->rb_red;
-		if (succ->rb_parent == node) {
+		removed_black = !rb_is_red(succ);
+		if (rb_parent(succ) == node) {
 			parent = succ;
 		} else {
-			parent = succ->rb_parent;
+			parent = rb_parent(succ);
 			parent->rb_left = child;
 			if (child)
-				child->rb_parent = parent;
+				rb_set_parent(child, parent);
 			succ->rb_right = node->rb_right;
-			node->rb_right->rb_parent = succ;
+			rb_set_parent(node->rb_right, succ);
 		}
 		succ->rb_left = node->rb_left;
-		node->rb_left->rb_parent = succ;
-		succ->rb_parent = node->rb_parent;
-		succ->rb_red = node->rb_red;
-		change_child(node, succ, node->rb_parent, root);
+		rb_set_parent(node->rb_left, succ);
+		rb_set_parent(succ, rb_parent(node));
+		rb_set_red(succ, rb_is_red(node));
+		change_child(node, succ, rb_parent(node), root);
 	}
 	if (removed_black)
 		erase_color(child, parent, root);
@@ -201,10 +201,10 @@ void rb_replace_node(struct rb_node *victim, struct rb_node *new, struct rb_root
 {
 	*new = *victim;
 	if (victim->rb_left)
-		victim->rb_left->rb_parent = new;
+		rb_set_parent(victim->rb_left, new);
 	if (victim->rb_right)
-		victim->rb_right->rb_parent = new;
-	change_child(victim, new, victim->rb_parent, root);
+		rb_set_parent(victim->rb_right, new);
+	change_child(victim, new, rb_parent(victim), root);
 }
 
 struct rb_node *rb_first(const struct rb_root *root)
@@ -225,7 +225,7 @@ struct rb_node *rb_next(const struct rb_node *node)
 			node = node->rb_left;
 		return (struct rb_node *)node;
 	}
-	while (node->rb_parent && node == node->rb_parent->rb_right)
-		node = node->rb_parent;
-	return node->rb_parent;
+	while (rb_parent(node) && node == rb_parent(node)->rb_right)
+		node = rb_parent(node);
+	return rb_parent(node);
 }

@@ -14,14 +14,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-/* lib/rbtree.c packs the colour into the parent pointer; here it has a field. */
+/*
+ * As in lib/rbtree.c, the colour sits in the low bit of the parent pointer
+ * (nodes are pointer-aligned): a node is 24 bytes, and an rmap_item's
+ * tree link fits beside the fields a walk reads in one cache line.
+ */
+#define RB_BLACK ((uintptr_t)1)
+
 struct rb_node {
-	struct rb_node *rb_parent;
+	uintptr_t rb_parent_color;
 	struct rb_node *rb_left;
 	struct rb_node *rb_right;
-	bool rb_red;
-};
+} __attribute__((aligned(sizeof(uintptr_t))));
 
 struct rb_root {
 	struct rb_node *rb_node;
@@ -30,12 +36,31 @@ struct rb_root {
 #define rb_entry(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
+static inline struct rb_node *rb_parent(const struct rb_node *n)
+{
+	return (struct rb_node *)(n->rb_parent_color & ~RB_BLACK);
+}
+
+static inline bool rb_is_red(const struct rb_node *n)
+{
+	return !(n->rb_parent_color & RB_BLACK);
+}
+
+static inline void rb_set_parent(struct rb_node *n, struct rb_node *parent)
+{
+	n->rb_parent_color = (uintptr_t)parent | (n->rb_parent_color & RB_BLACK);
+}
+
+static inline void rb_set_red(struct rb_node *n, bool red)
+{
+	n->rb_parent_color = (n->rb_parent_color & ~RB_BLACK) | (red ? 0 : RB_BLACK);
+}
+
 static inline void rb_link_node(struct rb_node *node, struct rb_node *parent,
 				struct rb_node **link)
 {
-	node->rb_parent = parent;
+	node->rb_parent_color = (uintptr_t)parent;	/* red */
 	node->rb_left = node->rb_right = NULL;
-	node->rb_red = true;
 	*link = node;
 }
 

@@ -54,7 +54,7 @@ static void test_merge_two_identical_pages(void **state)
 	assert_ptr_equal(pte_get(mm_of(k, "b"), 0), pb);
 	assert_true(pb->ksm);
 	assert_int_equal(pb->mapcount, 2);
-	assert_ptr_equal(pb->stable_node, ra->head);
+	assert_ptr_equal(page_stable_node(pb), ra->head);
 	assert_ptr_not_equal(pa, pb);
 	assert_int_equal(mm_of(k, "a")->ksm_merging_pages, 1);
 	expect_end_of_pass(k, 2);

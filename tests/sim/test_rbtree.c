@@ -31,15 +31,15 @@ static int check(const struct rb_node *n, const struct rb_node *parent, int lo, 
 	if (!n)
 		return 1;
 	int key = rb_entry(n, struct item, rb)->key;
-	assert_ptr_equal(n->rb_parent, parent);
+	assert_ptr_equal(rb_parent(n), parent);
 	assert_true(key >= lo && key <= hi);
-	if (n->rb_red) {
-		assert_false(n->rb_left && n->rb_left->rb_red);
-		assert_false(n->rb_right && n->rb_right->rb_red);
+	if (rb_is_red(n)) {
+		assert_false(n->rb_left && rb_is_red(n->rb_left));
+		assert_false(n->rb_right && rb_is_red(n->rb_right));
 	}
 	int l = check(n->rb_left, n, lo, key), r = check(n->rb_right, n, key, hi);
 	assert_int_equal(l, r);
-	return l + !n->rb_red;
+	return l + !rb_is_red(n);
 }
 
 static void shape(const struct rb_node *n, char *out)
@@ -49,7 +49,7 @@ static void shape(const struct rb_node *n, char *out)
 		return;
 	}
 	char buf[16];
-	snprintf(buf, sizeof(buf), "%d%c(", rb_entry(n, struct item, rb)->key, n->rb_red ? 'r' : 'b');
+	snprintf(buf, sizeof(buf), "%d%c(", rb_entry(n, struct item, rb)->key, rb_is_red(n) ? 'r' : 'b');
 	strcat(out, buf);
 	shape(n->rb_left, out);
 	strcat(out, ",");
