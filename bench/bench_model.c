@@ -46,6 +46,16 @@ static uint64_t peak_rss(void)
 	return kb * 1024;
 }
 
+/* Starts VmHWM again from the current RSS (Linux 4.0+): each job's peak is its own. */
+static void reset_peak_rss(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
 static uint64_t current_rss(void)
 {
 	FILE *f = fopen("/proc/self/statm", "r");
@@ -154,16 +164,20 @@ static char *write_trace(const char *dir, const char *name, GString *body, GErro
 	return path;
 }
 
-/* 1 GiB of distinct pages in two mms: every visit is a checksum and a tree walk. */
-static GString *trace_ksmd_job(uint64_t pages, unsigned scans)
+/*
+ * Distinct pages in mms equal parts (the last takes the remainder): every
+ * visit is a checksum and an unstable-tree walk. Job 1 is 1 GiB in two mms.
+ */
+static GString *trace_distinct(uint64_t pages, unsigned mms, unsigned scans)
 {
 	GString *t = g_string_new("ksmtrace 1\n0 set smart_scan 0\n0 set pages_to_scan 100000\n");
-	uint64_t half = pages / 2;
-	for (int m = 0; m < 2; m++) {
-		g_string_append_printf(t, "0 spawn m%d\n0 map m%d 0x100000 %" PRIu64 "\n", m, m, half);
-		g_string_append_printf(t, "0 advise m%d 0x100000 %" PRIu64 " mergeable\n", m, half);
-		g_string_append_printf(t, "0 fillseq m%d 0x100000 %" PRIu64 " %" PRIu64 "\n", m, half,
-				       (uint64_t)m * half + 1);
+	uint64_t part = pages / mms;
+	for (unsigned m = 0; m < mms; m++) {
+		uint64_t n = m + 1 < mms ? part : pages - part * (mms - 1);
+		g_string_append_printf(t, "0 spawn m%u\n0 map m%u 0x100000 %" PRIu64 "\n", m, m, n);
+		g_string_append_printf(t, "0 advise m%u 0x100000 %" PRIu64 " mergeable\n", m, n);
+		g_string_append_printf(t, "0 fillseq m%u 0x100000 %" PRIu64 " %" PRIu64 "\n", m, n,
+				       (uint64_t)m * part + 1);
 	}
 	g_string_append_printf(t, "0 set run 1\n0 settle 1\n0 mark warm\n0 settle %u\n0 mark done\n",
 			       scans - 1);
@@ -204,6 +218,53 @@ static GString *trace_experiment(uint64_t pages_per_vm, unsigned vms, unsigned s
 	}
 	g_string_append(t, "0 mark done\n");
 	return t;
+}
+
+/* Pages per guest of the host job: 16 GiB guests, as on a large KVM host. */
+#define HOST_GUEST_PAGES (UINT64_C(16) << 18)
+
+/*
+ * Job 3: a host of `pages` simulated pages in 16 GiB guests, once with job
+ * 2's mix and once all distinct (number-crunching's big unstable tree),
+ * 3 full scans each: bytes per page by structure, peak RSS, visits/s.
+ */
+static bool run_host(const char *dir, uint64_t pages, double live_rate, GError **error)
+{
+	unsigned vms = (unsigned)((pages + HOST_GUEST_PAGES - 1) / HOST_GUEST_PAGES);
+	for (int distinct = 0; distinct < 2; distinct++) {
+		struct job j = { .pages = pages };
+		GString *body = distinct ? trace_distinct(pages, vms, 3)
+					 : trace_experiment(pages / vms, vms, 3);
+		if (!distinct)
+			j.pages = pages / vms * vms;
+		char *path = write_trace(dir, "host.ksmt", body, error);
+		reset_peak_rss();
+		bool ok = path && run_trace(path, &j, error);
+
+		if (path)
+			unlink(path);
+		g_free(path);
+		if (!ok)
+			return false;
+		uint64_t peak = peak_rss();
+		double rate = (j.v_done - j.v_warm) / (j.t_done - j.t_warm);
+		printf("job 3%c: host of %" PRIu64 " pages (%" PRIu64 " GiB) in %u guests, %s, 3 scans\n",
+		       distinct ? 'b' : 'a', j.pages, j.pages >> 18, vms,
+		       distinct ? "distinct pages (the unstable-tree case)" : "job 2's mix");
+		printf("  visits            %12" PRIu64 "\n", j.visits);
+		printf("  wall time         %12.2f s (setup included)\n", j.scan_s);
+		printf("  visits per second %12.0f (%s)\n", rate,
+		       distinct ? "passes 2-3" : "passes 1-3");
+		printf("  ratio             %12.1fx the live ksmd's %.0f pages/s\n", rate / live_rate,
+		       live_rate);
+		printf("  peak RSS          %12.1f MiB (target <= 80 B/page: %.1f MiB)  %s\n",
+		       peak / 1048576.0, j.pages * 80 / 1048576.0, peak <= j.pages * 80 ? "ok" : "MISS");
+		printf("  bytes per page    %12.1f (peak RSS / simulated pages)\n",
+		       (double)peak / j.pages);
+		print_memory(&j);
+		fflush(stdout);
+	}
+	return true;
 }
 
 /* Runs `ksmsim live --measure-scan-rate` and reads its distinct-pages rate. */
@@ -258,13 +319,14 @@ int bench_model(int argc, char **argv)
 {
 	double live_rate = 180000;	/* the figure for this machine's ksmd */
 	bool measure = false, skip_big = false;
-	uint64_t mib = 1024, vm_mib = 4096;
+	uint64_t mib = 1024, vm_mib = 4096, host_gib = 256;
 	static const struct option longopts[] = {
 		{ "live-rate", required_argument, NULL, 'l' },
 		{ "measure-live", no_argument, NULL, 'L' },
 		{ "mib", required_argument, NULL, 'm' },
 		{ "vm-mib", required_argument, NULL, 'v' },
 		{ "skip-big", no_argument, NULL, 's' },
+		{ "host-gib", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -291,15 +353,28 @@ int bench_model(int argc, char **argv)
 			}
 			break;
 		case 's': skip_big = true; break;
+		case 'H':
+			if (!parse_u64(optarg, MAX_MIB, &host_gib)) {
+				fprintf(stderr, "ksmsim bench model: bad --host-gib '%s': "
+					"want a whole number of GiB from 0 to %" PRIu64 "\n",
+					optarg, MAX_MIB);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
-			printf("usage: ksmsim bench model [--mib N] [--vm-mib N] [--skip-big]\n"
+			printf("usage: ksmsim bench model [--mib N] [--vm-mib N] [--host-gib N] [--skip-big]\n"
 			       "                          [--live-rate PAGES_PER_S | --measure-live]\n"
 			       "Job 1: N MiB (default 1024) of distinct pages in 2 mms, smart_scan 0,\n"
 			       "8 full scans: simulated visits per wall second against the live ksmd's\n"
 			       "rate (default 180000 pages/s; --measure-live runs 'ksmsim live\n"
 			       "--measure-scan-rate' first, as root). Job 2: 4 guests of --vm-mib MiB\n"
 			       "(default 4096) of mixed pages, 10 full scans: peak RSS and bytes per\n"
-			       "simulated page (target: peak RSS <= 2 GiB).\n");
+			       "simulated page (target: peak RSS <= 2 GiB). Job 3: a host of --host-gib\n"
+			       "GiB (default 256, 64 Mi pages; 1024 is a 1 TiB host; 0 skips it) in\n"
+			       "16 GiB guests, 3 full scans, (a) with job 2's mix, (b) all pages\n"
+			       "distinct: bytes per page by structure, peak RSS (target: 80 bytes per\n"
+			       "page), visits per second. --skip-big skips jobs 2 and 3. Each job's\n"
+			       "peak RSS is its own (VmHWM is reset before it).\n");
 			return 0;
 		default:
 			fprintf(stderr, "ksmsim bench model: bad option (see --help)\n");
@@ -328,7 +403,7 @@ int bench_model(int argc, char **argv)
 		return 1;
 	}
 	struct job j1 = { .pages = mib * 256 };
-	p1 = write_trace(dir, "ksmd.ksmt", trace_ksmd_job(j1.pages, 8), &error);
+	p1 = write_trace(dir, "ksmd.ksmt", trace_distinct(j1.pages, 2, 8), &error);
 	if (!p1 || !run_trace(p1, &j1, &error))
 		goto fail;
 	double rate = (j1.v_done - j1.v_warm) / (j1.t_done - j1.t_warm);
@@ -348,6 +423,7 @@ int bench_model(int argc, char **argv)
 
 	if (!skip_big) {
 		struct job j2 = { .pages = 4 * vm_mib * 256 };
+		reset_peak_rss();
 		char *p2 = write_trace(dir, "exp.ksmt", trace_experiment(vm_mib * 256, 4, 10),
 				       &error);
 		bool ok = p2 && run_trace(p2, &j2, &error);
@@ -368,6 +444,9 @@ int bench_model(int argc, char **argv)
 		printf("  bytes per page    %12.0f (peak RSS / simulated pages)\n",
 		       (double)peak / j2.pages);
 		print_memory(&j2);
+		fflush(stdout);
+		if (host_gib && !run_host(dir, host_gib << 18, live_rate, &error))
+			goto fail;
 	}
 	goto out;
 fail:

@@ -11,6 +11,15 @@
 #include <xxhash.h>
 #include "sim/ksm_internal.h"
 
+/* gcc says ASan is on with a macro, clang with __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define KSM_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KSM_UNDER_ASAN 1
+#endif
+#endif
+
 /* ---- small helpers ---- */
 
 static inline uint32_t tree_nid(const struct ksm *k, uint32_t nid)
@@ -601,17 +610,46 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	struct rb_node **new = &root->rb_node, *parent = NULL;
 	bool corrupt = false;
 
+	/*
+	 * The walk is a chain of cache misses, one a level. The walks of the
+	 * next visits go down beside it by their keys, loading only (no
+	 * node is freed or moved meanwhile), so their misses overlap this
+	 * one's and their own walks find the lines loaded.
+	 */
+	for (unsigned j = 0; j < k->n_ahead; j++) {
+		struct walk_ahead *a = &k->ahead[(k->ahead_head + j) % KSM_LOOKAHEAD];
+		if (a->root != root || a->seqnr != k->scan.seqnr || (!a->node && !a->done)) {
+			a->root = root;
+			a->seqnr = k->scan.seqnr;
+			a->node = root->rb_node;
+			a->done = false;
+		}
+	}
+
+	const uint16_t seq_flags = UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
 	while (*new) {
 		struct rmap_item *tree_rmap_item = rb_entry(*new, struct rmap_item, node);
-		/* The walk is a chain of cache misses: start both children early. */
-		struct rb_node *l = (*new)->rb_left, *r = (*new)->rb_right;
-		if (l) {
-			__builtin_prefetch(l->rb_left);
-			__builtin_prefetch(l->rb_right);
-		}
-		if (r) {
-			__builtin_prefetch(r->rb_left);
-			__builtin_prefetch(r->rb_right);
+		for (unsigned t = 0; t < KSM_AHEAD_STEPS && k->n_ahead; t++) {
+			unsigned j = k->ahead_turn++ % k->n_ahead;
+			struct walk_ahead *a = &k->ahead[(k->ahead_head + j) % KSM_LOOKAHEAD];
+			const struct rb_node *n = a->node;
+			const struct rmap_item *it = n ? rb_entry(n, struct rmap_item, node) : NULL;
+			/*
+			 * A node left from an earlier walk may have left the
+			 * tree: follow links only of an item in this pass's
+			 * tree (an item's link shares its bytes with the stable
+			 * list).
+			 */
+			if (it && (it->flags & (UNSTABLE_FLAG | SEQNR_MASK)) != seq_flags)
+				n = NULL;
+			if (n) {
+				uint64_t key = it->cached_key;
+				n = a->key < key ? n->rb_left : n->rb_right;
+				if (n)
+					__builtin_prefetch(n);
+				a->node = n;
+				a->done = !n;
+			}
 		}
 		k->batch_cpu_ns += k->opt.costs.node_ns;
 		struct page *tree_page = get_mergeable_page(k, tree_rmap_item);
@@ -1197,6 +1235,46 @@ no_vmas:
 	return NULL;
 }
 
+/*
+ * The walks ahead, for the pages after the cursor in its mm: those for
+ * pages the cursor has reached are dropped, the ring is filled up from
+ * after its last page. Under ASan every walk starts again at the root, so
+ * none reads a node freed meanwhile; elsewhere a stale node is at worst a
+ * wasted load (rmap_items stay mapped until ksm_free).
+ */
+static void plan_walks_ahead(struct ksm *k)
+{
+	struct mm *mm = k->scan.mm_slot;
+	uint64_t cur = k->scan.address;	/* just past the page visited now */
+
+	while (k->n_ahead) {
+		const struct walk_ahead *a = &k->ahead[k->ahead_head];
+		if (a->mm == mm && a->vpn >= cur)
+			break;
+		k->ahead_head = (k->ahead_head + 1) % KSM_LOOKAHEAD;
+		k->n_ahead--;
+	}
+	if (k->n_ahead < KSM_LOOKAHEAD / 2) {
+		uint64_t vpns[KSM_LOOKAHEAD], keys[KSM_LOOKAHEAD];
+		uint64_t from = k->n_ahead ?
+			k->ahead[(k->ahead_head + k->n_ahead - 1) % KSM_LOOKAHEAD].vpn + 1 : cur;
+		unsigned got = pte_peek_keys(mm, from, vpns, keys, KSM_LOOKAHEAD - k->n_ahead);
+		if (!got)
+			got = pte_peek_keys(mm, (from | (PT_SIZE - 1)) + 1, vpns, keys,
+					    KSM_LOOKAHEAD - k->n_ahead);
+		for (unsigned j = 0; j < got; j++) {
+			unsigned slot = (k->ahead_head + k->n_ahead++) % KSM_LOOKAHEAD;
+			k->ahead[slot] = (struct walk_ahead){ .mm = mm, .vpn = vpns[j], .key = keys[j] };
+		}
+	}
+#ifdef KSM_UNDER_ASAN
+	for (unsigned j = 0; j < KSM_LOOKAHEAD; j++) {
+		k->ahead[j].node = NULL;
+		k->ahead[j].done = false;
+	}
+#endif
+}
+
 /* As ksm_do_scan() does: one batch of up to pages_to_scan visits. */
 static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 {
@@ -1206,6 +1284,7 @@ static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 		if (!rmap_item)
 			return;
 		k->batch_cpu_ns += k->opt.costs.visit_ns;
+		plan_walks_ahead(k);
 		cmp_and_merge_page(k, page, rmap_item);
 		k->pages_scanned++;
 	}

@@ -61,6 +61,10 @@
 
 struct page;
 
+/* Walks run ahead by the unstable-tree search: a prefetch depth. */
+#define KSM_LOOKAHEAD 16
+#define KSM_AHEAD_STEPS 2	/* steps of walks ahead per level of the search */
+
 /* A PTE value that is a page of its own, not one of the zero-page markers. */
 static inline bool pte_is_page(const struct page *p)
 {
@@ -200,6 +204,8 @@ struct mm {
 	GTree *chunks;			/* chunk index -> struct pt_chunk */
 	struct pt_chunk *last_chunk;
 	uint64_t last_chunk_idx;
+	struct pt_chunk *peek_chunk;	/* pte_peek_keys' own last chunk */
+	uint64_t peek_chunk_idx;
 	uint64_t ksm_rmap_items;
 	uint64_t ksm_merging_pages;
 	uint64_t ksm_zero_pages;
@@ -267,6 +273,23 @@ struct ksm {
 	struct slab rmap_item_cache;
 	struct slab page_slab;
 
+	/*
+	 * Walks ahead: the unstable-tree search also walks the paths of the
+	 * next pages ksmd will visit, loading only, a step at a time and
+	 * from where it left them, so that their cache misses overlap its
+	 * own and the walks to come find their lines loaded. They decide
+	 * nothing (see unstable_tree_search_insert).
+	 */
+	struct walk_ahead {
+		const struct mm *mm;
+		uint64_t vpn, key;
+		const struct rb_node *node;	/* NULL: start at the root, unless done */
+		bool done;			/* fell off the tree */
+		const struct rb_root *root;
+		uint64_t seqnr;
+	} ahead[KSM_LOOKAHEAD];		/* a ring, in scan order from ahead_head */
+	unsigned ahead_head, n_ahead, ahead_turn;
+
 	/* the per-CPU lru_add batch, modelled as one (see lru_add below) */
 	uint32_t lru_gen;
 	uint32_t lru_pending;
@@ -316,6 +339,13 @@ struct vma *find_vma(struct mm *mm, uint64_t vpn);
 struct vma *next_vma(struct mm *mm, uint64_t vpn);	/* first with end > vpn */
 struct page *pte_get(struct mm *mm, uint64_t vpn);
 void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
+/*
+ * The vpns and first 8 bytes of up to max non-KSM pages mapped from vpn on,
+ * as far as vpn's page-table chunk goes: hints for the walks ahead
+ * (ksm_do_scan), read without changing the model's state.
+ */
+unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *keys,
+		       unsigned max);
 /* First vpn in [vpn, end) mapping a scannable page, or UINT64_MAX. */
 uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
 void page_put_mapping(struct ksm *k, struct page *p);

@@ -22,6 +22,7 @@ static struct mm *mm_new(const char *name, uint32_t nid)
 	mm->vmas = g_tree_new_full(cmp_u64, NULL, NULL, g_free);
 	mm->chunks = g_tree_new_full(cmp_u64, NULL, NULL, g_free);
 	mm->last_chunk_idx = UINT64_MAX;
+	mm->peek_chunk_idx = UINT64_MAX;
 	return mm;
 }
 
@@ -148,6 +149,33 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
 		c->present[i / 64] ^= UINT64_C(1) << (i % 64);
 		c->npresent += is ? 1 : -1;
 	}
+}
+
+unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *keys, unsigned max)
+{
+	uint64_t idx = vpn >> PT_SHIFT;
+	const struct pt_chunk *c;
+	unsigned n = 0;
+	if (idx == mm->last_chunk_idx) {
+		c = mm->last_chunk;
+	} else {
+		/* a cache of its own: the model's last_chunk stays as the model left it */
+		if (idx != mm->peek_chunk_idx) {
+			mm->peek_chunk = g_tree_lookup(mm->chunks, GSIZE_TO_POINTER(idx));
+			mm->peek_chunk_idx = idx;
+		}
+		c = mm->peek_chunk;
+	}
+	if (!c)
+		return 0;
+	for (unsigned i = vpn & (PT_SIZE - 1); i < PT_SIZE && n < max; i++) {
+		const struct page *p = c->pte[i];
+		if (pte_is_page(p) && !p->ksm) {
+			vpns[n] = (idx << PT_SHIFT) | i;
+			keys[n++] = p->key8;
+		}
+	}
+	return n;
 }
 
 uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
@@ -478,6 +506,8 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 			if (empty) {
 				if (mm->last_chunk == c)
 					mm->last_chunk_idx = UINT64_MAX;
+				if (mm->peek_chunk == c)
+					mm->peek_chunk_idx = UINT64_MAX;
 				g_tree_remove(mm->chunks, GSIZE_TO_POINTER(idx));
 			}
 		}
