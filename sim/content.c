@@ -10,6 +10,20 @@
  * one hash table, so equal pages usually share one object and compare by
  * pointer. Comparison otherwise goes through the first 8 bytes and, only
  * when those tie, the materialised bytes.
+ *
+ * Plain contents (zero, a repeated byte, rand, none with overlays) are
+ * immediates: the handle encodes them, with no object, table slot or
+ * refcount. Pool objects are 8-byte aligned and lie above 2048 and below
+ * 2^56 (user space on every 64-bit Linux; pool_alloc() checks each chunk),
+ * so a handle h is
+ *   8 * (b + 1), 8..2048         the byte b page; zero is byte 0, h = 8
+ *   else 8-aligned below 2^56    a pool object
+ *   anything else                rand:seed, h = seed ^ 2^63
+ * Flipping the top bit keeps every seed below 2^63 an immediate; the seeds
+ * whose h would look like an object (top byte 0x80, a multiple of 8: one
+ * random seed in 2048) are interned objects, as is every content with
+ * overlays or kept whole. A plain description is canonical, so equal plain
+ * pages get equal handles, and no handle is NULL.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -43,6 +57,11 @@
 
 enum base_kind { BASE_ZERO, BASE_BYTE, BASE_RAND, BASE_FULL };
 
+#define BYTE_TOP UINT64_C(2048)		/* byte 255's handle */
+#define OBJ_TOP (UINT64_C(1) << 56)
+#define RAND_FLIP (UINT64_C(1) << 63)
+#define IMM_ZERO ((content *)(uintptr_t)8)
+
 struct overlay {
 	uint16_t off;
 	uint16_t len;
@@ -67,6 +86,63 @@ struct content {
 };
 
 G_STATIC_ASSERT(OVERLAY_MAX < (1u << 15));
+/* 64-bit handles; every object 8-byte aligned in its chunk */
+G_STATIC_ASSERT(sizeof(uintptr_t) == 8 && _Alignof(content) >= 8 && sizeof(content) % 8 == 0);
+
+/* 8-aligned below 2^56: an object, or a byte page at 2048 and under */
+static inline bool aligned_low(uint64_t h)
+{
+	return !(h & 7) && h < OBJ_TOP;
+}
+
+static inline bool is_imm(const content *c)
+{
+	uint64_t h = (uintptr_t)c;
+	return !aligned_low(h) || h <= BYTE_TOP;
+}
+
+static inline bool is_byte(uint64_t h)
+{
+	return h <= BYTE_TOP && !(h & 7);
+}
+
+static inline bool rand_fits(uint64_t seed)
+{
+	return !aligned_low(seed ^ RAND_FLIP);
+}
+
+static inline content *imm_rand(uint64_t seed)
+{
+	return (content *)(uintptr_t)(seed ^ RAND_FLIP);
+}
+
+static inline content *imm_byte(uint8_t b)
+{
+	return (content *)(uintptr_t)(8 * ((uint64_t)b + 1));
+}
+
+/* An immediate's base, as an object would hold it. */
+static inline void imm_base(const content *c, uint8_t *kind, uint64_t *base)
+{
+	uint64_t h = (uintptr_t)c;
+	if (is_byte(h)) {
+		*base = h / 8 - 1;
+		*kind = *base ? BASE_BYTE : BASE_ZERO;
+	} else {
+		*base = h ^ RAND_FLIP;
+		*kind = BASE_RAND;
+	}
+}
+
+/* As compute_key8() gives it: the first word's little-endian bytes read big-endian. */
+static inline uint64_t imm_key8(const content *c)
+{
+	uint64_t h = (uintptr_t)c;
+	if (is_byte(h))
+		return (h / 8 - 1) * UINT64_C(0x0101010101010101);
+	uint64_t state = h ^ RAND_FLIP;
+	return GUINT64_TO_BE(GUINT64_TO_LE(splitmix64_next(&state)));
+}
 
 /*
  * The intern table: open addressing with linear probing over 8-byte slots
@@ -99,7 +175,11 @@ static content **chunks;
 static size_t n_chunks;
 static uint32_t pool_next = 1, pool_free;
 
-static uint64_t next_id = 1;
+/*
+ * Ids look like object handles (8-aligned, above BYTE_TOP, below 2^56), so
+ * an id is never an immediate's handle: both name pages in one cache.
+ */
+static uint64_t next_id = BYTE_TOP + 8;
 static uint64_t live_objects, live_bytes;
 
 static inline const struct overlay *overlays(const content *c)
@@ -140,6 +220,9 @@ static void fill_base(uint8_t *buf, uint8_t kind, uint64_t base)
 	}
 }
 
+static void put_overlays(const content *c, uint8_t *buf);
+
+/* An object's bytes. */
 static void materialize_raw(const content *c, uint8_t *buf)
 {
 	if (c->kind == BASE_FULL) {
@@ -147,6 +230,11 @@ static void materialize_raw(const content *c, uint8_t *buf)
 		return;
 	}
 	fill_base(buf, c->kind, c->base);
+	put_overlays(c, buf);
+}
+
+static void put_overlays(const content *c, uint8_t *buf)
+{
 	const struct overlay *o = overlays(c);
 	const uint8_t *d = overlay_data(c);
 	for (unsigned i = 0; i < c->n_over; i++) {
@@ -169,19 +257,31 @@ static uint64_t cache_clock;
 
 static const uint8_t *page_bytes(const content *c)
 {
-	if (c->kind == BASE_FULL)
-		return c->extra;
+	/* immediates are named by their handle, objects by their id */
+	uint64_t key = (uintptr_t)c;
+	if (!is_imm(c)) {
+		if (c->kind == BASE_FULL)
+			return c->extra;
+		key = c->id;
+	}
 	unsigned victim = 0;
 	for (unsigned i = 0; i < CACHE_WAYS; i++) {
-		if (cache[i].id == c->id) {
+		if (cache[i].id == key) {
 			cache[i].stamp = ++cache_clock;
 			return cache[i].buf;
 		}
 		if (cache[i].stamp < cache[victim].stamp)
 			victim = i;
 	}
-	materialize_raw(c, cache[victim].buf);
-	cache[victim].id = c->id;
+	if (is_imm(c)) {
+		uint8_t kind;
+		uint64_t base;
+		imm_base(c, &kind, &base);
+		fill_base(cache[victim].buf, kind, base);
+	} else {
+		materialize_raw(c, cache[victim].buf);
+	}
+	cache[victim].id = key;
 	cache[victim].stamp = ++cache_clock;
 	return cache[victim].buf;
 }
@@ -232,6 +332,10 @@ static content *pool_alloc(void)
 		if (!chunk)
 			g_error("content: out of memory for %zu objects",
 				(n_chunks + 1) * CHUNK_OBJS);
+		/* where the handles' encoding needs objects (see the top of the file) */
+		uintptr_t at = (uintptr_t)chunk;
+		if (at <= BYTE_TOP || at + CHUNK_OBJS * sizeof(content) > OBJ_TOP)
+			g_error("content: pool chunk at %p, outside (2 KiB, 2^56)", (void *)chunk);
 		POOL_ROOT(chunk, CHUNK_OBJS * sizeof(content));
 		chunks[n_chunks++] = chunk;
 		for (unsigned i = 0; i < CHUNK_OBJS; i++)
@@ -365,6 +469,13 @@ static uint64_t compute_key8(const content *c)
 static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t over_bytes,
 		       uint8_t *extra)
 {
+	if (!n_over) {
+		/* plain: an immediate when the encoding holds it */
+		if (kind == BASE_ZERO || kind == BASE_BYTE)
+			return imm_byte(kind == BASE_ZERO ? 0 : (uint8_t)base);
+		if (kind == BASE_RAND && rand_fits(base))
+			return imm_rand(base);
+	}
 	if (!slots)
 		table_resize(TABLE_MIN, true);
 	content key = { .kind = kind, .base = base, .n_over = n_over,
@@ -386,7 +497,9 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 	key.idx = c->idx;
 	*c = key;
 	c->refcount = 1;
-	c->id = next_id++;
+	c->id = next_id;
+	next_id += 8;
+	g_assert(next_id < OBJ_TOP);
 	c->csum_fn = NULL;
 	c->digest_valid = 0;
 	slots[i].hash = c->shash;
@@ -400,13 +513,14 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 
 content *content_ref(content *c)
 {
-	c->refcount++;
+	if (!is_imm(c))
+		c->refcount++;
 	return c;
 }
 
 void content_unref(content *c)
 {
-	if (!c || --c->refcount)
+	if (!c || is_imm(c) || --c->refcount)
 		return;
 	table_remove(c);
 	for (unsigned i = 0; i < CACHE_WAYS; i++)
@@ -420,7 +534,7 @@ void content_unref(content *c)
 
 content *content_zero(void)
 {
-	return intern(BASE_ZERO, 0, 0, 0, NULL);
+	return IMM_ZERO;
 }
 
 content *content_rand(uint64_t seed)
@@ -430,7 +544,7 @@ content *content_rand(uint64_t seed)
 
 static content *content_byte(uint8_t b)
 {
-	return b ? intern(BASE_BYTE, b, 0, 0, NULL) : content_zero();
+	return imm_byte(b);
 }
 
 /* A whole page: a repeated byte becomes a base again, else it is kept whole. */
@@ -468,7 +582,8 @@ static void base_range(uint8_t kind, uint64_t base, unsigned s, unsigned e, uint
 }
 
 /*
- * A small change to a base + overlays page, without building the page: only
+ * A small change to a base + overlays page (cur: the object holding the
+ * overlays, NULL for a plain base), without building the page: only
  * the old overlays and the changed range can differ from the base, so only
  * those bytes are computed. The runs come out exactly as
  * from_base_and_page() would find them by scanning the whole page (a run
@@ -548,10 +663,9 @@ static content *apply_sparse(uint8_t kind, uint64_t base, const content *cur, un
 	return intern(kind, base, n, total, extra);
 whole:;
 	uint8_t *full = g_malloc(PAGE);
+	fill_base(full, kind, base);
 	if (cur)
-		materialize_raw(cur, full);
-	else
-		memset(full, 0, PAGE);
+		put_overlays(cur, full);
 	memcpy(full + off, bytes, len);
 	return from_full(full);
 }
@@ -597,14 +711,20 @@ content *content_apply(const content *cur, const struct trace_content *tc)
 	default:
 		g_assert_not_reached();
 	}
-	if (cur && cur->kind == BASE_FULL) {
+	if (!cur)
+		return apply_sparse(BASE_ZERO, 0, NULL, off, len, bytes);
+	if (is_imm(cur)) {
+		uint8_t kind;
+		uint64_t base;
+		imm_base(cur, &kind, &base);
+		return apply_sparse(kind, base, NULL, off, len, bytes);
+	}
+	if (cur->kind == BASE_FULL) {
 		/* A whole page stays whole unless it became uniform. */
 		uint8_t *page = g_memdup2(cur->extra, PAGE);
 		memcpy(page + off, bytes, len);
 		return from_full(page);
 	}
-	if (!cur)
-		return apply_sparse(BASE_ZERO, 0, NULL, off, len, bytes);
 	return apply_sparse(cur->kind, cur->base, cur, off, len, bytes);
 }
 
@@ -612,12 +732,12 @@ int content_cmp(const content *a, const content *b)
 {
 	if (a == b)
 		return 0;
-	if (a->key8 != b->key8)
-		return a->key8 < b->key8 ? -1 : 1;
-	/* Same base, no overlays: interned, so distinct objects cannot be equal-structured. */
+	uint64_t ka = content_key8(a), kb = content_key8(b);
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
 	uint8_t abuf[PAGE];
 	const uint8_t *pa = page_bytes(a);
-	if (a->kind != BASE_FULL) {
+	if (is_imm(a) || a->kind != BASE_FULL) {
 		/* page_bytes(b) may evict a's cache slot; keep a private copy. */
 		memcpy(abuf, pa, PAGE);
 		pa = abuf;
@@ -628,13 +748,13 @@ int content_cmp(const content *a, const content *b)
 
 uint64_t content_key8(const content *c)
 {
-	return c->key8;
+	return is_imm(c) ? imm_key8(c) : c->key8;
 }
 
 bool content_is_zero(const content *c)
 {
-	/* Canonical forms: a zero page is always BASE_ZERO without overlays. */
-	return c->kind == BASE_ZERO && c->n_over == 0;
+	/* Canonical forms: a zero page is always the zero immediate. */
+	return c == IMM_ZERO;
 }
 
 const uint8_t *content_peek(const content *c)
@@ -642,8 +762,67 @@ const uint8_t *content_peek(const content *c)
 	return page_bytes(c);
 }
 
+/*
+ * Immediates have nowhere to keep a checksum or digest, so these direct-mapped
+ * caches do, keyed by handle (and the cache's fn: a run uses one, a change
+ * empties it). Slots follow the base's low bits, so a run of consecutive
+ * seeds, as fillseq writes, does not collide within the cache's size. 1 MiB
+ * each is allocated on first use and counted in content_footprint().
+ */
+#define IMM_CACHE_SHIFT 16
+#define IMM_CACHE_SLOTS (1u << IMM_CACHE_SHIFT)
+
+struct imm_slot {
+	uint64_t handle;	/* 0: empty (no immediate is 0) */
+	uint64_t value;
+};
+
+struct imm_cache {
+	struct imm_slot *slot;
+	page_hash_fn fn;
+};
+
+static struct imm_cache csum_cache, digest_cache;
+
+static inline size_t imm_index(const content *c)
+{
+	uint64_t h = (uintptr_t)c;
+	if (is_byte(h))		/* bytes apart from small seeds */
+		return (h / 8) ^ (IMM_CACHE_SLOTS / 2);
+	h ^= h >> 16 ^ h >> 32 ^ h >> 48;
+	return h & (IMM_CACHE_SLOTS - 1);
+}
+
+static uint64_t imm_hash(struct imm_cache *ic, const content *c, page_hash_fn fn,
+			 uint64_t *computed)
+{
+	if (!ic->slot) {
+		ic->slot = g_new0(struct imm_slot, IMM_CACHE_SLOTS);
+		ic->fn = fn;
+	} else if (ic->fn != fn) {
+		memset(ic->slot, 0, IMM_CACHE_SLOTS * sizeof(*ic->slot));
+		ic->fn = fn;
+	}
+	struct imm_slot *s = &ic->slot[imm_index(c)];
+	if (s->handle != (uintptr_t)c) {
+		s->handle = (uintptr_t)c;
+		s->value = fn(page_bytes(c));
+		if (computed)
+			(*computed)++;
+	}
+	return s->value;
+}
+
+static uint64_t digest_fn(const void *page)
+{
+	return XXH3_64bits(page, PAGE);
+}
+
 uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 {
+	/* no function (no gate): 0, as an object that never computed one holds */
+	if (is_imm(c))
+		return fn ? imm_hash(&csum_cache, c, fn, computed) : 0;
 	if (c->csum_fn != fn) {
 		c->csum = fn(page_bytes(c));
 		c->csum_fn = fn;
@@ -655,8 +834,10 @@ uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 
 uint64_t content_digest(content *c)
 {
+	if (is_imm(c))
+		return imm_hash(&digest_cache, c, digest_fn, NULL);
 	if (!c->digest_valid) {
-		c->digest = XXH3_64bits(page_bytes(c), PAGE);
+		c->digest = digest_fn(page_bytes(c));
 		c->digest_valid = 1;
 	}
 	return c->digest;
@@ -672,5 +853,7 @@ uint64_t content_footprint(void)
 {
 	uint64_t pool = (uint64_t)pool_next * sizeof(content);	/* handed out so far */
 	uint64_t table = slots ? (uint64_t)(table_mask + 1) * sizeof(struct slot) : 0;
-	return pool + table + (live_bytes - live_objects * sizeof(content));
+	uint64_t caches = (uint64_t)(!!csum_cache.slot + !!digest_cache.slot) *
+			  IMM_CACHE_SLOTS * sizeof(struct imm_slot);
+	return pool + table + caches + (live_bytes - live_objects * sizeof(content));
 }

@@ -2,11 +2,14 @@
 /*
  * Page contents without 4 KiB per page.
  *
- * A content is an immutable, reference-counted, interned description of the
- * 4096 bytes of a page: a base (zero, one repeated byte, or SplitMix64 words
- * from a seed) plus a few byte-range overlays, or, once overlays grow large,
- * the materialised bytes. Pages that hold structurally equal contents share
- * one object; contents built by different routes may still hold the same
+ * A content is an immutable description of the 4096 bytes of a page: a base
+ * (zero, one repeated byte, or SplitMix64 words from a seed) plus a few
+ * byte-range overlays, or, once overlays grow large, the materialised bytes.
+ * A plain base without overlays is an immediate value encoded in the handle
+ * itself (no object, no refcount: content_ref/unref do nothing); the others
+ * are reference-counted objects, interned, so pages that hold structurally
+ * equal contents share one handle. Handles are never NULL and are compared
+ * with ==; contents built by different routes may still hold the same
  * bytes, which content_cmp() finds by comparing bytes.
  */
 #ifndef KSMSIM_SIM_CONTENT_H
@@ -50,18 +53,22 @@ const uint8_t *content_peek(const content *c);
 uint8_t *content_materialize(const content *c, uint8_t *buf);
 
 /*
- * The page checksum under fn, computed once per content and remembered (a
- * run uses one checksum function; a different fn recomputes). Counts the
- * real computations in *computed when not NULL.
+ * The page checksum under fn, computed once per object and remembered, and
+ * for immediates kept in a fixed-size cache (a run uses one checksum
+ * function; a different fn recomputes). Counts the real computations in
+ * *computed when not NULL.
  */
 uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed);
 
 /* A 64-bit hash of the bytes (not the structure): for grouping equal pages. */
 uint64_t content_digest(content *c);
 
-/* Live content objects and their heap bytes: memory reporting. */
+/* Live content objects (immediates are none) and their heap bytes: memory reporting. */
 void content_stats(uint64_t *objects, uint64_t *bytes);
-/* What the store holds now: the object pool's chunks, the intern table and the objects' bytes. */
+/*
+ * What the store holds now: the object pool's chunks, the intern table, the
+ * objects' bytes and the immediates' checksum and digest caches.
+ */
 uint64_t content_footprint(void);
 
 #endif

@@ -645,8 +645,11 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 			if (n) {
 				uint64_t key = it->cached_key;
 				n = a->key < key ? n->rb_left : n->rb_right;
-				if (n)
+				if (n) {
+					/* the item's first 56 bytes may span two lines */
 					__builtin_prefetch(n);
+					__builtin_prefetch((const char *)n + 55);
+				}
 				a->node = n;
 				a->done = !n;
 			}
