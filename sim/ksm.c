@@ -39,7 +39,7 @@ static inline uint32_t page_class(const struct ksm *k, const struct page *page,
 	if (k->opt.policy.class_by == KSM_CLASS_BY_MM)
 		return mm->class_id;
 	/* Equal pages share their first 8 bytes, so they always share a class. */
-	return (uint32_t)(((page->key8 * 0x9E3779B97F4A7C15ull) >> 32) % k->nr_classes);
+	return (uint32_t)(((page_key8(page) * 0x9E3779B97F4A7C15ull) >> 32) % k->nr_classes);
 }
 
 /* Which of root_stable_tree[] / root_unstable_tree[] a page's search uses. */
@@ -54,7 +54,7 @@ static int memcmp_pages(struct ksm *k, const struct page *pa, const struct page 
 {
 	const content *a = pa->c, *b = pb->c;
 	k->truth.memcmp_calls++;
-	uint64_t ka = pa->key8, kb = pb->key8;
+	uint64_t ka = page_key8(pa), kb = page_key8(pb);
 	if (ka != kb) {
 		k->truth.memcmp_bytes += 1 + __builtin_clzll(ka ^ kb) / 8;
 		k->batch_cpu_ns += k->opt.costs.node_ns;
@@ -534,7 +534,7 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 		page_uncache(p);
 		rmap_item->cached_page = p;
 		p->rmap_item = rmap_item;
-		rmap_item->cached_key = p->key8;
+		rmap_item->cached_key = page_key8(p);
 	}
 	rmap_item->vma_gen = mm->vma_gen;
 	return p;
@@ -627,6 +627,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	}
 
 	const uint16_t seq_flags = UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
+	const uint64_t key = page_key8(page);
 	while (*new) {
 		struct rmap_item *tree_rmap_item = rb_entry(*new, struct rmap_item, node);
 		for (unsigned t = 0; t < KSM_AHEAD_STEPS && k->n_ahead; t++) {
@@ -643,8 +644,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 			if (it && (it->flags & (UNSTABLE_FLAG | SEQNR_MASK)) != seq_flags)
 				n = NULL;
 			if (n) {
-				uint64_t key = it->cached_key;
-				n = a->key < key ? n->rb_left : n->rb_right;
+				n = a->key < it->cached_key ? n->rb_left : n->rb_right;
 				if (n) {
 					/* the item's first 56 bytes may span two lines */
 					__builtin_prefetch(n);
@@ -667,12 +667,12 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 		if (tree_rmap_item->cached_page == tree_page) {
 			/* Fast path: the key and the change flag live in the rmap_item. */
 			changed = tree_rmap_item->changed;
-			if (tree_rmap_item->cached_key != page->key8) {
+			if (tree_rmap_item->cached_key != key) {
 				k->truth.memcmp_calls++;
 				k->truth.memcmp_bytes +=
-					1 + __builtin_clzll(tree_rmap_item->cached_key ^ page->key8) / 8;
+					1 + __builtin_clzll(tree_rmap_item->cached_key ^ key) / 8;
 				k->batch_cpu_ns += k->opt.costs.node_ns;
-				ret = page->key8 < tree_rmap_item->cached_key ? -1 : 1;
+				ret = key < tree_rmap_item->cached_key ? -1 : 1;
 			} else {
 				ret = memcmp_pages(k, page, tree_page);
 			}

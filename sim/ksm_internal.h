@@ -87,7 +87,7 @@ struct thp {
 };
 
 /*
- * A physical page: what a PTE points to. 48 bytes: a host of 2^28 pages
+ * A physical page: what a PTE points to. 40 bytes: a host of 2^28 pages
  * keeps one per written page. A KSM page is never part of a THP (the
  * merge splits it first), so its stable node and a THP subpage's folio
  * share a word, told apart by the ksm flag: use page_stable_node() and
@@ -95,7 +95,6 @@ struct thp {
  */
 struct page {
 	content *c;			/* NULL once freed (kept while rmap_items refer to it) */
-	uint64_t key8;			/* content_key8(c): compared before the bytes */
 	union {
 		struct stable_node *folio_stable;	/* ksm: folio_stable_node; NULL while being merged */
 		struct thp *folio_thp;		/* !ksm: the THP it is a subpage of, until split */
@@ -109,6 +108,12 @@ struct page {
 	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
 };
+
+/* The first 8 bytes, compared before the rest: cheap for a plain content. */
+static inline uint64_t page_key8(const struct page *p)
+{
+	return content_key8(p->c);
+}
 
 static inline struct stable_node *page_stable_node(const struct page *p)
 {

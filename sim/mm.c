@@ -172,7 +172,7 @@ unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *ke
 		const struct page *p = c->pte[i];
 		if (pte_is_page(p) && !p->ksm) {
 			vpns[n] = (idx << PT_SHIFT) | i;
-			keys[n++] = p->key8;
+			keys[n++] = page_key8(p);
 		}
 	}
 	return n;
@@ -226,7 +226,6 @@ static void page_set_content(struct page *p, content *c)
 	if (p->c)
 		content_unref(p->c);
 	p->c = c;
-	p->key8 = content_key8(c);
 }
 
 static struct page *page_alloc(struct ksm *k, content *c, uint32_t nid)
