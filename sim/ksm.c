@@ -79,6 +79,11 @@ static uint64_t calc_checksum(struct ksm *k, struct page *p)
 	return counted_checksum(k, content_checksum(p->c, k->hash_fn, NULL));
 }
 
+/* What a simulated page costs: bench model prints it, this keeps it from creeping. */
+G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
+G_STATIC_ASSERT(sizeof(struct rmap_item) == 88);
+G_STATIC_ASSERT(sizeof(struct page) == 40);
+
 /* ---- mm slots ---- */
 
 static bool mm_slots_empty(const struct ksm *k)

@@ -145,20 +145,20 @@ struct rmap_item {
 	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
 	uint64_t cached_key;		/* cached_page's key8 */
 	uint32_t vma_gen;		/* mm->vma_gen when it was cached */
-	uint16_t flags;			/* KSM_FLAG_MASK: the kernel keeps them in address */
-	bool changed;			/* page written since it entered the unstable tree */
+	uint16_t flags : 15;		/* KSM_FLAG_MASK: the kernel keeps them in address */
+	uint16_t changed : 1;		/* page written since it entered the unstable tree */
 	uint8_t age;
+	uint8_t remaining_skips;
 	struct rmap_item *rmap_list;	/* next rmap_item of the mm, by address */
 	/* --- */
-	uint64_t vpn;
 	uint64_t oldchecksum;
 	/*
 	 * The bytes at the last visit (truth): what oldchecksum was taken
 	 * of, and while UNSTABLE_FLAG what was put in the unstable tree.
 	 */
 	content *seen;
+	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
 	uint32_t nid;			/* unstable tree it sits in */
-	uint8_t remaining_skips;
 };
 
 /*
