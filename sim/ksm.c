@@ -692,8 +692,11 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 		}
 		parent = *new;
 		if (ret < 0) {
+			/* the way not taken: rb_insert_color reads it as an uncle */
+			__builtin_prefetch(parent->rb_right);
 			new = &parent->rb_left;
 		} else if (ret > 0) {
+			__builtin_prefetch(parent->rb_left);
 			new = &parent->rb_right;
 		} else if (!k->knob[KNOB_MERGE_ACROSS_NODES] && tree_page->nid != page->nid) {
 			return NULL;
