@@ -1553,7 +1553,7 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->ksmd = KSMD_WAITING;
 	k->lru_gen = 1;		/* 0 is no page's batch */
 	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item));
-	slab_init(&k->page_slab, sizeof(struct page), 16);
+	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page));
 	return k;
 }
 
