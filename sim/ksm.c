@@ -1575,14 +1575,15 @@ static void free_tree_nodes(struct rb_node *n)
 
 /*
  * Peak RSS measured with 1 Mi written pages in 2 mms (half distinct, half
- * one byte pattern, merged) and with 20000 one-page mms: 365 and 314 bytes
- * a page with and without the oracle, 5.3 KiB an mm. Rounded up, so that a
- * refused run would really not have fitted.
+ * one byte pattern, merged) and with 100000 one-page mms: 199 and 146
+ * bytes a page with and without the oracle, 1.5 KiB an mm; bench model's
+ * mixed job 2 (many overlay contents) peaks at 203 without it. Rounded up,
+ * so that a refused run would really not have fitted.
  */
 #define EST_BASE_BYTES (16u << 20)
-#define EST_PAGE_BYTES 400u
-#define EST_PAGE_BYTES_NO_IDEAL 340u
-#define EST_MM_BYTES 5632u
+#define EST_PAGE_BYTES 240u
+#define EST_PAGE_BYTES_NO_IDEAL 220u
+#define EST_MM_BYTES 2048u
 
 uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
 {
