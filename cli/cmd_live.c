@@ -38,6 +38,8 @@ static void usage(FILE *out)
 		"(after run=2) however the replay ends; a settle that does not finish within\n"
 		"--settle-timeout seconds (default 120) is an error. A settle runs ksmd with\n"
 		"sleep_millisecs at least 10, so that it can be stopped at the pass boundary.\n"
+		"The records of one trace time are applied with ksmd stopped, and the trace\n"
+		"clock stands still while they are (a settle included).\n"
 		"Every trace process is pinned to one CPU (--cpu; default the least busy\n"
 		"one this process may use, over 0.1 s) once its own start-up writes are\n"
 		"done, and the replayer moves to the other CPUs: a new page waits in its\n"

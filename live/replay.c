@@ -9,6 +9,11 @@
  * (the write waits for a running batch to end) and run=1 is written back
  * after it. A settle inside a group lets ksmd run and stops it again as soon
  * as full_scans has moved far enough, well within ksmd's sleep.
+ *
+ * A group happens at one instant of trace time, however long its records
+ * (a fill of a million pages, a settle) take here: the trace clock stands
+ * still from the moment the group was due until ksmd is let go at its end,
+ * so the gap to the next group is the trace's, measured from there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +21,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include "live/child.h"
+#include "live/ksmd.h"
 #include "live/ksmfs.h"
 #include "live/live.h"
 #include "sim/ksm_stat_csv.h"
@@ -30,6 +36,7 @@
  * (chain pruning, the advisor) could tell.
  */
 #define SETTLE_MIN_SLEEP_MS 10
+#define KSMD_ASLEEP_TIMEOUT_S 10.0
 
 struct replay {
 	const struct live_replay_params *p;
@@ -41,12 +48,13 @@ struct replay {
 	int want_run;		/* the trace's run (the session left 0) */
 	uint64_t sleep_ms;	/* the trace's sleep_millisecs */
 	int kernel_run;		/* what we last wrote (the session: 0) */
+	bool ksmd_may_wake;	/* run went from 1 to 0 or 2: ksmd may not be asleep yet */
 	bool in_group;
 	bool thp;		/* a version 3 trace: the marks show THP events */
 	bool thp_checked;	/* THP's mode was found to honour MADV_HUGEPAGE */
 	uint64_t group_t;
 	uint64_t origin_ns;	/* trace time 0 on CLOCK_MONOTONIC */
-	uint64_t settled_ns;	/* time spent in settles: the trace clock stood still */
+	uint64_t held_ns;	/* time spent in groups: the trace clock stood still */
 };
 
 G_DEFINE_QUARK(ksmsim-live-error-quark, live_error)
@@ -92,6 +100,7 @@ static bool write_run(struct replay *rp, int run, GError **error)
 	}
 	if (!ksmfs_write_knob(KNOB_RUN, run, error))
 		return false;
+	rp->ksmd_may_wake = run != 1 && rp->kernel_run == 1;
 	rp->kernel_run = run;
 	return true;
 }
@@ -104,16 +113,35 @@ static bool group_begin(struct replay *rp, uint64_t t_us, GError **error)
 	return rp->want_run != 1 || write_run(rp, 0, error);
 }
 
+static uint64_t due_ns(const struct replay *rp, uint64_t t_us)
+{
+	return rp->origin_ns + t_us * 1000 + rp->held_ns;
+}
+
 static bool group_end(struct replay *rp, GError **error)
 {
+	uint64_t due = due_ns(rp, rp->group_t), now;
+
 	rp->in_group = false;
-	return write_run(rp, rp->want_run, error);
+	if (!write_run(rp, rp->want_run, error))
+		return false;
+	now = now_ns();
+	if (now > due)
+		rp->held_ns += now - due;
+	return true;
 }
 
 static bool do_set(struct replay *rp, const struct trace_record *rec, GError **error)
 {
-	if (rec->knob == KNOB_SLEEP_MILLISECS)
+	if (rec->knob == KNOB_SLEEP_MILLISECS) {
 		rp->sleep_ms = rec->value;
+		/* ksmd.c: else ksmd may take the new sleep where a batch is due */
+		if (rp->ksmd_may_wake) {
+			if (!ksmd_wait_asleep(KSMD_ASLEEP_TIMEOUT_S, error))
+				return false;
+			rp->ksmd_may_wake = false;
+		}
+	}
 	if (rec->knob != KNOB_RUN)
 		return ksmfs_write_knob(rec->knob, rec->value, error);
 	rp->want_run = (int)rec->value;
@@ -157,7 +185,6 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 		return false;
 	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, rp->sleep_ms, error))
 		return false;
-	rp->settled_ns += now_ns() - t0;
 	return true;
 }
 
@@ -360,7 +387,7 @@ static bool replay_records(struct replay *rp, trace_reader *r, GError **error)
 		if (!rp->in_group || rec.t_us != rp->group_t) {
 			if (rp->in_group && !group_end(rp, error))
 				return false;
-			if (!sleep_until(rp->origin_ns + rec.t_us * 1000 + rp->settled_ns, error) ||
+			if (!sleep_until(due_ns(rp, rec.t_us), error) ||
 			    !group_begin(rp, rec.t_us, error))
 				return false;
 		}
