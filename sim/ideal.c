@@ -6,50 +6,119 @@
  * mappings could save n - ceil(n / max_page_sharing) pages, a group of
  * zero pages all n with use_zero_pages. It walks every page table, so it
  * runs when an output asks for it, never on the hot path.
+ *
+ * Groups are found by the first 8 bytes (equal bytes, equal key8), which an
+ * immediate content gives without building its page, then by the content
+ * handle. Only when a page's handle is new to its key8 does it take the
+ * page's digest, and the bytes decide between equal digests: exact, and on
+ * a host of distinct pages it builds no page at all.
  */
 #include <string.h>
 #include "sim/ksm_internal.h"
 
-
-struct group {
-	const content *c;
-	uint64_t ptes;		/* mappings holding these bytes */
-	struct group *next;	/* digest collisions */
+/* A group, the first of its key8: held in the table's own slot. */
+struct slot {
+	uint64_t key8;
+	const content *c;	/* NULL: an empty slot */
+	uint32_t ptes;		/* mappings holding these bytes (a run maps < 2^32) */
+	uint32_t next;		/* the next group of this key8 in more[], 1-based; 0: none */
 };
 
-static void free_group_chain(gpointer p)
+/* Another group of the same key8: other bytes (or found before the bytes matched). */
+struct more {
+	const content *c;
+	uint32_t ptes;
+	uint32_t next;
+};
+
+struct groups {
+	struct slot *slot;	/* open addressing by key8, at most 70% full */
+	size_t mask, used;
+	struct more *more;
+	size_t n_more, cap_more;
+};
+
+/* key8s often differ in their high bytes only: every bit must reach the low ones */
+static size_t slot_hash(uint64_t key8)
 {
-	struct group *g = p;
-	while (g) {
-		struct group *n = g->next;
-		g_free(g);
-		g = n;
-	}
+	uint64_t h = (key8 ^ key8 >> 30) * UINT64_C(0xbf58476d1ce4e5b9);
+	h = (h ^ h >> 27) * UINT64_C(0x94d049bb133111eb);
+	return (size_t)(h ^ h >> 31);
 }
 
-struct ideal_acc {
-	struct ksm *k;
-	uint64_t ideal;
-};
-
-static void add_ideal(gpointer key, gpointer value, gpointer data)
+static struct slot *find_slot(struct slot *slot, size_t mask, uint64_t key8)
 {
-	struct ideal_acc *a = data;
-	uint64_t m = a->k->knob[KNOB_MAX_PAGE_SHARING];
-	for (struct group *g = value; g; g = g->next) {
-		if (a->k->knob[KNOB_USE_ZERO_PAGES] && content_is_zero(g->c))
-			a->ideal += g->ptes;
-		else if (g->ptes >= 2)
-			a->ideal += g->ptes - (g->ptes + m - 1) / m;
+	size_t i = slot_hash(key8) & mask;
+	while (slot[i].c && slot[i].key8 != key8)
+		i = (i + 1) & mask;
+	return &slot[i];
+}
+
+static void rehash(struct groups *gs, size_t slots)
+{
+	struct slot *old = gs->slot;
+	size_t old_slots = old ? gs->mask + 1 : 0;
+	gs->slot = g_new0(struct slot, slots);
+	gs->mask = slots - 1;
+	for (size_t i = 0; i < old_slots; i++)
+		if (old[i].c)
+			*find_slot(gs->slot, gs->mask, old[i].key8) = old[i];
+	g_free(old);
+}
+
+static bool same_bytes(const content *a, uint64_t digest_b, const content *b)
+{
+	return content_digest((content *)a) == digest_b && content_equal(a, b);
+}
+
+/* The mapping count of pc's group, a new group if its bytes are new. */
+static uint32_t *group_of(struct groups *gs, const content *pc)
+{
+	if (!gs->slot || (gs->used + 1) * 10 > (gs->mask + 1) * 7)
+		rehash(gs, gs->slot ? (gs->mask + 1) * 2 : 8192);
+	uint64_t key8 = content_key8(pc);
+	struct slot *s = find_slot(gs->slot, gs->mask, key8);
+	if (!s->c) {
+		*s = (struct slot){ .key8 = key8, .c = pc };
+		gs->used++;
+		return &s->ptes;
 	}
+	if (s->c == pc)
+		return &s->ptes;
+	for (uint32_t j = s->next; j; j = gs->more[j - 1].next)
+		if (gs->more[j - 1].c == pc)
+			return &gs->more[j - 1].ptes;
+	/* a handle new to this key8: other bytes, or the same bytes told otherwise */
+	uint64_t d = content_digest((content *)pc);
+	if (same_bytes(s->c, d, pc))
+		return &s->ptes;
+	for (uint32_t j = s->next; j; j = gs->more[j - 1].next)
+		if (same_bytes(gs->more[j - 1].c, d, pc))
+			return &gs->more[j - 1].ptes;
+	if (gs->n_more == gs->cap_more) {
+		g_assert(gs->cap_more < UINT32_MAX / 2);
+		gs->cap_more = gs->cap_more ? gs->cap_more * 2 : 1024;
+		gs->more = g_renew(struct more, gs->more, gs->cap_more);
+	}
+	gs->more[gs->n_more] = (struct more){ .c = pc, .next = s->next };
+	s->next = (uint32_t)++gs->n_more;
+	return &gs->more[gs->n_more - 1].ptes;
+}
+
+static uint64_t group_saved(const struct ksm *k, const content *c, uint64_t ptes)
+{
+	uint64_t m = k->knob[KNOB_MAX_PAGE_SHARING];
+	if (k->knob[KNOB_USE_ZERO_PAGES] && content_is_zero(c))
+		return ptes;
+	return ptes >= 2 ? ptes - (ptes + m - 1) / m : 0;
 }
 
 void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 {
 	memset(out, 0, sizeof(*out));
-	GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-						   free_group_chain);
-	GHashTable *ksm_pages = g_hash_table_new(NULL, NULL);
+	struct groups gs = { 0 };
+	/* pages met once already (KSM, or shared by a fork): their flag is cleared after */
+	GPtrArray *shared = g_ptr_array_new();
 	content *zero = content_zero();
 	GPtrArray *all = ksm_all_mms(k);
 	for (guint i = 0; i < all->len; i++) {
@@ -78,39 +147,32 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 					pc = p->c;
 					/* a page a fork shares is saved as a KSM page is */
 					if (p->ksm || p->mapcount > 1) {
-						guint seen = GPOINTER_TO_UINT(
-							g_hash_table_lookup(ksm_pages, p));
-						if (seen)
+						if (p->ideal_seen) {
 							out->actual_saved++;
-						g_hash_table_insert(ksm_pages, p,
-								    GUINT_TO_POINTER(seen + 1));
+						} else {
+							p->ideal_seen = true;
+							g_ptr_array_add(shared, p);
+						}
 					}
 				}
-				gint64 d = (gint64)content_digest((content *)pc);
-				struct group *head = g_hash_table_lookup(groups, &d), *g;
-				for (g = head; g; g = g->next)
-					if (content_equal(g->c, pc))
-						break;
-				if (!g) {
-					g = g_new0(struct group, 1);
-					g->c = pc;
-					if (head) {
-						g->next = head->next;
-						head->next = g;
-					} else {
-						g_hash_table_insert(groups, g_memdup2(&d, sizeof(d)), g);
-					}
-				}
-				g->ptes++;
+				(*group_of(&gs, pc))++;
 			}
 		}
 	}
-	struct ideal_acc acc = { .k = k };
-	g_hash_table_foreach(groups, add_ideal, &acc);
-	out->ideal_saved = acc.ideal;
-	out->missed_merges = acc.ideal > out->actual_saved ? acc.ideal - out->actual_saved : 0;
-	g_hash_table_destroy(groups);
-	g_hash_table_destroy(ksm_pages);
+	g_assert(out->mergeable_pages < UINT32_MAX);	/* no group count wrapped */
+	uint64_t ideal = 0;
+	for (size_t i = 0; gs.slot && i <= gs.mask; i++)
+		if (gs.slot[i].c)
+			ideal += group_saved(k, gs.slot[i].c, gs.slot[i].ptes);
+	for (size_t i = 0; i < gs.n_more; i++)
+		ideal += group_saved(k, gs.more[i].c, gs.more[i].ptes);
+	out->ideal_saved = ideal;
+	out->missed_merges = ideal > out->actual_saved ? ideal - out->actual_saved : 0;
+	for (guint i = 0; i < shared->len; i++)
+		((struct page *)shared->pdata[i])->ideal_seen = false;
+	g_ptr_array_free(shared, TRUE);
+	g_free(gs.slot);
+	g_free(gs.more);
 	g_ptr_array_free(all, TRUE);
 	content_unref(zero);
 }

@@ -107,6 +107,7 @@ struct page {
 	bool ksm : 1;			/* PageKsm */
 	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
+	bool ideal_seen : 1;		/* met already by the running oracle walk (ideal.c) */
 };
 
 /* The first 8 bytes, compared before the rest: cheap for a plain content. */

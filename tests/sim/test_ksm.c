@@ -294,6 +294,48 @@ static void test_memory_breakdown(void **state)
 	ksm_free(k);
 }
 
+/*
+ * The oracle groups by bytes: pages that share their first 8 bytes but not
+ * the rest are apart, and the same bytes under two descriptions (a plain
+ * rand content plus a word, and the whole page written out) are together.
+ */
+static void test_ideal_groups_by_bytes(void **state)
+{
+	(void)state;
+	struct ksm *k = new_ksm_with(NULL);
+	spawn_mergeable(k, "a", 6);
+	write_form(k, "a", 0, CONTENT_RAND, 5, 0);
+	write_form(k, "a", 1, CONTENT_RAND, 5, 0);
+	write_form(k, "a", 1, CONTENT_WORD, 42, 100);	/* byte 800 on: same key8 */
+	write_form(k, "a", 2, CONTENT_RAND, 5, 0);
+	write_form(k, "a", 2, CONTENT_WORD, 42, 100);
+	uint8_t bytes[4096];
+	content_materialize(pte_get(mm_of(k, "a"), 1)->c, bytes);
+	on(TRACE_WRITE, "a", 3, 1);
+	rec.content.form = CONTENT_BYTES;
+	rec.content.off = 0;
+	rec.content.len = sizeof(bytes);
+	memcpy(rec.content.data, bytes, sizeof(bytes));
+	apply(k);
+	write_form(k, "a", 4, CONTENT_RAND, 5, 0);
+	write_form(k, "a", 5, CONTENT_RAND, 6, 0);
+	const content *c1 = pte_get(mm_of(k, "a"), 1)->c, *c3 = pte_get(mm_of(k, "a"), 3)->c;
+	assert_ptr_not_equal(c1, c3);	/* two descriptions */
+	assert_int_equal(content_key8(c1), content_key8(pte_get(mm_of(k, "a"), 0)->c));
+
+	struct ksm_ideal id;
+	ksm_ideal(k, &id);
+	assert_int_equal(id.mergeable_pages, 6);
+	assert_int_equal(id.actual_saved, 0);
+	/* {0, 4} saves 1, {1, 2, 3} saves 2, {5} nothing */
+	assert_int_equal(id.ideal_saved, 3);
+	assert_int_equal(id.missed_merges, 3);
+	/* and the walk leaves no page marked: a second call agrees */
+	ksm_ideal(k, &id);
+	assert_int_equal(id.ideal_saved, 3);
+	ksm_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_scan_order_and_wrap),
 		cmocka_unit_test(test_unmergeable_mm_leaves_slot_list),
 		cmocka_unit_test(test_memory_breakdown),
+		cmocka_unit_test(test_ideal_groups_by_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
