@@ -86,10 +86,18 @@ static bool nap(long ns, GError **error)
 	return true;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 bool ksmd_wait_asleep(double timeout_s, GError **error)
 {
 	long pid = ksmd_pid();
-	double waited = 0;
+	double deadline = now_s() + timeout_s;
 
 	if (!pid)
 		return nap(FALLBACK_NS, error);
@@ -104,7 +112,7 @@ bool ksmd_wait_asleep(double timeout_s, GError **error)
 		}
 		if (state == 'S' || state == 'I')
 			return true;
-		if (waited >= timeout_s) {
+		if (now_s() >= deadline) {
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
 				    "ksmd (pid %ld) was still in state %c %.0f s after run was "
 				    "written 0", pid, state, timeout_s);
@@ -112,6 +120,5 @@ bool ksmd_wait_asleep(double timeout_s, GError **error)
 		}
 		if (!nap(POLL_NS, error))
 			return false;
-		waited += POLL_NS / 1e9;
 	}
 }

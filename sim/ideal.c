@@ -24,7 +24,7 @@ struct slot {
 	uint32_t next;		/* the next group of this key8 in more[], 1-based; 0: none */
 };
 
-/* Another group of the same key8: other bytes (or found before the bytes matched). */
+/* Another group of the same key8: bytes that differ further on. */
 struct more {
 	const content *c;
 	uint32_t ptes;
