@@ -99,8 +99,9 @@ static void usage(FILE *f)
 CLI_KNOB_OPTIONS_HELP
 "\n"
 "Exit status: 0 done, 1 an invariant failed (--check), 2 bad usage or bad\n"
-"input (one line 'FILE:LINE: problem') or a trace too big for --max-memory,\n"
-"128 + signal interrupted (SIGINT, SIGTERM, SIGHUP, SIGPIPE). Outputs are\n"
+"input (one line 'FILE:LINE: problem'), a trace too big for --max-memory or\n"
+"memory that ran out ('ksmsim: out of memory: WHAT'), 128 + signal\n"
+"interrupted (SIGINT, SIGTERM, SIGHUP, SIGPIPE). Outputs are\n"
 "whole or absent; an output may not be the trace or another output.\n");
 }
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "util/signals.h"
 
 #ifndef KSMSIM_VERSION
 #define KSMSIM_VERSION "unknown"
@@ -35,12 +36,13 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'ksmsim COMMAND --help' describes each command.\n"
-		"Exit status: 0 success, 1 differences found or check failed, 2 bad usage\n"
-		"or bad input, 130/143 interrupted.\n");
+		"Exit status: 0 success, 1 differences found or check failed, 2 bad usage,\n"
+		"bad input or out of memory, 130/143 interrupted.\n");
 }
 
 int main(int argc, char **argv)
 {
+	signals_catch_glib_fatal();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -25,10 +25,12 @@
  * overlays or kept whole. A plain description is canonical, so equal plain
  * pages get equal handles, and no handle is NULL.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <xxhash.h>
 #include "sim/content.h"
+#include "util/signals.h"
 
 /* Under ASan a free pool object is poisoned, so misuse is still caught. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -326,12 +328,15 @@ static content *pool_alloc(void)
 	if ((idx >> CHUNK_SHIFT) == n_chunks) {
 		content **nc = g_try_renew(content *, chunks, n_chunks + 1);
 		if (!nc)
-			g_error("content: out of memory for %zu chunks", n_chunks + 1);
+			signals_out_of_memory("the page contents' chunk table");
 		chunks = nc;
 		content *chunk = map_zeroed(CHUNK_OBJS * sizeof(content));
-		if (!chunk)
-			g_error("content: out of memory for %zu objects",
-				(n_chunks + 1) * CHUNK_OBJS);
+		if (!chunk) {
+			char what[96];
+			snprintf(what, sizeof(what), "page contents: a pool of %zu objects",
+				 (n_chunks + 1) * CHUNK_OBJS);
+			signals_out_of_memory(what);
+		}
 		/* where the handles' encoding needs objects (see the top of the file) */
 		uintptr_t at = (uintptr_t)chunk;
 		if (at <= BYTE_TOP || at + CHUNK_OBJS * sizeof(content) > OBJ_TOP)
@@ -379,9 +384,12 @@ static bool table_resize(size_t cap, bool must)
 {
 	struct slot *ns = slots_alloc(cap);
 	if (!ns) {
-		if (must)
-			g_error("content: out of memory for an intern table of %zu slots "
-				"(%zu objects)", cap, table_count);
+		if (must) {
+			char what[96];
+			snprintf(what, sizeof(what), "page contents: an intern table of %zu slots "
+				 "(%zu objects)", cap, table_count);
+			signals_out_of_memory(what);
+		}
 		return false;
 	}
 	size_t mask = cap - 1;

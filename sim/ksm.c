@@ -1552,8 +1552,9 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->root_unstable_tree = g_new0(struct rb_root, k->nr_classes);
 	k->ksmd = KSMD_WAITING;
 	k->lru_gen = 1;		/* 0 is no page's batch */
-	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item));
-	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page));
+	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item),
+		  "an arena of rmap_items");
+	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
 	return k;
 }
 

@@ -3,12 +3,14 @@
 #include <sys/mman.h>
 #include <glib.h>
 #include "sim/slab.h"
+#include "util/signals.h"
 
 #define ARENA_BYTES (32u << 20)
 
-void slab_init(struct slab *s, size_t size, size_t align)
+void slab_init(struct slab *s, size_t size, size_t align, const char *what)
 {
 	memset(s, 0, sizeof(*s));
+	s->what = what;
 	s->align = align;
 	s->size = (size + align - 1) & ~(align - 1);
 }
@@ -40,7 +42,7 @@ static void grow(struct slab *s)
 {
 	void *a = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (a == MAP_FAILED)
-		g_error("slab: out of memory");
+		signals_out_of_memory(s->what);
 	madvise(a, ARENA_BYTES, MADV_HUGEPAGE);	/* best effort */
 	s->arenas = g_renew(void *, s->arenas, s->n_arenas + 1);
 	s->arenas[s->n_arenas++] = a;

@@ -17,9 +17,11 @@ struct slab {
 	void **arenas;
 	size_t n_arenas;
 	size_t live;		/* under ASan, where each object is its own allocation */
+	const char *what;	/* for the out-of-memory message */
 };
 
-void slab_init(struct slab *s, size_t size, size_t align);	/* align: power of 2, >= 8 */
+/* align: power of 2, >= 8; what: the objects, as an out-of-memory message names them */
+void slab_init(struct slab *s, size_t size, size_t align, const char *what);
 void *slab_alloc0(struct slab *s);
 void slab_free(struct slab *s, void *obj);
 void slab_destroy(struct slab *s);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
+#include "util/exit_status.h"
 #include "util/signals.h"
 
 /*
@@ -105,14 +106,37 @@ static void put_count(int v)
 		put(&num[--n], 1);
 }
 
-/* Async-signal-safe: unlink, write and _exit only. */
-static void on_exit_signal(int sig)
+static int remove_tracked(void)
 {
 	int removed = 0;
 
 	for (int i = 0; i < MAX_TRACKED; i++)
-		if (tracked_used[i] && unlink(tracked[i]) == 0)
+		if (tracked_used[i] && unlink(tracked[i]) == 0) {
+			tracked_used[i] = 0;
 			removed++;
+		}
+	return removed;
+}
+
+static void put_removed(int removed)
+{
+	if (removed) {
+		static const char one[] = " unfinished output file removed";
+		static const char many[] = " unfinished output files removed";
+		put("; ", 2);
+		put_count(removed);
+		if (removed == 1)
+			put(one, sizeof(one) - 1);
+		else
+			put(many, sizeof(many) - 1);
+	}
+}
+
+/* Async-signal-safe: unlink, write and _exit only. */
+static void on_exit_signal(int sig)
+{
+	int removed = remove_tracked();
+
 	/* The reader of a pipe went away (`| head`): nobody to tell, as for any filter. */
 	if (sig == SIGPIPE)
 		_exit(128 + sig);
@@ -125,18 +149,43 @@ static void on_exit_signal(int sig)
 		put("; ", 2);
 		put(line, strnlen(line, sizeof(progress[0])));
 	}
-	if (removed) {
-		static const char one[] = " unfinished output file removed";
-		static const char many[] = " unfinished output files removed";
-		put("; ", 2);
-		put_count(removed);
-		if (removed == 1)
-			put(one, sizeof(one) - 1);
-		else
-			put(many, sizeof(many) - 1);
-	}
+	put_removed(removed);
 	put("\n", 1);
 	_exit(128 + sig);
+}
+
+/* Allocates nothing: the heap is what ran out. */
+void signals_out_of_memory(const char *what)
+{
+	sigset_t old;
+
+	signals_hold(true, &old);
+	int removed = remove_tracked();
+	if (line_open)
+		put("\n", 1);
+	static const char msg[] = "ksmsim: out of memory: ";
+	put(msg, sizeof(msg) - 1);
+	put(what, strlen(what));
+	put_removed(removed);
+	put("\n", 1);
+	_exit(EXIT_USAGE);
+}
+
+static void on_glib_fatal(const gchar *domain, GLogLevelFlags level, const gchar *message,
+			  gpointer data)
+{
+	/* gmem.c's words when g_malloc and its kin fail */
+	const char *oom = message ? strstr(message, "failed to allocate") : NULL;
+	if (oom)
+		signals_out_of_memory(oom);
+	remove_tracked();
+	g_log_default_handler(domain, level, message, data);
+}
+
+void signals_catch_glib_fatal(void)
+{
+	g_log_set_handler("GLib", G_LOG_LEVEL_ERROR | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION,
+			  on_glib_fatal, NULL);
 }
 
 static void on_defer_signal(int sig)

@@ -47,6 +47,21 @@ int signals_exit_status(int rc);
 int signals_track(const char *path);
 void signals_untrack(int handle);	/* -1: nothing */
 
+/*
+ * Where an allocation failed and there is no way back: removes the tracked
+ * files, prints one line "ksmsim: out of memory: WHAT" (with the count of
+ * unfinished output files removed) and exits with status 2, as a trace too
+ * big for the memory is refused. Not for SIGNALS_DEFER commands' own
+ * clean-up, which it skips.
+ */
+__attribute__((noreturn)) void signals_out_of_memory(const char *what);
+/*
+ * GLib aborts when its own allocator fails (g_malloc and every container
+ * built on it): this routes that to signals_out_of_memory, and makes its
+ * other fatal errors remove the tracked files before they abort.
+ */
+void signals_catch_glib_fatal(void);
+
 /* Block the terminating signals (hold) or restore *old: for steps that must not be cut. */
 void signals_hold(bool hold, sigset_t *old);
 
