@@ -105,7 +105,9 @@ static int usage(FILE *out)
 		"signal is passed on to COMMAND's process group (exit 130/143).\n"
 		"Exit status: 0 recorded (whatever COMMAND's status), 1 COMMAND ended before\n"
 		"anything was captured, 2 bad usage, not root, COMMAND not found, the\n"
-		"--find MODE asked for not available, or an error writing the trace.\n",
+		"--find MODE asked for not available, an error writing the trace, or out of\n"
+		"memory (COMMAND's process group gets SIGTERM, SIGKILL after 3 s, and the\n"
+		"unfinished trace is removed).\n",
 		SHIM_UFFD_FD);
 	return out == stdout ? 0 : EXIT_USAGE;
 }

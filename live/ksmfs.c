@@ -4,7 +4,8 @@
  * saves, resets and restores every knob around a live command.
  *
  * The live KSM is shared by the whole machine, so every path out of a
- * command that touched it goes through restore_knobs(); the replay lock records
+ * command that touched it goes through restore_knobs() (restore_after_oom()
+ * where the heap ran out); the replay lock records
  * the saved knobs so that a replay killed by SIGKILL is repaired by the next.
  */
 #include <ctype.h>
@@ -365,27 +366,21 @@ static bool unmerge_all(GError **error)
 	return false;
 }
 
-static void restore_one(const struct ksm_saved *s, enum ksm_knob k, GError **first)
-{
-	GError *err = NULL;
-
-	if (!s->present[k])
-		return;
-	if (!ksmfs_write(knob_table[k].name, s->val[k], &err)) {
-		if (!*first)
-			*first = err;
-		else
-			g_error_free(err);
-	}
-}
+/* One write of a restore: name as ksmfs_write() takes it. */
+struct restore_step {
+	const char *name, *value;
+	bool stop;	/* a failure here ends the restore */
+};
+#define RESTORE_STEPS (KNOB_NR + 2 + N_KHUGEPAGED)
 
 /*
- * run=2 (unmerge everything), then every saved knob in an order the kernel
- * accepts (max_page_sharing and merge_across_nodes while nothing is merged,
- * advisor_mode before pages_to_scan), then run. Tries every knob even after
- * a failure; the error names the first one that failed.
+ * The writes that follow run=2 (unmerge everything): every saved knob in an
+ * order the kernel accepts (max_page_sharing and merge_across_nodes while
+ * nothing is merged, advisor_mode before pages_to_scan), then run, then
+ * khugepaged's. Builds the list only, allocating nothing, so that the
+ * out-of-memory exit can replay it too.
  */
-static bool restore_knobs(const struct ksm_saved *s, GError **error)
+static size_t restore_plan(const struct ksm_saved *s, struct restore_step *steps)
 {
 	static const enum ksm_knob order[] = {
 		/* only accepted while nothing is merged: right after run=2 */
@@ -394,42 +389,118 @@ static bool restore_knobs(const struct ksm_saved *s, GError **error)
 		KNOB_STABLE_NODE_CHAINS_PRUNE_MILLISECS, KNOB_SLEEP_MILLISECS,
 		KNOB_ADVISOR_MAX_CPU, KNOB_ADVISOR_MIN_PAGES_TO_SCAN,
 		KNOB_ADVISOR_MAX_PAGES_TO_SCAN, KNOB_ADVISOR_TARGET_SCAN_TIME,
+		KNOB_PAGES_TO_SCAN,
 	};
-	bool scan_time = s->present[KNOB_ADVISOR_MODE] &&
-			 strcmp(s->val[KNOB_ADVISOR_MODE], "scan-time") == 0;
+	size_t n = 0;
+
+	/* pages_to_scan is refused while the advisor runs: turn it off first */
+	if (s->present[KNOB_ADVISOR_MODE])
+		steps[n++] = (struct restore_step){ "advisor_mode", "none", true };
+	for (size_t i = 0; i < G_N_ELEMENTS(order); i++)
+		if (s->present[order[i]])
+			steps[n++] = (struct restore_step){ knob_table[order[i]].name,
+							    s->val[order[i]], false };
+	/* switching to scan-time resets pages_to_scan: the advisor owns it then */
+	if (s->present[KNOB_ADVISOR_MODE] && strcmp(s->val[KNOB_ADVISOR_MODE], "scan-time") == 0)
+		steps[n++] = (struct restore_step){ "advisor_mode", "scan-time", false };
+	if (s->present[KNOB_RUN])
+		steps[n++] = (struct restore_step){ "run", s->val[KNOB_RUN], false };
+	for (size_t i = 0; i < N_KHUGEPAGED; i++)
+		if (s->khp_present[i])
+			steps[n++] = (struct restore_step){ khugepaged_knobs[i].path,
+							    s->khp_val[i], false };
+	g_assert(n <= RESTORE_STEPS);
+	return n;
+}
+
+/*
+ * run=2, then restore_plan()'s writes. Tries every knob even after a
+ * failure (but where a step says stop); the error names the first one that
+ * failed.
+ */
+static bool restore_knobs(const struct ksm_saved *s, GError **error)
+{
+	struct restore_step steps[RESTORE_STEPS];
+	size_t n = restore_plan(s, steps);
 	GError *first = NULL;
 
 	if (!unmerge_all(&first)) {
 		g_propagate_prefixed_error(error, first, "cannot unmerge: ");
 		return false;
 	}
-	/* pages_to_scan is refused while the advisor runs: turn it off first */
-	if (s->present[KNOB_ADVISOR_MODE] && !ksmfs_write("advisor_mode", "none", &first))
-		goto out;
-	for (size_t i = 0; i < G_N_ELEMENTS(order); i++)
-		restore_one(s, order[i], &first);
-	restore_one(s, KNOB_PAGES_TO_SCAN, &first);
-	/* switching to scan-time resets pages_to_scan: the advisor owns it then */
-	if (scan_time)
-		restore_one(s, KNOB_ADVISOR_MODE, &first);
-	restore_one(s, KNOB_RUN, &first);
-	for (size_t i = 0; i < N_KHUGEPAGED; i++) {
+	for (size_t i = 0; i < n; i++) {
 		GError *err = NULL;
 
-		if (s->khp_present[i] &&
-		    !ksmfs_write(khugepaged_knobs[i].path, s->khp_val[i], &err)) {
-			if (!first)
-				first = err;
-			else
-				g_error_free(err);
-		}
+		if (ksmfs_write(steps[i].name, steps[i].value, &err))
+			continue;
+		if (!first)
+			first = err;
+		else
+			g_error_free(err);
+		if (steps[i].stop)
+			break;
 	}
-out:
 	if (first) {
 		g_propagate_error(error, first);
 		return false;
 	}
 	return true;
+}
+
+/* ksmfs_write() with open and write only: for where the heap ran out. */
+static bool write_bare(const char *name, const char *value)
+{
+	static char path[256];
+	size_t dir = name[0] == '/' ? 0 : sizeof(KSMFS_DIR);
+	size_t len = strlen(name), vlen = strlen(value);
+
+	if (dir + len >= sizeof(path))
+		return false;
+	memcpy(path, KSMFS_DIR "/", dir);
+	memcpy(path + dir, name, len + 1);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, value, vlen) == (ssize_t)vlen;
+	close(fd);
+	return ok;
+}
+
+static void lock_release(int fd);
+
+/* The session to put back should the heap run out while it is open. */
+static struct live_session *oom_session;
+
+/*
+ * restore_knobs() for signals_out_of_memory(): the same writes, allocating
+ * nothing. The lock file's record is cleared only when every write took;
+ * otherwise the next replay restores from it.
+ */
+static const char *restore_after_oom(void)
+{
+	struct live_session *s = oom_session;
+	struct restore_step steps[RESTORE_STEPS];
+	bool ok = false;
+
+	if (!s)
+		return NULL;
+	for (int tries = 0; tries < 20 && !ok; tries++) {
+		ok = write_bare("run", "2");
+		if (!ok && errno != EINTR && errno != EAGAIN)
+			break;
+	}
+	size_t n = ok ? restore_plan(&s->saved, steps) : 0;
+	for (size_t i = 0; i < n; i++) {
+		if (write_bare(steps[i].name, steps[i].value))
+			continue;
+		ok = false;
+		if (steps[i].stop)
+			break;
+	}
+	if (!ok)
+		return "KSM's knobs not all restored (the next `ksmsim live` restores them)";
+	lock_release(s->lock_fd);
+	return "KSM's knobs restored";
 }
 
 /* The trace defaults (knob_table) by way of restore_knobs(): run ends at 0. */
@@ -620,6 +691,9 @@ bool live_session_end(struct live_session *s, GError **error)
 {
 	bool ok = restore_knobs(&s->saved, error);
 
+	signals_on_out_of_memory(NULL);
+	oom_session = NULL;
+
 	/* keep the record when restoring failed: the next replay retries */
 	if (ok)
 		lock_release(s->lock_fd);
@@ -661,6 +735,8 @@ struct live_session *live_session_begin(GError **error)
 	} else {
 		lock_record(s->lock_fd, &s->saved);
 	}
+	oom_session = s;
+	signals_on_out_of_memory(restore_after_oom);
 	signals_install(SIGNALS_DEFER);
 	/* A dead child shows up as EPIPE on its pipe, not as a fatal signal. */
 	signal(SIGPIPE, SIG_IGN);

@@ -154,19 +154,35 @@ static void on_exit_signal(int sig)
 	_exit(128 + sig);
 }
 
+static const char *(*oom_undo)(void);
+
+void signals_on_out_of_memory(const char *(*undo)(void))
+{
+	oom_undo = undo;
+}
+
 /* Allocates nothing: the heap is what ran out. */
 void signals_out_of_memory(const char *what)
 {
 	sigset_t old;
+	const char *(*undo)(void) = oom_undo;
+	const char *undone = NULL;
 
 	signals_hold(true, &old);
+	oom_undo = NULL;	/* once, should the undo itself run out */
 	int removed = remove_tracked();
+	if (undo)
+		undone = undo();
 	if (line_open)
 		put("\n", 1);
 	static const char msg[] = "ksmsim: out of memory: ";
 	put(msg, sizeof(msg) - 1);
 	put(what, strlen(what));
 	put_removed(removed);
+	if (undone) {
+		put("; ", 2);
+		put(undone, strlen(undone));
+	}
 	put("\n", 1);
 	_exit(EXIT_USAGE);
 }

@@ -51,10 +51,17 @@ void signals_untrack(int handle);	/* -1: nothing */
  * Where an allocation failed and there is no way back: removes the tracked
  * files, prints one line "ksmsim: out of memory: WHAT" (with the count of
  * unfinished output files removed) and exits with status 2, as a trace too
- * big for the memory is refused. Not for SIGNALS_DEFER commands' own
- * clean-up, which it skips.
+ * big for the memory is refused. A SIGNALS_DEFER command's own clean-up is
+ * skipped, but for what it hands to signals_on_out_of_memory().
  */
 __attribute__((noreturn)) void signals_out_of_memory(const char *what);
+/*
+ * undo runs once in signals_out_of_memory(), before the message: for a
+ * command that must put the machine back even then (live: KSM's knobs). It
+ * must allocate nothing. It returns the words the message ends with (what it
+ * did), or NULL. NULL: nothing to run.
+ */
+void signals_on_out_of_memory(const char *(*undo)(void));
 /*
  * GLib aborts when its own allocator fails (g_malloc and every container
  * built on it): this routes that to signals_out_of_memory, and makes its

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 #include "traces/trace.h"
+#include "util/signals.h"
 #include "workloads/record/emit.h"
 #include "workloads/record/pagemap.h"
 #include "workloads/record/procfs.h"
@@ -717,9 +718,39 @@ void recorder_free(struct recorder *rc)
 	g_free(rc);
 }
 
+/* The recorded tree, for the out-of-memory exit, which cannot reach rc. */
+static pid_t oom_root;
+
+/*
+ * recorder_stop_tree() for signals_out_of_memory(): the same signals with
+ * no reaping of our own books (kill, waitpid and sleeps only), so that the
+ * recorded program does not run on unwatched after we exit.
+ */
+static const char *stop_tree_after_oom(void)
+{
+	const pid_t root = oom_root;
+	const struct timespec nap = { 0, 20 * 1000 * 1000 };
+	bool reaped = false;
+
+	if (root <= 0 || kill(-root, SIGTERM) < 0)
+		return NULL;
+	for (int i = 0; i < 150; i++) {	/* 3 s, as recorder_stop_tree() waits */
+		reaped |= waitpid(root, NULL, WNOHANG) == root;
+		if (reaped && kill(-root, 0) < 0)
+			return "the recorded program was stopped (SIGTERM)";
+		nanosleep(&nap, NULL);
+	}
+	kill(-root, SIGKILL);
+	if (!reaped)
+		waitpid(root, NULL, 0);
+	return "the recorded program was killed (SIGKILL)";
+}
+
 void recorder_follow(struct recorder *rc, pid_t root)
 {
 	rc->root = root;
+	oom_root = root;
+	signals_on_out_of_memory(stop_tree_after_oom);
 }
 
 void recorder_mark(struct recorder *rc, const char *label)
