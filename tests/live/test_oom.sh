@@ -52,8 +52,9 @@ if [ -w $ksm/run ]; then
   snap >"$tmp/before"
 fi
 
-# ASan would report the request instead of returning NULL to GLib
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1 \
+# ASan would report the request instead of returning NULL to GLib, and
+# warns of it on stderr unless sent elsewhere
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:log_path=$tmp/asan \
   "$helper" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 77 ]; then cat "$tmp/out"; exit 77; fi
