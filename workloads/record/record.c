@@ -718,6 +718,10 @@ void recorder_free(struct recorder *rc)
 	g_free(rc);
 }
 
+/* How long a stopped tree gets between SIGTERM and SIGKILL, and the polls. */
+#define STOP_WAIT_S 3
+#define STOP_NAP_MS 20
+
 /* The recorded tree, for the out-of-memory exit, which cannot reach rc. */
 static pid_t oom_root;
 
@@ -729,12 +733,12 @@ static pid_t oom_root;
 static const char *stop_tree_after_oom(void)
 {
 	const pid_t root = oom_root;
-	const struct timespec nap = { 0, 20 * 1000 * 1000 };
+	const struct timespec nap = { 0, STOP_NAP_MS * 1000 * 1000 };
 	bool reaped = false;
 
 	if (root <= 0 || kill(-root, SIGTERM) < 0)
 		return NULL;
-	for (int i = 0; i < 150; i++) {	/* 3 s, as recorder_stop_tree() waits */
+	for (int i = 0; i < STOP_WAIT_S * 1000 / STOP_NAP_MS; i++) {
 		reaped |= waitpid(root, NULL, WNOHANG) == root;
 		if (reaped && kill(-root, 0) < 0)
 			return "the recorded program was stopped (SIGTERM)";
@@ -778,23 +782,35 @@ bool recorder_tree_done(const struct recorder *rc)
 	return rc->root_reaped && !g_hash_table_size(rc->procs);
 }
 
+/* Once the tree is gone its pid may be reused: nothing left to stop. */
+static void forget_tree_for_oom(void)
+{
+	oom_root = 0;
+	signals_on_out_of_memory(NULL);
+}
+
 void recorder_stop_tree(struct recorder *rc, int sig)
 {
 	double t0 = now_s();
 
-	if (recorder_tree_done(rc))
+	if (recorder_tree_done(rc)) {
+		forget_tree_for_oom();
 		return;
+	}
 	kill(-rc->root, sig);
-	while (now_s() - t0 < 3) {
+	while (now_s() - t0 < STOP_WAIT_S) {
 		reap(rc);
-		if (rc->root_reaped && kill(-rc->root, 0) < 0)
+		if (rc->root_reaped && kill(-rc->root, 0) < 0) {
+			forget_tree_for_oom();
 			return;
-		g_usleep(20000);
+		}
+		g_usleep(STOP_NAP_MS * 1000);
 	}
 	kill(-rc->root, SIGKILL);
 	while (!rc->root_reaped && waitpid(rc->root, &rc->root_status, 0) == rc->root)
 		rc->root_reaped = true;
 	reap(rc);
+	forget_tree_for_oom();
 }
 
 bool recorder_root_status(const struct recorder *rc, int *status)
