@@ -7,18 +7,10 @@
  * beside its twin; sim/MODEL.md describes them one by one, with what was
  * measured on a live kernel.
  */
+#include <stddef.h>
 #include <string.h>
 #include <xxhash.h>
 #include "sim/ksm_internal.h"
-
-/* gcc says ASan is on with a macro, clang with __has_feature. */
-#if defined(__SANITIZE_ADDRESS__)
-#define KSM_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KSM_UNDER_ASAN 1
-#endif
-#endif
 
 /* ---- small helpers ---- */
 
@@ -462,8 +454,10 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 	} else if (rmap_item->flags & UNSTABLE_FLAG) {
 		uint8_t age = (uint8_t)(k->scan.seqnr - (rmap_item->flags & SEQNR_MASK));
 		g_assert(age <= 1);
-		if (!age)
+		if (!age) {
 			rb_erase(&rmap_item->node, &k->root_unstable_tree[rmap_item->nid]);
+			k->unstable_gen++;
+		}
 		k->pages_unshared--;
 		rmap_item->flags = 0;
 	}
@@ -601,6 +595,69 @@ static void class_lost_check(struct ksm *k, const struct page *page, uint32_t id
 }
 
 /*
+ * The walks ahead: KSM_AHEAD_STEPS steps, round robin over the ring, each
+ * a level down its page's path by its key; loading only.
+ */
+static inline unsigned step_walks_ahead(struct ksm *k, unsigned head, unsigned n, unsigned turn)
+{
+	for (unsigned t = 0; t < KSM_AHEAD_STEPS; t++) {
+		struct walk_ahead *a = &k->ahead[(head + turn) % KSM_LOOKAHEAD];
+		turn = turn + 1 < n ? turn + 1 : 0;
+		const struct rb_node *node = a->node;
+		if (node) {
+			const struct rmap_item *it = rb_entry(node, struct rmap_item, node);
+			node = a->key < it->cached_key ? node->rb_left : node->rb_right;
+			if (node) {
+				/* the item's first 56 bytes may span two lines */
+				__builtin_prefetch(node);
+				__builtin_prefetch((const char *)node + 55);
+			}
+			a->node = node;
+		}
+	}
+	return turn;
+}
+
+/*
+ * What a search adds to the counters, kept in registers while it runs:
+ * through memory, the floating-point cost sum would be the level loop's
+ * longest dependency. The sum takes the same terms in the same order, so
+ * it is the same to the bit; it is written back before anything else
+ * adds to it. key_cmps holds the compares decided by the cached keys in
+ * its high half and their bytes in its low half: one add a level.
+ */
+_Static_assert(offsetof(struct rb_node, rb_right) ==
+		       offsetof(struct rb_node, rb_left) + sizeof(struct rb_node *),
+	       "the search picks a child by index: rb_left and rb_right side by side");
+
+struct search_tally {
+	double cpu_ns;
+	uint64_t key_cmps;
+	bool corrupt;
+};
+
+static void search_tally_flush(struct ksm *k, struct search_tally *t)
+{
+	k->batch_cpu_ns = t->cpu_ns;
+	k->truth.memcmp_calls += t->key_cmps >> 32;
+	k->truth.memcmp_bytes += (uint32_t)t->key_cmps;
+	t->key_cmps = 0;
+	if (t->corrupt)
+		k->truth.unstable_corrupt_walks++;	/* once a walk */
+	t->corrupt = false;
+}
+
+/* memcmp_pages() inside the search: its cost joins the sum in order. */
+static int search_memcmp_pages(struct ksm *k, struct search_tally *t, const struct page *pa,
+			       const struct page *pb)
+{
+	k->batch_cpu_ns = t->cpu_ns;
+	int ret = memcmp_pages(k, pa, pb);
+	t->cpu_ns = k->batch_cpu_ns;
+	return ret;
+}
+
+/*
  * As unstable_tree_search_insert() does: look for a page with the same
  * bytes in the unstable tree, or insert the rmap_item where the search fell
  * off. The tree's pages are not write-protected, so a page that vanished
@@ -613,7 +670,6 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	uint32_t nid = tree_index(k, page, rmap_item->mm);
 	struct rb_root *root = &k->root_unstable_tree[nid];
 	struct rb_node **new = &root->rb_node, *parent = NULL;
-	bool corrupt = false;
 
 	/*
 	 * The walk is a chain of cache misses, one a level. The walks of the
@@ -621,90 +677,78 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	 * node is freed or moved meanwhile), so their misses overlap this
 	 * one's and their own walks find the lines loaded.
 	 */
-	for (unsigned j = 0; j < k->n_ahead; j++) {
-		struct walk_ahead *a = &k->ahead[(k->ahead_head + j) % KSM_LOOKAHEAD];
-		if (a->root != root || a->seqnr != k->scan.seqnr || (!a->node && !a->done)) {
-			a->root = root;
-			a->seqnr = k->scan.seqnr;
-			a->node = root->rb_node;
-			a->done = false;
-		}
+	const unsigned n_ahead = k->n_ahead, ahead_head = k->ahead_head;
+	if (k->ahead_tree != nid + 1 || k->ahead_gen != k->unstable_gen) {
+		k->ahead_tree = nid + 1;
+		k->ahead_gen = k->unstable_gen;
+		for (unsigned j = 0; j < n_ahead; j++)
+			k->ahead[(ahead_head + j) % KSM_LOOKAHEAD].node = root->rb_node;
 	}
+	unsigned turn = k->ahead_turn < n_ahead ? k->ahead_turn : 0;
 
-	const uint16_t seq_flags = UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
+	struct search_tally tally = { .cpu_ns = k->batch_cpu_ns };
+	const double node_ns = k->opt.costs.node_ns;
+	struct rmap_item *found = NULL;
 	const uint64_t key = page_key8(page);
+	struct rb_node **grand_kids = NULL, *uncle = NULL;
+	unsigned grand_way = 0;
 	while (*new) {
 		struct rmap_item *tree_rmap_item = rb_entry(*new, struct rmap_item, node);
-		for (unsigned t = 0; t < KSM_AHEAD_STEPS && k->n_ahead; t++) {
-			unsigned j = k->ahead_turn++ % k->n_ahead;
-			struct walk_ahead *a = &k->ahead[(k->ahead_head + j) % KSM_LOOKAHEAD];
-			const struct rb_node *n = a->node;
-			const struct rmap_item *it = n ? rb_entry(n, struct rmap_item, node) : NULL;
-			/*
-			 * A node left from an earlier walk may have left the
-			 * tree: follow links only of an item in this pass's
-			 * tree (an item's link shares its bytes with the stable
-			 * list).
-			 */
-			if (it && (it->flags & (UNSTABLE_FLAG | SEQNR_MASK)) != seq_flags)
-				n = NULL;
-			if (n) {
-				n = a->key < it->cached_key ? n->rb_left : n->rb_right;
-				if (n) {
-					/* the item's first 56 bytes may span two lines */
-					__builtin_prefetch(n);
-					__builtin_prefetch((const char *)n + 55);
-				}
-				a->node = n;
-				a->done = !n;
-			}
-		}
-		k->batch_cpu_ns += k->opt.costs.node_ns;
+		if (n_ahead)
+			turn = step_walks_ahead(k, ahead_head, n_ahead, turn);
+		tally.cpu_ns += node_ns;
 		struct page *tree_page = get_mergeable_page(k, tree_rmap_item);
 		if (!tree_page) {
 			k->truth.unstable_aborts++;
-			return NULL;
+			goto out;
 		}
 		if (tree_page == page)
-			return NULL;
-		bool changed;
+			goto out;
 		int ret;
 		if (tree_rmap_item->cached_page == tree_page) {
 			/* Fast path: the key and the change flag live in the rmap_item. */
-			changed = tree_rmap_item->changed;
-			if (tree_rmap_item->cached_key != key) {
-				k->truth.memcmp_calls++;
-				k->truth.memcmp_bytes +=
-					1 + __builtin_clzll(tree_rmap_item->cached_key ^ key) / 8;
-				k->batch_cpu_ns += k->opt.costs.node_ns;
-				ret = key < tree_rmap_item->cached_key ? -1 : 1;
+			tally.corrupt |= tree_rmap_item->changed;
+			const uint64_t tree_key = tree_rmap_item->cached_key;
+			if (tree_key != key) {
+				tally.key_cmps += (UINT64_C(1) << 32) + 1 + __builtin_clzll(tree_key ^ key) / 8;
+				tally.cpu_ns += node_ns;
+				ret = key < tree_key ? -1 : 1;
 			} else {
-				ret = memcmp_pages(k, page, tree_page);
+				ret = search_memcmp_pages(k, &tally, page, tree_page);
 			}
 		} else {
-			changed = tree_rmap_item->seen &&
-				  !content_equal(tree_rmap_item->seen, tree_page->c);
-			ret = memcmp_pages(k, page, tree_page);
-		}
-		if (!corrupt && changed) {
-			corrupt = true;
-			k->truth.unstable_corrupt_walks++;
+			tally.corrupt |= tree_rmap_item->seen &&
+					 !content_equal(tree_rmap_item->seen, tree_page->c);
+			ret = search_memcmp_pages(k, &tally, page, tree_page);
 		}
 		parent = *new;
-		if (ret < 0) {
-			/* the way not taken: rb_insert_color reads it as an uncle */
-			__builtin_prefetch(parent->rb_right);
-			new = &parent->rb_left;
-		} else if (ret > 0) {
-			__builtin_prefetch(parent->rb_left);
-			new = &parent->rb_right;
-		} else if (!k->knob[KNOB_MERGE_ACROSS_NODES] && tree_page->nid != page->nid) {
-			return NULL;
-		} else {
-			*tree_pagep = tree_page;
-			return tree_rmap_item;
+		if (__builtin_expect(ret == 0, 0)) {
+			if (k->knob[KNOB_MERGE_ACROSS_NODES] || tree_page->nid == page->nid) {
+				*tree_pagep = tree_page;
+				found = tree_rmap_item;
+			}
+			goto out;
 		}
+		/*
+		 * Which way is a coin toss, so it is chosen without a branch
+		 * (a mispredicted one would also drop the loads queued after
+		 * it).
+		 */
+		struct rb_node **kids = &parent->rb_left;	/* rb_right follows (asserted above) */
+		const unsigned way = ret > 0;
+		uncle = grand_kids ? grand_kids[!grand_way] : NULL;
+		grand_kids = kids;
+		grand_way = way;
+		new = kids + way;
 	}
+	/*
+	 * rb_insert_color reads the new node's uncle, which no walk went
+	 * through. Fetched for it here only: the way not taken at every
+	 * level would be a miss a level, for the few that the fix-up reads.
+	 */
+	__builtin_prefetch(uncle);
+	search_tally_flush(k, &tally);
+	k->ahead_turn = turn;
 	if (k->nr_classes > 1)
 		class_lost_check(k, page, nid);
 	rmap_item->flags |= UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
@@ -721,6 +765,10 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	}
 	rmap_item->changed = false;
 	return NULL;
+out:
+	search_tally_flush(k, &tally);
+	k->ahead_turn = turn;
+	return found;
 }
 
 /* ---- merging ---- */
@@ -1183,6 +1231,7 @@ struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep)
 		advisor_start_scan(k);
 		for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 			k->root_unstable_tree[i].rb_node = NULL;
+		k->unstable_gen++;
 		mm = s->mm_slot = next_mm_slot(mm);
 		if (mm == &k->mm_head)
 			return NULL;
@@ -1249,9 +1298,8 @@ no_vmas:
 /*
  * The walks ahead, for the pages after the cursor in its mm: those for
  * pages the cursor has reached are dropped, the ring is filled up from
- * after its last page. Under ASan every walk starts again at the root, so
- * none reads a node freed meanwhile; elsewhere a stale node is at worst a
- * wasted load (rmap_items stay mapped until ksm_free).
+ * after its last page. A new walk starts at the root of the tree the
+ * walks are in (see ahead_gen).
  */
 static void plan_walks_ahead(struct ksm *k)
 {
@@ -1275,15 +1323,13 @@ static void plan_walks_ahead(struct ksm *k)
 					    KSM_LOOKAHEAD - k->n_ahead);
 		for (unsigned j = 0; j < got; j++) {
 			unsigned slot = (k->ahead_head + k->n_ahead++) % KSM_LOOKAHEAD;
-			k->ahead[slot] = (struct walk_ahead){ .mm = mm, .vpn = vpns[j], .key = keys[j] };
+			k->ahead[slot] = (struct walk_ahead){
+				.mm = mm, .vpn = vpns[j], .key = keys[j],
+				.node = k->ahead_tree ?
+						k->root_unstable_tree[k->ahead_tree - 1].rb_node : NULL,
+			};
 		}
 	}
-#ifdef KSM_UNDER_ASAN
-	for (unsigned j = 0; j < KSM_LOOKAHEAD; j++) {
-		k->ahead[j].node = NULL;
-		k->ahead[j].done = false;
-	}
-#endif
 }
 
 /* As ksm_do_scan() does: one batch of up to pages_to_scan visits. */
@@ -1436,6 +1482,7 @@ static void unmerge_and_remove_all_rmap_items(struct ksm *k)
 	 */
 	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 		k->root_unstable_tree[i].rb_node = NULL;
+	k->unstable_gen++;
 }
 
 /* ---- knobs ---- */

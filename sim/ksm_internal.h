@@ -62,7 +62,7 @@
 struct page;
 
 /* Walks run ahead by the unstable-tree search: a prefetch depth. */
-#define KSM_LOOKAHEAD 16
+#define KSM_LOOKAHEAD 64
 #define KSM_AHEAD_STEPS 2	/* steps of walks ahead per level of the search */
 
 /* A PTE value that is a page of its own, not one of the zero-page markers. */
@@ -289,12 +289,19 @@ struct ksm {
 	struct walk_ahead {
 		const struct mm *mm;
 		uint64_t vpn, key;
-		const struct rb_node *node;	/* NULL: start at the root, unless done */
-		bool done;			/* fell off the tree */
-		const struct rb_root *root;
-		uint64_t seqnr;
+		const struct rb_node *node;	/* where it stands; NULL: fell off */
 	} ahead[KSM_LOOKAHEAD];		/* a ring, in scan order from ahead_head */
 	unsigned ahead_head, n_ahead, ahead_turn;
+	/*
+	 * A walk ahead holds only nodes of unstable tree ahead_tree - 1 (0:
+	 * none yet; an index, as the roots' array moves when it grows) as
+	 * it was at unstable_gen ahead_gen: unstable_gen moves whenever a
+	 * node leaves an unstable tree (an erase, a pass's reset), and the
+	 * search then starts every walk again at the root, so no walk reads
+	 * a node that left (or was freed) and steps need no check.
+	 */
+	uint32_t ahead_tree;
+	uint64_t ahead_gen, unstable_gen;
 
 	/* the per-CPU lru_add batch, modelled as one (see lru_add below) */
 	uint32_t lru_gen;
