@@ -194,6 +194,7 @@ static void mm_free(gpointer p)
 	iset_destroy(&mm->mapped);
 	iset_destroy(&mm->mergeable);
 	iset_destroy(&mm->written);
+	iset_destroy(&mm->hugepage);
 	g_free(mm);
 }
 
@@ -230,6 +231,23 @@ uint64_t trace_check_written_pages(const struct trace_check *ck)
 	return ck->written_pages;
 }
 
+/* Pages of a PMD-sized folio (HPAGE_PMD_NR on x86-64 with 4 KiB pages). */
+#define CHECK_HPAGE_NR 512ull
+
+/*
+ * Could a store into the block holding vpn fault in a THP? Its aligned
+ * 2 MiB lies wholly in ranges mapped and advised hugepage. The model also
+ * wants one set of VMA flags and no page table there yet; the estimate
+ * counts the folio without asking, so that it never counts short.
+ */
+static bool thp_block(struct check_mm *mm, uint64_t vpn)
+{
+	uint64_t h = vpn & ~(CHECK_HPAGE_NR - 1);
+
+	return iset_contains(&mm->hugepage, h, h + CHECK_HPAGE_NR) &&
+	       iset_contains(&mm->mapped, h, h + CHECK_HPAGE_NR);
+}
+
 /* Keeps written_pages the sum over live mms of their written sets. */
 static void written_change(struct trace_check *ck, struct check_mm *mm, bool add, uint64_t s,
 			   uint64_t e)
@@ -239,6 +257,13 @@ static void written_change(struct trace_check *ck, struct check_mm *mm, bool add
 	/* most writes land on pages written before: the lookup cache answers */
 	if (add && iset_contains(&mm->written, s, e))
 		return;
+	/* the first and last block are the only ones [s, e) may hold in part */
+	if (add && !iset_empty(&mm->hugepage)) {
+		if (thp_block(mm, s))
+			s &= ~(CHECK_HPAGE_NR - 1);
+		if (thp_block(mm, e - 1))
+			e = ((e - 1) | (CHECK_HPAGE_NR - 1)) + 1;
+	}
 	if (add)
 		iset_add(&mm->written, s, e);
 	else
@@ -399,6 +424,7 @@ static struct check_mm *mm_add(struct trace_check *ck, const char *name)
 	iset_init(&mm->mapped);
 	iset_init(&mm->mergeable);
 	iset_init(&mm->written);
+	iset_init(&mm->hugepage);
 	g_hash_table_insert(ck->mms, mm->name, mm);
 	ck->last = mm;
 	return mm;
@@ -482,6 +508,7 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 		iset_union(&child->mapped, &mm->mapped);
 		iset_union(&child->mergeable, &mm->mergeable);
 		iset_union(&child->written, &mm->written);
+		iset_union(&child->hugepage, &mm->hugepage);
 		child->merge_any = mm->merge_any;
 		ck->mapped_pages += child->mapped.pages;
 		ck->written_pages += child->written.pages;
@@ -530,6 +557,10 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 			if (!iset_contains(&mm->mapped, s, e))
 				return not_mapped(rec);
 			/* hugepage, nohugepage: VM_HUGEPAGE says nothing of mergeability */
+			if (rec->thp_advice == TRACE_ADVICE_HUGEPAGE && ck->count_written)
+				iset_add(&mm->hugepage, s, e);
+			else if (rec->thp_advice == TRACE_ADVICE_NOHUGEPAGE)
+				iset_remove(&mm->hugepage, s, e);
 			if (rec->thp_advice)
 				break;
 			was = !iset_empty(&mm->mergeable);
@@ -555,6 +586,7 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 			was = !iset_empty(&mm->mergeable);
 			iset_remove(&mm->mergeable, s, e);
 			track_mergeable(ck, was, mm);
+			iset_remove(&mm->hugepage, s, e);
 			if (ck->count_written)
 				written_change(ck, mm, false, s, e);
 			break;

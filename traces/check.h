@@ -37,6 +37,7 @@ struct check_mm {
 	struct iset mapped;
 	struct iset mergeable;
 	struct iset written;	/* kept only with trace_check_count_written() */
+	struct iset hugepage;	/* v3: ranges advised hugepage (VM_HUGEPAGE), with count_written */
 	bool merge_any;		/* v3: prctl memory-merge 1 (MMF_VM_MERGE_ANY), kept across fork */
 };
 
@@ -73,7 +74,10 @@ struct check_mm *trace_check_find(struct trace_check *ck, const char *name);
 /*
  * Also keep, from now on, which pages have been written (write, fill,
  * fillseq; unmap and exit forget them, fork copies them): what a replay
- * holds in memory.
+ * holds in memory. A store into a 2 MiB block that lies wholly in mapped
+ * ranges advised hugepage counts the whole block: the model (as the kernel
+ * with THP in madvise mode) faults a PMD-sized folio of HPAGE_PMD_NR pages
+ * there, each with its struct page and rmap_item once ksmd visits it.
  * Call before the first spawn.
  */
 void trace_check_count_written(struct trace_check *ck);
