@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ksmsim: the command table and dispatch. Each subcommand lives in its own file. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "util/signals.h"
 
@@ -40,8 +43,43 @@ static void usage(FILE *out)
 		"bad input or out of memory, 130/143 interrupted.\n");
 }
 
+/*
+ * A closed standard stream would be the next file opened: the summary
+ * would land in an output file, or an output in the terminal's place. Give
+ * each one that is closed /dev/null opened the wrong way round, so that
+ * writing to a closed standard output fails as it should.
+ */
+static void hold_standard_fds(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		int got = open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+		if (got >= 0 && got != fd) {
+			dup2(got, fd);
+			close(got);
+		}
+	}
+}
+
+/*
+ * What a command printed on standard output must have reached it: a full
+ * disk or a closed stream is an error (one line, exit 2), not a lost summary.
+ */
+static int check_stdout(const char *command, int status)	/* command: NULL for ksmsim's own */
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	int err = errno ? errno : EIO;
+	fprintf(stderr, "ksmsim%s%s: standard output: %s\n", command ? " " : "", command ? command : "",
+		g_strerror(err));
+	return status ? status : EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
+	hold_standard_fds();
 	signals_catch_glib_fatal();
 	if (argc < 2) {
 		usage(stderr);
@@ -50,15 +88,15 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return 0;
+		return check_stdout(NULL, 0);
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("ksmsim %s\n", KSMSIM_VERSION);
-		return 0;
+		return check_stdout(NULL, 0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+			return check_stdout(commands[i].name, commands[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "ksmsim: unknown command '%s' (see ksmsim --help)\n", argv[1]);
 	return EXIT_USAGE;
 }

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "util/file_id.h"
 
 struct file_key {
+	bool dash;		/* "-": standard input or output */
 	bool exists;
 	bool stream;		/* a device or FIFO: may be named twice */
 	dev_t dev;
@@ -14,12 +16,22 @@ struct file_key {
 	char *name;		/* resolved, for names not created yet */
 };
 
-static void key_of(const char *path, struct file_key *k)
+static void key_of(const char *path, bool output, struct file_key *k)
 {
-	struct stat st;
+	struct stat st = { 0 };
 
 	*k = (struct file_key){ 0 };
 	if (strcmp(path, "-") == 0) {
+		/*
+		 * The stream is the file it was redirected from or to: writing
+		 * --csv /dev/stdout while standard output is that file would
+		 * lose one of the two.
+		 */
+		k->dash = true;
+		k->exists = fstat(output ? STDOUT_FILENO : STDIN_FILENO, &st) == 0 &&
+			    S_ISREG(st.st_mode);
+		k->dev = st.st_dev;
+		k->ino = st.st_ino;
 		k->name = g_strdup("-");
 		return;
 	}
@@ -41,6 +53,8 @@ static void key_of(const char *path, struct file_key *k)
 
 static bool same(const struct file_key *a, const struct file_key *b)
 {
+	if (a->dash && b->dash)
+		return true;
 	if (a->exists != b->exists)
 		return false;
 	if (a->exists)
@@ -55,7 +69,7 @@ bool file_uses_distinct(const struct file_use *uses, size_t n, GError **error)
 
 	for (size_t i = 0; i < n; i++)
 		if (uses[i].path)
-			key_of(uses[i].path, &keys[i]);
+			key_of(uses[i].path, uses[i].output, &keys[i]);
 	for (size_t i = 0; i < n && ok; i++) {
 		if (!uses[i].path)
 			continue;
@@ -63,8 +77,7 @@ bool file_uses_distinct(const struct file_use *uses, size_t n, GError **error)
 			if (!uses[j].path || !(uses[i].output || uses[j].output))
 				continue;
 			/* standard input and standard output are two streams */
-			if (!keys[i].exists && !strcmp(keys[i].name, "-") &&
-			    uses[i].output != uses[j].output)
+			if (keys[i].dash && keys[j].dash && uses[i].output != uses[j].output)
 				continue;
 			if (!same(&keys[i], &keys[j]))
 				continue;

@@ -5,7 +5,11 @@
  * (so a symlink or another spelling of the path cannot hide a clash), names
  * that do not exist yet by their resolved directory and base name.
  * Devices and FIFOs may be named more than once (two outputs to /dev/null
- * are fine); standard output ("-") may take one output only.
+ * are fine); standard output ("-") may take one output only. "-" stands for
+ * the file standard input or output is redirected from or to, when that is
+ * a regular file: a command that prints on standard output lists it as an
+ * output ("-"), so that --csv /dev/stdout or the same file by its name is
+ * refused.
  */
 #ifndef KSMSIM_UTIL_FILE_ID_H
 #define KSMSIM_UTIL_FILE_ID_H

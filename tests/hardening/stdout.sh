@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What a command prints on standard output must reach it: with standard
+# output on a full device (/dev/full) or closed, every command that prints
+# exits non-zero with exactly one line on standard error, naming standard
+# output; and a closed standard output never becomes an output file's
+# descriptor (the summary would land in the marks).
+# usage: stdout.sh KSMSIM SOURCE-TOP
+set -u
+bin=$(realpath "$1") top=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 n=0
+bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+cd "$tmp" || exit 1
+trace=$top/traces/samples/default.ksmt golden=$top/tests/golden/default.csv
+while IFS= read -r args; do
+	for how in full closed; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086 # the arguments are words
+		if [ $how = full ]; then "$bin" $args >/dev/full 2>err; else "$bin" $args >&- 2>err; fi
+		rc=$?
+		if [ $rc -eq 0 ] || [ "$(wc -l <err)" -ne 1 ] || ! grep -q '^ksmsim.*: standard output: ' err; then
+			bad "ksmsim $args, standard output $how: exit $rc, $(wc -l <err) lines: $(cat err)"
+		fi
+	done
+done <<EOF_ARGS
+run --trace $trace
+run --trace $trace --marks-csv m.csv
+hashes
+policies
+gen --list
+trace stat $trace
+diff $golden $golden
+--help
+--version
+EOF_ARGS
+n=$((n + 1))
+"$bin" run --trace "$trace" --marks-csv m2.csv >/dev/null
+[ ! -e m.csv ] || cmp -s m.csv m2.csv || bad "with standard output closed the marks differ: $(diff m.csv m2.csv | head -3)"
+echo "$((n - fails)) passed, $fails failed"
+[ $fails -eq 0 ]
