@@ -541,15 +541,14 @@ static char *ksm_use(const char *pid)
 		char **lines = g_strsplit(text, "\n", -1);
 
 		for (char **l = lines; *l && !use; l++) {
+			const struct marks_mm_column *col;
 			char key[64], val[64];
 
-			if (sscanf(*l, "%63s %63s", key, val) != 2)
+			if (sscanf(*l, "%63s %63s", key, val) != 2 || !(col = ksm_stat_column(key)))
 				continue;
-			if ((!strcmp(key, "ksm_rmap_items") || !strcmp(key, "ksm_merging_pages") ||
-			     !strcmp(key, "ksm_zero_pages")) && strcmp(val, "0") != 0)
-				use = g_strdup_printf("%s %s", key, val);
-			else if ((!strcmp(key, "ksm_mergeable:") || !strcmp(key, "ksm_merge_any:")) &&
-				 !strcmp(val, "yes"))
+			/* a count above 0 or a yes; a profit, 0 or not, says nothing */
+			if ((col->kind == MARKS_U64 && strcmp(val, "0") != 0) ||
+			    (col->kind == MARKS_BOOL && !strcmp(val, "yes")))
 				use = g_strdup_printf("%s %s", key, val);
 		}
 		g_strfreev(lines);

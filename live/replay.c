@@ -92,7 +92,7 @@ static bool write_run(struct replay *rp, int run, GError **error)
 	if (rp->kernel_run == run)
 		return true;
 	if (run == 2) {
-		/* the kernel zeroes full_scans: keep counting across it, the count so far off the start */
+		/* the kernel zeroes full_scans: keep counting across it (the count so far off start) */
 		uint64_t fs;
 
 		if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs, error))
@@ -173,9 +173,10 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 			break;
 		if (now_ns() > deadline) {
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-				    "settle %" G_GUINT64_FORMAT ": full_scans grew by only %"
+				    "settle %" G_GUINT64_FORMAT ": %s grew by only %"
 				    G_GUINT64_FORMAT " in %.0f s (--settle-timeout)",
-				    (guint64)rec->value, (guint64)(fs - fs0), rp->p->settle_timeout);
+				    (guint64)rec->value, marks_columns[MARKS_FULL_SCANS].name,
+				    (guint64)(fs - fs0), rp->p->settle_timeout);
 			return false;
 		}
 		if (!sleep_until(now_ns() + SETTLE_POLL_NS, error))
