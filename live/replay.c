@@ -92,7 +92,7 @@ static bool write_run(struct replay *rp, int run, GError **error)
 	if (rp->kernel_run == run)
 		return true;
 	if (run == 2) {
-		/* the kernel zeroes full_scans: keep counting across it (the count so far off start) */
+		/* the kernel zeroes full_scans: keep counting (the count so far off start) */
 		uint64_t fs;
 
 		if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs, error))

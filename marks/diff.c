@@ -138,13 +138,13 @@ static bool marks_load(struct marks_file *m, const char *path, GError **error)
 	m->lines = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	m->skip = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	if (!g_file_get_contents(path, &text, &len, &err)) {
-		g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s: %s", path,
+		g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s: %s", path,
 			    err->code == G_FILE_ERROR_NOENT ? "no such file" : err->message);
 		g_error_free(err);
 		return false;
 	}
 	if (strlen(text) != len) {
-		g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s: contains a NUL byte", path);
+		g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s: contains a NUL byte", path);
 		g_free(text);
 		return false;
 	}
@@ -166,26 +166,26 @@ static bool marks_load(struct marks_file *m, const char *path, GError **error)
 			continue;
 		f = split_csv(l, &why);
 		if (!f) {
-			g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s:%" G_GUINT64_FORMAT ": %s",
+			g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT ": %s",
 				    path, (guint64)ln, why);
 			ok = false;
 		} else if (!m->header) {
 			m->header = f;
 			for (guint i = 0; ok && i < f->len; i++) {
 				if (col_index(f, f->pdata[i]) != (int)i) {
-					g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s:%" G_GUINT64_FORMAT
+					g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 						    ": column '%s' appears twice", path,
 						    (guint64)ln, (char *)f->pdata[i]);
 					ok = false;
 				}
 			}
 			if (ok && col_index(f, "label") < 0) {
-				g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s:%" G_GUINT64_FORMAT
+				g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 					    ": the header has no 'label' column", path, (guint64)ln);
 				ok = false;
 			}
 		} else if (f->len != m->header->len) {
-			g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s:%" G_GUINT64_FORMAT
+			g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 				    ": %u fields, the header has %u", path, (guint64)ln,
 				    f->len, m->header->len);
 			g_ptr_array_unref(f);
@@ -197,7 +197,7 @@ static bool marks_load(struct marks_file *m, const char *path, GError **error)
 	}
 	g_strfreev(lines);
 	if (ok && !m->header) {
-		g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s:1: no header row", path);
+		g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:1: no header row", path);
 		ok = false;
 	}
 	return ok;
@@ -222,7 +222,7 @@ static bool check_numbers(struct marks_file *m, GPtrArray *cols, GError **error)
 			int i = col_index(m->header, cols->pdata[c]);
 			long long v;
 			if (std_col(cols->pdata[c]) && !parse_int(row->pdata[i], &v)) {
-				g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID, "%s:%" G_GUINT64_FORMAT
+				g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 					    ": %s '%s' is not an integer", m->path,
 					    (guint64)g_array_index(m->lines, uint64_t, r),
 					    (char *)cols->pdata[c], (char *)row->pdata[i]);
@@ -312,7 +312,7 @@ static GPtrArray *columns(struct marks_file m[2], char **only, char **ignore, GE
 	for (guint c = 0; c < cols->len; c++) {
 		for (int f = 0; f < 2; f++) {
 			if (col_index(m[f].header, cols->pdata[c]) < 0) {
-				g_set_error(error, MARKS_ERROR, MARKS_ERROR_INVALID,
+				g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD,
 					    "%s: the header has no column '%s'", m[f].path,
 					    (char *)cols->pdata[c]);
 				g_ptr_array_unref(cols);

@@ -106,13 +106,16 @@ enum marks_kind {
 	MARKS_BOOL,	/* 0 or 1 (the per-mm rows) */
 };
 
+/* The trace version whose rows add /proc/vmstat's THP events (traces/FORMAT.md). */
+#define MARKS_THP_VERSION 3
+
 struct marks_column {
 	const char *name;	/* in the header; a sysfs or vmstat column's file or key */
 	enum marks_source source;
 	enum marks_kind kind;
 	size_t off;		/* in the source's struct */
 	int version;		/* the oldest trace version whose rows show it; 0: every one */
-	bool cumulative;	/* counts from the trace's start: the live replay subtracts the start */
+	bool cumulative;	/* counts from the trace's start (live: less the start's) */
 	const char *help;	/* the model's summary */
 };
 
@@ -137,9 +140,6 @@ enum marks_col {
 	MARKS_NR
 };
 extern const struct marks_column marks_columns[MARKS_NR];
-
-/* The trace version whose rows add /proc/vmstat's THP events (traces/FORMAT.md). */
-#define MARKS_THP_VERSION 3
 
 /* Read from the live kernel: /sys/kernel/mm/ksm or /proc/vmstat. */
 bool marks_kernel(const struct marks_column *col);
@@ -212,7 +212,7 @@ void marks_mm_write_row(FILE *f, const char *label, uint64_t t_us, const struct 
 #define MARKS_ERROR (marks_error_quark())
 GQuark marks_error_quark(void);
 enum marks_error {
-	MARKS_ERROR_INVALID,	/* a marks file cannot be compared */
+	MARKS_ERROR_BAD,	/* a file cannot be compared: unreadable, or not a marks file */
 };
 
 /*

@@ -292,7 +292,7 @@ static void test_diff(void **state)
 	marks_diff_clear(&d);
 
 	assert_false(marks_diff(a, b, extra, NULL, &d, &err));
-	assert_true(g_error_matches(err, MARKS_ERROR, MARKS_ERROR_INVALID));
+	assert_true(g_error_matches(err, MARKS_ERROR, MARKS_ERROR_BAD));
 	assert_non_null(strstr(err->message, "the header has no column 'extra'"));
 	g_clear_error(&err);
 	assert_false(marks_diff(a, bad, NULL, NULL, &d, &err));
