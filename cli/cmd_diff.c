@@ -1,27 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ksmsim diff A.csv B.csv: compare two marks files row by row and counter
- * by counter (live.h, marks_diff), e.g. a model run against a live
+ * by counter (marks/marks.h, marks_diff), e.g. a model run against a live
  * recording, and print the cells that differ.
  */
 #include <stdio.h>
 #include <string.h>
 #include <glib.h>
 #include "cli/cli.h"
-#include "live/live.h"
+#include "marks/marks.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim diff A.csv B.csv [--only COLS] [--ignore COLS]\n\n"
 		"Compares two marks files row by row (same position, same label) on the\n"
-		"counters t_us .. cow_ksm, or only the comma-separated COLS given to --only\n"
+		"counters t_us .. %s, or only the comma-separated COLS given to --only\n"
 		"(extra columns too), less those given to --ignore. Per-mm files (written\n"
 		"by --mm-stats-csv) pair rows on label and mm and compare t_us and the\n"
 		"ksm_stat columns. Cells either file lists\n"
 		"in a '# ... cells that differ between runs: label.column=..., ...' comment\n"
 		"are skipped. Prints a table of differing cells (label, column, A, B, B-A).\n"
-		"Exit status: 0 all compared cells agree, 1 some differ, 2 bad input.\n");
+		"Exit status: 0 all compared cells agree, 1 some differ, 2 bad input.\n",
+		marks_columns[MARKS_COW_KSM].name);
 }
 
 static void print_table(const struct marks_diff *d)

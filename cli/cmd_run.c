@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "marks/marks.h"
 #include "sim/ksm.h"
-#include "sim/ksm_stat_csv.h"
 #include "sim/loop.h"
 #include "sim/output.h"
 #include "traces/reader.h"
@@ -145,14 +145,9 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 	progress_poke(ctx);
 	if (ctx->mm_stats) {
 		GArray *st = ksm_mm_stats(k);
-		for (guint i = 0; i < st->len; i++) {
-			const struct ksm_mm_stat *m = &g_array_index(st, struct ksm_mm_stat, i);
-			struct ksm_stat_row row = {
-				m->name, m->ksm_rmap_items, m->ksm_zero_pages,
-				m->ksm_merging_pages, m->ksm_process_profit, m->ksm_mergeable, m->ksm_merge_any,
-			};
-			ksm_stat_csv_row(ctx->mm_stats, label, t_us, &row);
-		}
+		for (guint i = 0; i < st->len; i++)
+			marks_mm_write_row(ctx->mm_stats, label, t_us,
+					   &g_array_index(st, struct ksm_mm_stat, i));
 		g_array_free(st, TRUE);
 	}
 	if (!ctx->marks)
@@ -461,7 +456,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(ctx.mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
 			"/proc/PID/ksm_stat of every live mm at each mark\n",
 			KSMSIM_VERSION, label_line, hash_label);
-		ksm_stat_csv_header(ctx.mm_stats);
+		marks_mm_write_header(ctx.mm_stats);
 	}
 	if (marks) {
 		ctx.marks = atomic_file_stream(marks);

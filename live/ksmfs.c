@@ -117,7 +117,7 @@ static bool ksmfs_read(const char *name, char *buf, size_t cap, GError **error)
 	return true;
 }
 
-bool ksmfs_read_u64(const char *name, uint64_t *v, GError **error)
+static bool read_u64(const char *name, uint64_t *v, GError **error)
 {
 	char buf[64];
 
@@ -214,31 +214,49 @@ static bool read_vmstat(const char *key, uint64_t *v, GError **error)
 	return found;
 }
 
-bool ksmfs_read_counters(struct ksm_counters *c, GError **error)
+bool ksmfs_read_column(enum marks_col col, uint64_t *v, GError **error)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} files[] = {
-#define F(x) { #x, offsetof(struct ksm_counters, x) }
-		F(full_scans), F(pages_scanned), F(pages_shared), F(pages_sharing),
-		F(pages_unshared), F(pages_volatile), F(pages_skipped),
-		F(ksm_zero_pages), F(stable_node_chains), F(stable_node_dups),
-#undef F
-	};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
-		if (!ksmfs_read_u64(files[i].name, (uint64_t *)((char *)c + files[i].off),
-				    error))
-			return false;
-	return read_s64("general_profit", &c->general_profit, error) &&
-	       read_vmstat("cow_ksm", &c->cow_ksm, error) &&
-	       read_vmstat("thp_fault_alloc", &c->thp_fault_alloc, error) &&
-	       read_vmstat("thp_split_page", &c->thp_split_page, error) &&
-	       read_vmstat("thp_split_pmd", &c->thp_split_pmd, error);
+	g_assert(marks_columns[col].source == MARKS_SYSFS && marks_columns[col].kind == MARKS_U64);
+	return read_u64(marks_columns[col].name, v, error);
 }
 
-bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_stat_row *st, GError **error)
+bool ksmfs_read_counters(struct ksm_counters *c, GError **error)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < MARKS_NR; i++) {
+		const struct marks_column *col = &marks_columns[i];
+		char *p = (char *)c + col->off;
+		bool ok;
+
+		if (col->source == MARKS_VMSTAT)
+			ok = read_vmstat(col->name, (uint64_t *)p, error);
+		else if (col->source != MARKS_SYSFS)
+			continue;
+		else if (col->kind == MARKS_I64)
+			ok = read_s64(col->name, (int64_t *)p, error);
+		else
+			ok = read_u64(col->name, (uint64_t *)p, error);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* ksm_stat's "key value" line: the field's column, or NULL; bools are "key: yes". */
+static const struct marks_mm_column *ksm_stat_column(const char *key)
+{
+	for (size_t i = 0; i < MARKS_MM_NR; i++) {
+		const struct marks_mm_column *col = &marks_mm_columns[i];
+		size_t n = strlen(col->name);
+
+		if (!strncmp(key, col->name, n) &&
+		    !strcmp(key + n, col->kind == MARKS_BOOL ? ":" : ""))
+			return col;
+	}
+	return NULL;
+}
+
+bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_mm_stat *st, GError **error)
 {
 	char path[64], *text = NULL;
 	unsigned seen = 0;
@@ -249,35 +267,25 @@ bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_stat_row *st, GError **error)
 		return false;
 	memset(st, 0, sizeof(*st));
 	for (char *line = strtok(text, "\n"); line && ok; line = strtok(NULL, "\n")) {
-		char key[64], val[32];
+		const struct marks_mm_column *col;
+		char key[64], val[32], *p;
 
-		if (sscanf(line, "%63s %31s", key, val) != 2)
+		if (sscanf(line, "%63s %31s", key, val) != 2 || !(col = ksm_stat_column(key)))
 			continue;
-		if (!strcmp(key, "ksm_rmap_items")) {
-			ok = proc_u64(val, &st->ksm_rmap_items);
-			seen |= 1;
-		} else if (!strcmp(key, "ksm_zero_pages")) {
-			ok = proc_u64(val, &st->ksm_zero_pages);
-			seen |= 2;
-		} else if (!strcmp(key, "ksm_merging_pages")) {
-			ok = proc_u64(val, &st->ksm_merging_pages);
-			seen |= 4;
-		} else if (!strcmp(key, "ksm_process_profit")) {
-			ok = proc_s64(val, &st->ksm_process_profit);
-			seen |= 8;
-		} else if (!strcmp(key, "ksm_mergeable:")) {
-			st->ksm_mergeable = !strcmp(val, "yes");
-			seen |= 16;
-		} else if (!strcmp(key, "ksm_merge_any:")) {
-			st->ksm_merge_any = !strcmp(val, "yes");
-			seen |= 32;
-		}
+		p = (char *)st + col->off;
+		if (col->kind == MARKS_BOOL)
+			*(bool *)p = !strcmp(val, "yes");
+		else if (col->kind == MARKS_I64)
+			ok = proc_s64(val, (int64_t *)p);
+		else
+			ok = proc_u64(val, (uint64_t *)p);
+		seen |= 1u << (col - marks_mm_columns);
 		if (!ok)
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 				    "%s: %s is not a number: '%s'", path, key, val);
 	}
 	g_free(text);
-	if (ok && seen != 63) {
+	if (ok && seen != (1u << MARKS_MM_NR) - 1) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
 			    "%s: not the ksm_stat this tool knows (a field is missing)", path);
 		ok = false;
@@ -533,15 +541,14 @@ static char *ksm_use(const char *pid)
 		char **lines = g_strsplit(text, "\n", -1);
 
 		for (char **l = lines; *l && !use; l++) {
+			const struct marks_mm_column *col;
 			char key[64], val[64];
 
-			if (sscanf(*l, "%63s %63s", key, val) != 2)
+			if (sscanf(*l, "%63s %63s", key, val) != 2 || !(col = ksm_stat_column(key)))
 				continue;
-			if ((!strcmp(key, "ksm_rmap_items") || !strcmp(key, "ksm_merging_pages") ||
-			     !strcmp(key, "ksm_zero_pages")) && strcmp(val, "0") != 0)
-				use = g_strdup_printf("%s %s", key, val);
-			else if ((!strcmp(key, "ksm_mergeable:") || !strcmp(key, "ksm_merge_any:")) &&
-				 !strcmp(val, "yes"))
+			/* a count above 0 or a yes; a profit, 0 or not, says nothing */
+			if ((col->kind == MARKS_U64 && strcmp(val, "0") != 0) ||
+			    (col->kind == MARKS_BOOL && !strcmp(val, "yes")))
 				use = g_strdup_printf("%s %s", key, val);
 		}
 		g_strfreev(lines);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The real kernel's KSM, driven from user space: a trace replayed on the
- * live ksmd (one process per trace mm), ksmd's top scan rate, and the
- * comparison of two marks files (a model run against a live recording).
+ * live ksmd (one process per trace mm), with its marks written as
+ * marks/marks.h says, and ksmd's top scan rate.
  *
  * The live KSM is shared by the whole machine: everything that touches it
  * runs between live_session_begin() and live_session_end(), which save the
@@ -39,7 +39,6 @@
 GQuark live_error_quark(void);
 enum live_error {
 	LIVE_ERROR_TRACE,	/* the trace asks what a live replay cannot do */
-	LIVE_ERROR_MARKS,	/* a marks file cannot be compared */
 };
 
 /* Whether a replay could run here now: root, KSM present and writable, no other user. */
@@ -118,31 +117,5 @@ struct live_scan_rate {
 };
 bool live_measure_scan_rate(enum live_page_set set, uint64_t pages, struct live_scan_rate *out,
 			    GError **error);
-
-/*
- * Two marks files (or two --mm-stats-csv files) compared cell by cell.
- * Rows pair up by position and must carry the same label (and mm). The
- * columns are the marks counters t_us .. cow_ksm (the ksm_stat columns for
- * per-mm files), or only those named in only (extra columns too), less
- * those in ignore; both lists may be NULL. Cells either file lists in a
- * "cells that differ between runs: label.column=..., ..." comment are
- * skipped.
- */
-struct marks_cell_diff {
-	char *row;		/* label, label@mm, or "row N" when the labels differ */
-	char *column;		/* "label" (labels differ), "(row)" (one file lacks the row) */
-	char *a, *b;		/* NULL: the row is missing on that side */
-	bool has_delta;		/* both integers */
-	long long delta;	/* b - a */
-};
-struct marks_diff {
-	GArray *cells;		/* struct marks_cell_diff, in file order */
-	unsigned rows_a, rows_b;
-	unsigned compared, skipped;
-};
-/* false: a file is unreadable or not a marks file (LIVE_ERROR_MARKS, naming file:line). */
-bool marks_diff(const char *path_a, const char *path_b, char **only, char **ignore,
-		struct marks_diff *out, GError **error);
-void marks_diff_clear(struct marks_diff *d);
 
 #endif

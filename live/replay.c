@@ -24,7 +24,7 @@
 #include "live/ksmd.h"
 #include "live/ksmfs.h"
 #include "live/live.h"
-#include "sim/ksm_stat_csv.h"
+#include "marks/marks.h"
 #include "util/escape.h"
 #include "util/signals.h"
 
@@ -42,15 +42,17 @@ struct replay {
 	const struct live_replay_params *p;
 	int cpu;		/* every trace process runs here; -1: anywhere */
 	GHashTable *mms;	/* name -> struct live_child */
+	/*
+	 * The counters at the trace's start, the marks count from; full_scans
+	 * less what run=2 took from it (mod 2^64).
+	 */
 	struct ksm_counters start;
-	uint64_t full_acc;	/* full_scans counted before the last run=2 */
-	uint64_t full_base;	/* kernel full_scans when full_acc was taken */
 	int want_run;		/* the trace's run (the session left 0) */
 	uint64_t sleep_ms;	/* the trace's sleep_millisecs */
 	int kernel_run;		/* what we last wrote (the session: 0) */
 	bool ksmd_may_wake;	/* run went from 1 to 0 or 2: ksmd may not be asleep yet */
 	bool in_group;
-	bool thp;		/* a version 3 trace: the marks show THP events */
+	int version;		/* the trace's: version 3 marks show THP events */
 	bool thp_checked;	/* THP's mode was found to honour MADV_HUGEPAGE */
 	uint64_t group_t;
 	uint64_t origin_ns;	/* trace time 0 on CLOCK_MONOTONIC */
@@ -90,13 +92,12 @@ static bool write_run(struct replay *rp, int run, GError **error)
 	if (rp->kernel_run == run)
 		return true;
 	if (run == 2) {
-		/* the kernel zeroes full_scans: keep counting across it */
+		/* the kernel zeroes full_scans: keep counting (the count so far off start) */
 		uint64_t fs;
 
-		if (!ksmfs_read_u64("full_scans", &fs, error))
+		if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs, error))
 			return false;
-		rp->full_acc += fs - rp->full_base;
-		rp->full_base = 0;
+		rp->start.full_scans -= fs;
 	}
 	if (!ksmfs_write_knob(KNOB_RUN, run, error))
 		return false;
@@ -163,18 +164,19 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 	deadline = t0 + (uint64_t)(rp->p->settle_timeout * 1e9);
 	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, SETTLE_MIN_SLEEP_MS, error))
 		return false;
-	if (!ksmfs_read_u64("full_scans", &fs0, error) || !write_run(rp, 1, error))
+	if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs0, error) || !write_run(rp, 1, error))
 		return false;
 	for (;;) {
-		if (!ksmfs_read_u64("full_scans", &fs, error))
+		if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs, error))
 			return false;
 		if (fs >= fs0 + rec->value)
 			break;
 		if (now_ns() > deadline) {
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-				    "settle %" G_GUINT64_FORMAT ": full_scans grew by only %"
+				    "settle %" G_GUINT64_FORMAT ": %s grew by only %"
 				    G_GUINT64_FORMAT " in %.0f s (--settle-timeout)",
-				    (guint64)rec->value, (guint64)(fs - fs0), rp->p->settle_timeout);
+				    (guint64)rec->value, marks_columns[MARKS_FULL_SCANS].name,
+				    (guint64)(fs - fs0), rp->p->settle_timeout);
 			return false;
 		}
 		if (!sleep_until(now_ns() + SETTLE_POLL_NS, error))
@@ -188,7 +190,7 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 	return true;
 }
 
-static void print_header(FILE *f, const char *trace_name, bool thp)
+static void print_header(FILE *f, const char *trace_name, int version)
 {
 	struct utsname u;
 
@@ -199,17 +201,18 @@ static void print_header(FILE *f, const char *trace_name, bool thp)
 	fprintf(f, "# recorded on a live Linux %s %s kernel by replaying %s\n",
 		u.release, u.machine, name);
 	g_free(name);
-	fprintf(f, "# full_scans, pages_scanned, pages_skipped, cow_ksm: counted from the "
-		"start of the trace (full_scans keeps counting across run=2);\n");
+	fputs("# ", f);
+	marks_put_cumulative(f, 0);
+	fprintf(f, ": counted from the start of the trace (%s keeps counting across run=2);\n",
+		marks_columns[MARKS_FULL_SCANS].name);
 	fprintf(f, "# all other counters: the kernel's values at the mark; t_us: the "
 		"mark's timestamp as written in the trace\n");
-	if (thp)
-		fprintf(f, "# thp_fault_alloc, thp_split_page, thp_split_pmd: /proc/vmstat, "
-			"counted from the start of the trace (system-wide)\n");
-	fprintf(f, "label,t_us,full_scans,pages_scanned,pages_shared,pages_sharing,"
-		"pages_unshared,pages_volatile,pages_skipped,ksm_zero_pages,"
-		"stable_node_chains,stable_node_dups,general_profit,cow_ksm%s\n",
-		thp ? ",thp_fault_alloc,thp_split_page,thp_split_pmd" : "");
+	if (version >= MARKS_THP_VERSION) {
+		fputs("# ", f);
+		marks_put_cumulative(f, MARKS_THP_VERSION);
+		fputs(": /proc/vmstat, counted from the start of the trace (system-wide)\n", f);
+	}
+	marks_write_header(f, MARKS_SET_KERNEL, version);
 }
 
 static gint cmp_name(gconstpointer a, gconstpointer b)
@@ -231,12 +234,12 @@ static bool write_mm_stats(struct replay *rp, const struct trace_record *rec, GE
 	g_ptr_array_sort(names, cmp_name);
 	for (guint i = 0; i < names->len && ok; i++) {
 		const struct live_child *c = g_hash_table_lookup(rp->mms, names->pdata[i]);
-		struct ksm_stat_row st;
+		struct ksm_mm_stat st;
 
 		ok = ksmfs_read_ksm_stat(c->pid, &st, error);
 		if (ok) {
-			st.mm = c->name;
-			ksm_stat_csv_row(rp->p->mm_stats, rec->label, rec->t_us, &st);
+			st.name = c->name;
+			marks_mm_write_row(rp->p->mm_stats, rec->label, rec->t_us, &st);
 		}
 	}
 	g_ptr_array_unref(names);
@@ -252,26 +255,9 @@ static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **
 
 	if (!ksmfs_read_counters(&c, error))
 		return false;
-	fprintf(rp->p->marks, "%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-		",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GINT64_FORMAT
-		",%" G_GUINT64_FORMAT,
-		rec->label, (guint64)rec->t_us,
-		(guint64)(rp->full_acc + c.full_scans - rp->full_base),
-		(guint64)(c.pages_scanned - rp->start.pages_scanned),
-		(guint64)c.pages_shared, (guint64)c.pages_sharing, (guint64)c.pages_unshared,
-		(guint64)c.pages_volatile,
-		(guint64)(c.pages_skipped - rp->start.pages_skipped),
-		(guint64)c.ksm_zero_pages, (guint64)c.stable_node_chains,
-		(guint64)c.stable_node_dups, (gint64)c.general_profit,
-		(guint64)(c.cow_ksm - rp->start.cow_ksm));
-	if (rp->thp)
-		fprintf(rp->p->marks, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
-			(guint64)(c.thp_fault_alloc - rp->start.thp_fault_alloc),
-			(guint64)(c.thp_split_page - rp->start.thp_split_page),
-			(guint64)(c.thp_split_pmd - rp->start.thp_split_pmd));
-	fputc('\n', rp->p->marks);
+	marks_since(&c, &rp->start);
+	marks_write_row(rp->p->marks, MARKS_SET_KERNEL, rp->version, rec->label, rec->t_us,
+			&(struct marks_values){ .c = &c });
 	return true;
 }
 
@@ -430,26 +416,18 @@ bool live_replay(const struct live_replay_params *p, trace_reader *r, GError **e
 	live_leave_cpu(rp.cpu);
 	rp.mms = g_hash_table_new(g_str_hash, g_str_equal);
 	rp.sleep_ms = knob_table[KNOB_SLEEP_MILLISECS].def;	/* what the session set */
-	{
-		int version = trace_reader_version(r, error);
-
-		if (version < 0) {
-			g_hash_table_destroy(rp.mms);
-			return false;
-		}
-		rp.thp = version >= 3;
+	rp.version = trace_reader_version(r, error);
+	if (rp.version < 0) {
+		g_hash_table_destroy(rp.mms);
+		return false;
 	}
-	print_header(p->marks, p->trace_name, rp.thp);
+	print_header(p->marks, p->trace_name, rp.version);
 	if (p->mm_stats) {
 		fprintf(p->mm_stats, "# /proc/PID/ksm_stat of every live process at each mark, "
 			"recorded by replaying %s\n", p->trace_name);
-		ksm_stat_csv_header(p->mm_stats);
+		marks_mm_write_header(p->mm_stats);
 	}
-	ok = ksmfs_read_counters(&rp.start, error);
-	if (ok) {
-		rp.full_base = rp.start.full_scans;
-		ok = replay_records(&rp, r, error);
-	}
+	ok = ksmfs_read_counters(&rp.start, error) && replay_records(&rp, r, error);
 	kill_all(rp.mms);
 	g_hash_table_destroy(rp.mms);
 	return ok;

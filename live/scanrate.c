@@ -43,11 +43,11 @@ static bool wait_full(uint64_t target, double deadline, double *t, uint64_t *sca
 	uint64_t fs;
 
 	for (;;) {
-		if (!ksmfs_read_u64("full_scans", &fs, error))
+		if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs, error))
 			return false;
 		if (fs >= target) {
 			*t = now_s();
-			return ksmfs_read_u64("pages_scanned", scanned, error);
+			return ksmfs_read_column(MARKS_PAGES_SCANNED, scanned, error);
 		}
 		if (now_s() > deadline) {
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
@@ -116,7 +116,7 @@ bool live_measure_scan_rate(enum live_page_set set, uint64_t pages, struct live_
 	}
 	if (!setup_set(kids, set, pages, error))
 		goto out;
-	if (!ksmfs_read_u64("full_scans", &fs, error) || !ksmfs_write("run", "1", error))
+	if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs, error) || !ksmfs_write("run", "1", error))
 		goto out;
 	tw = now_s();
 	if (!wait_full(fs + LIVE_SCAN_WARM_PASSES, deadline, &t0, &s0, error) ||

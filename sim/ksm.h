@@ -11,63 +11,14 @@
 #include <stdint.h>
 #include <glib.h>
 #include "hashes/hash.h"
+#include "marks/marks.h"
 #include "sim/cost_model.h"
 #include "traces/trace.h"
 
-/* What /sys/kernel/mm/ksm and /proc/vmstat would show (plus rmap_items). */
-struct ksm_counters {
-	uint64_t full_scans;	/* from the trace start, across run=2 */
-	uint64_t pages_scanned;
-	uint64_t pages_shared;
-	uint64_t pages_sharing;
-	uint64_t pages_unshared;
-	uint64_t pages_volatile;
-	uint64_t pages_skipped;
-	uint64_t ksm_zero_pages;
-	uint64_t stable_node_chains;
-	uint64_t stable_node_dups;
-	int64_t general_profit;
-	uint64_t cow_ksm;
-	/* /proc/vmstat (printed for version 3 traces) */
-	uint64_t thp_fault_alloc;
-	uint64_t thp_split_page;
-	uint64_t thp_split_pmd;
-	uint64_t rmap_items;
-	uint64_t pages_to_scan;	/* current value (the advisor changes it) */
-};
-
-/* What the kernel cannot see. */
-struct ksm_truth {
-	uint64_t checksums;		/* calc_checksum calls */
-	uint64_t gate_checks;		/* gate decisions on a page seen before */
-	uint64_t gate_changed;		/* ... whose bytes had changed */
-	uint64_t false_positives;	/* ... yet the checksum was equal */
-	uint64_t unstable_inserts;
-	uint64_t unstable_aborts;	/* searches stopped by a vanished page */
-	uint64_t unstable_corrupt_walks;	/* walks through a node whose page changed */
-	uint64_t unstable_changed_after_insert;	/* inserted, then changed before the next visit */
-	uint64_t merges_two;		/* new KSM pages from the unstable tree */
-	uint64_t merges_stable;		/* pages merged into an existing KSM page */
-	uint64_t merges_zero;		/* pages mapped to the zero page */
-	uint64_t merge_refused_lru;	/* write_protect_page refused: page in an lru_add batch */
-	uint64_t memcmp_calls;
-	uint64_t memcmp_bytes;
-	uint64_t page_copies;		/* CoW copies of KSM pages */
-	uint64_t cow_fresh;		/* CoW before a full scan ended since the merge */
-	uint64_t cow_later;
-	uint64_t cow_unshare;		/* unshare faults: MADV_UNMERGEABLE, run=2 */
-	uint64_t mmu_invalidations;	/* secondary-MMU range invalidations */
-	uint64_t mmu_change_pte;	/* change_pte-style single-PTE updates */
-	double cpu_ns;			/* modelled ksmd CPU time */
-};
-
-/* Dedup the contents would allow, computed on demand (walks every page). */
-struct ksm_ideal {
-	uint64_t mergeable_pages;	/* present pages in mergeable areas */
-	uint64_t ideal_saved;		/* pages an oracle would free */
-	uint64_t actual_saved;		/* mappings beyond one of each page (KSM, or shared by a fork) + KSM zero pages */
-	uint64_t missed_merges;		/* ideal_saved - actual_saved */
-};
+/*
+ * What the model reports, struct ksm_counters, ksm_truth, ksm_ideal and
+ * ksm_mm_stat, is the marks format's: marks/marks.h defines them.
+ */
 
 /*
  * Policies (sim/policy.c): what a run changes of the kernel's design. The
@@ -190,17 +141,6 @@ void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out);
 void ksm_ideal(struct ksm *k, struct ksm_ideal *out);
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob);
 bool ksm_thp_columns(const struct ksm *k);
-
-/* /proc/PID/ksm_stat of one live mm. */
-struct ksm_mm_stat {
-	const char *name;
-	uint64_t ksm_rmap_items;
-	uint64_t ksm_zero_pages;
-	uint64_t ksm_merging_pages;
-	int64_t ksm_process_profit;
-	bool ksm_mergeable;		/* some VMA has VM_MERGEABLE */
-	bool ksm_merge_any;		/* MMF_VM_MERGE_ANY (prctl) */
-};
 
 /* Every live mm's ksm_stat, in name order (output must not depend on hashing). */
 GArray *ksm_mm_stats(const struct ksm *k);	/* of struct ksm_mm_stat */

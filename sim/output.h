@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The model's numbers as CSV rows and as a human summary. Mark rows start
- * with the format's columns in its order (traces/FORMAT.md) (what the live kernel
- * prints); the columns after them are the simulator's own.
+ * The model's numbers as CSV rows and as a human summary, in the columns of
+ * the marks registry (marks/marks.h): the format's first, in its order
+ * (traces/FORMAT.md, what the live kernel prints), then the simulator's own.
  */
 #ifndef KSMSIM_SIM_OUTPUT_H
 #define KSMSIM_SIM_OUTPUT_H

@@ -1,41 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Two marks files compared cell by cell (live.h), e.g. a model run against
+ * Two marks files compared cell by cell (marks.h), e.g. a model run against
  * a live recording: `ksmsim diff` and the conformance suite's verdict.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "live/live.h"
+#include "marks/marks.h"
 
-/* The marks counters, as `ksmsim run --marks-csv` and `ksmsim live` write them. */
-static const char *const std_cols[] = {
-	"t_us", "full_scans", "pages_scanned", "pages_shared", "pages_sharing",
-	"pages_unshared", "pages_volatile", "pages_skipped", "ksm_zero_pages",
-	"stable_node_chains", "stable_node_dups", "general_profit", "cow_ksm",
-	"thp_fault_alloc", "thp_split_page", "thp_split_pmd",
-};
+G_DEFINE_QUARK(ksmsim-marks-error-quark, marks_error)
 
-/* The per-mm files (sim/ksm_stat_csv.h). */
-static const char *const mm_cols[] = {
-	"t_us", "ksm_rmap_items", "ksm_zero_pages", "ksm_merging_pages",
-	"ksm_process_profit", "ksm_mergeable", "ksm_merge_any",
-};
+/* The columns compared by default besides the registries': the mark's time. */
+#define KEY_T_US "t_us"
 
-/* Standard columns that files written before them lack: compared where both have them. */
-static bool optional_col(const char *name)
+/* Standard: t_us and the kernel's columns, which must be integers in a marks file. */
+static bool std_col(const char *name)
 {
-	return !strcmp(name, "ksm_merge_any") || !strncmp(name, "thp_", 4);
+	if (!strcmp(name, KEY_T_US))
+		return true;
+	for (size_t i = 0; i < MARKS_NR; i++)
+		if (marks_kernel(&marks_columns[i]) && !strcmp(marks_columns[i].name, name))
+			return true;
+	return false;
 }
 
-struct marks {
+struct marks_file {
 	const char *path;
 	GPtrArray *header;	/* char * */
 	GPtrArray *rows;	/* GPtrArray of char *, one per header column */
 	GArray *lines;		/* uint64 line number of each row */
 	GHashTable *skip;	/* "label.column" set */
 };
-static void marks_free(struct marks *m)
+static void marks_free(struct marks_file *m)
 {
 	if (m->header)
 		g_ptr_array_unref(m->header);
@@ -129,7 +125,7 @@ static int col_index(GPtrArray *header, const char *name)
 	return -1;
 }
 
-static bool marks_load(struct marks *m, const char *path, GError **error)
+static bool marks_load(struct marks_file *m, const char *path, GError **error)
 {
 	char *text = NULL, **lines;
 	gsize len;
@@ -142,13 +138,13 @@ static bool marks_load(struct marks *m, const char *path, GError **error)
 	m->lines = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	m->skip = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	if (!g_file_get_contents(path, &text, &len, &err)) {
-		g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s: %s", path,
+		g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s: %s", path,
 			    err->code == G_FILE_ERROR_NOENT ? "no such file" : err->message);
 		g_error_free(err);
 		return false;
 	}
 	if (strlen(text) != len) {
-		g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s: contains a NUL byte", path);
+		g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s: contains a NUL byte", path);
 		g_free(text);
 		return false;
 	}
@@ -170,26 +166,26 @@ static bool marks_load(struct marks *m, const char *path, GError **error)
 			continue;
 		f = split_csv(l, &why);
 		if (!f) {
-			g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s:%" G_GUINT64_FORMAT ": %s",
+			g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT ": %s",
 				    path, (guint64)ln, why);
 			ok = false;
 		} else if (!m->header) {
 			m->header = f;
 			for (guint i = 0; ok && i < f->len; i++) {
 				if (col_index(f, f->pdata[i]) != (int)i) {
-					g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s:%" G_GUINT64_FORMAT
+					g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 						    ": column '%s' appears twice", path,
 						    (guint64)ln, (char *)f->pdata[i]);
 					ok = false;
 				}
 			}
 			if (ok && col_index(f, "label") < 0) {
-				g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s:%" G_GUINT64_FORMAT
+				g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 					    ": the header has no 'label' column", path, (guint64)ln);
 				ok = false;
 			}
 		} else if (f->len != m->header->len) {
-			g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s:%" G_GUINT64_FORMAT
+			g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 				    ": %u fields, the header has %u", path, (guint64)ln,
 				    f->len, m->header->len);
 			g_ptr_array_unref(f);
@@ -201,7 +197,7 @@ static bool marks_load(struct marks *m, const char *path, GError **error)
 	}
 	g_strfreev(lines);
 	if (ok && !m->header) {
-		g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s:1: no header row", path);
+		g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:1: no header row", path);
 		ok = false;
 	}
 	return ok;
@@ -217,7 +213,7 @@ static bool parse_int(const char *s, long long *v)
 }
 
 /* Standard counters must be integers: otherwise the file is not a marks file. */
-static bool check_numbers(struct marks *m, GPtrArray *cols, GError **error)
+static bool check_numbers(struct marks_file *m, GPtrArray *cols, GError **error)
 {
 	for (guint r = 0; r < m->rows->len; r++) {
 		GPtrArray *row = m->rows->pdata[r];
@@ -225,12 +221,8 @@ static bool check_numbers(struct marks *m, GPtrArray *cols, GError **error)
 		for (guint c = 0; c < cols->len; c++) {
 			int i = col_index(m->header, cols->pdata[c]);
 			long long v;
-			bool std = false;
-
-			for (size_t s = 0; s < G_N_ELEMENTS(std_cols); s++)
-				std |= !strcmp(std_cols[s], cols->pdata[c]);
-			if (std && !parse_int(row->pdata[i], &v)) {
-				g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS, "%s:%" G_GUINT64_FORMAT
+			if (std_col(cols->pdata[c]) && !parse_int(row->pdata[i], &v)) {
+				g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
 					    ": %s '%s' is not an integer", m->path,
 					    (guint64)g_array_index(m->lines, uint64_t, r),
 					    (char *)cols->pdata[c], (char *)row->pdata[i]);
@@ -250,7 +242,7 @@ static bool in_list(char **list, const char *name)
 }
 
 /* A row's name in messages and in the varying-cells list: label, or label@mm. */
-static char *row_key(const struct marks *m, const GPtrArray *row)
+static char *row_key(const struct marks_file *m, const GPtrArray *row)
 {
 	int mm = col_index(m->header, "mm");
 	const char *label = row->pdata[col_index(m->header, "label")];
@@ -286,8 +278,18 @@ static void clear_cell(gpointer p)
 	g_free(c->b);
 }
 
+/* A column compared by default, unless ignored or an optional one a file lacks. */
+static void add_default(GPtrArray *cols, struct marks_file m[2], char **ignore, const char *name,
+			bool optional)
+{
+	if (in_list(ignore, name) || (optional && (col_index(m[0].header, name) < 0 ||
+						   col_index(m[1].header, name) < 0)))
+		return;
+	g_ptr_array_add(cols, (char *)name);
+}
+
 /* only (less ignore, never label), or the standard columns of the files' kind less ignore. */
-static GPtrArray *columns(struct marks m[2], char **only, char **ignore, GError **error)
+static GPtrArray *columns(struct marks_file m[2], char **only, char **ignore, GError **error)
 {
 	GPtrArray *cols = g_ptr_array_new();
 
@@ -297,19 +299,20 @@ static GPtrArray *columns(struct marks m[2], char **only, char **ignore, GError 
 				g_ptr_array_add(cols, *p);
 	} else {
 		bool per_mm = col_index(m[0].header, "mm") >= 0 && col_index(m[1].header, "mm") >= 0;
-		const char *const *std = per_mm ? mm_cols : std_cols;
-		size_t nstd = per_mm ? G_N_ELEMENTS(mm_cols) : G_N_ELEMENTS(std_cols);
 
-		for (size_t s = 0; s < nstd; s++)
-			if (!in_list(ignore, std[s]) &&
-			    !(optional_col(std[s]) && (col_index(m[0].header, std[s]) < 0 ||
-						       col_index(m[1].header, std[s]) < 0)))
-				g_ptr_array_add(cols, (char *)std[s]);
+		add_default(cols, m, ignore, KEY_T_US, false);
+		for (size_t i = 0; per_mm && i < MARKS_MM_NR; i++)
+			add_default(cols, m, ignore, marks_mm_columns[i].name,
+				    marks_mm_columns[i].optional);
+		for (size_t i = 0; !per_mm && i < MARKS_NR; i++)
+			if (marks_kernel(&marks_columns[i]))
+				add_default(cols, m, ignore, marks_columns[i].name,
+					    !marks_in_format(&marks_columns[i]));
 	}
 	for (guint c = 0; c < cols->len; c++) {
 		for (int f = 0; f < 2; f++) {
 			if (col_index(m[f].header, cols->pdata[c]) < 0) {
-				g_set_error(error, LIVE_ERROR, LIVE_ERROR_MARKS,
+				g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD,
 					    "%s: the header has no column '%s'", m[f].path,
 					    (char *)cols->pdata[c]);
 				g_ptr_array_unref(cols);
@@ -326,7 +329,7 @@ static GPtrArray *columns(struct marks m[2], char **only, char **ignore, GError 
 	return cols;
 }
 
-static void compare_rows(struct marks m[2], GPtrArray *cols, struct marks_diff *d)
+static void compare_rows(struct marks_file m[2], GPtrArray *cols, struct marks_diff *d)
 {
 	guint nrows = MIN(m[0].rows->len, m[1].rows->len);
 
@@ -377,7 +380,7 @@ static void compare_rows(struct marks m[2], GPtrArray *cols, struct marks_diff *
 bool marks_diff(const char *path_a, const char *path_b, char **only, char **ignore,
 		struct marks_diff *out, GError **error)
 {
-	struct marks m[2];
+	struct marks_file m[2];
 	GPtrArray *cols = NULL;
 	bool ok;
 
