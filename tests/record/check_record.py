@@ -369,7 +369,7 @@ def test_errors(ksmsim, pattern, tmp):
     for opt, val in [("--interval-ms", " -5"), ("--interval-ms", "0"), ("--interval-ms", "3600001"),
                      ("--interval-ms", "0x10"), ("--mark-every", "0"), ("--mark-every", "1e3"),
                      ("--max-seconds", "inf"), ("--max-seconds", " 1"), ("--max-seconds", "0"),
-                     ("--find", "sometimes")]:
+                     ("--find", "sometimes"), ("--scope", "merged"), ("--scope", "")]:
         r = subprocess.run([ksmsim, "record", opt, val, "-o", out, "--", "true"],
                            stderr=subprocess.PIPE, text=True)
         if r.returncode != 2 or ("bad %s '%s'" % (opt, val)) not in r.stderr or os.path.exists(out):
