@@ -106,6 +106,11 @@ errors() {
 	expect_error "retime takes IN and OUT" --factor 2 "$s"
 	expect_error "IN cannot be '-'" --factor 2 - "$tmp/out"
 	expect_error "cannot open" --factor 2 "$tmp/missing" "$tmp/out"
+	cp "$s" "$tmp/out"
+	"$ksmsim" trace retime --factor 2 "$tmp/out" "$tmp/out" 2>"$tmp/err"
+	[ $? -eq 2 ] && grep -q "same file as IN" "$tmp/err" && cmp -s "$s" "$tmp/out" ||
+		fail "retime IN IN: not refused, or IN changed"
+	rm -f "$tmp/out"
 	# an existing OUT is left as it was
 	echo keep >"$tmp/kept"
 	"$ksmsim" trace retime --factor 1e15 "$s" "$tmp/kept" 2>/dev/null
