@@ -32,6 +32,8 @@ struct record_opts {
 	double max_seconds;
 	bool baseline, quiet, force_progress;
 	enum record_find find;
+	enum record_scope scope;
+	bool scope_given;	/* else advised with --as-vm, all without */
 	char *shim;		/* pagemap-scan: the shim's absolute path, preloaded into COMMAND */
 };
 
@@ -48,6 +50,7 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim record [--interval-ms N] [--as-vm NAME] [--max-seconds N]\n"
 		"                     [--mark-every N] [--baseline] [--find MODE]\n"
+		"                     [--scope advised|all]\n"
 		"                     [--progress | --quiet]\n"
 		"                     -o FILE -- COMMAND [ARG...]\n"
 		"\n"
@@ -56,11 +59,12 @@ static int usage(FILE *out)
 		"writable mappings written since the last one (see --find) are read and\n"
 		"written to the trace with their exact bytes; each distinct page is stored\n"
 		"once. New and vanished mappings become map/unmap, exited processes exit.\n"
-		"Every captured range is advised mergeable, as if COMMAND ran under\n"
-		"prctl(PR_SET_MEMORY_MERGE); a range the process advised MADV_HUGEPAGE\n"
-		"(QEMU's guest RAM) is also advised hugepage, at trace pages that keep its\n"
-		"alignment in 2 MiB, so a replay faults THPs where the kernel did. The trace\n"
-		"starts with 'set run 1'.\n"
+		"Which ranges are captured is the scope (--scope); every captured range is\n"
+		"advised mergeable, one that leaves the scope unmergeable. A range the\n"
+		"process advised MADV_HUGEPAGE (QEMU's guest RAM) is also advised hugepage,\n"
+		"at trace pages that keep its alignment in 2 MiB, so a replay faults THPs\n"
+		"where the kernel did. The trace starts with 'set run 1'; its opening\n"
+		"comment names the scope.\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output FILE     the trace; .ksmb binary, .gz gzip text, else text\n"
@@ -73,6 +77,18 @@ static int usage(FILE *out)
 		"      --mark-every N    a mark record every N intervals (default 10)\n"
 		"      --baseline        run COMMAND once without recording first, to report\n"
 		"                        the capture overhead on its wall time\n"
+		"      --scope SCOPE     which mappings are recorded (pages outside it are\n"
+		"                        never read nor written to the trace):\n"
+		"                        advised  what KSM would scan: the ranges each process\n"
+		"                          advised MADV_MERGEABLE, followed as the advice\n"
+		"                          changes, or all of a process that set\n"
+		"                          prctl(PR_SET_MEMORY_MERGE); for QEMU with\n"
+		"                          mem-merge=on guest RAM, not its heap or TCG\n"
+		"                          buffer. Default with --as-vm\n"
+		"                        all      every anonymous private writable mapping,\n"
+		"                          as if COMMAND ran under prctl(PR_SET_MEMORY_MERGE):\n"
+		"                          what KSM would see if turned on for a program that\n"
+		"                          never advises. Default without --as-vm\n"
 		"      --find MODE       how written pages are found (every store is seen but by\n"
 		"                        compare):\n"
 		"                        pagemap-scan  Linux 6.7+: the shim " SHIM_NAME "\n"
@@ -229,6 +245,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "mark-every", required_argument, NULL, 'k' },
 		{ "baseline", no_argument, NULL, 'b' },
 		{ "find", required_argument, NULL, 'F' },
+		{ "scope", required_argument, NULL, 'S' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -281,6 +298,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			else
 				return bad_value("--find", optarg,
 						 "auto, pagemap-scan, soft-dirty or compare");
+			break;
+		case 'S':
+			if (strcmp(optarg, "advised") == 0)
+				o->scope = RECORD_SCOPE_ADVISED;
+			else if (strcmp(optarg, "all") == 0)
+				o->scope = RECORD_SCOPE_ALL;
+			else
+				return bad_value("--scope", optarg, "advised or all");
+			o->scope_given = true;
 			break;
 		case 'h':
 			return usage(stdout);
@@ -412,8 +438,13 @@ static void comment_setup(trace_writer *w, char **cmd, int ncmd, const struct re
 			       "found by %s; %s", o->interval_ms, find_text(o->find), o->vm_name ?
 			       "all processes in one mm (--as-vm)" : "one mm per process (COMM.PID)");
 	/* for tools: blank-separated key=value words, like gen's line */
-	g_string_append_printf(cmdline, "\nksmsim record: detector=%s interval_ms=%" G_GUINT64_FORMAT,
-			       record_find_name(o->find), o->interval_ms);
+	g_string_append_printf(cmdline, "\nscope %s: %s", record_scope_name(o->scope),
+			       o->scope == RECORD_SCOPE_ADVISED ?
+			       "the ranges KSM would scan (advised MADV_MERGEABLE, or merge-any)" :
+			       "every anonymous private writable mapping, advised mergeable here");
+	g_string_append_printf(cmdline, "\nksmsim record: detector=%s interval_ms=%" G_GUINT64_FORMAT
+			       " scope=%s", record_find_name(o->find), o->interval_ms,
+			       record_scope_name(o->scope));
 	trace_writer_comment(w, cmdline->str, NULL);
 	g_string_free(cmdline, TRUE);
 }
@@ -539,7 +570,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	comment_setup(w, argv, argc, &o);
 	signals_install(SIGNALS_DEFER);
 	t_start = now_s();
-	rc = recorder_new(w, o.find, o.vm_name);
+	rc = recorder_new(w, o.find, o.scope, o.vm_name);
 	root = start_command(argv, o.shim, &err);
 	if (root < 0) {
 		fprintf(stderr, "ksmsim record: %s: cannot execute: %s\n", argv[0], g_strerror(err));
@@ -590,6 +621,8 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	argc -= optind;
 	argv += optind;
+	if (!o.scope_given)
+		o.scope = o.vm_name ? RECORD_SCOPE_ADVISED : RECORD_SCOPE_ALL;
 	ret = check_setup(argv, argc, &o);
 	if (ret < 0)
 		ret = record_run(argc, argv, o);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ksmsim trace convert|cat|stat|merge: the trace tools. Every input goes through
+ * ksmsim trace convert|cat|stat|merge|retime: the trace tools. Every input goes through
  * the validating reader, so each of them also checks a trace; output files
  * appear whole or not at all (the writer renames a temporary into place).
  */
@@ -10,9 +10,11 @@
 #include "cli/cli.h"
 #include "traces/check.h"
 #include "traces/reader.h"
+#include "traces/retime.h"
 #include "traces/writer.h"
 #include "util/options.h"
 #include "util/file_id.h"
+#include "util/parse.h"
 #include "util/signals.h"
 
 static int trace_usage(FILE *out)
@@ -22,6 +24,7 @@ static int trace_usage(FILE *out)
 		"       ksmsim trace cat IN\n"
 		"       ksmsim trace stat IN\n"
 		"       ksmsim trace merge IN1 IN2 [IN...] OUT\n"
+		"       ksmsim trace retime --factor F IN OUT\n"
 		"\n"
 		"Read a trace (text, gzip-compressed text or binary, versions 1 to 3\n"
 		"(traces/FORMAT.md; version 2 adds blobs of captured pages, version 3 fork,\n"
@@ -44,9 +47,20 @@ static int trace_usage(FILE *out)
 		"           earlier input first) into OUT, e.g. one recorded guest per input.\n"
 		"           Their mm names (fork's child names too) must differ. OUT has the\n"
 		"           highest input version; blobs are stored once across all inputs.\n"
+		"  retime   write IN to OUT with every record's time multiplied by F (a finite\n"
+		"           number more than 0), rounded to the nearest microsecond; order is\n"
+		"           kept. All else stays byte for byte: in text only each record's\n"
+		"           leading time changes (comments, blank lines, spacing and blob lines\n"
+		"           are copied; a time with leading zeros keeps its width if it fits),\n"
+		"           a binary is decoded and encoded again with the new times, and gzip\n"
+		"           input gives gzip output, whatever OUT's name. Retiming by 2 and then\n"
+		"           by 0.5 gives back a trace ksmsim wrote. A time beyond 2^64-1 us after\n"
+		"           scaling is an error at its record. IN is read twice, so it cannot be\n"
+		"           '-'.\n"
 		"\n"
 		"Options:\n"
 		"  -f, --format FMT  output format of convert: text, gz or binary\n"
+		"  -F, --factor F    retime: the factor, e.g. 0.25 or 1e3\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 success, 2 bad usage or bad input (one line on stderr).\n");
@@ -335,14 +349,45 @@ fail:
 	return fail(error);
 }
 
+/* retime --factor F IN OUT, the operands in argv. */
+static int retime(int argc, char **argv, const char *factor_arg)
+{
+	GError *error = NULL;
+	double factor;
+
+	if (!factor_arg) {
+		fprintf(stderr, "ksmsim trace: retime needs --factor F\n");
+		return EXIT_USAGE;
+	}
+	if (!parse_double(factor_arg, &factor) || !(factor > 0)) {
+		fprintf(stderr, "ksmsim trace: bad --factor '%s' (a finite number more than 0)\n",
+			factor_arg);
+		return EXIT_USAGE;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "ksmsim trace: retime takes IN and OUT\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[0], "-") == 0) {
+		fprintf(stderr, "ksmsim trace: retime reads IN twice: IN cannot be '-'\n");
+		return EXIT_USAGE;
+	}
+	struct file_use uses[] = { { "IN", argv[0], false }, { "OUT", argv[1], true } };
+
+	if (!file_uses_distinct(uses, 2, &error) || !trace_retime(argv[0], argv[1], factor, &error))
+		return fail(error);
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "factor", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sub, *fmt_name = NULL;
+	const char *sub, *fmt_name = NULL, *factor = NULL;
 	GError *error = NULL;
 	int c;
 
@@ -352,16 +397,16 @@ int cmd_trace(int argc, char **argv)
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0)
 		return trace_usage(stdout);
 	if (strcmp(sub, "convert") && strcmp(sub, "cat") && strcmp(sub, "stat") &&
-	    strcmp(sub, "merge")) {
-		fprintf(stderr, "ksmsim trace: unknown subcommand '%s' (convert, cat, stat or merge)\n",
-			sub);
+	    strcmp(sub, "merge") && strcmp(sub, "retime")) {
+		fprintf(stderr, "ksmsim trace: unknown subcommand '%s' (convert, cat, stat, merge "
+			"or retime)\n", sub);
 		return EXIT_USAGE;
 	}
 	argc--;
 	argv++;
 	optind = 0;
 	signals_install(SIGNALS_EXIT);
-	while ((c = getopt_long(argc, argv, "+:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:f:F:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(sub, "convert")) {
@@ -369,6 +414,13 @@ int cmd_trace(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			fmt_name = optarg;
+			break;
+		case 'F':
+			if (strcmp(sub, "retime")) {
+				fprintf(stderr, "ksmsim trace: --factor is for retime only\n");
+				return EXIT_USAGE;
+			}
+			factor = optarg;
 			break;
 		case 'h':
 			return trace_usage(stdout);
@@ -405,6 +457,8 @@ int cmd_trace(int argc, char **argv)
 			return fail(error);
 		return copy(argv[0], argv[1], fmt);
 	}
+	if (strcmp(sub, "retime") == 0)
+		return retime(argc, argv, factor);
 	if (strcmp(sub, "merge") == 0) {
 		if (argc < 3) {
 			fprintf(stderr, "ksmsim trace: merge takes two or more traces and OUT\n");

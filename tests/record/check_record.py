@@ -11,6 +11,16 @@
                                            RAM) is advised hugepage in the trace, 2 MiB
                                            aligned, and the model faults THPs in it
 
+The scope (--scope advised|all), with ADVISE (advise.c: regions of one byte each,
+A advised MADV_MERGEABLE, B never, C advised mid-run when A is unadvised), under
+every detector available:
+
+  check_record.py scope KSMSIM ADVISE      advised: only A's and C's pages, C's map and
+                                           advise at its advice, A's advise unmergeable;
+                                           all: B's pages too
+  check_record.py scope-prctl KSMSIM ADVISE  a process that set PR_SET_MEMORY_MERGE:
+                                           advised records every region
+
 The detectors, with WRITER (writer.c: known stores in steps, pauses far
 longer than the interval between them, so each step has captures of its own):
 
@@ -152,6 +162,103 @@ def test_hugepage(ksmsim, pattern, tmp):
     print("ok   hugepage: advise hugepage %s 1024, 2 THPs in the model" % huge[0][1])
 
 
+def scope_detectors(ksmsim, tmp):
+    """The detectors this machine has: compare, and soft-dirty and pagemap-scan if they work."""
+    have = ["compare"]
+    for find in ("soft-dirty", "pagemap-scan"):
+        r = record(ksmsim, os.path.join(tmp, "probe.ksmb"), ["true"], ["--find", find])
+        if r.returncode == 0:
+            have.append(find)
+    return have
+
+
+def record_scope(ksmsim, advise, tmp, find, scope, mode):
+    """Records ADVISE MODE: (records, {byte: set of (mm, vpn) written with it}, stderr)."""
+    out = os.path.join(tmp, "s-%s-%s-%s.ksmt" % (find, scope, mode))
+    r = record(ksmsim, out, [advise, mode], ["--find", find, "--scope", scope])
+    if r.returncode != 0:
+        fail("record --find %s --scope %s exited %d: %s" % (find, scope, r.returncode, r.stderr))
+    text = open(out).read()
+    want = "scope=%s" % scope
+    if want not in text.split("\n0 ", 1)[0]:
+        fail("the header comment does not say %s" % want)
+    blobs, recs = parse(text)
+    by_byte = {}
+    for _, verb, args in recs:
+        if verb == "write":
+            b = content(blobs, args[2])
+            key = b[0] if b == bytes([b[0]]) * PAGE else None
+            by_byte.setdefault(key, set()).add((args[0], int(args[1], 16)))
+    return recs, by_byte, r.stderr
+
+
+ADVISE_NPAGES = 32  # advise.c's NPAGES
+
+
+def want_pages(by_byte, b, what, tag):
+    n = len(by_byte.get(b, ()))
+    if n != ADVISE_NPAGES:
+        fail("%s: %d pages of %s (byte %02x) in the trace, want %d" % (tag, n, what, b, ADVISE_NPAGES))
+
+
+def test_scope(ksmsim, advise, tmp):
+    need_root(ksmsim, tmp)
+    for find in scope_detectors(ksmsim, tmp):
+        recs, by_byte, _ = record_scope(ksmsim, advise, tmp, find, "advised", "advise")
+        tag = find + " advised"
+        others = {b: len(v) for b, v in by_byte.items() if b not in (0xa1, 0xc3)}
+        if others:
+            fail("%s: pages of ranges never advised were captured: %r (byte: pages)" % (tag, others))
+        want_pages(by_byte, 0xa1, "A (advised)", tag)
+        want_pages(by_byte, 0xc3, "C (advised mid-run)", tag)
+        maps = [(t, a) for t, v, a in recs if v == "map"]
+        mapped = sum(int(a[2]) for _, a in maps)
+        if mapped != 2 * ADVISE_NPAGES:
+            fail("%s: %d pages mapped, want %d (A and C): %r" % (tag, mapped, 2 * ADVISE_NPAGES, maps))
+        if maps[1][0] <= maps[0][0]:
+            fail("%s: C was mapped at %d, not after A (%d): not when it was advised" %
+                 (tag, maps[1][0], maps[0][0]))
+        adv = [(t, a[1], a[2], a[3]) for t, v, a in recs if v == "advise"]
+        a_vpn = min(v for _, v in by_byte[0xa1])
+        c_vpn = min(v for _, v in by_byte[0xc3])
+        want = [(maps[0][0], hex(a_vpn), str(ADVISE_NPAGES), "mergeable"),
+                (maps[1][0], hex(c_vpn), str(ADVISE_NPAGES), "mergeable")]
+        unadv = [x for x in adv if x[3] == "unmergeable"]
+        if [x for x in adv if x[3] == "mergeable"] != want:
+            fail("%s: advise mergeable records %r, want %r" % (tag, adv, want))
+        if len(unadv) != 1 or unadv[0][1:3] != (hex(a_vpn), str(ADVISE_NPAGES)) or \
+                unadv[0][0] < maps[1][0]:
+            fail("%s: advise unmergeable records %r, want A's (%s %d) with C's advice" %
+                 (tag, unadv, hex(a_vpn), ADVISE_NPAGES))
+        # C's writes came before its advice: read when it joined the scope
+        print("ok   %s: A %d + C %d pages, B none; C mapped and advised at t=%d us, A unadvised" %
+              (tag, len(by_byte[0xa1]), len(by_byte[0xc3]), maps[1][0]))
+
+        recs, by_byte, _ = record_scope(ksmsim, advise, tmp, find, "all", "advise")
+        tag = find + " all"
+        for b, what in ((0xa1, "A"), (0xb2, "B (never advised)"), (0xc3, "C")):
+            want_pages(by_byte, b, what, tag)
+        if any(v == "advise" and a[3] == "unmergeable" for _, v, a in recs):
+            fail("%s: an advise unmergeable, but every range is in scope all" % tag)
+        print("ok   %s: A, B and C %d pages each, %d pages of other mappings" %
+              (tag, ADVISE_NPAGES, sum(len(v) for b, v in by_byte.items()
+                                        if b not in (0xa1, 0xb2, 0xc3))))
+
+
+def test_scope_prctl(ksmsim, advise, tmp):
+    need_root(ksmsim, tmp)
+    for find in scope_detectors(ksmsim, tmp):
+        _, by_byte, err = record_scope(ksmsim, advise, tmp, find, "advised", "prctl")
+        if "exited with status 3" in err:
+            print("prctl(PR_SET_MEMORY_MERGE) refused here: skipped")
+            sys.exit(SKIP)
+        tag = find + " advised, merge-any"
+        want_pages(by_byte, 0xa1, "A", tag)
+        want_pages(by_byte, 0xb2, "B", tag)
+        print("ok   %s: A and B %d pages each, %d pages of other mappings" %
+              (tag, ADVISE_NPAGES, sum(len(v) for b, v in by_byte.items() if b not in (0xa1, 0xb2))))
+
+
 def test_pattern(ksmsim, pattern, tmp):
     need_root(ksmsim, tmp)
     out = os.path.join(tmp, "p.ksmb")
@@ -262,7 +369,7 @@ def test_errors(ksmsim, pattern, tmp):
     for opt, val in [("--interval-ms", " -5"), ("--interval-ms", "0"), ("--interval-ms", "3600001"),
                      ("--interval-ms", "0x10"), ("--mark-every", "0"), ("--mark-every", "1e3"),
                      ("--max-seconds", "inf"), ("--max-seconds", " 1"), ("--max-seconds", "0"),
-                     ("--find", "sometimes")]:
+                     ("--find", "sometimes"), ("--scope", "merged"), ("--scope", "")]:
         r = subprocess.run([ksmsim, "record", opt, val, "-o", out, "--", "true"],
                            stderr=subprocess.PIPE, text=True)
         if r.returncode != 2 or ("bad %s '%s'" % (opt, val)) not in r.stderr or os.path.exists(out):
@@ -610,7 +717,8 @@ def main():
         return
     with tempfile.TemporaryDirectory(prefix="ksmsim-record-") as tmp:
         tests = {"pattern": test_pattern, "errors": test_errors, "sigint": test_sigint,
-                 "progress": test_progress, "hugepage": test_hugepage}
+                 "progress": test_progress, "hugepage": test_hugepage,
+                 "scope": test_scope, "scope-prctl": test_scope_prctl}
         detectors = {"pagemap-scan": test_pagemap_scan, "agree": test_agree,
                      "fallback": test_fallback, "orphan": test_orphan, "measure": test_measure}
         if mode in tests:

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "oom_recording: %s\n", error->message);
 		return 1;
 	}
-	struct recorder *rc = recorder_new(w, RECORD_FIND_COMPARE, NULL);
+	struct recorder *rc = recorder_new(w, RECORD_FIND_COMPARE, RECORD_SCOPE_ALL, NULL);
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) != 0)
 		return 1;

@@ -3,7 +3,9 @@
 # guests.sh KSMSIM VMDIR CACHE: records 2 x 256 MiB guests of the minimal
 # tier booting (workloads/vm/record-guests.sh, each held up 5 s after its
 # end) and checks that the trace replays under --check, has two mms (vm1,
-# vm2) and the phase marks, and that the guests share pages at the last
+# vm2) holding no more than what QEMU advised mergeable (record's advised
+# scope: guest RAM and its small firmware and video blocks, not QEMU's heap
+# or TCG buffer) and the phase marks, and that the guests share pages at the last
 # vmI-end mark, when both are up: the oracle's ideal_saved and, replayed
 # with a ksmd fast enough to scan the guests several times whatever the
 # boot's length (pages_to_scan 5000, i.e. 250,000 pages/s), pages_sharing.
@@ -14,6 +16,7 @@ set -euo pipefail
 ksmsim=$1 vmdir=$2
 export KSMSIM_VM_CACHE=${KSMSIM_VM_CACHE:-$3}
 MIN_SHARING=${MIN_SHARING:-4096}
+MIB=256		# each guest's RAM
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -36,7 +39,7 @@ if [ ! -e "$KSMSIM_VM_CACHE/minimal/initrd.img" ]; then
 fi
 
 start=$(date +%s)
-KSMSIM=$ksmsim OUT=$tmp "$vmdir/record-guests.sh" -n 2 -m 256 -w boot -H 5 -x 300 \
+KSMSIM=$ksmsim OUT=$tmp "$vmdir/record-guests.sh" -n 2 -m "$MIB" -w boot -H 5 -x 300 \
 	-o "$tmp/guests.ksmb" > "$tmp/out" 2> "$tmp/err" ||
 	{ cat "$tmp/out" "$tmp/err" >&2; fail "record-guests.sh failed"; }
 cat "$tmp/out"
@@ -49,6 +52,28 @@ echo "recorded in $(($(date +%s) - start)) s"
 grep -q '^mms *2 spawned' "$tmp/stat" || { cat "$tmp/stat"; fail "not 2 mms"; }
 spawns=$("$ksmsim" trace cat "$tmp/guests.ksmb" | awk '$2 == "spawn" { print $3 }' | sort | tr '\n' ' ')
 [ "$spawns" = "vm1 vm2 " ] || fail "mms are '$spawns', not 'vm1 vm2'"
+
+# Advised scope (record's default with --as-vm): only QEMU's RAMBlocks, which
+# mem-merge=on advises MADV_MERGEABLE: the guest's RAM, recorded whole, and
+# small blocks (firmware, ACPI tables, option ROMs, the VGA's 16 MiB video
+# RAM: 4737 pages in all for a 64 MiB guest). Never QEMU's heap or its TCG
+# translation buffer (1 GiB), which --scope all would add: each mm's pages
+# mapped at once stay within its RAM and 32 MiB.
+"$ksmsim" trace cat "$tmp/guests.ksmb" | awk -v ram=$((MIB * 256)) -v extra=8192 '
+	$2 == "map" {
+		now[$3] += $5
+		if (now[$3] > peak[$3]) peak[$3] = now[$3]
+		if ($5 >= ram) whole[$3] = 1
+	}
+	$2 == "unmap" { now[$3] -= $5 }
+	END {
+		for (m in peak) {
+			printf "%s: at most %d pages mapped (RAM %d)\n", m, peak[m], ram
+			if (peak[m] > ram + extra) { print "FAIL: " m " maps pages outside the advised RAMBlocks"; bad = 1 }
+			if (!whole[m]) { print "FAIL: " m " has no map of its whole RAM"; bad = 1 }
+		}
+		exit bad
+	}' || fail "the trace holds pages QEMU did not advise mergeable"
 
 # It replays under the invariant checker; the phase marks are there.
 "$ksmsim" run --trace "$tmp/guests.ksmb" --check --quiet --pages-to-scan 5000 \

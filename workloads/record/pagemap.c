@@ -20,6 +20,8 @@ void pagemap_scan(int fd, const GArray *regions, bool soft_dirty, GHashTable *ha
 	for (guint i = 0; i < regions->len; i++) {
 		const struct region *r = &g_array_index(regions, struct region, i);
 
+		if (!r->merge)
+			continue;
 		for (uint64_t u = r->u0; u < r->u1;) {
 			uint64_t n = MIN((uint64_t)PM_BATCH, r->u1 - u);
 			ssize_t got = pread(fd, pm, n * 8, (off_t)(u * 8));
@@ -36,7 +38,7 @@ void pagemap_scan(int fd, const GArray *regions, bool soft_dirty, GHashTable *ha
 						g_hash_table_remove(hashes, GSIZE_TO_POINTER(u + k));
 					continue;
 				}
-				if (!(pm[k] & PM_SOFT_DIRTY) && soft_dirty)
+				if (!(pm[k] & PM_SOFT_DIRTY) && soft_dirty && !r->reread)
 					continue;
 				last = runs->len ?
 					&g_array_index(runs, struct dirty_run, runs->len - 1) : NULL;

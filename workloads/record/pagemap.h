@@ -16,8 +16,9 @@ struct dirty_run {
 };
 
 /*
- * Appends to runs (struct dirty_run) the pages of regions (struct region)
- * that pagemap fd shows present, and soft-dirty if soft_dirty. A page no
+ * Appends to runs (struct dirty_run) the pages of the regions (struct
+ * region) in the scope that pagemap fd shows present, and soft-dirty if
+ * soft_dirty (all present ones of a region to reread). A page no
  * longer present leaves hashes (compare mode's last bytes, or NULL), so it
  * is recorded again when it is back.
  */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The process tree from /proc/PID/stat, the anonymous mappings from /proc/PID/maps. */
+/*
+ * The process tree from /proc/PID/stat, the anonymous mappings from
+ * /proc/PID/maps, VMA flags from /proc/PID/smaps, merge-any from ksm_stat.
+ */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -104,7 +107,7 @@ GArray *procfs_tree(pid_t root)
 	return out;
 }
 
-GArray *procfs_hugepage_ranges(pid_t pid)
+GArray *procfs_vmflag_ranges(pid_t pid, const char *flag)
 {
 	char path[64], *text = NULL, *line, *next;
 	unsigned long long s = 0, e = 0;
@@ -126,12 +129,13 @@ GArray *procfs_hugepage_ranges(pid_t pid)
 			e = b;
 		} else if (strncmp(line, "VmFlags:", 8) == 0 && e > s) {
 			char *f = line + 8;
-			bool hg = false;
+			bool has = false;
 
 			for (char *tok = strtok(f, " "); tok; tok = strtok(NULL, " "))
-				hg |= strcmp(tok, "hg") == 0;
-			if (hg) {
-				struct region r = { s / TRACE_PAGE_SIZE, e / TRACE_PAGE_SIZE, 0, false };
+				has |= strcmp(tok, flag) == 0;
+			if (has) {
+				struct region r = { s / TRACE_PAGE_SIZE, e / TRACE_PAGE_SIZE, 0, false,
+						    false, false };
 
 				g_array_append_val(out, r);
 			}
@@ -179,11 +183,24 @@ GArray *procfs_anon_ranges(pid_t pid, uint64_t *huge_skipped)
 		if (out->len && g_array_index(out, struct region, out->len - 1).u1 == s) {
 			g_array_index(out, struct region, out->len - 1).u1 = e;
 		} else {
-			struct region r = { s, e, 0, false };
+			struct region r = { s, e, 0, false, false, false };
 
 			g_array_append_val(out, r);
 		}
 	}
 	g_free(text);
 	return out;
+}
+
+bool procfs_merge_any(pid_t pid)
+{
+	char path[64], *text = NULL;
+	bool yes;
+
+	snprintf(path, sizeof(path), "/proc/%d/ksm_stat", (int)pid);
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return false;
+	yes = strstr(text, "ksm_merge_any: yes") != NULL;
+	g_free(text);
+	return yes;
 }

@@ -10,11 +10,16 @@
 
 /*
  * User pages [u0, u1) appear in the trace at vpn, vpn + 1, ...; armed: the
- * pagemap-scan detector has registered them for write-protect.
+ * pagemap-scan detector has registered them for write-protect. merge: in
+ * the recording's scope (KSM would scan them), so their pages are read;
+ * a range that left the scope stays mapped in the trace, advised
+ * unmergeable, and its pages are not read. reread: new to the trace or
+ * back in scope, so every present page is read once (soft-dirty: its
+ * stores may predate the last clear).
  */
 struct region {
 	uint64_t u0, u1, vpn;
-	bool armed;
+	bool armed, merge, reread;
 };
 
 struct pinfo {
@@ -35,11 +40,19 @@ GArray *procfs_tree(pid_t root);
 GArray *procfs_anon_ranges(pid_t pid, uint64_t *huge_skipped);
 
 /*
- * The user page ranges [u0, u1) (struct region) of pid's VMAs advised
- * MADV_HUGEPAGE (VmFlags "hg" in /proc/PID/smaps), in address order; NULL
- * when the process is gone. smaps walks page tables: read it only when
- * new ranges appear.
+ * The user page ranges [u0, u1) (struct region) of pid's VMAs whose VmFlags
+ * in /proc/PID/smaps hold flag ("hg": advised MADV_HUGEPAGE, "mg":
+ * MADV_MERGEABLE), in address order; NULL when the process is gone. Only
+ * smaps has the flags (maps has no VmFlags), but it walks page tables: read
+ * it only when it is needed.
  */
-GArray *procfs_hugepage_ranges(pid_t pid);
+GArray *procfs_vmflag_ranges(pid_t pid, const char *flag);
+
+/*
+ * Whether pid set prctl(PR_SET_MEMORY_MERGE): "ksm_merge_any: yes" in
+ * /proc/PID/ksm_stat (Linux 6.8+). False when it did not, is gone, or the
+ * kernel does not say: the VMAs' "mg" flags tell then.
+ */
+bool procfs_merge_any(pid_t pid);
 
 #endif

@@ -53,6 +53,7 @@ struct proc {
 
 struct recorder {
 	enum record_find mode;
+	enum record_scope scope;
 	struct emit out;
 	GHashTable *procs;		/* pid -> struct proc */
 	struct vspace *vm;		/* as_vm */
@@ -79,6 +80,11 @@ static double cpu_s(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *record_scope_name(enum record_scope scope)
+{
+	return scope == RECORD_SCOPE_ADVISED ? "advised" : "all";
 }
 
 const char *record_find_name(enum record_find mode)
@@ -164,6 +170,65 @@ static bool overlaps_any(GArray *ranges, uint64_t u0, uint64_t u1)
 	return false;
 }
 
+/* Appends user pages [u0, u1) to out, merged with the last range if it ends there alike. */
+static void append_piece(GArray *out, uint64_t u0, uint64_t u1, bool merge)
+{
+	struct region *last = out->len ? &g_array_index(out, struct region, out->len - 1) : NULL;
+
+	if (last && last->u1 == u0 && last->merge == merge) {
+		last->u1 = u1;
+		return;
+	}
+	g_array_append_val(out, ((struct region){ u0, u1, 0, false, merge, false }));
+}
+
+/*
+ * p's anonymous private writable ranges, split where the scope (record.h)
+ * starts and ends and flagged merge inside it: everything for
+ * RECORD_SCOPE_ALL or a process that set merge-any, else the VMAs it
+ * advised MADV_MERGEABLE. NULL when p is gone.
+ */
+static GArray *scoped_ranges(struct recorder *rc, struct proc *p)
+{
+	GArray *anon = procfs_anon_ranges(p->pid, &rc->stats.huge_skipped), *mg, *out;
+
+	if (!anon)
+		return NULL;
+	if (rc->scope == RECORD_SCOPE_ALL || procfs_merge_any(p->pid)) {
+		for (guint i = 0; i < anon->len; i++)
+			g_array_index(anon, struct region, i).merge = true;
+		return anon;
+	}
+	/* maps has no VmFlags: only smaps tells which VMAs were advised */
+	mg = procfs_vmflag_ranges(p->pid, "mg");
+	if (!mg) {
+		g_array_free(anon, TRUE);
+		return NULL;
+	}
+	out = g_array_new(FALSE, FALSE, sizeof(struct region));
+	for (guint i = 0; i < anon->len; i++) {
+		const struct region *s = &g_array_index(anon, struct region, i);
+		uint64_t cur = s->u0;
+
+		for (guint j = 0; j < mg->len; j++) {
+			const struct region *m = &g_array_index(mg, struct region, j);
+			uint64_t a = MAX(cur, m->u0), b = MIN(s->u1, m->u1);
+
+			if (a >= b)
+				continue;
+			if (a > cur)
+				append_piece(out, cur, a, false);
+			append_piece(out, a, b, true);
+			cur = b;
+		}
+		if (cur < s->u1)
+			append_piece(out, cur, s->u1, false);
+	}
+	g_array_free(mg, TRUE);
+	g_array_free(anon, TRUE);
+	return out;
+}
+
 /* advise hugepage for the parts of user pages [u0, u1), mapped at vpn, that lie in hg */
 static void emit_hugepage_parts(struct recorder *rc, struct proc *p, GArray *hg, uint64_t u0,
 				uint64_t u1, uint64_t vpn)
@@ -218,7 +283,12 @@ static void unmap_part(struct recorder *rc, struct proc *p, const struct region 
 	rc->stats.unmaps++;
 }
 
-/* Brings p's regions in line with its maps: unmap what went, map what came. */
+/*
+ * Brings p's regions in line with its maps and advice (now: scoped_ranges):
+ * unmap what went, map what came into the scope, advise unmergeable what
+ * left it and mergeable what came back. What was never in the scope stays
+ * out of the trace.
+ */
 static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 {
 	GArray *keep = g_array_new(FALSE, FALSE, sizeof(struct region));
@@ -237,7 +307,10 @@ static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 			if (a > cur)
 				unmap_part(rc, p, r, cur, a);
 			g_array_append_val(keep, ((struct region){ a, b, r->vpn + (a - r->u0),
-								   r->armed }));
+					   r->armed, s->merge, r->reread || (s->merge && !r->merge) }));
+			if (s->merge != r->merge)
+				emit_range(&rc->out, TRACE_ADVISE, p->vs->name, r->vpn + (a - r->u0),
+					   b - a, s->merge);
 			cur = b;
 		}
 		if (cur < r->u1)
@@ -259,16 +332,18 @@ static void sync_regions(struct recorder *rc, struct proc *p, GArray *now)
 					continue;
 				a = k->u0;
 			}
-			if (a > cur) {
+			if (a > cur && s->merge) {
 				if (!hg)
-					hg = procfs_hugepage_ranges(p->pid);
+					hg = procfs_vmflag_ranges(p->pid, "hg");
 				bool huge = hg && overlaps_any(hg, cur, a);
 				/* a THP covers 512 aligned pages: keep the user address's alignment */
 				uint64_t vpn = vpn_alloc(rc, p->vs, a - cur, huge ? cur : UINT64_MAX);
 
 				if (rc->full[0])
 					break;
-				g_array_append_val(fresh, ((struct region){ cur, a, vpn, false }));
+				/* its pages may predate the last clear of soft-dirty: read them all */
+				g_array_append_val(fresh, ((struct region){ cur, a, vpn, false, true,
+									    true }));
 				emit_range(&rc->out, TRACE_MAP, p->vs->name, vpn, a - cur, false);
 				emit_range(&rc->out, TRACE_ADVISE, p->vs->name, vpn, a - cur, true);
 				if (huge)
@@ -375,7 +450,7 @@ static int open_proc_file(pid_t pid, const char *file, int flags)
 static bool capture_proc_pagemap(struct recorder *rc, struct proc *p)
 {
 	bool soft_dirty = rc->mode == RECORD_FIND_SOFT_DIRTY;
-	GArray *now = procfs_anon_ranges(p->pid, &rc->stats.huge_skipped);
+	GArray *now = scoped_ranges(rc, p);
 	GArray *runs;
 	int pagemap_fd, clear_fd;	/* opened anew every interval: exec swaps the mm */
 	bool ok = false;
@@ -393,6 +468,8 @@ static bool capture_proc_pagemap(struct recorder *rc, struct proc *p)
 	runs = g_array_new(FALSE, FALSE, sizeof(struct dirty_run));
 	if (!rc->out.error)
 		pagemap_scan(pagemap_fd, p->regions, soft_dirty, p->hashes, runs);
+	for (guint i = 0; i < p->regions->len; i++)
+		g_array_index(p->regions, struct region, i).reread = false;
 	if (soft_dirty && !pagemap_clear_soft_dirty(clear_fd)) {
 		g_array_free(runs, TRUE);
 		goto out;
@@ -445,7 +522,7 @@ static void capture_uffd_run(struct recorder *rc, struct proc *p, const struct r
  */
 static bool capture_proc_uffd(struct recorder *rc, struct proc *p, bool *fall)
 {
-	GArray *now = procfs_anon_ranges(p->pid, &rc->stats.huge_skipped);
+	GArray *now = scoped_ranges(rc, p);
 	GArray *runs;		/* struct uffd_run */
 	guint *first;		/* per region: its first run */
 	int pm;
@@ -466,6 +543,12 @@ static bool capture_proc_uffd(struct recorder *rc, struct proc *p, bool *fall)
 		int err = 0;
 
 		first[i] = runs->len;
+		/*
+		 * out of the scope: not scanned, so what is written meanwhile is
+		 * still found written when it comes back
+		 */
+		if (!r->merge)
+			continue;
 		/* a mapping replaced in place (mmap over it) is not registered */
 		if (r->armed && uffd_unarmed(pm, r->u0, r->u1))
 			r->armed = false;
@@ -687,11 +770,13 @@ void recorder_capture(struct recorder *rc, uint64_t t_us)
 	rc->stats.capture_s += now_s() - t0;
 }
 
-struct recorder *recorder_new(trace_writer *w, enum record_find mode, const char *as_vm)
+struct recorder *recorder_new(trace_writer *w, enum record_find mode, enum record_scope scope,
+			      const char *as_vm)
 {
 	struct recorder *rc = g_new0(struct recorder, 1);
 
 	rc->mode = mode;
+	rc->scope = scope;
 	emit_init(&rc->out, w, &rc->stats);
 	rc->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, proc_free);
 	rc->buf = g_malloc((size_t)PAGEMAP_RUN_PAGES * TRACE_PAGE_SIZE);

@@ -5,8 +5,10 @@
  * traces/FORMAT.md).
  *
  * Every interval, for each process of the tree: /proc/PID/maps gives the
- * anonymous private writable mappings (new ones become map + advise
- * mergeable, vanished ones unmap), /proc/PID/pagemap the pages that are
+ * anonymous private writable mappings, of which the scope (enum
+ * record_scope) keeps those KSM would scan (new ones become map + advise
+ * mergeable, vanished ones unmap, ones that leave or rejoin the scope
+ * advise unmergeable or mergeable), /proc/PID/pagemap the pages that are
  * present and soft-dirty (written since the last clear), process_vm_readv
  * their bytes, and writing "4" to /proc/PID/clear_refs starts the next
  * interval. In pagemap-scan mode one PAGEMAP_SCAN ioctl per range both
@@ -58,6 +60,22 @@ enum record_find {
 	RECORD_FIND_AUTO, RECORD_FIND_PAGEMAP_SCAN, RECORD_FIND_SOFT_DIRTY, RECORD_FIND_COMPARE,
 };
 
+/*
+ * Which pages are recorded. All: every anonymous private writable mapping,
+ * as if the process ran under prctl(PR_SET_MEMORY_MERGE) (what if KSM were
+ * on for a program that never advises). Advised: only what KSM would scan
+ * in that process: the VMAs it advised MADV_MERGEABLE (VmFlags "mg"), or
+ * all of them once it set PR_SET_MEMORY_MERGE; for QEMU with mem-merge=on,
+ * guest RAM but not its heap or translation buffer. Pages out of the scope
+ * are never read and never in the trace.
+ */
+enum record_scope {
+	RECORD_SCOPE_ALL, RECORD_SCOPE_ADVISED,
+};
+
+/* "all" or "advised". */
+const char *record_scope_name(enum record_scope scope);
+
 /* "pagemap-scan", "soft-dirty", "compare" or "auto". */
 const char *record_find_name(enum record_find mode);
 
@@ -94,10 +112,12 @@ struct recorder;
  * Starts recording into w, which stays the caller's to close or abort:
  * 'set run 1' at t=0 and, with as_vm, the spawn of that one address space
  * for every process (as inside a guest; else one mm per process, named
- * COMM.PID). mode is not RECORD_FIND_AUTO. Makes
- * this process a child subreaper, so call it before starting the root.
+ * COMM.PID). mode is not RECORD_FIND_AUTO; scope says which ranges are
+ * recorded. Makes this process a child subreaper, so call it before starting
+ * the root.
  */
-struct recorder *recorder_new(trace_writer *w, enum record_find mode, const char *as_vm);
+struct recorder *recorder_new(trace_writer *w, enum record_find mode, enum record_scope scope,
+			      const char *as_vm);
 void recorder_free(struct recorder *rc);
 
 /* The tree to record is root (a child of ours) and its descendants. */
