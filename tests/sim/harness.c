@@ -117,6 +117,21 @@ void unmap_pages(struct sim *s, const char *mm, uint64_t vpn, uint64_t npages)
 	apply(s);
 }
 
+void two_equal_pages(struct sim *s)
+{
+	spawn_mergeable(s, "a", 1);
+	spawn_mergeable(s, "b", 1);
+	fill(s, "a", 0, 1, 7);
+	fill(s, "b", 0, 1, 7);
+}
+
+int setup_two_equal_pages(void **state)
+{
+	sim_setup(state);
+	two_equal_pages(*state);
+	return 0;
+}
+
 struct mm *mm_of(struct ksm *k, const char *name)
 {
 	struct mm *mm = g_hash_table_lookup(k->mm_by_name, name);

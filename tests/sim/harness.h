@@ -49,6 +49,10 @@ void write_form(struct sim *s, const char *mm, uint64_t vpn, enum content_form f
 		uint64_t value, uint32_t off);
 /* munmap of [vpn, vpn + npages). */
 void unmap_pages(struct sim *s, const char *mm, uint64_t vpn, uint64_t npages);
+/* mms a and b, one mergeable page each, both holding byte 7. */
+void two_equal_pages(struct sim *s);
+/* A fixture: sim_setup, then two_equal_pages. */
+int setup_two_equal_pages(void **state);
 
 struct mm *mm_of(struct ksm *k, const char *name);
 /* One visit; NULL at the end of a pass. */

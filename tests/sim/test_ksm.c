@@ -14,18 +14,6 @@
 #include <cmocka.h>
 #include "tests/sim/harness.h"
 
-/* mms a and b, one mergeable page each, both holding byte 7. */
-static int setup_two_equal_pages(void **state)
-{
-	sim_setup(state);
-	struct sim *s = *state;
-	spawn_mergeable(s, "a", 1);
-	spawn_mergeable(s, "b", 1);
-	fill(s, "a", 0, 1, 7);
-	fill(s, "b", 0, 1, 7);
-	return 0;
-}
-
 /* mm a with two zero-filled mergeable pages. */
 static int setup_two_zero_pages(void **state)
 {
@@ -345,25 +333,20 @@ static void test_ideal_groups_by_bytes(void **state)
 	assert_int_equal(id.ideal_saved, 3);
 }
 
+#define fixture(f, setup) cmocka_unit_test_setup_teardown(f, setup, sim_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_merge_two_identical_pages,
-						setup_two_equal_pages, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_changed_checksum_is_volatile,
-						setup_two_equal_pages, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_zero_pages_merge_to_zero_page,
-						setup_two_zero_pages, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_zero_pages_without_use_zero_pages,
-						setup_two_zero_pages, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_max_page_sharing_makes_chain,
-						sim_setup, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_scan_order_and_wrap, sim_setup, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_unmergeable_mm_leaves_slot_list,
-						sim_setup, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_memory_breakdown,
-						setup_two_hundred_equal_pages, sim_teardown),
-		cmocka_unit_test_setup_teardown(test_ideal_groups_by_bytes, sim_setup, sim_teardown),
+		fixture(test_merge_two_identical_pages, setup_two_equal_pages),
+		fixture(test_changed_checksum_is_volatile, setup_two_equal_pages),
+		fixture(test_zero_pages_merge_to_zero_page, setup_two_zero_pages),
+		fixture(test_zero_pages_without_use_zero_pages, setup_two_zero_pages),
+		fixture(test_max_page_sharing_makes_chain, sim_setup),
+		fixture(test_scan_order_and_wrap, sim_setup),
+		fixture(test_unmergeable_mm_leaves_slot_list, sim_setup),
+		fixture(test_memory_breakdown, setup_two_hundred_equal_pages),
+		fixture(test_ideal_groups_by_bytes, sim_setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,15 +13,6 @@
 #include <cmocka.h>
 #include "tests/sim/harness.h"
 
-/* mms a and b, one page each, both holding byte 7. */
-static void two_equal_pages(struct sim *s)
-{
-	spawn_mergeable(s, "a", 1);
-	spawn_mergeable(s, "b", 1);
-	write_form(s, "a", 0, CONTENT_BYTE, 7, 0);
-	write_form(s, "b", 0, CONTENT_BYTE, 7, 0);
-}
-
 static void expect_refused(const char *spec, const char *needle)
 {
 	struct ksm_policy p;

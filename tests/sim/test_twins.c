@@ -95,18 +95,6 @@ static void fork_mm(struct sim *s, const char *parent, const char *child)
 	apply(s);
 }
 
-/* mms a and b, one mergeable page each, both holding byte 7. */
-static int setup_two_equal_pages(void **state)
-{
-	sim_setup(state);
-	struct sim *s = *state;
-	spawn_mergeable(s, "a", 1);
-	spawn_mergeable(s, "b", 1);
-	fill(s, "a", 0, 1, 7);
-	fill(s, "b", 0, 1, 7);
-	return 0;
-}
-
 /* As setup_two_equal_pages, after the two passes that merge them: one KSM page. */
 static int setup_merged_pair(void **state)
 {
@@ -305,8 +293,12 @@ static void test_dup_found_moves_to_head(void **state)
 }
 
 /*
- * max_page_sharing 2, six equal pages: dups A (m0, m1), B (m2, m3), C (m4,
- * m5), each made as the previous one was full; the chain lists C, B, A.
+ * max_page_sharing 2, six equal pages. The second pass: m0 + m1 make A,
+ * full at 2; m2 finds A full (no candidate: the search returns NULL) and
+ * waits in the unstable tree, and m3 merges with it into B, filed as a dup
+ * beside A in a new chain; m4 finds no candidate among the chain's full
+ * dups, waits, and m5 merges with it into C, added at the chain's head.
+ * The chain lists C, B, A.
  * Then m5 is written (C drops to 1 item at its visit, a candidate again)
  * and a new mm n of byte 5 spawned; a pass gives n its first visit. The
  * next pass visits m0 .. m5, after which A's two mappings are unmapped:
@@ -378,9 +370,11 @@ static void test_dup_prune_removes_stale_dup(void **state)
 }
 
 /*
- * max_page_sharing 2: chain of B (m2, m3; first) and A (m0, m1). A new mm n
- * of byte 5 gets its first visit in a pass; in the next, after m0 .. m3
- * were visited, both pages of dup `gone` are unmapped, leaving it stale.
+ * max_page_sharing 2: a chain of B (m2, m3; first) and A (m0, m1), made as
+ * in stale_dup_behind_candidate. A new mm n of byte 5 gets its first visit
+ * in a pass; in the next, after m0 .. m3 were visited, both mappings of A
+ * (stale_a) and of B (stale_b) are unmapped, which frees their KSM pages
+ * and leaves their nodes stale. The next visit is n's second.
  */
 static void two_dups_one_stale(struct sim *s, bool stale_a, bool stale_b)
 {
@@ -491,11 +485,7 @@ static void test_forked_ksm_page_listed_past_max_page_sharing(void **state)
 {
 	struct sim *s = *state;
 	struct ksm *k = s->k;
-	set(s, KNOB_MAX_PAGE_SHARING, 2);
-	spawn_mergeable(s, "a", 1);
-	spawn_mergeable(s, "b", 1);
-	fill(s, "a", 0, 1, 7);
-	fill(s, "b", 0, 1, 7);
+	set(s, KNOB_MAX_PAGE_SHARING, 2);	/* no KSM page yet: accepted */
 	pass(k, 2);
 	pass(k, 2);
 	struct stable_node *node = node_of(k, "a");
@@ -1444,7 +1434,7 @@ int main(void)
 		fixture(test_chain_collapses_to_last_dup, sim_setup),
 		fixture(test_chain_freed_when_no_dup_alive, sim_setup),
 		fixture(test_stale_node_drops_counts_at_once, setup_merged_pair),
-		fixture(test_forked_ksm_page_listed_past_max_page_sharing, sim_setup),
+		fixture(test_forked_ksm_page_listed_past_max_page_sharing, setup_two_equal_pages),
 		fixture(test_max_page_sharing_refused_while_shared, setup_merged_pair),
 		fixture(test_max_page_sharing_busy_node, setup_merged_pair),
 		fixture(test_empty_chain_freed_by_knob_change, sim_setup),
