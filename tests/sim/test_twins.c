@@ -835,6 +835,26 @@ static void test_smart_scan_spares_ksm_pages(void **state)
 	assert_int_equal(mm_of(k, "b")->rmap_list->age, 2);
 }
 
+/*
+ * A skip is no visit: ksm_do_scan counts pages_scanned only for pages
+ * handed to cmp_and_merge_page. One page, a batch a pass: passes 0-3
+ * process it, pass 4 skips it (see above), so after five batches
+ * pages_scanned is 4, pages_skipped 1, full_scans 5.
+ */
+static void test_smart_scan_skip_not_scanned(void **state)
+{
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	set(s, KNOB_SMART_SCAN, 1);
+	set(s, KNOB_RUN, 1);
+	for (unsigned b = 0; b < 5; b++)
+		ksm_run_batch(k, k->now);
+	struct ksm_counters c = counters(k);
+	assert_int_equal(c.pages_scanned, 4);
+	assert_int_equal(c.pages_skipped, 1);
+	assert_int_equal(c.full_scans, 5);
+}
+
 /* smart_scan 0: should_skip_rmap_item returns before ageing the item. */
 static void test_smart_scan_off_does_not_age(void **state)
 {
@@ -1448,6 +1468,7 @@ int main(void)
 		fixture(test_smart_scan_skip_age_steps, setup_one_page),
 		fixture(test_smart_scan_skip_leaves_unstable_tree, setup_one_page),
 		fixture(test_smart_scan_spares_ksm_pages, setup_two_equal_pages),
+		fixture(test_smart_scan_skip_not_scanned, setup_one_page),
 		fixture(test_smart_scan_off_does_not_age, setup_one_page),
 		fixture(test_advisor_mode_sets_pages_to_scan, sim_setup),
 		fixture(test_advisor_first_pass, setup_advisor),
