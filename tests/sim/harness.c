@@ -8,63 +8,7 @@
 #include <cmocka.h>
 #include "tests/sim/harness.h"
 
-struct trace_record rec;
-
-void apply(struct ksm *k)
-{
-	GError *error = NULL;
-	bool ok = ksm_apply(k, &rec, 0, &error);
-	if (!ok)
-		fail_msg("ksm_apply: %s", error->message);
-	memset(&rec, 0, sizeof(rec));
-}
-
-void set(struct ksm *k, enum ksm_knob knob, uint64_t value)
-{
-	rec.verb = TRACE_SET;
-	rec.knob = knob;
-	rec.value = value;
-	apply(k);
-}
-
-void on(enum trace_verb verb, const char *mm, uint64_t vpn, uint64_t npages)
-{
-	rec.verb = verb;
-	g_strlcpy(rec.mm, mm, sizeof(rec.mm));
-	rec.vpn = vpn;
-	rec.npages = npages;
-}
-
-void spawn_mergeable(struct ksm *k, const char *mm, uint64_t npages)
-{
-	on(TRACE_SPAWN, mm, 0, 0);
-	apply(k);
-	on(TRACE_MAP, mm, 0, npages);
-	apply(k);
-	on(TRACE_ADVISE, mm, 0, npages);
-	rec.mergeable = true;
-	apply(k);
-}
-
-void fill(struct ksm *k, const char *mm, uint64_t vpn, uint64_t npages, uint8_t value)
-{
-	on(TRACE_FILL, mm, vpn, npages);
-	rec.content.form = value ? CONTENT_BYTE : CONTENT_ZERO;
-	rec.content.value = value;
-	apply(k);
-}
-
-void write_form(struct ksm *k, const char *mm, uint64_t vpn, enum content_form form,
-		uint64_t value, uint32_t off)
-{
-	on(TRACE_WRITE, mm, vpn, 1);
-	rec.content.form = form;
-	rec.content.value = value;
-	rec.content.off = off;
-	apply(k);
-}
-
-struct ksm *new_ksm_with(const char *policy)
+struct sim *sim_new(const char *policy)
 {
 	struct ksm_options opt = { 0 };
 	GError *error = NULL;
@@ -72,9 +16,120 @@ struct ksm *new_ksm_with(const char *policy)
 		fail_msg("%s", error->message);
 	if (policy)
 		cost_table_default(&opt.costs, HASH_DEFAULT);
-	struct ksm *k = ksm_new(&opt);
-	set(k, KNOB_SMART_SCAN, 0);
-	return k;
+	struct sim *s = g_new0(struct sim, 1);
+	s->k = ksm_new(&opt);
+	set(s, KNOB_SMART_SCAN, 0);
+	return s;
+}
+
+void sim_free(struct sim *s)
+{
+	ksm_free(s->k);
+	g_free(s);
+}
+
+int sim_setup(void **state)
+{
+	*state = sim_new(*state);
+	return 0;
+}
+
+int sim_teardown(void **state)
+{
+	sim_free(*state);
+	return 0;
+}
+
+void at(struct sim *s, uint64_t us)
+{
+	s->now = us;
+	s->k->now = us;
+}
+
+void apply(struct sim *s)
+{
+	GError *error = NULL;
+	bool ok = ksm_apply(s->k, &s->rec, s->now, &error);
+	if (!ok)
+		fail_msg("ksm_apply: %s", error->message);
+	memset(&s->rec, 0, sizeof(s->rec));
+}
+
+void apply_refused(struct sim *s, enum ksm_error_code code)
+{
+	GError *error = NULL;
+	bool ok = ksm_apply(s->k, &s->rec, s->now, &error);
+	memset(&s->rec, 0, sizeof(s->rec));
+	if (ok)
+		fail_msg("ksm_apply accepted a record the kernel refuses");
+	assert_true(g_error_matches(error, KSM_ERROR, (gint)code));
+	g_error_free(error);
+}
+
+void set(struct sim *s, enum ksm_knob knob, uint64_t value)
+{
+	s->rec.verb = TRACE_SET;
+	s->rec.knob = knob;
+	s->rec.value = value;
+	apply(s);
+}
+
+void on(struct sim *s, enum trace_verb verb, const char *mm, uint64_t vpn, uint64_t npages)
+{
+	s->rec.verb = verb;
+	g_strlcpy(s->rec.mm, mm, sizeof(s->rec.mm));
+	s->rec.vpn = vpn;
+	s->rec.npages = npages;
+}
+
+void spawn_mergeable(struct sim *s, const char *mm, uint64_t npages)
+{
+	on(s, TRACE_SPAWN, mm, 0, 0);
+	apply(s);
+	on(s, TRACE_MAP, mm, 0, npages);
+	apply(s);
+	on(s, TRACE_ADVISE, mm, 0, npages);
+	s->rec.mergeable = true;
+	apply(s);
+}
+
+void fill(struct sim *s, const char *mm, uint64_t vpn, uint64_t npages, uint8_t value)
+{
+	on(s, TRACE_FILL, mm, vpn, npages);
+	s->rec.content.form = value ? CONTENT_BYTE : CONTENT_ZERO;
+	s->rec.content.value = value;
+	apply(s);
+}
+
+void write_form(struct sim *s, const char *mm, uint64_t vpn, enum content_form form,
+		uint64_t value, uint32_t off)
+{
+	on(s, TRACE_WRITE, mm, vpn, 1);
+	s->rec.content.form = form;
+	s->rec.content.value = value;
+	s->rec.content.off = off;
+	apply(s);
+}
+
+void unmap_pages(struct sim *s, const char *mm, uint64_t vpn, uint64_t npages)
+{
+	on(s, TRACE_UNMAP, mm, vpn, npages);
+	apply(s);
+}
+
+void two_equal_pages(struct sim *s)
+{
+	spawn_mergeable(s, "a", 1);
+	spawn_mergeable(s, "b", 1);
+	fill(s, "a", 0, 1, 7);
+	fill(s, "b", 0, 1, 7);
+}
+
+int setup_two_equal_pages(void **state)
+{
+	sim_setup(state);
+	two_equal_pages(*state);
+	return 0;
 }
 
 struct mm *mm_of(struct ksm *k, const char *name)
@@ -121,6 +176,10 @@ void pass(struct ksm *k, unsigned visits)
 void check_invariants(struct ksm *k)
 {
 	char *msg = ksm_check(k);
-	if (msg)
-		fail_msg("invariant: %s", msg);
+	if (msg) {
+		char copy[256];
+		g_strlcpy(copy, msg, sizeof(copy));
+		g_free(msg);	/* fail_msg does not return */
+		fail_msg("invariant: %s", copy);
+	}
 }

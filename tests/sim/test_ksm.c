@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ksmd's two steps driven by hand: scan_get_next_rmap_item() picks the next
- * page, cmp_and_merge_page() decides its fate. Each test builds a few small
- * address spaces through ksm_apply (no trace file, no event loop, no
- * batches) and then checks the rmap_items, trees and counters after each
- * visit, as mm/ksm.c would leave them.
+ * page, cmp_and_merge_page() decides its fate. Each test starts from a
+ * fixture (a few small address spaces built through ksm_apply: no trace
+ * file, no event loop, no batches) and then checks the rmap_items, trees
+ * and counters after each visit, as mm/ksm.c would leave them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,15 +14,33 @@
 #include <cmocka.h>
 #include "tests/sim/harness.h"
 
+/* mm a with two zero-filled mergeable pages. */
+static int setup_two_zero_pages(void **state)
+{
+	sim_setup(state);
+	struct sim *s = *state;
+	spawn_mergeable(s, "a", 2);
+	fill(s, "a", 0, 2, 0);
+	return 0;
+}
+
+/* mms a and b with 100 mergeable pages each, all holding byte 7. */
+static int setup_two_hundred_equal_pages(void **state)
+{
+	sim_setup(state);
+	struct sim *s = *state;
+	spawn_mergeable(s, "a", 100);
+	spawn_mergeable(s, "b", 100);
+	fill(s, "a", 0, 100, 7);
+	fill(s, "b", 0, 100, 7);
+	return 0;
+}
+
 /* First visit: checksum only. Second: unstable tree, then a merge of the two. */
 static void test_merge_two_identical_pages(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	spawn_mergeable(k, "a", 1);
-	spawn_mergeable(k, "b", 1);
-	fill(k, "a", 0, 1, 7);
-	fill(k, "b", 0, 1, 7);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
 	struct page *pa = pte_get(mm_of(k, "a"), 0), *pb = pte_get(mm_of(k, "b"), 0);
 
 	struct rmap_item *ra = visit(k);
@@ -65,23 +83,18 @@ static void test_merge_two_identical_pages(void **state)
 	assert_int_equal(k->pages_sharing, 1);
 	assert_int_equal(k->truth.merges_two + k->truth.merges_stable, 1);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* A page whose checksum moved since the last visit stays out of both trees. */
 static void test_changed_checksum_is_volatile(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	spawn_mergeable(k, "a", 1);
-	spawn_mergeable(k, "b", 1);
-	fill(k, "a", 0, 1, 7);
-	fill(k, "b", 0, 1, 7);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
 	pass(k, 2);
 	struct rmap_item *ra = mm_of(k, "a")->rmap_list;
 	uint64_t before = ra->oldchecksum;
 
-	fill(k, "a", 0, 1, 9);	/* written in place: not a KSM page */
+	fill(s, "a", 0, 1, 9);	/* written in place: not a KSM page */
 	assert_ptr_equal(visit(k), ra);
 	assert_int_equal(ra->flags, 0);
 	assert_int_not_equal(ra->oldchecksum, before);
@@ -101,17 +114,14 @@ static void test_changed_checksum_is_volatile(void **state)
 	ksm_counters(k, &c);
 	assert_int_equal(c.pages_volatile, 0);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* use_zero_pages: zero-filled pages map the zero page, no KSM page at all. */
 static void test_zero_pages_merge_to_zero_page(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	set(k, KNOB_USE_ZERO_PAGES, 1);
-	spawn_mergeable(k, "a", 2);
-	fill(k, "a", 0, 2, 0);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	set(s, KNOB_USE_ZERO_PAGES, 1);
 	pass(k, 2);
 	assert_int_equal(k->zero_pages, 0);
 	assert_int_equal(mm_of(k, "a")->rmap_list->oldchecksum, k->zero_checksum);
@@ -133,16 +143,13 @@ static void test_zero_pages_merge_to_zero_page(void **state)
 			 2 * 4096 - 2 * 64);
 	g_array_free(stats, TRUE);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* Without use_zero_pages the same two pages make an ordinary KSM page. */
 static void test_zero_pages_without_use_zero_pages(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	spawn_mergeable(k, "a", 2);
-	fill(k, "a", 0, 2, 0);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
 	pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->zero_pages, 0);
@@ -150,19 +157,18 @@ static void test_zero_pages_without_use_zero_pages(void **state)
 	assert_int_equal(k->pages_sharing, 1);
 	assert_true(pte_get(mm_of(k, "a"), 0)->ksm);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* max_page_sharing 2 and four equal pages: two KSM pages, dups of one chain. */
 static void test_max_page_sharing_makes_chain(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	set(k, KNOB_MAX_PAGE_SHARING, 2);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	set(s, KNOB_MAX_PAGE_SHARING, 2);
 	const char *names[] = { "a", "b", "c", "d" };
 	for (int i = 0; i < 4; i++) {
-		spawn_mergeable(k, names[i], 1);
-		fill(k, names[i], 0, 1, 5);
+		spawn_mergeable(s, names[i], 1);
+		fill(s, names[i], 0, 1, 5);
 	}
 	pass(k, 4);
 	expect_visit(k, "a", 0);	/* into the unstable tree */
@@ -187,7 +193,6 @@ static void test_max_page_sharing_makes_chain(void **state)
 	assert_ptr_equal(pte_get(mm_of(k, "c"), 0), pte_get(mm_of(k, "d"), 0));
 	assert_ptr_not_equal(pte_get(mm_of(k, "a"), 0), pte_get(mm_of(k, "c"), 0));
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /*
@@ -199,22 +204,22 @@ static void test_max_page_sharing_makes_chain(void **state)
  */
 static void test_scan_order_and_wrap(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	spawn_mergeable(k, "a", 4);
-	fill(k, "a", 1, 1, 1);
-	fill(k, "a", 3, 1, 2);
-	on(TRACE_MAP, "a", 10, 2);	/* not mergeable: never scanned */
-	apply(k);
-	fill(k, "a", 10, 1, 3);
-	on(TRACE_MAP, "a", 20, 1);
-	apply(k);
-	on(TRACE_ADVISE, "a", 20, 1);
-	rec.mergeable = true;
-	apply(k);
-	fill(k, "a", 20, 1, 4);
-	spawn_mergeable(k, "b", 2);
-	fill(k, "b", 0, 2, 5);	/* equal pages: merging must not disturb the order */
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 4);
+	fill(s, "a", 1, 1, 1);
+	fill(s, "a", 3, 1, 2);
+	on(s, TRACE_MAP, "a", 10, 2);	/* not mergeable: never scanned */
+	apply(s);
+	fill(s, "a", 10, 1, 3);
+	on(s, TRACE_MAP, "a", 20, 1);
+	apply(s);
+	on(s, TRACE_ADVISE, "a", 20, 1);
+	s->rec.mergeable = true;
+	apply(s);
+	fill(s, "a", 20, 1, 4);
+	spawn_mergeable(s, "b", 2);
+	fill(s, "b", 0, 2, 5);	/* equal pages: merging must not disturb the order */
 
 	for (int round = 1; round <= 2; round++) {
 		expect_visit(k, "a", 1);
@@ -228,10 +233,10 @@ static void test_scan_order_and_wrap(void **state)
 	assert_int_equal(mm_of(k, "a")->ksm_rmap_items, 3);
 
 	expect_visit(k, "a", 1);
-	spawn_mergeable(k, "c", 1);
-	fill(k, "c", 0, 1, 6);
-	on(TRACE_UNMAP, "a", 3, 1);
-	apply(k);
+	spawn_mergeable(s, "c", 1);
+	fill(s, "c", 0, 1, 6);
+	on(s, TRACE_UNMAP, "a", 3, 1);
+	apply(s);
 	expect_visit(k, "a", 20);	/* vpn 3's rmap_item is freed on the way */
 	assert_int_equal(mm_of(k, "a")->ksm_rmap_items, 2);
 	expect_visit(k, "b", 0);
@@ -245,22 +250,21 @@ static void test_scan_order_and_wrap(void **state)
 	expect_visit(k, "b", 1);
 	expect_end_of_pass(k, 4);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* An mm whose last mergeable VMA went away loses its slot at the cursor. */
 static void test_unmergeable_mm_leaves_slot_list(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	spawn_mergeable(k, "a", 1);
-	fill(k, "a", 0, 1, 1);
-	spawn_mergeable(k, "b", 1);
-	fill(k, "b", 0, 1, 2);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 1);
+	fill(s, "a", 0, 1, 1);
+	spawn_mergeable(s, "b", 1);
+	fill(s, "b", 0, 1, 2);
 	pass(k, 2);
-	on(TRACE_ADVISE, "a", 0, 1);
-	rec.mergeable = false;
-	apply(k);
+	on(s, TRACE_ADVISE, "a", 0, 1);
+	s->rec.mergeable = false;
+	apply(s);
 	assert_true(mm_of(k, "a")->registered);
 	expect_visit(k, "b", 0);
 	assert_false(mm_of(k, "a")->registered);
@@ -269,18 +273,13 @@ static void test_unmergeable_mm_leaves_slot_list(void **state)
 	expect_visit(k, "b", 0);
 	expect_end_of_pass(k, 3);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* ksm_memory: counts what the structures hold, and the total is their sum. */
 static void test_memory_breakdown(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	spawn_mergeable(k, "a", 100);
-	spawn_mergeable(k, "b", 100);
-	fill(k, "a", 0, 100, 7);
-	fill(k, "b", 0, 100, 7);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
 	pass(k, 200);
 	pass(k, 200);
 	struct ksm_memory m;
@@ -291,7 +290,6 @@ static void test_memory_breakdown(void **state)
 	assert_true(m.rmap_items >= 200 * sizeof(struct rmap_item));
 	assert_int_equal(m.total, m.rmap_items + m.pages + m.stable_nodes + m.contents +
 				      m.page_tables + m.mms);
-	ksm_free(k);
 }
 
 /*
@@ -301,24 +299,24 @@ static void test_memory_breakdown(void **state)
  */
 static void test_ideal_groups_by_bytes(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with(NULL);
-	spawn_mergeable(k, "a", 6);
-	write_form(k, "a", 0, CONTENT_RAND, 5, 0);
-	write_form(k, "a", 1, CONTENT_RAND, 5, 0);
-	write_form(k, "a", 1, CONTENT_WORD, 42, 100);	/* byte 800 on: same key8 */
-	write_form(k, "a", 2, CONTENT_RAND, 5, 0);
-	write_form(k, "a", 2, CONTENT_WORD, 42, 100);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 6);
+	write_form(s, "a", 0, CONTENT_RAND, 5, 0);
+	write_form(s, "a", 1, CONTENT_RAND, 5, 0);
+	write_form(s, "a", 1, CONTENT_WORD, 42, 100);	/* byte 800 on: same key8 */
+	write_form(s, "a", 2, CONTENT_RAND, 5, 0);
+	write_form(s, "a", 2, CONTENT_WORD, 42, 100);
 	uint8_t bytes[4096];
 	content_materialize(pte_get(mm_of(k, "a"), 1)->c, bytes);
-	on(TRACE_WRITE, "a", 3, 1);
-	rec.content.form = CONTENT_BYTES;
-	rec.content.off = 0;
-	rec.content.len = sizeof(bytes);
-	memcpy(rec.content.data, bytes, sizeof(bytes));
-	apply(k);
-	write_form(k, "a", 4, CONTENT_RAND, 5, 0);
-	write_form(k, "a", 5, CONTENT_RAND, 6, 0);
+	on(s, TRACE_WRITE, "a", 3, 1);
+	s->rec.content.form = CONTENT_BYTES;
+	s->rec.content.off = 0;
+	s->rec.content.len = sizeof(bytes);
+	memcpy(s->rec.content.data, bytes, sizeof(bytes));
+	apply(s);
+	write_form(s, "a", 4, CONTENT_RAND, 5, 0);
+	write_form(s, "a", 5, CONTENT_RAND, 6, 0);
 	const content *c1 = pte_get(mm_of(k, "a"), 1)->c, *c3 = pte_get(mm_of(k, "a"), 3)->c;
 	assert_ptr_not_equal(c1, c3);	/* two descriptions */
 	assert_int_equal(content_key8(c1), content_key8(pte_get(mm_of(k, "a"), 0)->c));
@@ -333,21 +331,22 @@ static void test_ideal_groups_by_bytes(void **state)
 	/* and the walk leaves no page marked: a second call agrees */
 	ksm_ideal(k, &id);
 	assert_int_equal(id.ideal_saved, 3);
-	ksm_free(k);
 }
+
+#define fixture(f, setup) cmocka_unit_test_setup_teardown(f, setup, sim_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_merge_two_identical_pages),
-		cmocka_unit_test(test_changed_checksum_is_volatile),
-		cmocka_unit_test(test_zero_pages_merge_to_zero_page),
-		cmocka_unit_test(test_zero_pages_without_use_zero_pages),
-		cmocka_unit_test(test_max_page_sharing_makes_chain),
-		cmocka_unit_test(test_scan_order_and_wrap),
-		cmocka_unit_test(test_unmergeable_mm_leaves_slot_list),
-		cmocka_unit_test(test_memory_breakdown),
-		cmocka_unit_test(test_ideal_groups_by_bytes),
+		fixture(test_merge_two_identical_pages, setup_two_equal_pages),
+		fixture(test_changed_checksum_is_volatile, setup_two_equal_pages),
+		fixture(test_zero_pages_merge_to_zero_page, setup_two_zero_pages),
+		fixture(test_zero_pages_without_use_zero_pages, setup_two_zero_pages),
+		fixture(test_max_page_sharing_makes_chain, sim_setup),
+		fixture(test_scan_order_and_wrap, sim_setup),
+		fixture(test_unmergeable_mm_leaves_slot_list, sim_setup),
+		fixture(test_memory_breakdown, setup_two_hundred_equal_pages),
+		fixture(test_ideal_groups_by_bytes, sim_setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,15 +13,6 @@
 #include <cmocka.h>
 #include "tests/sim/harness.h"
 
-/* mms a and b, one page each, both holding byte 7. */
-static void two_equal_pages(struct ksm *k)
-{
-	spawn_mergeable(k, "a", 1);
-	spawn_mergeable(k, "b", 1);
-	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
-	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
-}
-
 static void expect_refused(const char *spec, const char *needle)
 {
 	struct ksm_policy p;
@@ -35,7 +26,6 @@ static void expect_refused(const char *spec, const char *needle)
 
 static void test_parse(void **state)
 {
-	(void)state;
 	struct ksm_policy p, zero = { 0 };
 	assert_true(ksm_policy_parse("kernel", &p, NULL));
 	assert_memory_equal(&p, &zero, sizeof(p));
@@ -73,9 +63,9 @@ static void test_parse(void **state)
  */
 static void test_dirty_bit(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with("dirty-bit");
-	two_equal_pages(k);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	two_equal_pages(s);
 
 	pass(k, 2);	/* both were written: volatile, bits cleared */
 	assert_int_equal(k->pstats.dirty_flushes, 2);
@@ -87,10 +77,10 @@ static void test_dirty_bit(void **state)
 	assert_int_equal(k->truth.checksums, 0);
 
 	/* A third page rewritten with the bytes it held: still "written". */
-	spawn_mergeable(k, "c", 1);
-	write_form(k, "c", 0, CONTENT_BYTE, 9, 0);
+	spawn_mergeable(s, "c", 1);
+	write_form(s, "c", 0, CONTENT_BYTE, 9, 0);
 	pass(k, 3);
-	write_form(k, "c", 0, CONTENT_BYTE, 9, 0);
+	write_form(s, "c", 0, CONTENT_BYTE, 9, 0);
 	uint64_t flushes = k->pstats.dirty_flushes;
 	pass(k, 3);
 	assert_int_equal(k->pstats.dirty_flushes, flushes + 1);
@@ -98,7 +88,6 @@ static void test_dirty_bit(void **state)
 	assert_int_equal(k->truth.false_positives, 0);
 	assert_int_equal(k->truth.checksums, 0);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /*
@@ -108,37 +97,36 @@ static void test_dirty_bit(void **state)
  */
 static void test_partial_hash_blind_spot(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with("partial-hash:k=16,max=16");
-	spawn_mergeable(k, "a", 1);
-	write_form(k, "a", 0, CONTENT_RAND, 1, 0);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 1);
+	write_form(s, "a", 0, CONTENT_RAND, 1, 0);
 	pass(k, 1);
 	pass(k, 1);
 	assert_int_equal(k->pages_unshared, 1);
 
-	write_form(k, "a", 0, CONTENT_WORD, 12345, 1);	/* bytes 8..15 */
+	write_form(s, "a", 0, CONTENT_WORD, 12345, 1);	/* bytes 8..15 */
 	pass(k, 1);
 	assert_int_equal(k->truth.gate_changed, 1);
 	assert_int_equal(k->truth.false_positives, 1);
 	assert_int_equal(k->pages_unshared, 1);	/* let through to the tree */
 
-	write_form(k, "a", 0, CONTENT_WORD, 12345, 32);	/* bytes 256..263 */
+	write_form(s, "a", 0, CONTENT_WORD, 12345, 32);	/* bytes 256..263 */
 	pass(k, 1);
 	assert_int_equal(k->truth.gate_changed, 2);
 	assert_int_equal(k->truth.false_positives, 1);
 	assert_int_equal(k->pages_unshared, 0);	/* volatile */
 	assert_int_equal(k->pstats.partial_words, 16 * 4);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* k = 1024 samples every word in order: the kernel's xxhash, exactly. */
 static void test_partial_hash_full_is_xxhash(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with("partial-hash:k=1024");
-	spawn_mergeable(k, "a", 1);
-	write_form(k, "a", 0, CONTENT_RAND, 99, 0);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 1);
+	write_form(s, "a", 0, CONTENT_RAND, 99, 0);
 	struct rmap_item *ri = visit(k);
 	assert_non_null(ri);
 	struct page *p = pte_get(mm_of(k, "a"), 0);
@@ -146,40 +134,38 @@ static void test_partial_hash_full_is_xxhash(void **state)
 	content_materialize(p->c, buf);
 	assert_int_equal(ri->oldchecksum, (uint32_t)XXH64(buf, sizeof(buf), 0));
 	assert_int_equal(ri->oldchecksum, hash_lookup("xxhash")->fn(buf));
-	ksm_free(k);
 }
 
 /* A page merged in a VMA and written in the same pass doubles the VMA's k. */
 static void test_partial_hash_grows_after_miss(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with("partial-hash:k=16,max=32");
-	two_equal_pages(k);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	two_equal_pages(s);
 	pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->pages_sharing, 1);
 	struct vma *v = find_vma(mm_of(k, "a"), 0);
 	assert_int_equal(v->partial_k, 0);	/* the policy's first k */
-	write_form(k, "a", 0, CONTENT_BYTE, 8, 0);	/* CoW before the pass ended */
+	write_form(s, "a", 0, CONTENT_BYTE, 8, 0);	/* CoW before the pass ended */
 	assert_int_equal(k->truth.cow_fresh, 1);
 	assert_int_equal(v->partial_k, 32);
 	assert_int_equal(k->pstats.partial_grows, 1);
 	/* b's mapping of the same new KSM page: its own VMA's miss. */
-	write_form(k, "b", 0, CONTENT_BYTE, 5, 0);
+	write_form(s, "b", 0, CONTENT_BYTE, 5, 0);
 	assert_int_equal(k->truth.cow_fresh, 2);
 	assert_int_equal(find_vma(mm_of(k, "b"), 0)->partial_k, 32);
 	assert_int_equal(k->pstats.partial_grows, 2);
 	/* A new KSM page of both, broken at once again: k stays at max=32. */
-	write_form(k, "a", 0, CONTENT_BYTE, 5, 0);
+	write_form(s, "a", 0, CONTENT_BYTE, 5, 0);
 	pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->pages_sharing, 1);
-	write_form(k, "a", 0, CONTENT_BYTE, 9, 0);
+	write_form(s, "a", 0, CONTENT_BYTE, 9, 0);
 	assert_int_equal(k->truth.cow_fresh, 3);
 	assert_int_equal(v->partial_k, 32);
 	assert_int_equal(k->pstats.partial_grows, 2);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /*
@@ -188,13 +174,13 @@ static void test_partial_hash_grows_after_miss(void **state)
  */
 static void test_classified_by_mm(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with("classified:classes=2,by=mm");
-	spawn_mergeable(k, "a", 1);
-	spawn_mergeable(k, "b", 1);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 1);
+	spawn_mergeable(s, "b", 1);
 	assert_int_not_equal(mm_of(k, "a")->class_id, mm_of(k, "b")->class_id);
-	write_form(k, "a", 0, CONTENT_BYTE, 7, 0);
-	write_form(k, "b", 0, CONTENT_BYTE, 7, 0);
+	write_form(s, "a", 0, CONTENT_BYTE, 7, 0);
+	write_form(s, "b", 0, CONTENT_BYTE, 7, 0);
 	pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->pages_shared, 0);
@@ -202,26 +188,29 @@ static void test_classified_by_mm(void **state)
 	assert_int_equal(k->pstats.class_searches, 2);
 	assert_int_equal(k->pstats.class_lost, 1);	/* b's insert: a sat in class 0 */
 	check_invariants(k);
-	ksm_free(k);
+}
 
-	k = new_ksm_with("classified:classes=2,by=key8");
-	two_equal_pages(k);
+/* classified by=key8: equal pages share their first 8 bytes, so a class. */
+static void test_classified_by_key8_merges(void **state)
+{
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	two_equal_pages(s);
 	pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->pages_shared, 1);
 	assert_int_equal(k->pstats.class_lost, 0);
 	check_invariants(k);
-	ksm_free(k);
 }
 
 /* by=key8 spreads distinct pages over the classes: each tree holds a share. */
 static void test_classified_key8_spreads(void **state)
 {
-	(void)state;
-	struct ksm *k = new_ksm_with("classified:classes=4");
-	spawn_mergeable(k, "a", 64);
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 64);
 	for (uint64_t i = 0; i < 64; i++)
-		write_form(k, "a", i, CONTENT_RAND, 1000 + i, 0);
+		write_form(s, "a", i, CONTENT_RAND, 1000 + i, 0);
 	pass(k, 64);
 	pass(k, 64);
 	assert_int_equal(k->pages_unshared, 64);
@@ -231,19 +220,23 @@ static void test_classified_key8_spreads(void **state)
 	assert_int_equal(ksm_nr_trees(k), 4);
 	assert_int_equal(used, 4);
 	check_invariants(k);
-	ksm_free(k);
 }
+
+/* A test on a fresh model under the policy spec: sim_setup reads it from *state. */
+#define policy_test(f, spec) \
+	cmocka_unit_test_prestate_setup_teardown(f, sim_setup, sim_teardown, (void *)(spec))
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_dirty_bit),
-		cmocka_unit_test(test_partial_hash_blind_spot),
-		cmocka_unit_test(test_partial_hash_full_is_xxhash),
-		cmocka_unit_test(test_partial_hash_grows_after_miss),
-		cmocka_unit_test(test_classified_by_mm),
-		cmocka_unit_test(test_classified_key8_spreads),
+		policy_test(test_dirty_bit, "dirty-bit"),
+		policy_test(test_partial_hash_blind_spot, "partial-hash:k=16,max=16"),
+		policy_test(test_partial_hash_full_is_xxhash, "partial-hash:k=1024"),
+		policy_test(test_partial_hash_grows_after_miss, "partial-hash:k=16,max=32"),
+		policy_test(test_classified_by_mm, "classified:classes=2,by=mm"),
+		policy_test(test_classified_by_key8_merges, "classified:classes=2,by=key8"),
+		policy_test(test_classified_key8_spreads, "classified:classes=4"),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
