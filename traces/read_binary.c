@@ -249,6 +249,50 @@ static void bin_spawn(struct bin_cursor *d, struct trace_record *rec)
 }
 
 /*
+ * advise: the pair by the form (0 or, checked already, BIN_ADVICE_THP),
+ * the advice by the kind.
+ */
+static inline void bin_advise(struct bin_cursor *d, unsigned int kind, unsigned int form,
+			      struct trace_record *rec)
+{
+	rec->verb = TRACE_ADVISE;
+	if (form == BIN_ADVICE_THP) {
+		rec->mergeable = false;
+		rec->thp_advice = kind == BIN_ADVISE_MERGEABLE ? TRACE_ADVICE_HUGEPAGE :
+				  TRACE_ADVICE_NOHUGEPAGE;
+	} else {
+		rec->mergeable = kind == BIN_ADVISE_MERGEABLE;
+		rec->thp_advice = 0;
+	}
+	rec->npages = bin_get_varint(&d->p, &d->bad);
+}
+
+/*
+ * The v3 kinds, unknown opcodes in an older file: fork (after its parent's
+ * slot, the child's name) and prctl (after its slot, the memory-merge value).
+ */
+static void bin_v3_kind(trace_reader *r, struct bin_cursor *d, unsigned int kind,
+			struct trace_record *rec)
+{
+	if (r->version < 3) {
+		d->why = "unknown opcode";
+		return;
+	}
+	if (kind == BIN_FORK) {
+		int name;
+
+		rec->verb = TRACE_FORK;
+		name = bin_name(d, rec->child);
+		if (name <= 0)
+			d->why = name < 0 ? "bad name length" : "bad child mm name";
+		return;
+	}
+	/* a value other than 0 or 1 is trace_record_validate's to name */
+	rec->verb = TRACE_PRCTL;
+	rec->value = bin_get_varint(&d->p, &d->bad);
+}
+
+/*
  * The content of a write or fill, by the form in its opcode: zero: nothing;
  * byte: one raw byte; rand: seed; word: index, value; patch: offset, length,
  * seed; bytes: offset, length, the raw bytes; blob (v2): the id of a blob
@@ -441,17 +485,7 @@ static inline int bin_next(trace_reader *r, struct trace_record *rec, GError **e
 		break;
 	case BIN_ADVISE_MERGEABLE:
 	case BIN_ADVISE_UNMERGEABLE:
-		rec->verb = TRACE_ADVISE;
-		/* form 0 or, checked above, BIN_ADVICE_THP */
-		if (form == BIN_ADVICE_THP) {
-			rec->mergeable = false;
-			rec->thp_advice = kind == BIN_ADVISE_MERGEABLE ? TRACE_ADVICE_HUGEPAGE :
-					  TRACE_ADVICE_NOHUGEPAGE;
-		} else {
-			rec->mergeable = kind == BIN_ADVISE_MERGEABLE;
-			rec->thp_advice = 0;
-		}
-		rec->npages = bin_get_varint(&d.p, &d.bad);
+		bin_advise(&d, kind, form, rec);
 		break;
 	case BIN_FILL:
 		rec->npages = bin_get_varint(&d.p, &d.bad);
@@ -498,23 +532,8 @@ static inline int bin_next(trace_reader *r, struct trace_record *rec, GError **e
 			d.why = name < 0 ? "bad label length" : "bad label";
 		break;
 	case BIN_FORK:
-		if (r->version < 3) {
-			d.why = "unknown opcode";
-			break;
-		}
-		rec->verb = TRACE_FORK;
-		name = bin_name(&d, rec->child);
-		if (name <= 0)
-			d.why = name < 0 ? "bad name length" : "bad child mm name";
-		break;
 	case BIN_PRCTL:
-		if (r->version < 3) {
-			d.why = "unknown opcode";
-			break;
-		}
-		/* a value other than 0 or 1 is trace_record_validate's to name */
-		rec->verb = TRACE_PRCTL;
-		rec->value = bin_get_varint(&d.p, &d.bad);
+		bin_v3_kind(r, &d, kind, rec);
 		break;
 	}
 

@@ -34,7 +34,8 @@ static char *tokstr(const struct tok *t)
 
 #define TOKFAIL(r, error, fmt, t, ...) ({					\
 	char *__ts = tokstr(t);							\
-	int __rc = reader_fail(r, error, ":%" G_GUINT64_FORMAT ": " fmt, (r)->line, __ts, ##__VA_ARGS__); \
+	int __rc = reader_fail(r, error, ":%" G_GUINT64_FORMAT ": " fmt, (r)->line, __ts,	\
+			       ##__VA_ARGS__);						\
 	g_free(__ts);								\
 	__rc;									\
 })
@@ -108,7 +109,8 @@ static int num_fail(trace_reader *r, GError **error, int rc, const char *what,
 	char *ts = tokstr(&t);
 
 	if (rc == -2)
-		reader_fail(r, error, ":%" G_GUINT64_FORMAT ": %s '%s' does not fit in 64 bits", r->line, what, ts);
+		reader_fail(r, error, ":%" G_GUINT64_FORMAT ": %s '%s' does not fit in 64 bits",
+			    r->line, what, ts);
 	else
 		reader_fail(r, error, ":%" G_GUINT64_FORMAT ": bad %s '%s'", r->line, what, ts);
 	g_free(ts);
@@ -130,7 +132,7 @@ static int get_name(trace_reader *r, GError **error, const struct tok *t, const 
 		char *ts = tokstr(t);
 
 		reader_fail(r, error, ":%" G_GUINT64_FORMAT ": bad %s name '%s' (1-64 characters of "
-		     "A-Z a-z 0-9 _ . -)", r->line, what, ts);
+			    "A-Z a-z 0-9 _ . -)", r->line, what, ts);
 		g_free(ts);
 		return -1;
 	}
@@ -145,11 +147,12 @@ static int get_range(trace_reader *r, GError **error, const struct tok *t,
 	if (get_num(r, error, &t[0], "vpn", &rec->vpn) || get_num(r, error, &t[1], "npages", &rec->npages))
 		return -1;
 	if (rec->npages == 0)
-		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": npages must be at least 1", r->line);
+		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": npages must be at least 1",
+				   r->line);
 	if (rec->vpn >= TRACE_VPN_LIMIT || rec->npages > TRACE_VPN_LIMIT - rec->vpn) {
 		char *a = tokstr(&t[0]), *b = tokstr(&t[1]);
-		int rc = reader_fail(r, error, ":%" G_GUINT64_FORMAT ": vpn %s + npages %s is beyond 2^32 pages",
-			      r->line, a, b);
+		int rc = reader_fail(r, error, ":%" G_GUINT64_FORMAT ": vpn %s + npages %s is "
+				     "beyond 2^32 pages", r->line, a, b);
 
 		g_free(a);
 		g_free(b);
@@ -386,17 +389,18 @@ static int text_blob(trace_reader *r, const struct tok *t, int nt, GError **erro
 	uint8_t *b;
 
 	if (nt != 3)
-		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob takes 2 arguments (<id> <hex of "
-			    "4096 bytes>), got %d", r->line, nt - 1);
+		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob takes 2 arguments (<id> "
+				   "<hex of 4096 bytes>), got %d", r->line, nt - 1);
 	if (get_num(r, error, &t[1], "blob id", &id))
 		return -1;
 	if (id != r->nblobs)
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob id %" G_GUINT64_FORMAT
-			    " out of order (the next blob is %" G_GUINT64_FORMAT ")",
-			    r->line, id, r->nblobs);
+				   " out of order (the next blob is %" G_GUINT64_FORMAT ")",
+				   r->line, id, r->nblobs);
 	if (t[2].n != 2 * TRACE_PAGE_SIZE)
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT
-			    " has %zu hex digits (8192 expected: 4096 bytes)", r->line, id, t[2].n);
+				   " has %zu hex digits (8192 expected: 4096 bytes)", r->line, id,
+				   t[2].n);
 	b = reader_blob_new(r);
 	for (size_t i = 0; i < TRACE_PAGE_SIZE; i++) {
 		int hi = hexval(t[2].s[2 * i]), lo = hexval(t[2].s[2 * i + 1]);
@@ -404,7 +408,7 @@ static int text_blob(trace_reader *r, const struct tok *t, int nt, GError **erro
 		if (hi < 0 || lo < 0) {
 			r->nblobs--;
 			return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": bad hex in blob %"
-				    G_GUINT64_FORMAT " at byte %zu", r->line, id, i);
+					   G_GUINT64_FORMAT " at byte %zu", r->line, id, i);
 		}
 		b[i] = hi << 4 | lo;
 	}
@@ -752,8 +756,8 @@ int reader_text_next(trace_reader *r, struct trace_record *rec, GError **error, 
 		nl = memchr(s, '\n', avail);
 		/* The longest valid line (a blob's 8192 hex digits) is far shorter. */
 		if ((nl ? (size_t)(nl - s) : avail) > TRACE_LINE_MAX)
-			return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": line longer than %u bytes",
-				    r->line + 1, TRACE_LINE_MAX);
+			return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": line longer than %u "
+					   "bytes", r->line + 1, TRACE_LINE_MAX);
 		if (!nl && !r->in_eof) {
 			if (reader_fill(r, error) < 0)
 				return -1;
@@ -761,8 +765,8 @@ int reader_text_next(trace_reader *r, struct trace_record *rec, GError **error, 
 		}
 		if (!nl && avail == 0) {
 			if (!r->header)
-				return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": expected header 'ksmtrace 1', "
-					    "found the end of the file", r->line + 1);
+				return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": expected header "
+						   "'ksmtrace 1', found the end of the file", r->line + 1);
 			r->done = true;
 			return 0;
 		}
