@@ -132,14 +132,14 @@ static uint32_t slot_take(trace_reader *r)
 	return r->nslots++;
 }
 
-
 /*
- * One record being decoded. The steps never stop at a problem: each reads
- * its fields and at most notes what is wrong, and bin_next reports once the
- * whole record is read, in this order: a read past the inflated data (the
- * stream stopped inside the record), a bad varint, then why. A later step's
- * why replaces an earlier one's. Reading past end is safe: bin_fill leaves
- * BIN_MAX_RECORD zero bytes after the data, as much as any record holds.
+ * One record being decoded. A step that finds a problem notes it in why and
+ * goes on (it stops only where the fields after it cannot be found, as after
+ * a bad length), and bin_next reports once the record is read, in this
+ * order: a read past the inflated data (the stream stopped inside the
+ * record), a bad varint, then why. A later step's why replaces an earlier
+ * one's. Reading past end is safe: bin_fill leaves BIN_MAX_RECORD zero
+ * bytes after the data, as much as any record holds.
  */
 struct bin_cursor {
 	const uint8_t *p;	/* the record's next byte */

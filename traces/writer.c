@@ -6,7 +6,6 @@
  * form"). Every record goes through the same checks as on reading
  * (check.c), so whatever a writer commits, every reader accepts.
  */
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 #include <xxhash.h>
