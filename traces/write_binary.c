@@ -3,8 +3,8 @@
  * The binary writer (FORMAT.md, "Binary form"): records are encoded into buf
  * and each BIN_CHUNK of them deflated into the one zlib stream after the
  * header, at the level its trial compression picks. Numbers are varints,
- * vpns zigzag deltas from the last record's, and mms slots that stand for
- * their names: the rules the reader (read_binary.c) undoes.
+ * a vpn is the zigzag delta from the last record's and an mm the slot that
+ * stands for its name: the rules the reader (read_binary.c) undoes.
  */
 #include <errno.h>
 #include <string.h>
@@ -12,6 +12,8 @@
 #include "traces/binary.h"
 #include "traces/reader.h"
 #include "traces/writer_internal.h"
+
+#define BIN_CHUNK (256 * 1024)
 
 static bool write_all(trace_writer *w, const uint8_t *p, size_t n, GError **error)
 {

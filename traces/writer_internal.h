@@ -15,8 +15,6 @@
 #include "traces/writer.h"
 #include "util/atomic_file.h"
 
-#define BIN_CHUNK (256 * 1024)
-
 struct trace_writer {
 	enum trace_format fmt;
 	char *path;		/* as given, for messages */
