@@ -479,11 +479,153 @@ static char *apply_set(struct trace_check *ck, const struct trace_record *rec)
 	return NULL;
 }
 
+/*
+ * fork: the parent (mm, or found by name) must be live and the child's name
+ * free; the child gets a copy of the parent's state. Returns the problem, or
+ * NULL with *mm the child.
+ */
+static char *apply_fork(struct trace_check *ck, const struct trace_record *rec,
+			struct check_mm **mm)
+{
+	struct check_mm *parent = *mm, *child;
+
+	if (!parent && !(parent = find_mm(ck, rec->mm)))
+		return g_strdup_printf("parent mm '%s' does not exist", rec->mm);
+	/* a name is free once its mm has exited, as for spawn */
+	if (find_mm(ck, rec->child))
+		return g_strdup_printf("child mm '%s' already exists", rec->child);
+	/* every VMA with its advice, every present page, and merge-any */
+	child = mm_add(ck, rec->child);
+	iset_union(&child->mapped, &parent->mapped);
+	iset_union(&child->mergeable, &parent->mergeable);
+	iset_union(&child->written, &parent->written);
+	iset_union(&child->hugepage, &parent->hugepage);
+	child->merge_any = parent->merge_any;
+	ck->mapped_pages += child->mapped.pages;
+	ck->written_pages += child->written.pages;
+	if (!iset_empty(&child->mergeable))
+		ck->mergeable_mms++;
+	*mm = child;
+	return NULL;
+}
+
+/* settle can finish only if ksmd runs and has something to scan. */
+static char *apply_settle(const struct trace_check *ck)
+{
+	if (ck->knobs[KNOB_RUN] != 1)
+		return g_strdup_printf("settle needs run 1 (run is %" G_GUINT64_FORMAT ")",
+				       ck->knobs[KNOB_RUN]);
+	if (ck->knobs[KNOB_PAGES_TO_SCAN] == 0)
+		return g_strdup("settle needs pages_to_scan > 0 (it is 0)");
+	if (!ck->mergeable_mms)
+		return g_strdup("settle needs a live mm with a mergeable range (there is none)");
+	return NULL;
+}
+
+/*
+ * A record of a live mm (mm, already found) and its range [s, e): map,
+ * advise, write, fill, fillseq, unmap, prctl and exit. The mm's interval sets
+ * change with it and so do the totals (mapped_pages, written_pages,
+ * mergeable_mms), which always equal the sums over the live mms. Returns the
+ * problem or NULL; *mm is NULL after an exit (the mm is freed).
+ */
+static char *apply_to_mm(struct trace_check *ck, const struct trace_record *rec,
+			 struct check_mm **mmp, uint64_t s, uint64_t e)
+{
+	struct check_mm *mm = *mmp;
+	bool was;
+
+	switch (rec->verb) {
+	case TRACE_MAP:
+		if (iset_overlaps(&mm->mapped, s, e))
+			return g_strdup_printf("vpn 0x%" G_GINT64_MODIFIER "x + npages %"
+					       G_GUINT64_FORMAT " overlaps mapped pages in mm '%s'",
+					       rec->vpn, rec->npages, rec->mm);
+		iset_add(&mm->mapped, s, e);
+		ck->mapped_pages += rec->npages;
+		if (mm->merge_any) {
+			/* a new VMA of a merge-any mm is mergeable from the start */
+			was = !iset_empty(&mm->mergeable);
+			iset_add(&mm->mergeable, s, e);
+			track_mergeable(ck, was, mm);
+		}
+		break;
+	case TRACE_ADVISE:
+		if (!iset_contains(&mm->mapped, s, e))
+			return not_mapped(rec);
+		/* hugepage, nohugepage: VM_HUGEPAGE says nothing of mergeability */
+		if (rec->thp_advice == TRACE_ADVICE_HUGEPAGE && ck->count_written)
+			iset_add(&mm->hugepage, s, e);
+		else if (rec->thp_advice == TRACE_ADVICE_NOHUGEPAGE)
+			iset_remove(&mm->hugepage, s, e);
+		if (rec->thp_advice)
+			break;
+		was = !iset_empty(&mm->mergeable);
+		if (rec->mergeable)
+			iset_add(&mm->mergeable, s, e);
+		else
+			iset_remove(&mm->mergeable, s, e);
+		track_mergeable(ck, was, mm);
+		break;
+	case TRACE_WRITE:
+	case TRACE_FILL:
+	case TRACE_FILLSEQ:
+		if (!iset_contains(&mm->mapped, s, e))
+			return not_mapped(rec);
+		if (ck->count_written)
+			written_change(ck, mm, true, s, e);
+		break;
+	case TRACE_UNMAP: {
+		uint64_t before = mm->mapped.pages;
+
+		iset_remove(&mm->mapped, s, e);
+		ck->mapped_pages -= before - mm->mapped.pages;
+		was = !iset_empty(&mm->mergeable);
+		iset_remove(&mm->mergeable, s, e);
+		track_mergeable(ck, was, mm);
+		iset_remove(&mm->hugepage, s, e);
+		if (ck->count_written)
+			written_change(ck, mm, false, s, e);
+		break;
+	}
+	case TRACE_PRCTL:
+		was = !iset_empty(&mm->mergeable);
+		if (rec->value && !mm->merge_any) {
+			mm->merge_any = true;
+			iset_union(&mm->mergeable, &mm->mapped);
+		} else if (!rec->value && mm->merge_any) {
+			/* every VMA loses its advice, madvised ones too */
+			mm->merge_any = false;
+			iset_clear(&mm->mergeable);
+		}
+		track_mergeable(ck, was, mm);
+		break;
+	case TRACE_EXIT:
+		ck->mapped_pages -= mm->mapped.pages;
+		ck->written_pages -= mm->written.pages;
+		if (!iset_empty(&mm->mergeable))
+			ck->mergeable_mms--;
+		if (ck->last == mm)
+			ck->last = NULL;
+		g_hash_table_remove(ck->mms, mm->name);	/* frees mm */
+		*mmp = NULL;
+		break;
+	default:
+		return g_strdup_printf("unknown verb %d", (int)rec->verb);
+	}
+	return NULL;
+}
+
+/*
+ * Time order first (every verb), then the verb's own rules: spawn and fork
+ * add an mm, set and settle look at the knobs, mark has none, and every
+ * other verb needs its mm live (apply_to_mm). Each verb checks before it
+ * changes anything: a refused record leaves the state as it was.
+ */
 char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 			struct check_mm *mm, struct check_mm **out_mm)
 {
-	uint64_t s = rec->vpn, e = rec->vpn + rec->npages;
-	bool was;
+	char *problem = NULL;
 
 	if (ck->started && rec->t_us < ck->t_us)
 		return g_strdup_printf("time %" G_GUINT64_FORMAT " is before the previous record's %"
@@ -495,128 +637,24 @@ char *trace_check_apply(struct trace_check *ck, const struct trace_record *rec,
 			return g_strdup_printf("mm '%s' already exists", rec->mm);
 		mm = mm_add(ck, rec->mm);
 		break;
-	case TRACE_FORK: {
-		struct check_mm *child;
-
-		if (!mm && !(mm = find_mm(ck, rec->mm)))
-			return g_strdup_printf("parent mm '%s' does not exist", rec->mm);
-		/* a name is free once its mm has exited, as for spawn */
-		if (find_mm(ck, rec->child))
-			return g_strdup_printf("child mm '%s' already exists", rec->child);
-		/* every VMA with its advice, every present page, and merge-any */
-		child = mm_add(ck, rec->child);
-		iset_union(&child->mapped, &mm->mapped);
-		iset_union(&child->mergeable, &mm->mergeable);
-		iset_union(&child->written, &mm->written);
-		iset_union(&child->hugepage, &mm->hugepage);
-		child->merge_any = mm->merge_any;
-		ck->mapped_pages += child->mapped.pages;
-		ck->written_pages += child->written.pages;
-		if (!iset_empty(&child->mergeable))
-			ck->mergeable_mms++;
-		mm = child;
+	case TRACE_FORK:
+		problem = apply_fork(ck, rec, &mm);
 		break;
-	}
-	case TRACE_SET: {
-		char *p = apply_set(ck, rec);
-
-		if (p)
-			return p;
+	case TRACE_SET:
+		problem = apply_set(ck, rec);
 		break;
-	}
 	case TRACE_SETTLE:
-		if (ck->knobs[KNOB_RUN] != 1)
-			return g_strdup_printf("settle needs run 1 (run is %" G_GUINT64_FORMAT ")",
-					       ck->knobs[KNOB_RUN]);
-		if (ck->knobs[KNOB_PAGES_TO_SCAN] == 0)
-			return g_strdup("settle needs pages_to_scan > 0 (it is 0)");
-		if (!ck->mergeable_mms)
-			return g_strdup("settle needs a live mm with a mergeable range (there is none)");
+		problem = apply_settle(ck);
 		break;
 	case TRACE_MARK:
 		break;
 	default:
 		if (!mm && !(mm = find_mm(ck, rec->mm)))
 			return g_strdup_printf("mm '%s' does not exist", rec->mm);
-		switch (rec->verb) {
-		case TRACE_MAP:
-			if (iset_overlaps(&mm->mapped, s, e))
-				return g_strdup_printf("vpn 0x%" G_GINT64_MODIFIER "x + npages %"
-						       G_GUINT64_FORMAT " overlaps mapped pages in mm '%s'",
-						       rec->vpn, rec->npages, rec->mm);
-			iset_add(&mm->mapped, s, e);
-			ck->mapped_pages += rec->npages;
-			if (mm->merge_any) {
-				/* a new VMA of a merge-any mm is mergeable from the start */
-				was = !iset_empty(&mm->mergeable);
-				iset_add(&mm->mergeable, s, e);
-				track_mergeable(ck, was, mm);
-			}
-			break;
-		case TRACE_ADVISE:
-			if (!iset_contains(&mm->mapped, s, e))
-				return not_mapped(rec);
-			/* hugepage, nohugepage: VM_HUGEPAGE says nothing of mergeability */
-			if (rec->thp_advice == TRACE_ADVICE_HUGEPAGE && ck->count_written)
-				iset_add(&mm->hugepage, s, e);
-			else if (rec->thp_advice == TRACE_ADVICE_NOHUGEPAGE)
-				iset_remove(&mm->hugepage, s, e);
-			if (rec->thp_advice)
-				break;
-			was = !iset_empty(&mm->mergeable);
-			if (rec->mergeable)
-				iset_add(&mm->mergeable, s, e);
-			else
-				iset_remove(&mm->mergeable, s, e);
-			track_mergeable(ck, was, mm);
-			break;
-		case TRACE_WRITE:
-		case TRACE_FILL:
-		case TRACE_FILLSEQ:
-			if (!iset_contains(&mm->mapped, s, e))
-				return not_mapped(rec);
-			if (ck->count_written)
-				written_change(ck, mm, true, s, e);
-			break;
-		case TRACE_UNMAP: {
-			uint64_t before = mm->mapped.pages;
-
-			iset_remove(&mm->mapped, s, e);
-			ck->mapped_pages -= before - mm->mapped.pages;
-			was = !iset_empty(&mm->mergeable);
-			iset_remove(&mm->mergeable, s, e);
-			track_mergeable(ck, was, mm);
-			iset_remove(&mm->hugepage, s, e);
-			if (ck->count_written)
-				written_change(ck, mm, false, s, e);
-			break;
-		}
-		case TRACE_PRCTL:
-			was = !iset_empty(&mm->mergeable);
-			if (rec->value && !mm->merge_any) {
-				mm->merge_any = true;
-				iset_union(&mm->mergeable, &mm->mapped);
-			} else if (!rec->value && mm->merge_any) {
-				/* every VMA loses its advice, madvised ones too */
-				mm->merge_any = false;
-				iset_clear(&mm->mergeable);
-			}
-			track_mergeable(ck, was, mm);
-			break;
-		case TRACE_EXIT:
-			ck->mapped_pages -= mm->mapped.pages;
-			ck->written_pages -= mm->written.pages;
-			if (!iset_empty(&mm->mergeable))
-				ck->mergeable_mms--;
-			if (ck->last == mm)
-				ck->last = NULL;
-			g_hash_table_remove(ck->mms, mm->name);	/* frees mm */
-			mm = NULL;
-			break;
-		default:
-			return g_strdup_printf("unknown verb %d", (int)rec->verb);
-		}
+		problem = apply_to_mm(ck, rec, &mm, rec->vpn, rec->vpn + rec->npages);
 	}
+	if (problem)
+		return problem;
 	ck->started = true;
 	ck->t_us = rec->t_us;
 	if (out_mm)

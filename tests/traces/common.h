@@ -142,4 +142,25 @@ G_GNUC_UNUSED static char *slurp(const char *name, size_t *len)
 	return data;
 }
 
+/* The file holds exactly text. */
+G_GNUC_UNUSED static void assert_file(const char *name, const char *text)
+{
+	char *data = slurp(name, NULL);
+
+	assert_string_equal(data, text);
+	g_free(data);
+}
+
+/* The two files have the same bytes. */
+G_GNUC_UNUSED static void assert_same_files(const char *a, const char *b)
+{
+	size_t la, lb;
+	char *da = slurp(a, &la), *db = slurp(b, &lb);
+
+	assert_int_equal(la, lb);
+	assert_memory_equal(da, db, la);
+	g_free(da);
+	g_free(db);
+}
+
 #endif

@@ -5,7 +5,7 @@
  * never a crash or a hang), and temporary files that never outlive a writer.
  */
 #include <zlib.h>
-#include "common.h"
+#include "tests/traces/common.h"
 #include "traces/binary.h"
 
 /* Every verb and content form, written loosely. */
@@ -82,25 +82,6 @@ static const char canonical[] =
 	"1000001 map d 0xffffffff 1\n"
 	"1000001 write d 0xffffffff zero\n"
 	"18446744073709551615 mark end\n";
-
-static void assert_file(const char *name, const char *text)
-{
-	char *data = slurp(name, NULL);
-
-	assert_string_equal(data, text);
-	g_free(data);
-}
-
-static void assert_same_files(const char *a, const char *b)
-{
-	size_t la, lb;
-	char *da = slurp(a, &la), *db = slurp(b, &lb);
-
-	assert_int_equal(la, lb);
-	assert_memory_equal(da, db, la);
-	g_free(da);
-	g_free(db);
-}
 
 static void test_canonical(void **state)
 {

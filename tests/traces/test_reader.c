@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The text reader: what it accepts, and the exact error line for what it does not. */
-#include "common.h"
+#include "tests/traces/common.h"
 
 struct bad_case {
 	const char *text;

@@ -4,8 +4,8 @@
  * in text and binary, their errors, the round trips and the content model.
  */
 #include <zlib.h>
-#include "common.h"
 #include "sim/content.h"
+#include "tests/traces/common.h"
 #include "traces/binary.h"
 
 /* A page that is neither uniform nor any rand: byte i = i * 7 + tag. */

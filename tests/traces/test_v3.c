@@ -7,7 +7,7 @@
  * before.
  */
 #include <zlib.h>
-#include "common.h"
+#include "tests/traces/common.h"
 #include "traces/binary.h"
 #include "traces/check.h"
 
@@ -49,25 +49,6 @@ static const uint8_t v3_payload[] = {
 	0x8c, 0x01, 0x01, 'm',			/* t+1 mark m */
 	0x00, 0x0f,				/* end: 15 records */
 };
-
-static void assert_file(const char *name, const char *text)
-{
-	char *data = slurp(name, NULL);
-
-	assert_string_equal(data, text);
-	g_free(data);
-}
-
-static void assert_same_files(const char *a, const char *b)
-{
-	size_t la, lb;
-	char *da = slurp(a, &la), *db = slurp(b, &lb);
-
-	assert_int_equal(la, lb);
-	assert_memory_equal(da, db, la);
-	g_free(da);
-	g_free(db);
-}
 
 /* The decompressed records of a binary file, after checking its version byte. */
 static GByteArray *inflate_bin(const char *name, int version)
