@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ksmsim run: a trace through the KSM model, out as marks, time series and a summary. */
-#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "cli/cli.h"
 #include "sim/ksm.h"
 #include "sim/ksm_stat_csv.h"
-#include "sim/loop.h"
+#include "sim/run.h"
 #include "sim/output.h"
 #include "traces/reader.h"
 #include "util/atomic_file.h"
 #include "util/escape.h"
 #include "util/file_id.h"
 #include "util/options.h"
-#include "util/parse.h"
 #include "util/progress.h"
 #include "util/signals.h"
 #include "util/size.h"
