@@ -472,7 +472,7 @@ static void ksm_usage(FILE *f)
 }
 
 /* RUN-OPTIONS after '--': the run options alone. False after one line on stderr. */
-static bool parse_run_options(int argc, char **argv, struct run_options *ro)
+static bool run_options_after_dashes(int argc, char **argv, struct run_options *ro)
 {
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
 	bool ok = true;
@@ -576,7 +576,7 @@ static int ksm_options(int argc, char **argv, struct ksm_study_trace *g, struct 
 	}
 	g_array_free(longopts, TRUE);
 	g->guests = (unsigned)guests;
-	if (status < 0 && !parse_run_options(argc - optind + 1, argv + optind - 1, &k->ro))
+	if (status < 0 && !run_options_after_dashes(argc - optind + 1, argv + optind - 1, &k->ro))
 		status = EXIT_USAGE;
 	return status;
 }
