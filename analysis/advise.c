@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "analysis/advise.h"
-#include "sim/loop.h"
 #include "sim/output.h"
 #include "traces/reader.h"
 
@@ -46,33 +45,13 @@ char *advise_config_name(const struct advise_config *c)
 	return g_strdup_printf("%s/%s", ksm_policy_name(&c->policy), c->hash->name);
 }
 
-const struct page_hash *advise_hash_of(const struct ksm_policy *p)
+bool advise_config_run(const struct advise_opts *o, const struct advise_config *c,
+		       struct run_config *run, GError **error)
 {
-	/* as `ksmsim run --policy` charges it: partial-hash hashes its samples as xxhash hashes a page */
-	return hash_lookup(p->detector == KSM_DETECT_PARTIAL ? HASH_DEFAULT : "none");
-}
-
-/* ------------------------------------------------------------ the trace */
-
-bool advise_check_trace(const char *trace, bool ideal, uint64_t *need, GError **error)
-{
-	trace_reader *r = trace_reader_open(trace, error);
-	struct trace_record rec;
-	int got;
-
-	if (!r)
-		return false;
-	*need = 0;
-	trace_check_count_written(trace_reader_check(r));
-	while ((got = trace_reader_next(r, &rec, error)) == 1) {
-		const struct trace_check *ck = trace_reader_check(r);
-		uint64_t m = ksm_memory_estimate(trace_check_written_pages(ck),
-						 trace_check_live_mms(ck), ideal);
-
-		*need = MAX(*need, m);
-	}
-	trace_reader_free(r);
-	return got == 0;
+	*run = o->run;
+	run->hash = c->hash;
+	run->model.policy = c->policy;
+	return run_config_resolve(run, error);
 }
 
 /* ------------------------------------------------------------ one run */
@@ -110,49 +89,31 @@ static void fail_msg(struct advise_msg *m, int status, const char *what)
 	g_strlcpy(m->error, what, sizeof(m->error));
 }
 
-/* One configuration, as `ksmsim run` would replay it with the same options. */
+/* One configuration, as `ksmsim run` replays it with the same options. */
 static void run_one(const struct advise_opts *o, const struct advise_config *c,
 		    struct advise_msg *m)
 {
-	const struct page_hash *h = c->hash ? c->hash : advise_hash_of(&c->policy);
-	struct ksm_options opt = o->model;
+	struct run_config cfg;
+	struct run run = { 0 };
 	struct advise_row *row = &m->row;
 	int64_t t0 = g_get_monotonic_time();
-	GError *error = NULL;
-
-	opt.hash = h;
-	opt.policy = c->policy;
-	cost_table_default(&opt.costs, h->name);
-	if (o->costs_csv && !cost_table_load(&opt.costs, o->costs_csv, h->name, &error)) {
-		fail_msg(m, ADVISE_ERROR_INPUT, error->message);
-		g_error_free(error);
-		return;
-	}
-	trace_reader *r = trace_reader_open(o->trace, &error);
-	if (!r) {
-		fail_msg(m, ADVISE_ERROR_INPUT, error->message);
-		g_error_free(error);
-		return;
-	}
-	struct ksm *k = ksm_new(&opt);
 	struct sample_sum sums = { 0 };
 	struct loop_sinks sinks = {
 		.sample = on_sample,
-		.sample_every_us = o->interval_ms * 1000,
-		.check = opt.check,
+		.sample_every_us = o->run.interval_ms * 1000,
 		.ctx = &sums,
 	};
 	struct loop_result res;
+	GError *error = NULL;
 
-	if (!loop_run(k, r, &sinks, &res, &error)) {
-		/* a broken invariant is the model's bug, not the input's */
-		fail_msg(m, g_error_matches(error, LOOP_ERROR, LOOP_ERROR_INVARIANT) ?
-			 ADVISE_ERROR_INVARIANT : ADVISE_ERROR_INPUT, error->message);
+	if (!advise_config_run(o, c, &cfg, &error) || !run_open(&run, &cfg, &error) ||
+	    !run_replay(&run, &sinks, &res, &error)) {
+		fail_msg(m, run_error_status(error), error->message);
 		g_error_free(error);
 	} else {
 		struct snapshot s;
 
-		snapshot_take(k, o->ideal, &s);
+		snapshot_take(run.k, cfg.ideal, &s);
 		row->cpu_ms = round_to(s.t.cpu_ns / 1e6, 3);
 		row->pages_sharing = s.c.pages_sharing;
 		row->ksm_zero_pages = s.c.ksm_zero_pages;
@@ -167,12 +128,11 @@ static void run_one(const struct advise_opts *o, const struct advise_config *c,
 		row->checksums = s.t.checksums;
 		row->has_missed = s.has_ideal;
 		row->missed_merges = s.has_ideal ? s.ideal.missed_merges : 0;
-		ksm_policy_stats(k, &row->stats);
+		ksm_policy_stats(run.k, &row->stats);
 		row->wall_s = (g_get_monotonic_time() - t0) / 1e6;
 		m->status = 0;
 	}
-	ksm_free(k);
-	trace_reader_free(r);
+	run_close(&run);
 }
 
 /* ------------------------------------------------------------ the workers */

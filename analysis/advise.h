@@ -21,6 +21,7 @@
 #include <glib.h>
 #include "hashes/hash.h"
 #include "sim/ksm.h"
+#include "sim/run.h"
 
 #define ADVISE_MAX_JOBS 256
 
@@ -54,31 +55,22 @@ struct advise_row {
 };
 
 struct advise_opts {
-	const char *trace;
-	struct ksm_options model;	/* knobs, check, batch time; hash, policy, costs per row */
-	const char *costs_csv;		/* NULL: the built-in table */
-	bool ideal;			/* the oracle's walk at the end: missed_merges */
-	uint64_t interval_ms;		/* the samples behind saved_mean */
+	/*
+	 * The run every configuration shares: the trace, knobs, check, batch
+	 * time, costs, the oracle's walk at the end (missed_merges) and the
+	 * samples behind saved_mean; each row sets its hash and policy.
+	 */
+	struct run_config run;
 	unsigned jobs;			/* workers at once, 1..ADVISE_MAX_JOBS */
 	bool verbose;			/* a line per finished run on stderr */
 };
 
-/*
- * The checksum (and cost-table row) a run of a policy that reads none takes,
- * as `ksmsim run --policy P` takes it: none, or xxhash for partial-hash,
- * which hashes its sampled words as the kernel hashes a page.
- */
-const struct page_hash *advise_hash_of(const struct ksm_policy *p);
-
 /* "kernel/xxhash", "dirty-bit": what messages and the plot call a row (g_free). */
 char *advise_config_name(const struct advise_config *c);
 
-/*
- * Read the whole trace once, so that a bad record stops everything before
- * any run: false with "FILE:LINE: problem". *need receives the model's peak
- * memory estimate for one run (sim/ksm.h, ksm_memory_estimate).
- */
-bool advise_check_trace(const char *trace, bool ideal, uint64_t *need, GError **error);
+/* The run of configuration c (sim/run.h), resolved: false with the refusal. */
+bool advise_config_run(const struct advise_opts *o, const struct advise_config *c,
+		       struct run_config *run, GError **error);
 
 /*
  * Run every configuration, o->jobs at a time; rows[i] for cfg[i]. false

@@ -21,6 +21,7 @@
 #include <glib.h>
 #include "hashes/hash.h"
 #include "sim/ksm.h"
+#include "sim/run.h"
 
 #define COLLIDE_MAX_THREADS 256
 
@@ -99,12 +100,14 @@ bool collide_ksm_write_trace(const char *path, const struct ksm_study_trace *g,
 struct ksm_study_opts {
 	const struct page_hash *const *hashes;
 	unsigned nhashes;
-	const char *trace;		/* replayed once per hash */
-	const char *label;		/* what the summary rows call it */
-	struct ksm_options model;	/* knobs, check, batch time; hash and costs are set per hash */
-	const char *costs_csv;		/* NULL: the built-in cost table */
-	bool ideal;			/* missed_merges needs the oracle's walk */
-	uint64_t sample_ms;		/* pages_unshared sampled this often (peak, mean) */
+	/*
+	 * The run each hash replays (sim/run.h): the trace, knobs, check,
+	 * batch time, costs, the oracle's walk (missed_merges) and the
+	 * samples behind pages_unshared's peak and mean; the hash is set per
+	 * run.
+	 */
+	struct run_config run;
+	const char *label;		/* what the summary rows call the trace */
 	FILE *table, *csv;
 	FILE *run_csv;			/* every run's summary row, one header */
 };

@@ -13,7 +13,6 @@
 #include <string.h>
 #include "analysis/collide.h"
 #include "analysis/study.h"
-#include "sim/loop.h"
 #include "sim/output.h"
 #include "traces/writer.h"
 #include "workloads/crcdelta.h"
@@ -224,41 +223,35 @@ static void row_fill(struct row *row, const struct snapshot *s, const struct ser
 	row->avg_unshared = ser->samples ? (double)ser->sum[1] / (double)ser->samples : NAN;
 }
 
-/* One replay with hash h, as `ksmsim run` would do it with the same options. */
+/* One replay with hash h, as `ksmsim run` does it with the same options. */
 static bool run_one(const struct ksm_study_opts *o, const struct page_hash *h, bool first,
 		    struct row *row, GError **error)
 {
-	struct ksm_options opt = o->model;
+	struct run_config cfg = o->run;
+	struct run run = { 0 };
 
-	opt.hash = h;
-	cost_table_default(&opt.costs, h->name);
-	if (o->costs_csv && !cost_table_load(&opt.costs, o->costs_csv, h->name, error))
+	cfg.hash = h;
+	if (!run_config_resolve(&cfg, error) || !run_open(&run, &cfg, error))
 		return false;
-	trace_reader *r = trace_reader_open(o->trace, error);
-	if (!r)
-		return false;
-	struct ksm *k = ksm_new(&opt);
 	struct run_summary *sum = g_new0(struct run_summary, 1);	/* with two snapshots */
 	struct sampler *sm = g_new0(struct sampler, 1);
-	uint64_t every = o->sample_ms;
 
 	/* the samples `ksmsim run` takes, so that --run-csv rows are run's rows */
-	sampler_init(sm, &sum->series, NULL, o->ideal, every, SAMPLER_IDEAL_INTERVAL_MS);
+	sampler_init(sm, &sum->series, NULL, cfg.ideal, cfg.interval_ms, cfg.ideal_interval_ms);
 	struct loop_sinks sinks = {
 		.sample = on_sample,
-		.sample_every_us = every * 1000,
-		.check = opt.check,
+		.sample_every_us = cfg.interval_ms * 1000,
 		.ctx = sm,
 	};
 	struct loop_result res;
-	bool ok = loop_run(k, r, &sinks, &res, error);
+	bool ok = run_replay(&run, &sinks, &res, error);
 
 	if (ok) {
-		sampler_finish(sm, k);
+		sampler_finish(sm, run.k);
 		sum->trace = o->label;
-		sum->hash = h->name;
-		sum->interval_ms = every;
-		run_summary_finish(sum, k, &opt, r, &res, o->ideal);
+		sum->hash = cfg.hash_name;
+		sum->interval_ms = cfg.interval_ms;
+		run_summary_finish(sum, run.k, &run.opt, run.reader, &res, cfg.ideal);
 		if (o->run_csv) {
 			if (first)
 				output_run_summary_header(o->run_csv);
@@ -268,8 +261,7 @@ static bool run_one(const struct ksm_study_opts *o, const struct page_hash *h, b
 	}
 	g_free(sm);
 	g_free(sum);
-	ksm_free(k);
-	trace_reader_free(r);
+	run_close(&run);
 	return ok;
 }
 

@@ -1,14 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The benchmarks behind `ksmsim bench`: each takes the arguments after its
- * name (argv[0] is the benchmark's name), prints its figures and returns
- * an exit status (util/exit_status.h).
+ * The benchmarks behind `ksmsim bench` (cli/cmd_bench.c parses their
+ * options): each prints its figures and returns an exit status
+ * (util/exit_status.h).
  */
 #ifndef KSMSIM_BENCH_BENCH_H
 #define KSMSIM_BENCH_BENCH_H
 
-int bench_trace(int argc, char **argv);	/* records/s parsing text and binary traces */
-int bench_costs(int argc, char **argv);	/* per-page cost of each checksum, memcmp, copy */
-int bench_model(int argc, char **argv);	/* model visits/s, peak RSS, bytes per page */
+#include <stdbool.h>
+#include <stdint.h>
+
+/* records/s parsing text and binary traces */
+#define BENCH_TRACE_MMS 8
+#define BENCH_TRACE_PAGES (1u << 20)	/* per mm */
+struct bench_trace_opts {
+	uint64_t records;	/* to generate, about */
+	uint64_t repeat;	/* timed reads of each form, the best reported */
+};
+int bench_trace(const struct bench_trace_opts *o);
+
+/* per-page cost of each checksum, memcmp, copy */
+struct bench_costs_opts {
+	const char *csv;	/* also the table as CSV there; NULL: none */
+	int reps;		/* repetitions per figure, the median reported */
+	uint64_t cold_mib;	/* the cold buffer */
+};
+int bench_costs(const struct bench_costs_opts *o);
+
+/* model visits/s, peak RSS, bytes per page */
+#define BENCH_MODEL_MAX_MIB (UINT64_C(1) << 20)	/* either size: up to 1 TiB of pages */
+struct bench_model_opts {
+	double live_rate;	/* the live ksmd's pages/s, for the ratio */
+	bool measure_live;	/* measure it first (ksmsim live, as root) */
+	uint64_t mib;		/* job 1's distinct pages */
+	uint64_t vm_mib;	/* job 2's guests */
+	uint64_t host_gib;	/* job 3's host; 0: none */
+	bool skip_big;		/* no jobs 2 and 3 */
+};
+int bench_model(const struct bench_model_opts *o);
 
 #endif

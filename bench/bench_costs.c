@@ -22,7 +22,6 @@
 #include "hashes/hashes_impl.h"
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
-#include "util/parse.h"
 #include "util/signals.h"
 
 #define PAGE HASH_PAGE_SIZE
@@ -249,72 +248,13 @@ static void write_csv(FILE *f, const struct row *rows, size_t n, double jhash2_n
 	}
 }
 
-static void usage(FILE *out)
+int bench_costs(const struct bench_costs_opts *o)
 {
-	fprintf(out,
-		"usage: ksmsim bench costs [--csv FILE] [--reps N] [--cold-mib N]\n\n"
-		"Per-page cost of every checksum in `ksmsim hashes` and of reference\n"
-		"page operations (read, memcmp, copy, exchange, a PTE write-protect and\n"
-		"TLB flush: what the dirty-bit policy pays), hot (one page in L1)\n"
-		"and cold (streaming through distinct pages of a large buffer), as\n"
-		"ns/page and GiB/s, the median of N repetitions, and as a ratio to\n"
-		"jhash2. Two-page rows are per operation on two pages.\n\n"
-		"  --csv FILE     also write the table as CSV (columns in hashes/hash.h)\n"
-		"  --reps N       repetitions per figure, median reported (default 7)\n"
-		"  --cold-mib N   cold buffer size in MiB (default 1024, at least 64)\n"
-		"  -h, --help     this text\n");
-}
-
-int bench_costs(int argc, char **argv)
-{
-	enum { OPT_CSV, OPT_REPS, OPT_COLD_MIB, NOPTS };
-	static const struct {
-		const char *name;
-		uint64_t min, max;	/* for the numbers */
-	} opts[NOPTS] = {
-		[OPT_CSV] = { "--csv", 0, 0 },
-		[OPT_REPS] = { "--reps", 1, 1000 },
-		[OPT_COLD_MIB] = { "--cold-mib", 64, 1 << 20 },
-	};
-	const char *csv_path = NULL;
-	uint64_t num[NOPTS] = { [OPT_REPS] = 7, [OPT_COLD_MIB] = 1024 };
+	const char *csv_path = o->csv;
+	int reps = o->reps;
+	uint64_t cold_mib = o->cold_mib;
 	atomic_file *af = NULL;
 	GError *err = NULL;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		int which = -1;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		for (int k = 0; k < NOPTS; k++) {
-			size_t l = strlen(opts[k].name);
-
-			if (!strncmp(a, opts[k].name, l) && (a[l] == '=' || !a[l])) {
-				which = k;
-				val = a[l] == '=' ? a + l + 1 : (i + 1 < argc ? argv[++i] : NULL);
-			}
-		}
-		if (which < 0 || !val) {
-			fprintf(stderr, "ksmsim bench costs: %s '%s'\n",
-				which < 0 ? "unknown option" : "missing value for", a);
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-		if (which == OPT_CSV) {
-			csv_path = val;
-		} else if (!parse_u64(val, opts[which].max, &num[which]) ||
-			   num[which] < opts[which].min) {
-			fprintf(stderr, "ksmsim bench costs: bad value '%s' for %s: "
-				"want a whole number from %" PRIu64 " to %" PRIu64 "\n",
-				val, opts[which].name, opts[which].min, opts[which].max);
-			return EXIT_USAGE;
-		}
-	}
-	int reps = (int)num[OPT_REPS];
-	uint64_t cold_mib = num[OPT_COLD_MIB];
 
 	/* Rows: the registry's checksums, then the references. */
 	size_t nh, nr, n = 0;

@@ -9,7 +9,6 @@
  * or given with --live-rate, for the ratio.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,15 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench/bench.h"
-#include "hashes/hash.h"
 #include "sim/ksm.h"
-#include "sim/loop.h"
+#include "sim/run.h"
 #include "traces/reader.h"
 #include "util/exit_status.h"
 #include "util/parse.h"
-
-/* Either size option: up to 1 TiB of simulated pages. */
-#define MAX_MIB (UINT64_C(1) << 20)
 
 static double now_s(void)
 {
@@ -126,28 +121,24 @@ static bool on_mark(void *ctx, const char *label, uint64_t t_us, struct ksm *k, 
 
 static bool run_trace(const char *path, struct job *j, GError **error)
 {
-	struct ksm_options opt = { .hash = hash_lookup(HASH_DEFAULT) };
-	cost_table_default(&opt.costs, HASH_DEFAULT);
-	struct ksm *k = ksm_new(&opt);
-	trace_reader *r = trace_reader_open(path, error);
-	if (!r) {
-		ksm_free(k);
+	struct run_config cfg = { .trace = path };
+	struct run run;
+
+	if (!run_config_resolve(&cfg, error) || !run_open(&run, &cfg, error))
 		return false;
-	}
 	j->rss_before = current_rss();
 	double t0 = now_s();
 	struct loop_sinks sinks = { .mark = on_mark, .ctx = j };
 	struct loop_result res;
-	bool ok = loop_run(k, r, &sinks, &res, error);
+	bool ok = run_replay(&run, &sinks, &res, error);
 	double t1 = now_s();
 	struct ksm_counters c;
-	ksm_counters(k, &c);
+	ksm_counters(run.k, &c);
 	j->visits = c.pages_scanned;
 	j->scan_s = t1 - t0;
 	j->rss_after = current_rss();
-	ksm_memory(k, &j->mem);
-	trace_reader_free(r);
-	ksm_free(k);
+	ksm_memory(run.k, &j->mem);
+	run_close(&run);
 	return ok;
 }
 
@@ -342,78 +333,12 @@ static double measure_live(uint64_t mib)
 	return rate;
 }
 
-int bench_model(int argc, char **argv)
+int bench_model(const struct bench_model_opts *o)
 {
-	double live_rate = 180000;	/* the figure for this machine's ksmd */
-	bool measure = false, skip_big = false;
-	uint64_t mib = 1024, vm_mib = 4096, host_gib = 256;
-	static const struct option longopts[] = {
-		{ "live-rate", required_argument, NULL, 'l' },
-		{ "measure-live", no_argument, NULL, 'L' },
-		{ "mib", required_argument, NULL, 'm' },
-		{ "vm-mib", required_argument, NULL, 'v' },
-		{ "skip-big", no_argument, NULL, 's' },
-		{ "host-gib", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (!parse_double(optarg, &live_rate) || live_rate <= 0) {
-				fprintf(stderr, "ksmsim bench model: bad --live-rate '%s': "
-					"want a positive number of pages per second\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'L': measure = true; break;
-		case 'm':
-		case 'v':
-			if (!parse_u64(optarg, MAX_MIB, c == 'm' ? &mib : &vm_mib) ||
-			    !(c == 'm' ? mib : vm_mib)) {
-				fprintf(stderr, "ksmsim bench model: bad --%s '%s': "
-					"want a whole number of MiB from 1 to %" PRIu64 "\n",
-					c == 'm' ? "mib" : "vm-mib", optarg, MAX_MIB);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's': skip_big = true; break;
-		case 'H':
-			if (!parse_u64(optarg, MAX_MIB, &host_gib)) {
-				fprintf(stderr, "ksmsim bench model: bad --host-gib '%s': "
-					"want a whole number of GiB from 0 to %" PRIu64 "\n",
-					optarg, MAX_MIB);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			printf("usage: ksmsim bench model [--mib N] [--vm-mib N] [--host-gib N] [--skip-big]\n"
-			       "                          [--live-rate PAGES_PER_S | --measure-live]\n"
-			       "Job 1: N MiB (default 1024) of distinct pages in 2 mms, smart_scan 0,\n"
-			       "8 full scans: simulated visits per wall second against the live ksmd's\n"
-			       "rate (default 180000 pages/s; --measure-live runs 'ksmsim live\n"
-			       "--measure-scan-rate' first, as root). Job 2: 4 guests of --vm-mib MiB\n"
-			       "(default 4096) of mixed pages, 10 full scans: peak RSS and bytes per\n"
-			       "simulated page (target: peak RSS <= 2 GiB). Job 3, run before job 2\n"
-			       "in child processes: a host of --host-gib\n"
-			       "GiB (default 256, 64 Mi pages; 1024 is a 1 TiB host; 0 skips it) in\n"
-			       "16 GiB guests, 3 full scans, (a) with job 2's mix, (b) all pages\n"
-			       "distinct: bytes per page by structure, peak RSS (target: 80 bytes per\n"
-			       "page), visits per second. --skip-big skips jobs 2 and 3. Each job's\n"
-			       "peak RSS is its own (VmHWM is reset before it).\n");
-			return 0;
-		default:
-			fprintf(stderr, "ksmsim bench model: bad option (see --help)\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "ksmsim bench model: unexpected argument '%s' (see --help)\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	double live_rate = o->live_rate;
+	bool measure = o->measure_live;
+	uint64_t mib = o->mib, vm_mib = o->vm_mib, host_gib = o->host_gib;
+
 	if (measure) {
 		double r = measure_live(mib);
 		if (r > 0)
@@ -449,7 +374,7 @@ int bench_model(int argc, char **argv)
 	       j1.rss_after / 1048576.0, (double)(j1.rss_after - j1.rss_before) / j1.pages);
 	print_memory(&j1);
 
-	if (!skip_big) {
+	if (!o->skip_big) {
 		/* before job 2, so that only job 1's few contents are inherited */
 		if (host_gib && !run_host(dir, host_gib << 18, live_rate, &error))
 			goto fail;

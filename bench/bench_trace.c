@@ -5,7 +5,6 @@
  * text and binary form in a temporary directory, then times reading each
  * back through the full validating reader. The directory is removed after.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,29 +13,10 @@
 #include "traces/reader.h"
 #include "traces/writer.h"
 #include "util/exit_status.h"
-#include "util/parse.h"
 #include "util/splitmix64.h"
 
-#define BENCH_MMS 8
-#define BENCH_PAGES (1u << 20)	/* per mm */
-
-static int bench_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: ksmsim bench trace [--records N]\n"
-		"\n"
-		"Write a synthetic trace of about N records (default 10000000: writes and\n"
-		"fills of every content form over %d mms of %u pages) as text and as\n"
-		"binary into a temporary directory, time reading each back through the\n"
-		"validating reader (best of --repeat runs), print records/s and MB/s of\n"
-		"file read, and remove the directory.\n"
-		"\n"
-		"  -n, --records N  records to generate (default 10000000)\n"
-		"  -r, --repeat N   timed reads of each file, best one reported (default 3)\n"
-		"  -h, --help       show this help\n",
-		BENCH_MMS, BENCH_PAGES);
-	return out == stdout ? 0 : EXIT_USAGE;
-}
+#define BENCH_MMS BENCH_TRACE_MMS
+#define BENCH_PAGES BENCH_TRACE_PAGES
 
 /* Writes the same records to both writers. */
 static bool put2(trace_writer *a, trace_writer *b, const struct trace_record *rec, GError **error)
@@ -161,46 +141,14 @@ static uint64_t file_size(const char *path)
 	return g_stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-int bench_trace(int argc, char **argv)
+int bench_trace(const struct bench_trace_opts *o)
 {
-	static const struct option opts[] = {
-		{ "records", required_argument, NULL, 'n' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t n = 10000000, repeat = 3, nt = 0, nb = 0;
-	int c, status = 0;
+	uint64_t n = o->records, repeat = o->repeat, nt = 0, nb = 0;
+	int status = 0;
 	GError *error = NULL;
 	char *dir, *text, *bin;
 	double st, sb;
 	gint64 t0;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "n:r:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (!parse_u64(optarg, UINT64_C(1) << 40, &n) || n < 1) {
-				fprintf(stderr, "ksmsim bench trace: bad --records '%s': "
-					"want a whole number from 1 to 2^40\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'r':
-			if (!parse_u64(optarg, 100, &repeat) || repeat < 1) {
-				fprintf(stderr, "ksmsim bench trace: bad --repeat '%s': "
-					"want a whole number from 1 to 100\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			return bench_usage(stdout);
-		default:
-			return bench_usage(stderr);
-		}
-	}
-	if (optind != argc)
-		return bench_usage(stderr);
 
 	dir = g_dir_make_tmp("ksmsim-bench-trace-XXXXXX", &error);
 	if (!dir) {

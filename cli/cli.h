@@ -10,7 +10,9 @@
 
 #include <getopt.h>
 #include <glib.h>
+#include <stdio.h>
 #include "sim/ksm.h"
+#include "sim/run.h"
 #include "util/exit_status.h"
 
 int cmd_run(int argc, char **argv);
@@ -26,22 +28,46 @@ int cmd_advise(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 
 /*
- * The knob options of run and advise (knob_options.c): getopt vals from
- * CLI_OPT_KNOB + enum ksm_knob. knob_options_add appends both spellings
- * (--pages-to-scan, --pages_to_scan) to longopts, the names it allocates
- * to names (free them after parsing). knob_option_take pins the knob that
- * option c names in opt: 1 done, 0 c is no knob option, -1 a bad value
- * (one line on stderr, "PROG: --NAME wants MIN..MAX, not 'ARG'").
+ * The run options (run_options.c): what shapes a replay, from one table,
+ * for the commands that replay a trace; each takes the rows marked for it.
+ * run_options_init sets the defaults in o->cfg; run_options_add appends the
+ * getopt entries (vals from CLI_OPT_RUN, the knobs' from CLI_OPT_KNOB +
+ * enum ksm_knob, both spellings: --pages-to-scan, --pages_to_scan);
+ * run_option_take applies option c: 1 done, 0 c is no run option, -1 a bad
+ * value (one line on stderr, "PROG: --NAME wants WHAT, not 'ARG'");
+ * run_options_help prints the rows' --help lines, options padded to width.
  */
-#define CLI_OPT_KNOB 512
-/* Their lines in a --help text. */
-#define CLI_KNOB_OPTIONS_HELP \
-	"  --pages-to-scan N  --sleep-millisecs N  --max-page-sharing N\n" \
-	"  --use-zero-pages 0|1  --merge-across-nodes 0|1  --smart-scan 0|1\n" \
-	"  --stable-node-chains-prune-millisecs N  --advisor-max-cpu N\n" \
-	"  --advisor-min-pages-to-scan N  --advisor-max-pages-to-scan N\n" \
-	"  --advisor-target-scan-time N\n"
-void knob_options_add(GArray *longopts, GPtrArray *names);
-int knob_option_take(const char *prog, int c, const char *arg, struct ksm_options *opt);
+#define CLI_OPT_RUN 512
+#define CLI_OPT_KNOB 768
+enum run_options_of {
+	RUN_OPTIONS_RUN = 1,
+	RUN_OPTIONS_ADVISE = 2,
+	RUN_OPTIONS_COLLIDE_KSM = 4,
+};
+struct run_options {
+	const char *prog;		/* "ksmsim run": errors begin with it */
+	enum run_options_of cmd;
+	struct run_config cfg;		/* what the options set */
+	bool quiet;			/* --quiet */
+	bool interval_given;		/* --interval-ms */
+	GPtrArray *names;		/* the knob options' names, until run_options_free */
+};
+void run_options_init(struct run_options *o, const char *prog, enum run_options_of cmd);
+void run_options_add(struct run_options *o, GArray *longopts);
+int run_option_take(struct run_options *o, int c, const char *arg);
+void run_options_help(FILE *f, enum run_options_of cmd, int width);
+void run_options_free(struct run_options *o);
+
+/*
+ * --hash NAME as every command takes it: the row, or NULL after one line
+ * "PROG: OPTION: unknown checksum ..." (hashes/hash.h, hash_resolve).
+ */
+const struct page_hash *cli_hash_arg(const char *prog, const char *option, const char *name,
+				     bool allow_none);
+/*
+ * A comma list of checksums (none refused, each at most once): appended to
+ * out (of const struct page_hash *), or false after one line naming option.
+ */
+bool cli_hash_list(const char *prog, const char *option, const char *list, GPtrArray *out);
 
 #endif

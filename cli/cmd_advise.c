@@ -5,7 +5,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,18 +70,9 @@ static void usage(FILE *f)
 "  --plot PNG          CPU against mean saved, drawn by gnuplot (pngcairo):\n"
 "                      the frontier joined and labelled, the pick circled;\n"
 "                      without gnuplot: an error before any run\n"
-"  --interval-ms N     the samples' period (default 1000)\n"
-"  --quiet             no line per finished run on standard error\n"
-"Run options, the same for every configuration:\n"
-"  --costs-csv FILE    per-page costs from 'ksmsim bench costs --csv'\n"
-"                      (default: the figures built in, so runs reproduce)\n"
-"  --check             verify the model's invariants after every batch (slow)\n"
-"  --batch-time        batches take their modelled CPU time\n"
-"  --no-ideal          no oracle walk at the end (missed_merges left empty)\n"
-"  --max-memory SIZE   the memory all runs at once may take (K, M, G, T;\n"
-"                      default: the machine's MemAvailable)\n"
-"  knobs as run takes them, fixed for the whole run:\n"
-CLI_KNOB_OPTIONS_HELP
+"Run options, the same for every configuration:\n");
+	run_options_help(f, RUN_OPTIONS_ADVISE, 22);
+	fprintf(f,
 "\n"
 "TRACE is read whole and checked before any run, then once per run (so it\n"
 "must be a file, not '-'). Every row is one deterministic run, each in a\n"
@@ -153,41 +143,6 @@ static bool parse_policies(const char *list, GArray *out)
 	return ok;
 }
 
-static bool parse_hashes(const char *list, GPtrArray *out)
-{
-	gchar **names = g_strsplit(list, ",", -1);
-	bool ok = true;
-
-	for (gchar **n = names; *n && ok; n++) {
-		const struct page_hash *h = hash_lookup(*n);
-		const char *near = h ? NULL : hash_nearest(*n);
-
-		if (h && !h->fn) {
-			fprintf(stderr, PROG ": --hashes: 'none' is no checksum (the kernel without a"
-				" gate is the no-gate policy)\n");
-			ok = false;
-		} else if (!h) {
-			if (near)
-				fprintf(stderr, PROG ": --hashes: unknown checksum '%s'; did you mean"
-					" '%s'? ('ksmsim hashes' lists them)\n", *n, near);
-			else
-				fprintf(stderr, PROG ": --hashes: unknown checksum '%s' ('ksmsim hashes'"
-					" lists them)\n", *n);
-			ok = false;
-		} else {
-			for (guint j = 0; j < out->len && ok; j++)
-				if (out->pdata[j] == h) {
-					fprintf(stderr, PROG ": --hashes: %s is listed twice\n", h->name);
-					ok = false;
-				}
-			if (ok)
-				g_ptr_array_add(out, (gpointer)h);
-		}
-	}
-	g_strfreev(names);
-	return ok;
-}
-
 /* Every policy that reads the checksum once per hash; every other once, hash "none". */
 static GArray *configurations(GArray *policies, GPtrArray *hashes)
 {
@@ -207,134 +162,114 @@ static GArray *configurations(GArray *policies, GPtrArray *hashes)
 	return cfg;
 }
 
-enum {
-	OPT_POLICIES = 256, OPT_HASHES, OPT_JOBS, OPT_CSV, OPT_PLOT, OPT_INTERVAL, OPT_QUIET,
-	OPT_COSTS, OPT_CHECK, OPT_BATCH_TIME, OPT_NO_IDEAL, OPT_MAX_MEMORY, OPT_HELP,
-};
+enum { OPT_POLICIES = 256, OPT_HASHES, OPT_JOBS, OPT_CSV, OPT_PLOT, OPT_HELP };
 
 static int report(GError *error)
 {
-	int status = error && error->domain == ADVISE_ERROR ? error->code : EXIT_USAGE;
+	int status = error && error->domain == ADVISE_ERROR ? error->code : run_error_status(error);
 
 	fprintf(stderr, PROG ": %s\n", error ? error->message : "failed");
 	g_clear_error(&error);
 	return status;
 }
 
-int cmd_advise(int argc, char **argv)
+/* The command line, as parsed. */
+struct args {
+	struct run_options ro;		/* the run options, and in ro.cfg the run */
+	const char *policies_list, *hashes_list, *csv_path, *png;
+	uint64_t jobs;
+};
+
+/* -1: go on; else the exit status (help printed, or one line on stderr). */
+static int parse(int argc, char **argv, struct args *a)
 {
-	const char *policies_list = NULL, *hashes_list = NULL, *csv_path = NULL, *png = NULL;
-	uint64_t jobs = 0, max_memory = 0;
-	struct advise_opts o = { .ideal = true, .interval_ms = 1000, .verbose = true };
 	static const struct option fixed[] = {
 		{ "policies", required_argument, NULL, OPT_POLICIES },
 		{ "hashes", required_argument, NULL, OPT_HASHES },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "costs-csv", required_argument, NULL, OPT_COSTS },
-		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "batch-time", no_argument, NULL, OPT_BATCH_TIME },
-		{ "no-ideal", no_argument, NULL, OPT_NO_IDEAL },
-		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	GArray *policies = g_array_new(FALSE, TRUE, sizeof(struct ksm_policy));
-	GPtrArray *hashes = g_ptr_array_new();
-	GArray *cfg = NULL;
-	struct advise_row *rows = NULL;
-	int status = EXIT_USAGE, c;
+	int status = -1, c;
 
 	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
-	knob_options_add(longopts, names);
+	run_options_add(&a->ro, longopts);
 	const struct option *lo = (const struct option *)longopts->data;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hj:o:", lo, NULL)) != -1) {
-		bool ok = true;
-
+	while (status < 0 && (c = getopt_long(argc, argv, ":hj:o:", lo, NULL)) != -1) {
 		switch (c) {
-		case OPT_POLICIES: policies_list = optarg; break;
-		case OPT_HASHES: hashes_list = optarg; break;
+		case OPT_POLICIES: a->policies_list = optarg; break;
+		case OPT_HASHES: a->hashes_list = optarg; break;
 		case 'j':
-		case OPT_JOBS: ok = parse_u64(optarg, ADVISE_MAX_JOBS, &jobs) && jobs; break;
-		case 'o':
-		case OPT_CSV: csv_path = optarg; break;
-		case OPT_PLOT: png = optarg; break;
-		case OPT_INTERVAL:
-			ok = parse_u64(optarg, UINT64_MAX / 1000, &o.interval_ms) && o.interval_ms;
+		case OPT_JOBS:
+			if (!parse_u64(optarg, ADVISE_MAX_JOBS, &a->jobs) || !a->jobs) {
+				fprintf(stderr, PROG ": %s: bad value '%s' (see --help)\n",
+					option_name(lo, c), optarg);
+				status = EXIT_USAGE;
+			}
 			break;
-		case OPT_QUIET: o.verbose = false; break;
-		case OPT_COSTS: o.costs_csv = optarg; break;
-		case OPT_CHECK: o.model.check = true; break;
-		case OPT_BATCH_TIME: o.model.batch_time = true; break;
-		case OPT_NO_IDEAL: o.ideal = false; break;
-		case OPT_MAX_MEMORY: ok = parse_size(optarg, &max_memory) && max_memory; break;
+		case 'o':
+		case OPT_CSV: a->csv_path = optarg; break;
+		case OPT_PLOT: a->png = optarg; break;
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
 			status = 0;
-			goto out;
+			break;
 		default:
-			int took = knob_option_take(PROG, c, optarg, &o.model);
+			int took = run_option_take(&a->ro, c, optarg);
 			if (took < 0)
-				goto out;
-			if (took)
-				break;
-			status = option_error(PROG, argv, lo, c);
-			goto out;
-		}
-		if (!ok) {
-			fprintf(stderr, PROG ": %s: bad value '%s' (see --help)\n", option_name(lo, c),
-				optarg);
-			goto out;
+				status = EXIT_USAGE;
+			else if (!took)
+				status = option_error(PROG, argv, lo, c);
 		}
 	}
+	g_array_free(longopts, TRUE);
+	if (status >= 0)
+		return status;
 	if (optind == argc) {
 		fprintf(stderr, PROG ": a TRACE is required (see --help)\n");
-		goto out;
+		return EXIT_USAGE;
 	}
 	if (argc - optind > 1) {
 		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind + 1]);
-		goto out;
+		return EXIT_USAGE;
 	}
-	o.trace = argv[optind];
-	if (!strcmp(o.trace, "-")) {
+	a->ro.cfg.trace = argv[optind];
+	if (!strcmp(a->ro.cfg.trace, "-")) {
 		fprintf(stderr, PROG ": TRACE is read once per run: a file, not '-'\n");
-		goto out;
+		return EXIT_USAGE;
 	}
-	GError *error = NULL;
-	const struct file_use uses[] = {
-		{ "TRACE", o.trace, false }, { "--costs-csv", o.costs_csv, false },
-		{ "--csv", csv_path, true }, { "--plot", png, true },
-	};
-	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error)) {
-		status = report(error);
-		goto out;
-	}
-	if (!policies_list) {
+	return -1;
+}
+
+/* The configurations the lists name, in order; NULL after one line on stderr. */
+static GArray *configure(const struct args *a, GError **error)
+{
+	GArray *policies = g_array_new(FALSE, TRUE, sizeof(struct ksm_policy));
+	GPtrArray *hashes = g_ptr_array_new();
+	GArray *cfg = NULL;
+	bool ok;
+
+	if (!a->policies_list) {
 		size_t nrows;
 		const struct ksm_policy_row *all = ksm_policy_all(&nrows);
 		GString *l = g_string_new(NULL);
 
 		for (size_t i = 0; i < nrows; i++)
 			g_string_append_printf(l, "%s%s", i ? "," : "", all[i].name);
-		bool ok = parse_policies(l->str, policies);
+		ok = parse_policies(l->str, policies);
 		g_string_free(l, TRUE);
-		if (!ok)
-			goto out;
-	} else if (!parse_policies(policies_list, policies)) {
-		goto out;
-	}
-	if (hashes_list) {
-		if (!parse_hashes(hashes_list, hashes))
-			goto out;
 	} else {
+		ok = parse_policies(a->policies_list, policies);
+	}
+	if (ok && a->hashes_list) {
+		ok = cli_hash_list(PROG, "--hashes", a->hashes_list, hashes);
+	} else if (ok) {
 		size_t nh;
 		const struct page_hash *all = hash_all(&nh);
 
@@ -342,123 +277,142 @@ int cmd_advise(int argc, char **argv)
 			if (all[i].fn)
 				g_ptr_array_add(hashes, (gpointer)&all[i]);
 	}
-	cfg = configurations(policies, hashes);
-	size_t n = cfg->len;
-	const struct advise_config *cv = (const struct advise_config *)cfg->data;
+	if (ok)
+		cfg = configurations(policies, hashes);
+	g_array_free(policies, TRUE);
+	g_ptr_array_free(hashes, TRUE);
+	return cfg;
+}
 
-	/* a cost table that cannot be read is refused before any run, not by every worker */
-	if (o.costs_csv) {
-		struct cost_table t;
+/*
+ * The whole trace read once, so that a bad record stops everything before
+ * any run, and as many runs at once as the memory holds: false with the
+ * refusal.
+ */
+static bool plan_jobs(struct args *a, size_t n, unsigned *jobs, GError **error)
+{
+	struct run_config check = a->ro.cfg;
+	struct run_estimate est;
 
-		for (size_t i = 0; i < n && !error; i++) {
-			const struct page_hash *h = cv[i].hash ? cv[i].hash :
-				advise_hash_of(&cv[i].policy);
-
-			cost_table_default(&t, h->name);
-			cost_table_load(&t, o.costs_csv, h->name, &error);
-		}
-		if (error) {
-			report(error);
-			goto out;
-		}
-	}
-	if (png && !advise_plot_available(&error)) {
-		report(error);
-		goto out;
-	}
-
-	signals_install(SIGNALS_EXIT);
-	atomic_file *csv = NULL, *plot = NULL;
-	if ((csv_path && !(csv = atomic_file_open(csv_path, &error))) ||
-	    (png && !(plot = atomic_file_open(png, &error)))) {
-		atomic_file_abort(csv);
-		report(error);
-		goto out;
-	}
-	uint64_t need;
-	if (!advise_check_trace(o.trace, o.ideal, &need, &error))
-		goto fail;
-	/* as many runs at once as the memory holds */
-	uint64_t limit = max_memory ? max_memory : mem_available();
-	if (!jobs) {
+	/* a limit on all runs at once: one run may take it whole */
+	if (!check.max_memory_given)
+		check.max_memory = mem_available();
+	if (!run_estimate(&check, NULL, &est, error))
+		return false;
+	uint64_t limit = check.max_memory, want = a->jobs;
+	if (!want) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-		jobs = online < 1 ? 1 : MIN((uint64_t)online, ADVISE_MAX_JOBS);
+		want = online < 1 ? 1 : MIN((uint64_t)online, ADVISE_MAX_JOBS);
 	}
-	jobs = MIN(jobs, (uint64_t)(n ? n : 1));
-	if (limit && need > limit) {
-		char need_s[32], limit_s[32];
-
-		format_size(need, need_s, sizeof(need_s));
-		format_size(limit, limit_s, sizeof(limit_s));
-		g_set_error(&error, ADVISE_ERROR, ADVISE_ERROR_INPUT,
-			    "%s: one run of the model would need about %s, more than %s %s", o.trace,
-			    need_s, limit_s, max_memory ? "(--max-memory)" :
-			    "(the machine's MemAvailable; --max-memory sets the limit)");
-		goto fail;
-	}
-	if (limit && need && jobs > limit / need) {
-		if (o.verbose)
+	want = MIN(want, (uint64_t)(n ? n : 1));
+	if (limit && est.need && want > limit / est.need) {
+		if (!a->ro.quiet)
 			fprintf(stderr, PROG ": %" PRIu64 " runs at once instead of %" PRIu64
-				": each needs about %" PRIu64 " MiB\n", limit / need, jobs,
-				need >> 20);
-		jobs = limit / need;
+				": each needs about %" PRIu64 " MiB\n", limit / est.need, want,
+				est.need >> 20);
+		want = limit / est.need;
 	}
-	o.jobs = (unsigned)jobs;
+	*jobs = (unsigned)want;
+	return true;
+}
+
+/* The runs, then the outputs: false with the error. */
+static bool advise(struct args *a, const struct advise_config *cv, size_t n, GError **error)
+{
+	struct advise_opts o = { .run = a->ro.cfg, .verbose = !a->ro.quiet };
+	struct advise_row *rows = NULL;
+	atomic_file *csv = NULL, *plot = NULL;
+	bool ok = false;
+
+	if ((a->csv_path && !(csv = atomic_file_open(a->csv_path, error))) ||
+	    (a->png && !(plot = atomic_file_open(a->png, error))) || !plan_jobs(a, n, &o.jobs, error))
+		goto out;
+	/* each run was held to the limit above, whole */
+	o.run.max_memory = 0;
 	rows = g_new0(struct advise_row, n ? n : 1);
 	int64_t t0 = g_get_monotonic_time();
-	if (!advise_run(&o, cv, n, rows, &error))
-		goto fail;
+	if (!advise_run(&o, cv, n, rows, error))
+		goto out;
 	long pick = advise_judge(cv, rows, n);
 	if (csv)
 		advise_csv(atomic_file_stream(csv), cv, rows, n);
 	if (plot) {
-		gchar *base = g_path_get_basename(o.trace);
+		gchar *base = g_path_get_basename(o.run.trace);
 		gchar *title = g_strdup_printf("ksmsim advise %s: modelled ksmd CPU against pages"
 					       " saved, one point per configuration", base);
-		bool ok = advise_plot(atomic_file_stream(plot), title, cv, rows, n, &error);
+		bool drawn = advise_plot(atomic_file_stream(plot), title, cv, rows, n, error);
 
 		g_free(title);
 		g_free(base);
-		if (!ok)
-			goto fail;
+		if (!drawn)
+			goto out;
 	}
-	/* the signals wait while the files are renamed into place; the plot only after the CSV */
-	sigset_t held;
-	bool committed = true;
-	signals_hold(true, &held);
-	if (csv)
-		committed = atomic_file_commit(csv, &error);
-	csv = NULL;
-	if (plot && committed)
-		committed = atomic_file_commit(plot, &error);
-	else if (plot)
-		atomic_file_abort(plot);
-	plot = NULL;
-	signals_hold(false, &held);
-	if (!committed)
-		goto fail;
+	/* the plot only after the CSV */
+	atomic_file **const all[] = { &csv, &plot };
+	if (!atomic_file_commit_all(all, G_N_ELEMENTS(all), error))
+		goto out;
 	advise_table(stdout, cv, rows, n, pick);
 	if (fflush(stdout) != 0) {
-		fprintf(stderr, PROG ": standard output: write failed\n");
+		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "standard output: write failed");
 		goto out;
 	}
 	if (o.verbose)
 		fprintf(stderr, PROG ": %zu runs, %u at once: %.1f s\n", n, o.jobs,
 			(g_get_monotonic_time() - t0) / 1e6);
-	status = 0;
-	goto out;
-fail:
+	ok = true;
+out:
 	atomic_file_abort(csv);
 	atomic_file_abort(plot);
-	status = report(error);
+	g_free(rows);
+	return ok;
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	struct args a = { 0 };
+	GArray *cfg = NULL;
+	GError *error = NULL;
+	int status;
+
+	run_options_init(&a.ro, PROG, RUN_OPTIONS_ADVISE);
+	status = parse(argc, argv, &a);
+	if (status >= 0)
+		goto out;
+	status = EXIT_USAGE;
+	const struct file_use uses[] = {
+		{ "TRACE", a.ro.cfg.trace, false }, { "--costs-csv", a.ro.cfg.costs_csv, false },
+		{ "--csv", a.csv_path, true }, { "--plot", a.png, true },
+	};
+	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error)) {
+		status = report(error);
+		goto out;
+	}
+	cfg = configure(&a, &error);
+	if (!cfg)
+		goto out;
+	size_t n = cfg->len;
+	const struct advise_config *cv = (const struct advise_config *)cfg->data;
+
+	/* a cost table that cannot be read is refused before any run, not by every worker */
+	struct advise_opts o = { .run = a.ro.cfg };
+	for (size_t i = 0; i < n && !error; i++) {
+		struct run_config one;
+
+		advise_config_run(&o, &cv[i], &one, &error);
+	}
+	if (error || (a.png && !advise_plot_available(&error))) {
+		report(error);
+		goto out;
+	}
+	signals_install(SIGNALS_EXIT);
+	if (advise(&a, cv, n, &error))
+		status = 0;
+	else
+		status = report(error);
 out:
 	if (cfg)
 		g_array_free(cfg, TRUE);
-	g_free(rows);
-	g_array_free(policies, TRUE);
-	g_ptr_array_free(hashes, TRUE);
-	g_array_free(longopts, TRUE);
-	g_ptr_array_free(names, TRUE);
+	run_options_free(&a.ro);
 	return status;
 }

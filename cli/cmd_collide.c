@@ -15,7 +15,6 @@
 #include "analysis/collide.h"
 #include "cli/cli.h"
 #include "hashes/hash.h"
-#include "traces/check.h"
 #include "util/file_id.h"
 #include "util/atomic_file.h"
 #include "util/options.h"
@@ -25,38 +24,19 @@
 
 #define DEFAULT_HASHES "jhash2,crc32c,crc32,xxhash,xxh32,xxh64,xxh3"
 
-/* A comma list of hash names, each checked against the registry. */
-static GPtrArray *parse_hashes(const char *list)
+/* A comma list of hash names, each checked against the registry; NULL after one line. */
+static GPtrArray *parse_hashes(const char *sub, const char *list)
 {
 	GPtrArray *out = g_ptr_array_new();
-	gchar **names = g_strsplit(list, ",", -1);
+	char *prog = g_strdup_printf("ksmsim collide %s", sub);
 
-	for (gchar **n = names; *n; n++) {
-		const struct page_hash *h = hash_lookup(*n);
-
-		if (!h || !h->fn) {
-			const char *near = h ? NULL : hash_nearest(*n);
-
-			if (h)
-				fprintf(stderr, "ksmsim collide: --hashes: 'none' computes no checksum to"
-					" compare\n");
-			else if (near)
-				fprintf(stderr, "ksmsim collide: --hashes: '%s' is not a checksum; did you"
-					" mean '%s'? (see ksmsim hashes)\n", *n, near);
-			else
-				fprintf(stderr, "ksmsim collide: --hashes: '%s' is not a checksum (see"
-					" ksmsim hashes)\n", *n);
-			g_ptr_array_free(out, TRUE);
-			out = NULL;
-			break;
-		}
-		g_ptr_array_add(out, (gpointer)h);
-	}
-	g_strfreev(names);
-	if (out && out->len == 0) {
+	if (!cli_hash_list(prog, "--hashes", list, out) || !out->len) {
+		if (!out->len && !*list)
+			fprintf(stderr, "%s: --hashes: an empty list\n", prog);
 		g_ptr_array_free(out, TRUE);
 		out = NULL;
 	}
+	g_free(prog);
 	return out;
 }
 
@@ -277,7 +257,7 @@ static int cmd_birthday(int argc, char **argv)
 	};
 	if (!distinct_files("birthday", uses, G_N_ELEMENTS(uses)))
 		return EXIT_USAGE;
-	GPtrArray *hs = parse_hashes(hashes);
+	GPtrArray *hs = parse_hashes("birthday", hashes);
 	if (!hs)
 		return EXIT_USAGE;
 	GArray *at = parse_at(at_list);
@@ -431,7 +411,7 @@ static int cmd_false_positive(int argc, char **argv)
 	}
 	if (!parse_changes(changes, o.changes))
 		return EXIT_USAGE;
-	GPtrArray *hs = parse_hashes(hashes);
+	GPtrArray *hs = parse_hashes("false-positive", hashes);
 	if (!hs)
 		return EXIT_USAGE;
 
@@ -461,8 +441,9 @@ out:
 
 /* ---------------------------------------------------------------- ksm */
 
-static const char ksm_help[] =
-"usage: ksmsim collide ksm [OPTIONS] [-- RUN-OPTIONS]\n"
+static void ksm_usage(FILE *f)
+{
+	fputs("usage: ksmsim collide ksm [OPTIONS] [-- RUN-OPTIONS]\n"
 "Replays one trace through the model once per hash (as `ksmsim run`) and\n"
 "tabulates what the checksum gate let through. Without --trace it writes\n"
 "its own: guests whose unstable tree holds > 1 GiB, a churn range rewritten\n"
@@ -485,88 +466,33 @@ static const char ksm_help[] =
 "  --seed N            (default 1)\n"
 "  --run-csv FILE      all `ksmsim run --summary-csv` rows, one per hash\n"
 "  -o, --csv FILE      the table below as CSV\n"
-"RUN-OPTIONS are the `ksmsim run` options that shape a replay, used for\n"
-"every hash: the knobs (e.g. --pages-to-scan 1600), --check, --batch-time,\n"
-"--costs-csv FILE, --no-ideal, --interval-ms N (the pages_unshared samples).\n";
-
-/* A knob as `ksmsim run` takes it: --pages-to-scan or --pages_to_scan; not run or advisor_mode. */
-static bool parse_knob(const char *name, const char *value, struct ksm_options *model)
-{
-	gchar *under = g_strdelimit(g_strdup(name), "-", '_');
-	int knob = knob_lookup(under);
-	struct trace_record rec = { .verb = TRACE_SET };
-	char *why = NULL;
-
-	g_free(under);
-	if (knob < 0 || knob == KNOB_RUN || knob == KNOB_ADVISOR_MODE) {
-		fprintf(stderr, "ksmsim collide ksm: --%s is not a run option collide ksm passes on"
-			" (see --help)\n", name);
-		return false;
-	}
-	rec.knob = knob;
-	if (!parse_u64(value, UINT64_MAX, &rec.value)) {
-		fprintf(stderr, "ksmsim collide ksm: --%s wants a number, not '%s'\n", name, value);
-		return false;
-	}
-	/* the range a trace's `set` of the knob must keep to */
-	why = trace_record_validate(&rec);
-	if (why) {
-		fprintf(stderr, "ksmsim collide ksm: --%s: %s\n", name, why);
-		g_free(why);
-		return false;
-	}
-	model->pinned[knob] = true;
-	model->pinned_value[knob] = rec.value;
-	return true;
+"Run options, as `ksmsim run` takes them, the same for every hash (among\n"
+"the others, or after '--'):\n", f);
+	run_options_help(f, RUN_OPTIONS_COLLIDE_KSM, 22);
 }
 
-/* RUN-OPTIONS, as --name VALUE or --name=VALUE. */
-static bool parse_run_options(int argc, char **argv, struct ksm_study_opts *o)
+/* RUN-OPTIONS after '--': the run options alone. False after one line on stderr. */
+static bool run_options_after_dashes(int argc, char **argv, struct run_options *ro)
 {
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
 	bool ok = true;
+	int c;
 
-	for (int i = 0; i < argc && ok; i++) {
-		if (strncmp(argv[i], "--", 2) != 0) {
-			unexpected_argument("ksm", argv[i]);
-			return false;
-		}
-		gchar *name = g_strdup(argv[i] + 2);
-		char *eq = strchr(name, '=');
-		const char *value = eq ? eq + 1 : NULL;
+	run_options_add(ro, longopts);
+	const struct option *lo = (const struct option *)longopts->data;
+	optind = 1;
+	while (ok && (c = getopt_long(argc, argv, "+:", lo, NULL)) != -1) {
+		int took = run_option_take(ro, c, optarg);
 
-		if (eq)
-			*eq = 0;
-		if (!strcmp(name, "check") || !strcmp(name, "batch-time") || !strcmp(name, "no-ideal")) {
-			if (value) {
-				fprintf(stderr, "ksmsim collide ksm: --%s takes no value\n", name);
-				ok = false;
-			} else if (!strcmp(name, "check")) {
-				o->model.check = true;
-			} else if (!strcmp(name, "batch-time")) {
-				o->model.batch_time = true;
-			} else {
-				o->ideal = false;
-			}
-		} else if (!value && i + 1 >= argc) {
-			fprintf(stderr, "ksmsim collide ksm: --%s needs a value\n", name);
-			ok = false;
-		} else {
-			if (!value)
-				value = argv[++i];
-			if (!strcmp(name, "costs-csv")) {
-				o->costs_csv = value;
-			} else if (!strcmp(name, "interval-ms")) {
-				if (!parse_positive(value, &o->sample_ms)) {
-					fprintf(stderr, "ksmsim collide ksm: --interval-ms wants a positive"
-						" number, not '%s'\n", value);
-					ok = false;
-				}
-			} else {
-				ok = parse_knob(name, value, &o->model);
-			}
-		}
-		g_free(name);
+		if (!took)
+			option_error(ro->prog, argv, lo, c);
+		ok = took > 0;
 	}
+	if (ok && optind < argc) {
+		unexpected_argument("ksm", argv[optind]);
+		ok = false;
+	}
+	g_array_free(longopts, TRUE);
 	return ok;
 }
 
@@ -587,7 +513,14 @@ static gchar *temp_trace(int *track)
 	return path;
 }
 
-static int cmd_ksm(int argc, char **argv)
+/* collide ksm's command line, as parsed. */
+struct ksm_cmd {
+	struct run_options ro;		/* the run options, and in ro.cfg the run */
+	const char *keep, *hashes, *run_csv, *csv;
+};
+
+/* The study's options and the run options before '--'; -1: go on, else the exit status. */
+static int ksm_options(int argc, char **argv, struct ksm_study_trace *g, struct ksm_cmd *k)
 {
 	static const struct option opts[] = {
 		{ "trace", required_argument, NULL, 'r' },
@@ -604,58 +537,73 @@ static int cmd_ksm(int argc, char **argv)
 		{ "run-csv", required_argument, NULL, 'R' },
 		{ "csv", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
 	};
-	const char *keep = NULL, *hashes = "jhash2,crc32c,crc32,xxhash,xxh64";
-	const char *run_csv = NULL, *csv = NULL;
-	struct ksm_study_trace g = { 4, 100000, 10000, 4000, 4000, 30, 300, 1 };
-	struct ksm_study_opts o = { .ideal = true, .sample_ms = 1000, .table = stdout };
-	uint64_t guests = 4;
-	int c;
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	uint64_t guests = g->guests;
+	int status = -1, c;
 
+	g_array_append_vals(longopts, opts, G_N_ELEMENTS(opts));
+	run_options_add(&k->ro, longopts);
+	const struct option *lo = (const struct option *)longopts->data;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:ho:", opts, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, "+:ho:", lo, NULL)) != -1) {
 		bool ok = true;
 
 		switch (c) {
-		case 'r': o.trace = optarg; break;
-		case 'k': keep = optarg; break;
-		case 'H': hashes = optarg; break;
+		case 'r': k->ro.cfg.trace = optarg; break;
+		case 'k': k->keep = optarg; break;
+		case 'H': k->hashes = optarg; break;
 		case 'g': ok = parse_u64(optarg, 1000, &guests) && guests >= 1; break;
-		case 'p': ok = parse_positive(optarg, &g.pages); break;
-		case 'i': ok = parse_u64(optarg, UINT64_MAX, &g.image); break;
-		case 'c': ok = parse_u64(optarg, UINT64_MAX, &g.churn); break;
-		case 'C': ok = parse_u64(optarg, UINT64_MAX, &g.crafted); break;
-		case 'S': ok = parse_positive(optarg, &g.seconds); break;
-		case 'e': ok = parse_positive(optarg, &g.epoch_ms); break;
-		case 's': ok = parse_u64(optarg, UINT64_MAX, &g.seed); break;
-		case 'R': run_csv = optarg; break;
-		case 'o': csv = optarg; break;
-		case 'h': fputs(ksm_help, stdout); return 0;
-		default: return option_error("ksmsim collide ksm", argv, opts, c);
+		case 'p': ok = parse_positive(optarg, &g->pages); break;
+		case 'i': ok = parse_u64(optarg, UINT64_MAX, &g->image); break;
+		case 'c': ok = parse_u64(optarg, UINT64_MAX, &g->churn); break;
+		case 'C': ok = parse_u64(optarg, UINT64_MAX, &g->crafted); break;
+		case 'S': ok = parse_positive(optarg, &g->seconds); break;
+		case 'e': ok = parse_positive(optarg, &g->epoch_ms); break;
+		case 's': ok = parse_u64(optarg, UINT64_MAX, &g->seed); break;
+		case 'R': k->run_csv = optarg; break;
+		case 'o': k->csv = optarg; break;
+		case 'h': ksm_usage(stdout); status = 0; break;
+		default:
+			int took = run_option_take(&k->ro, c, optarg);
+			if (took < 0)
+				status = EXIT_USAGE;
+			else if (!took)
+				status = option_error("ksmsim collide ksm", argv, lo, c);
 		}
 		if (!ok)
-			return bad_value("ksm", opts, c);
+			status = bad_value("ksm", lo, c);
 	}
-	g.guests = (unsigned)guests;
-	if (g.image + g.churn + g.crafted > g.pages || g.pages > (UINT64_C(1) << 30)) {
+	g_array_free(longopts, TRUE);
+	g->guests = (unsigned)guests;
+	if (status < 0 && !run_options_after_dashes(argc - optind + 1, argv + optind - 1, &k->ro))
+		status = EXIT_USAGE;
+	return status;
+}
+
+/* The study itself: the trace (written unless given), a run per hash, the outputs. */
+static int ksm_study(struct ksm_cmd *k, struct ksm_study_trace *g)
+{
+	struct ksm_study_opts o = { .run = k->ro.cfg, .table = stdout };
+	const char *keep = k->keep;
+
+	if (g->image + g->churn + g->crafted > g->pages || g->pages > (UINT64_C(1) << 30)) {
 		fprintf(stderr, "ksmsim collide ksm: --image + --churn + --crafted exceed --pages\n");
 		return EXIT_USAGE;
 	}
 	/* every hash reads the trace again: standard input cannot be read twice */
-	if ((o.trace && !strcmp(o.trace, "-")) || (keep && !strcmp(keep, "-"))) {
+	if ((o.run.trace && !strcmp(o.run.trace, "-")) || (keep && !strcmp(keep, "-"))) {
 		fprintf(stderr, "ksmsim collide ksm: the trace must be a file, not '-'\n");
 		return EXIT_USAGE;
 	}
-	if (!parse_run_options(argc - optind, argv + optind, &o))
-		return EXIT_USAGE;
 	const struct file_use uses[] = {
-		{ "--trace", o.trace, false }, { "--costs-csv", o.costs_csv, false },
-		{ "--keep-trace", keep, true }, { "--csv", csv, true }, { "--run-csv", run_csv, true },
+		{ "--trace", o.run.trace, false }, { "--costs-csv", o.run.costs_csv, false },
+		{ "--keep-trace", keep, true }, { "--csv", k->csv, true },
+		{ "--run-csv", k->run_csv, true },
 	};
 	if (!distinct_files("ksm", uses, G_N_ELEMENTS(uses)))
 		return EXIT_USAGE;
-	GPtrArray *hs = parse_hashes(hashes);
+	GPtrArray *hs = parse_hashes("ksm", k->hashes);
 	if (!hs)
 		return EXIT_USAGE;
 
@@ -664,44 +612,54 @@ static int cmd_ksm(int argc, char **argv)
 	gchar *gen = NULL;
 	int track = -1, rc = EXIT_USAGE;
 	atomic_file *af = NULL, *rf = NULL;
-	if (!o.trace) {
+	if (!o.run.trace) {
 		gen = keep ? g_strdup(keep) : temp_trace(&track);
 		if (!gen)
 			goto out;
-		if (!collide_ksm_write_trace(gen, &g, &error))
+		if (!collide_ksm_write_trace(gen, g, &error))
 			goto fail;
-		o.trace = gen;
+		o.run.trace = gen;
 	}
 	/* rows name the trace, not the temporary file it was written to */
-	o.label = gen && !keep ? "(generated)" : o.trace;
-	if (csv && !(o.csv = open_out(csv, &af)))
+	o.label = gen && !keep ? "(generated)" : o.run.trace;
+	if (k->csv && !(o.csv = open_out(k->csv, &af)))
 		goto out;
-	if (run_csv && !(o.run_csv = open_out(run_csv, &rf)))
+	if (k->run_csv && !(o.run_csv = open_out(k->run_csv, &rf)))
 		goto out;
 	o.hashes = (const struct page_hash *const *)hs->pdata;
 	o.nhashes = hs->len;
 	if (!collide_ksm(&o, &error))
 		goto fail;
+	atomic_file **const all[] = { &af, &rf };
+	if (!atomic_file_commit_all(all, G_N_ELEMENTS(all), &error))
+		goto fail;
 	rc = 0;
-	if (af && !commit_out(af))
-		rc = EXIT_USAGE;
-	if (rf && !commit_out(rf))
-		rc = EXIT_USAGE;
-	af = rf = NULL;
 	goto out;
 fail:
 	fprintf(stderr, "ksmsim collide ksm: %s\n", error->message);
 	g_error_free(error);
 out:
-	if (af)
-		atomic_file_abort(af);
-	if (rf)
-		atomic_file_abort(rf);
+	atomic_file_abort(af);
+	atomic_file_abort(rf);
 	if (gen && !keep)
 		unlink(gen);
 	signals_untrack(track);
 	g_free(gen);
 	g_ptr_array_free(hs, TRUE);
+	return rc;
+}
+
+static int cmd_ksm(int argc, char **argv)
+{
+	struct ksm_cmd k = { .hashes = "jhash2,crc32c,crc32,xxhash,xxh64" };
+	struct ksm_study_trace g = { 4, 100000, 10000, 4000, 4000, 30, 300, 1 };
+	int rc;
+
+	run_options_init(&k.ro, "ksmsim collide ksm", RUN_OPTIONS_COLLIDE_KSM);
+	rc = ksm_options(argc, argv, &g, &k);
+	if (rc < 0)
+		rc = ksm_study(&k, &g);
+	run_options_free(&k.ro);
 	return rc;
 }
 

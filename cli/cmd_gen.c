@@ -103,25 +103,6 @@ enum {
 	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION,
 };
 
-/* --hash NAME: a checksum of the registry (not 'none'); its registry spelling, or NULL. */
-static const char *parse_hash(const char *arg)
-{
-	const struct page_hash *h = hash_lookup(arg);
-	const char *near = h ? NULL : hash_nearest(arg);
-
-	if (h && h->fn)
-		return h->name;
-	if (h)
-		fprintf(stderr, "ksmsim gen: --hash '%s': computes no checksum, so there is nothing"
-			" to collide\n", arg);
-	else if (near)
-		fprintf(stderr, "ksmsim gen: --hash '%s': not a checksum; did you mean '%s'? (see"
-			" ksmsim hashes)\n", arg, near);
-	else
-		fprintf(stderr, "ksmsim gen: --hash '%s': not a checksum (see ksmsim hashes)\n", arg);
-	return NULL;
-}
-
 /* --calibration NAME: false after one line naming the valid ones (and a near miss). */
 static bool parse_calibration(const char *arg, enum gen_calibration *c)
 {
@@ -139,7 +120,15 @@ static bool parse_calibration(const char *arg, enum gen_calibration *c)
 	return false;
 }
 
-int cmd_gen(int argc, char **argv)
+/* The command line as parsed. */
+struct args {
+	struct gen_opts o;
+	const char *out;
+	bool help, verbose, quiet, force_progress;
+};
+
+/* The options: -1 to go on, else the exit status (--list printed, or one line on stderr). */
+static int parse(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -161,12 +150,7 @@ int cmd_gen(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gen_opts o = {
-		.seed = DEF_SEED, .scale = 1.0, .duration_s = -1,
-		.pages_to_scan = DEF_PAGES_TO_SCAN, .sleep_ms = DEF_SLEEP_MS, .use_zero_pages = -1,
-	};
-	const char *out = NULL;
-	bool help = false, verbose = false, quiet = false, force_progress = false;
+	struct gen_opts *o = &a->o;
 	uint64_t v;
 	int c;
 
@@ -177,70 +161,73 @@ int cmd_gen(int argc, char **argv)
 
 		switch (c) {
 		case 'o':
-			out = arg;
+			a->out = arg;
 			break;
 		case OPT_SEED:
-			if (!parse_u64(arg, UINT64_MAX, &o.seed))
+			if (!parse_u64(arg, UINT64_MAX, &o->seed))
 				return bad("--seed '%s': not an unsigned 64-bit number%s", arg, "");
 			break;
 		case OPT_VMS:
 			if (!parse_u64(arg, 4096, &v) || !v)
 				return bad("--vms '%s': a count from 1 to 4096%s", arg, "");
-			o.vms = (unsigned)v;
+			o->vms = (unsigned)v;
 			break;
 		case OPT_MEM:
 			if (!parse_u64(arg, UINT64_C(1) << 24, &v) || !v)
 				return bad("--mem-mib '%s': a size from 1 to 16777216 MiB%s", arg, "");
-			o.mem_mib = v;
+			o->mem_mib = v;
 			break;
 		case OPT_DUR:
-			if (!parse_double(arg, &o.duration_s) || o.duration_s <= 0 ||
-			    o.duration_s > 1e9)
+			if (!parse_double(arg, &o->duration_s) || o->duration_s <= 0 ||
+			    o->duration_s > 1e9)
 				return bad("--duration-s '%s': seconds, more than 0 and at most 1e9%s",
 					   arg, "");
 			break;
 		case OPT_SCALE:
-			if (!parse_double(arg, &o.scale) || o.scale <= 0 || o.scale > 1000)
+			if (!parse_double(arg, &o->scale) || o->scale <= 0 || o->scale > 1000)
 				return bad("--scale '%s': a factor, more than 0 and at most 1000%s",
 					   arg, "");
 			break;
 		case OPT_PTS:
-			if (!parse_u64(arg, UINT32_MAX, &o.pages_to_scan))
+			if (!parse_u64(arg, UINT32_MAX, &o->pages_to_scan))
 				return bad("--pages-to-scan '%s': 0 to 4294967295%s", arg, "");
 			break;
 		case OPT_SLEEP:
-			if (!parse_u64(arg, UINT32_MAX, &o.sleep_ms))
+			if (!parse_u64(arg, UINT32_MAX, &o->sleep_ms))
 				return bad("--sleep-millisecs '%s': 0 to 4294967295%s", arg, "");
 			break;
 		case OPT_MARKS:
-			if (!parse_u64(arg, UINT64_C(1) << 40, &o.marks_every_ms) || !o.marks_every_ms)
+			if (!parse_u64(arg, UINT64_C(1) << 40, &o->marks_every_ms) || !o->marks_every_ms)
 				return bad("--marks-every-ms '%s': a period of at least 1 ms%s", arg, "");
 			break;
 		case OPT_ZERO:
 			if (strcmp(arg, "0") && strcmp(arg, "1"))
 				return bad("--use-zero-pages '%s': 0 or 1%s", arg, "");
-			o.use_zero_pages = arg[0] - '0';
+			o->use_zero_pages = arg[0] - '0';
 			break;
-		case OPT_HASH:
-			o.hash = parse_hash(arg);
-			if (!o.hash)
+		case OPT_HASH: {
+			const struct page_hash *h = cli_hash_arg("ksmsim gen", "--hash", arg, false);
+
+			if (!h)
 				return EXIT_USAGE;
+			o->hash = h->name;
 			break;
+		}
 		case OPT_CALIBRATION:
-			if (!parse_calibration(arg, &o.calibration))
+			if (!parse_calibration(arg, &o->calibration))
 				return EXIT_USAGE;
 			break;
 		case 'v':
-			verbose = true;
+			a->verbose = true;
 			break;
 		case OPT_PROGRESS:
-			force_progress = true;
+			a->force_progress = true;
 			break;
 		case OPT_QUIET:
-			quiet = true;
+			a->quiet = true;
 			break;
 		case 'h':
-			help = true;
+			a->help = true;
 			break;
 		case OPT_LIST: {
 			size_t n;
@@ -255,17 +242,32 @@ int cmd_gen(int argc, char **argv)
 			return option_error("ksmsim gen", argv, longopts, c);
 		}
 	}
+	return -1;
+}
 
+int cmd_gen(int argc, char **argv)
+{
+	struct args a = {
+		.o = {
+			.seed = DEF_SEED, .scale = 1.0, .duration_s = -1,
+			.pages_to_scan = DEF_PAGES_TO_SCAN, .sleep_ms = DEF_SLEEP_MS,
+			.use_zero_pages = -1,
+		},
+	};
+	int status = parse(argc, argv, &a);
+
+	if (status >= 0)
+		return status;
 	const struct gen_workload *wl = NULL;
 
 	if (optind < argc) {
 		wl = gen_workload_find(argv[optind]);
-		if (!wl && !help)
+		if (!wl && !a.help)
 			return bad("unknown workload '%s' (see ksmsim gen --help)%s", argv[optind], "");
 		if (optind + 1 < argc)
 			return bad("one workload, not '%s' too%s", argv[optind + 1], "");
 	}
-	if (help) {
+	if (a.help) {
 		if (wl)
 			usage_workload(stdout, wl);
 		else
@@ -276,14 +278,14 @@ int cmd_gen(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!out)
+	if (!a.out)
 		return bad("no output file: give -o FILE%s%s", "", "");
-	if (o.hash && !wl->takes_hash)
+	if (a.o.hash && !wl->takes_hash)
 		return bad("--hash: %s attacks no checksum (only checksum-adversarial takes"
 			   " --hash)%s", wl->name, "");
 
 	struct gen_size sz;
-	char *problem = gen_resolve(wl, &o, &sz);
+	char *problem = gen_resolve(wl, &a.o, &sz);
 
 	if (problem) {
 		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name, problem);
@@ -298,17 +300,17 @@ int cmd_gen(int argc, char **argv)
 
 	/* An interruption removes the unfinished output (util/signals.h). */
 	signals_install(SIGNALS_EXIT);
-	w = trace_writer_open_version(out, trace_format_from_path(out), 1, &error);
+	w = trace_writer_open_version(a.out, trace_format_from_path(a.out), 1, &error);
 	if (!w) {
 		fprintf(stderr, "ksmsim gen: %s\n", error->message);
 		g_error_free(error);
 		return EXIT_USAGE;
 	}
-	progress = progress_new("ksmsim gen", quiet ? PROGRESS_NEVER :
-				force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
+	progress = progress_new("ksmsim gen", a.quiet ? PROGRESS_NEVER :
+				a.force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
 	progress_phase(progress, "writing", "records");
 
-	bool ok = gen_write(w, wl, &o, &sz, progress, &records, &error);
+	bool ok = gen_write(w, wl, &a.o, &sz, progress, &records, &error);
 
 	progress_finish(progress);
 	progress_free(progress);
@@ -322,7 +324,7 @@ int cmd_gen(int argc, char **argv)
 		g_clear_error(&error);
 		return EXIT_USAGE;
 	}
-	if (verbose)
-		fprintf(stderr, "ksmsim gen %s: %" PRIu64 " records to %s\n", wl->name, records, out);
+	if (a.verbose)
+		fprintf(stderr, "ksmsim gen %s: %" PRIu64 " records to %s\n", wl->name, records, a.out);
 	return 0;
 }

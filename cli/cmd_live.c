@@ -255,16 +255,6 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 	return 0;
 }
 
-/* Commits both outputs, or neither. */
-static bool commit_outputs(atomic_file *out, atomic_file *mm_out, GError **error)
-{
-	if (!atomic_file_commit(out, error)) {
-		atomic_file_abort(mm_out);
-		return false;
-	}
-	return !mm_out || atomic_file_commit(mm_out, error);
-}
-
 static int bad_input(GError *err)
 {
 	fprintf(stderr, "ksmsim live: %s\n", err->message);
@@ -355,7 +345,8 @@ int cmd_live(int argc, char **argv)
 		atomic_file_abort(mm_out);
 		return signals_exit_status(rc);
 	}
-	if (!commit_outputs(out, mm_out, &err)) {
+	atomic_file **const outs[] = { &out, &mm_out };
+	if (!atomic_file_commit_all(outs, G_N_ELEMENTS(outs), &err)) {
 		fprintf(stderr, "ksmsim live: %s\n", err->message);
 		g_error_free(err);
 		return 1;

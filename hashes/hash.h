@@ -7,6 +7,7 @@
 #ifndef KSMSIM_HASHES_HASH_H
 #define KSMSIM_HASHES_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <glib.h>
@@ -41,6 +42,14 @@ const struct page_hash *hash_lookup(const char *name);
 const char *hash_nearest(const char *name);
 /* All rows, in listing order; *n receives the count. */
 const struct page_hash *hash_all(size_t *n);
+/*
+ * The row a command-line name stands for, in every command's words: NULL
+ * with *error "unknown checksum 'NAME'; did you mean 'NEAR'? ('ksmsim
+ * hashes' lists them)" (the guess only for a likely typo), or, unless
+ * allow_none, "'none' computes no checksum ..." for the row without one.
+ * The caller puts "PROG: --OPTION: " in front.
+ */
+const struct page_hash *hash_resolve(const char *name, bool allow_none, GError **error);
 /* The kernel's choice today: "xxhash". */
 #define HASH_DEFAULT "xxhash"
 

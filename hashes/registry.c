@@ -115,6 +115,25 @@ const char *hash_nearest(const char *name)
 	return best;
 }
 
+const struct page_hash *hash_resolve(const char *name, bool allow_none, GError **error)
+{
+	const struct page_hash *h = hash_lookup(name);
+	const char *near = h ? NULL : hash_nearest(name);
+
+	if (h && (h->fn || allow_none))
+		return h;
+	if (h)
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s' computes no"
+			    " checksum; name one ('ksmsim hashes' lists them)", name);
+	else if (near)
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "unknown checksum"
+			    " '%s'; did you mean '%s'? ('ksmsim hashes' lists them)", name, near);
+	else
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "unknown checksum"
+			    " '%s' ('ksmsim hashes' lists them)", name ? name : "");
+	return NULL;
+}
+
 const struct page_hash *hash_all(size_t *n)
 {
 	*n = G_N_ELEMENTS(hashes);

@@ -220,6 +220,25 @@ bool atomic_file_commit(atomic_file *f, GError **error)
 	return ok;
 }
 
+bool atomic_file_commit_all(atomic_file **const files[], size_t n, GError **error)
+{
+	sigset_t held;
+	bool ok = true;
+
+	signals_hold(true, &held);
+	for (size_t i = 0; i < n; i++) {
+		atomic_file *f = *files[i];
+
+		*files[i] = NULL;
+		if (f && ok)
+			ok = atomic_file_commit(f, error);
+		else if (f)
+			atomic_file_abort(f);
+	}
+	signals_hold(false, &held);
+	return ok;
+}
+
 void atomic_file_abort(atomic_file *f)
 {
 	if (!f)

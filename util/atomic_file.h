@@ -46,5 +46,13 @@ atomic_file *atomic_file_open(const char *path, GError **error);
 FILE *atomic_file_stream(atomic_file *f);
 bool atomic_file_commit(atomic_file *f, GError **error);	/* frees f */
 void atomic_file_abort(atomic_file *f);				/* frees f */
+/*
+ * Several outputs of one command, whole or not at all: each in order
+ * (NULL ones skipped) with the terminating signals held, so that an
+ * interruption cannot leave some renamed and others removed; after the
+ * first that fails the rest are aborted. Every *files[i] is freed and set
+ * to NULL.
+ */
+bool atomic_file_commit_all(atomic_file **const files[], size_t n, GError **error);
 
 #endif

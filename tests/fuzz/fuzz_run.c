@@ -25,9 +25,8 @@
 #include <glib.h>
 #include "fuzz_common.h"
 #include "sim/ksm.h"
-#include "sim/loop.h"
+#include "sim/run.h"
 #include "sim/output.h"
-#include "traces/reader.h"
 
 /* The checker walks every page after every batch: keep the model small. */
 #define FUZZ_MAX_PAGES 4096
@@ -49,17 +48,15 @@ static G_NORETURN void die(const char *what, const char *msg)
 	abort();
 }
 
+/* The budget beside the memory, which the run holds itself (run_config.max_memory). */
 static bool admit(void *p, trace_reader *r, const struct trace_record *rec, GError **error)
 {
 	struct fuzz_run *f = p;
-	const struct trace_check *ck = trace_reader_check(r);
 
 	if (++f->records > FUZZ_MAX_RECORDS ||
 	    (rec->verb == TRACE_SETTLE && rec->value > FUZZ_MAX_SETTLE) || rec->t_us > FUZZ_MAX_T_US ||
 	    (rec->verb == TRACE_SET && rec->knob == KNOB_SLEEP_MILLISECS &&
-	     rec->value < FUZZ_MIN_SLEEP_MS) ||
-	    ksm_memory_estimate(trace_check_written_pages(ck), trace_check_live_mms(ck), true) >
-		    ksm_memory_estimate(FUZZ_MAX_PAGES, FUZZ_MAX_MMS, true)) {
+	     rec->value < FUZZ_MIN_SLEEP_MS)) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s:%" G_GUINT64_FORMAT
 			    ": over the fuzz budget", trace_reader_path(r), rec->line);
 		return false;
@@ -121,39 +118,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		die("memfd", strerror(errno));
 
 	GError *error = NULL;
-	trace_reader *r = trace_reader_open(path, &error);
-
-	if (!r) {
-		check_shape(error, path);
-		g_error_free(error);
-		return 0;
-	}
-	trace_check_count_written(trace_reader_check(r));
-
-	struct ksm_options opt = { .hash = hash_lookup(HASH_DEFAULT), .check = true };
 	/* Each input also picks a policy (by its size), so every rule meets every input shape. */
 	static const char *const policies[] = {
 		"kernel", "no-gate", "dirty-bit", "partial-hash:k=4,max=64", "classified:classes=3",
 		"classified:classes=2,by=mm",
 	};
-	if (!ksm_policy_parse(policies[size % G_N_ELEMENTS(policies)], &opt.policy, &error))
+	struct run_config cfg = {
+		.trace = path,
+		.model.check = true,
+		.ideal = true,
+		.max_memory = ksm_memory_estimate(FUZZ_MAX_PAGES, FUZZ_MAX_MMS, true),
+		.max_memory_given = true,
+	};
+	if (!ksm_policy_parse(policies[size % G_N_ELEMENTS(policies)], &cfg.model.policy, &error) ||
+	    !run_config_resolve(&cfg, &error))
 		die("policy", error->message);
+
+	struct run run;
+	if (!run_open(&run, &cfg, &error)) {
+		check_shape(error, path);
+		g_error_free(error);
+		return 0;
+	}
 	struct fuzz_run f = { .out = fopen("/dev/null", "w") };
 	struct loop_sinks sinks = {
 		.mark = on_mark,
 		.sample = on_sample,
 		.sample_every_us = 1000000,
-		.check = true,
 		.admit = admit,
 		.ctx = &f,
 	};
 	struct loop_result res;
 
-	cost_table_default(&opt.costs, HASH_DEFAULT);
-	struct ksm *k = ksm_new(&opt);
-
-	if (!loop_run(k, r, &sinks, &res, &error)) {
-		if (g_error_matches(error, LOOP_ERROR, LOOP_ERROR_INVARIANT))
+	if (!run_replay(&run, &sinks, &res, &error)) {
+		if (g_error_matches(error, RUN_ERROR, RUN_ERROR_INVARIANT))
 			die("model invariant", error->message);
 		check_shape(error, path);
 		g_error_free(error);
@@ -161,16 +159,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct run_summary *rs = g_new0(struct run_summary, 1);
 
 		rs->trace = "fuzz";
-		rs->hash = HASH_DEFAULT;
+		rs->hash = cfg.hash_name;
 		rs->interval_ms = 1000;
-		run_summary_finish(rs, k, &opt, r, &res, true);
+		run_summary_finish(rs, run.k, &run.opt, run.reader, &res, true);
 		output_run_summary_row(f.out, rs);
 		g_free(rs);
 		if (res.records != f.records)
 			die("run", "ended early without an error");
 	}
-	ksm_free(k);
-	trace_reader_free(r);
+	run_close(&run);
 	fclose(f.out);
 	return 0;
 }

@@ -386,6 +386,27 @@ static void test_registry(void **state)
 	free(p);
 }
 
+/* hash_resolve: every command's words for a name that is no checksum. */
+static void test_resolve(void **state)
+{
+	GError *error = NULL;
+
+	assert_ptr_equal(hash_resolve("CRC32C", false, &error), hash_lookup("crc32c"));
+	assert_ptr_equal(hash_resolve("none", true, &error), hash_lookup("none"));
+	assert_null(error);
+	assert_null(hash_resolve("none", false, &error));
+	assert_string_equal(error->message,
+			    "'none' computes no checksum; name one ('ksmsim hashes' lists them)");
+	g_clear_error(&error);
+	assert_null(hash_resolve("xxhsah", true, &error));
+	assert_string_equal(error->message, "unknown checksum 'xxhsah'; did you mean 'xxhash'?"
+			    " ('ksmsim hashes' lists them)");
+	g_clear_error(&error);
+	assert_null(hash_resolve("blake3", true, &error));
+	assert_string_equal(error->message, "unknown checksum 'blake3' ('ksmsim hashes' lists them)");
+	g_clear_error(&error);
+}
+
 /* The reference row of that name; NULL when this CPU or build has none. */
 static const struct cost_ref *ref_lookup(const char *name)
 {
@@ -523,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_xxh3_variants),
 		cmocka_unit_test(test_sha_pages),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_costs_csv),
 	};

@@ -55,7 +55,7 @@ expect 2 "^ksmsim trace: --format needs a value" -- trace convert --format
 expect 2 "^ksmsim collide birthday: --trials: bad value '0'" -- collide birthday --trials 0
 expect 2 "^ksmsim collide birthday: --bits: bad value '0'" -- collide birthday --bits 0
 expect 2 "^ksmsim collide birthday: --plot draws the --curve-csv data" -- collide birthday --plot "$tmp/p.png"
-expect 2 "^ksmsim collide: --hashes: 'jhash' is not a checksum; did you mean 'jhash2'" -- collide birthday --hashes jhash
+expect 2 "^ksmsim collide birthday: --hashes: unknown checksum 'jhash'; did you mean 'jhash2'" -- collide birthday --hashes jhash
 expect 2 "^ksmsim collide false-positive: --seed needs a value" -- collide false-positive --seed
 expect 2 "^ksmsim collide ksm: unknown option '--bogus'" -- collide ksm --bogus
 expect 2 "^ksmsim collide ksm: .*nosuch.ksmt: cannot open" -- collide ksm --trace "$tmp/nosuch.ksmt"

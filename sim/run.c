@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One run of a trace through the model (run.h). */
+#include <string.h>
+#include "sim/run.h"
+#include "util/exit_status.h"
+#include "util/progress.h"
+#include "util/size.h"
+
+G_DEFINE_QUARK(ksmsim-run-error-quark, run_error)
+
+int run_error_status(const GError *error)
+{
+	return g_error_matches(error, RUN_ERROR, RUN_ERROR_INVARIANT) ? 1 : EXIT_USAGE;
+}
+
+/* Any error of a run into RUN_ERROR, its message kept. */
+static void classify(GError **error)
+{
+	GError *e = error ? *error : NULL;
+
+	if (!e || e->domain == RUN_ERROR)
+		return;
+	/* a broken invariant is the model's bug, not the input's */
+	e->code = g_error_matches(e, LOOP_ERROR, LOOP_ERROR_INVARIANT) ? RUN_ERROR_INVARIANT :
+		RUN_ERROR_INPUT;
+	e->domain = RUN_ERROR;
+}
+
+bool run_config_resolve(struct run_config *cfg, GError **error)
+{
+	const struct ksm_policy *p = &cfg->model.policy;
+	const struct page_hash *h = cfg->hash ? cfg->hash : hash_lookup(HASH_DEFAULT);
+
+	cfg->hash_name = h->name;
+	if (p->row && !p->row->uses_hash) {
+		if (cfg->hash) {
+			g_set_error(error, RUN_ERROR, RUN_ERROR_INPUT, "--hash %s: --policy %s decides"
+				    " without the page checksum; leave --hash out", cfg->hash->name,
+				    p->row->name);
+			return false;
+		}
+		/* no checksum ("none" in every output); partial-hash hashes its samples as xxhash */
+		h = hash_lookup(p->detector == KSM_DETECT_PARTIAL ? HASH_DEFAULT : "none");
+		cfg->hash_name = "none";
+	}
+	cfg->model.hash = h;
+	cost_table_default(&cfg->model.costs, h->name);
+	if (cfg->costs_csv && !cost_table_load(&cfg->model.costs, cfg->costs_csv, h->name, error)) {
+		classify(error);
+		return false;
+	}
+	return true;
+}
+
+/* The model's memory need at this record against the limit; false with the refusal. */
+static bool fits(const struct run_config *cfg, const trace_reader *r,
+		 const struct trace_record *rec, uint64_t *need_out, GError **error)
+{
+	const struct trace_check *ck = trace_reader_check((trace_reader *)r);
+	uint64_t pages = trace_check_written_pages(ck), mms = trace_check_live_mms(ck);
+	uint64_t need = ksm_memory_estimate(pages, mms, cfg->ideal);
+	char need_s[32], limit_s[32];
+
+	if (need_out)
+		*need_out = MAX(*need_out, need);
+	if (!cfg->max_memory || need <= cfg->max_memory)
+		return true;
+	format_size(need, need_s, sizeof(need_s));
+	format_size(cfg->max_memory, limit_s, sizeof(limit_s));
+	g_set_error(error, RUN_ERROR, RUN_ERROR_MEMORY,
+		    "%s:%" G_GUINT64_FORMAT ": the model would need about %s here (%" G_GUINT64_FORMAT
+		    " written pages, %" G_GUINT64_FORMAT " live mms), more than %s %s",
+		    trace_reader_path(r), rec->line, need_s, pages, mms, limit_s,
+		    cfg->max_memory_given ? "(--max-memory)" :
+		    "(the machine's MemAvailable; --max-memory sets the limit)");
+	return false;
+}
+
+bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_estimate *est,
+		  GError **error)
+{
+	trace_reader *r = trace_reader_open(cfg->trace, error);
+	struct trace_record rec;
+	int got;
+
+	*est = (struct run_estimate){ 0 };
+	if (!r) {
+		classify(error);
+		return false;
+	}
+	trace_check_count_written(trace_reader_check(r));
+	if (p)
+		progress_phase(p, "checking the trace", "records");
+	while ((got = trace_reader_next(r, &rec, error)) == 1) {
+		if (!fits(cfg, r, &rec, &est->need, error)) {
+			got = -1;
+			break;
+		}
+		est->end_us = rec.t_us;
+		if ((++est->records & 0xffff) == 0 && p)
+			progress_update(p, est->records, trace_reader_offset(r), trace_reader_size(r));
+	}
+	if (got == 0 && p) {
+		progress_update(p, est->records, trace_reader_offset(r), trace_reader_size(r));
+		progress_finish(p);
+	}
+	trace_reader_free(r);
+	classify(error);
+	return got == 0;
+}
+
+bool run_open(struct run *run, const struct run_config *cfg, GError **error)
+{
+	*run = (struct run){ .cfg = cfg, .opt = cfg->model };
+	run->reader = trace_reader_open(cfg->trace, error);
+	int version = run->reader ? trace_reader_version(run->reader, error) : -1;
+
+	if (version < 0) {
+		run_close(run);
+		classify(error);
+		return false;
+	}
+	/* a version 3 trace can hold THPs: rows show /proc/vmstat's THP events */
+	run->opt.thp_columns = version >= 3;
+	/* the limit is held record by record: the pages written so far count */
+	if (cfg->max_memory)
+		trace_check_count_written(trace_reader_check(run->reader));
+	run->k = ksm_new(&run->opt);
+	return true;
+}
+
+/* The caller's sinks, behind the memory limit. */
+struct limited {
+	const struct loop_sinks *s;
+	const struct run_config *cfg;
+};
+
+static bool limited_mark(void *p, const char *label, uint64_t t_us, struct ksm *k,
+			 GError **error)
+{
+	const struct loop_sinks *s = ((struct limited *)p)->s;
+
+	return s->mark(s->ctx, label, t_us, k, error);
+}
+
+static bool limited_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k,
+			   GError **error)
+{
+	const struct loop_sinks *s = ((struct limited *)p)->s;
+
+	return s->sample(s->ctx, sim_us, trace_us, k, error);
+}
+
+static void limited_progress(void *p, const trace_reader *r, uint64_t records, uint64_t trace_us)
+{
+	const struct loop_sinks *s = ((struct limited *)p)->s;
+
+	s->progress(s->ctx, r, records, trace_us);
+}
+
+static bool limited_admit(void *p, trace_reader *r, const struct trace_record *rec,
+			  GError **error)
+{
+	struct limited *l = p;
+
+	if (!fits(l->cfg, r, rec, NULL, error))
+		return false;
+	return !l->s->admit || l->s->admit(l->s->ctx, r, rec, error);
+}
+
+bool run_replay(struct run *run, const struct loop_sinks *sinks, struct loop_result *res,
+		GError **error)
+{
+	struct loop_sinks s = *sinks;
+	struct limited l = { sinks, run->cfg };
+
+	s.check = run->cfg->model.check;
+	if (run->cfg->max_memory) {
+		s.mark = sinks->mark ? limited_mark : NULL;
+		s.sample = sinks->sample ? limited_sample : NULL;
+		s.progress = sinks->progress ? limited_progress : NULL;
+		s.admit = limited_admit;
+		s.ctx = &l;
+	}
+	bool ok = loop_run(run->k, run->reader, &s, res, error);
+
+	if (!ok)
+		classify(error);
+	return ok;
+}
+
+void run_close(struct run *run)
+{
+	ksm_free(run->k);
+	if (run->reader)
+		trace_reader_free(run->reader);
+	run->k = NULL;
+	run->reader = NULL;
+}
