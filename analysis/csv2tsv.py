@@ -7,8 +7,8 @@
 # other control character inside a field becomes a space, so every row is
 # one line and the shell and awk can split it on tabs; nothing else changes.
 # Blank lines are dropped. Exit 0, or 2 with one line on standard error
-# ("CSV: why") when the file cannot be read, is not CSV, or has no header or
-# no row. analysis/plot.sh reads every CSV through this.
+# ("CSV: why") when the file cannot be read, is not CSV or has no header.
+# analysis/plot.sh reads every CSV through this.
 import csv
 import re
 import sys
@@ -43,8 +43,6 @@ def main():
         fail(src, f"not CSV ({e})")
     if not rows:
         fail(src, "is empty")
-    if len(rows) == 1:
-        fail(src, "has a header and no rows")
     try:
         with open(dst, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write("\n".join(rows) + "\n")

@@ -137,8 +137,10 @@ gp() {
 	printf "set terminal pngcairo size %d,%d noenhanced font 'Sans,12'\nset output '%s'\nset datafile separator ','\nset grid\n%s\n%s\n" \
 		"$2" "$3" "$work/out.png" "$linetypes" "$4" | gnuplot 2>"$work/gp.err" ||
 		die "gnuplot failed for $png: $(head -3 "$work/gp.err" | tr '\n' ' ')"
-	[[ $(head -c 8 "$work/out.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
-		die "gnuplot wrote no PNG for $png"
+	# whole: the PNG signature first and the IEND chunk last
+	[[ $(head -c 8 "$work/out.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a &&
+		$(tail -c 12 "$work/out.png" | od -An -tx1 | tr -d ' \n') == 0000000049454e44ae426082 ]] ||
+		die "gnuplot wrote no whole PNG for $png (is $work's file system full?)"
 	pending=$(mktemp -- "$outdir/.plot.XXXXXXXX" 2>/dev/null) || die "cannot write in $outdir"
 	# mktemp makes it 0600: the PNG gets the mode gnuplot would have given it
 	{ chmod -- "$png_mode" "$pending" && cp -- "$work/out.png" "$pending" && mv -f -- "$pending" "$png"; } 2>/dev/null ||
@@ -594,22 +596,32 @@ plot '$work/c.dat' using 1:2 with boxes lc rgb '#56b4e9' dt 1 title 'hot: page i
      '' using 4:5:6 with labels offset 0,0.7 font ',10' notitle"
 }
 
-# every file is read (and refused) before any figure is made
-for f in "${files[@]}"; do load "$f"; done
+# kind FILE: what the file holds, told by its header
+kind() {
+	local h
+	h=$(header "$1")
+	if [[ ,$h, == *,t_us,* && ,$h, == *,pages_sharing,* ]]; then echo series
+	elif [[ $h == hash,bits,n,observed,formula* ]]; then echo curve
+	elif [[ $h == hash,bits,change,* ]]; then echo fp
+	elif [[ ,$h, == *,p50,* && ,$h, == *,expected_mean,* ]]; then echo first_collision
+	elif [[ ,$h, == *,hot_ns_per_page,* ]]; then echo costs
+	elif [[ ,$h, == *,hash,* && ,$h, == *,cow_ksm,* ]]; then echo summary
+	fi
+}
+
+# Every file is read, and refused, before any figure is made.
+declare -A kinds=()
+for f in "${files[@]}"; do
+	load "$f"
+	kinds[$f]=$(kind "$f")
+	[[ -n ${kinds[$f]} ]] || die "$f: header not recognised"
+	[[ $(sed -n 2p "${tsv[$f]}") ]] || die "$f: a header and no rows"
+done
 series=()
 for f in "${files[@]}"; do
-	h=$(header "$f")
-	if [[ ,$h, == *,t_us,* && ,$h, == *,pages_sharing,* ]]; then
-		series+=("$f")
-	elif [[ $h == hash,bits,n,observed,formula* ]]; then
-		curve "$f"
-	elif [[ $h == hash,bits,change,* ]]; then
-		fp "$f"
-	elif [[ ,$h, == *,p50,* && ,$h, == *,expected_mean,* ]]; then
-		first_collision "$f"
-	elif [[ ,$h, == *,hot_ns_per_page,* ]]; then
-		costs "$f"
-	elif [[ ,$h, == *,hash,* && ,$h, == *,cow_ksm,* ]]; then
+	case ${kinds[$f]} in
+	series) series+=("$f") ;;
+	summary)
 		mapfile -t ks < <(knobs "$f")
 		if ((${#ks[@]})) && [[ $(varying "$f" "${ks[@]}") ]]; then
 			mapfile -t ks < <(varying "$f" "${ks[@]}")
@@ -617,9 +629,9 @@ for f in "${files[@]}"; do
 		else
 			summary "$f"
 		fi
-	else
-		die "$f: header not recognised"
-	fi
+		;;
+	*) "${kinds[$f]}" "$f" ;;
+	esac
 done
 
 # The time series: one figure, a line per file. Lines drawn first are the

@@ -36,16 +36,20 @@ usage: analysis/sweep.sh [OPTIONS]
   --merge                only merge finished cells into OUT/sweep.csv
   -h, --help
 Cells whose result exists are skipped, so an interrupted sweep resumes
-where it stopped. The merged CSV is OUT/sweep.csv: one row per cell, the
+where it stopped (SIGTERM or SIGINT stops the running cells and removes
+their unfinished files). The merged CSV is OUT/sweep.csv: one row per cell, the
 cell's `ksmsim run --summary-csv` row as it is (traces/FORMAT.md names the
 columns): trace, hash, policy, workload, seed and scale (empty for a trace not made
 by `ksmsim gen`), a column per knob (pages_to_scan, sleep_millisecs, ...,
 the value at the end of the run) and pinned (the knobs this cell fixed,
 knob=value;...).
+Every value is checked (by asking ksmsim) before the first trace is made.
+Exit status: 0 done, 1 a cell or the merge failed (or cells are missing),
+2 bad usage or a refused value (one line on standard error).
 EOF
 }
 
-die() { echo "sweep.sh: $*" >&2; exit 2; }
+die() { local m="sweep.sh: $*"; echo "${m//[[:cntrl:]]/?}" >&2; exit 2; }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
@@ -57,6 +61,14 @@ find_ksmsim() {
 		[[ -x $b ]] && { echo "$(cd "$(dirname "$b")" && pwd)/ksmsim"; return; }
 	done
 	die "no ksmsim binary: build it or pass --ksmsim"
+}
+
+# A cell stopped by TERM or INT: its run stopped, its unfinished files gone.
+kid="" tmp="" ser_tmp=""
+cell_stop() {
+	[[ -z $kid ]] || { kill -TERM "$kid" 2>/dev/null; wait "$kid" 2>/dev/null; }
+	rm -f -- ${tmp:+"$tmp"} ${ser_tmp:+"$ser_tmp"}
+	exit 143
 }
 
 # One cell: line N (1-based) of OUT/cells.tsv. Also what a Slurm array task runs.
@@ -72,24 +84,35 @@ run_cell() {
 	if [[ -e $res ]]; then
 		return 0
 	fi
-	local tmp="$out/cells/.$id.$$"
+	# the summary (and series) are written aside, then renamed: whole or nothing
+	tmp="$out/cells/.$id.$$" ser_tmp=""
 	local ser_opts=()
-	[[ -e $out/series.flag ]] && ser_opts=(--csv "$out/series/$id.csv" --interval-ms 1000)
-	local t0=$SECONDS extra=()
+	if [[ -e $out/series.flag ]]; then
+		ser_tmp="$out/series/.$id.$$"
+		ser_opts=(--csv "$ser_tmp" --interval-ms 1000)
+	fi
+	local t0=$SECONDS extra=() words=()
+	# split on white space, never globbed: these are the words checked before
 	[[ -s $out/run_args ]] && read -r -a extra <"$out/run_args"
-	# shellcheck disable=SC2086  # args is a list of words we built
+	read -r -a words <<<"$args"
 	# traces the sweep generated are named from OUT, so rows do not depend on
 	# where OUT is; traces the user gave keep the path given
-	# the summary names the knobs itself; written aside, then renamed: whole or nothing
 	local hash_opts=(--hash "$hash")
 	[[ $hash == - ]] && hash_opts=()	# the cell's policy decides without a checksum
-	if ! "$ksmsim" run --quiet --trace "$trace" --trace-label "${trace#"$out"/}" "${hash_opts[@]}" \
-		$args "${extra[@]}" "${ser_opts[@]}" --summary-csv "$tmp"; then
-		rm -f "$tmp"
+	# in the background, so that a TERM stops it and removes its files at once
+	trap 'cell_stop' TERM INT
+	"$ksmsim" run --quiet --trace "$trace" --trace-label "${trace#"$out"/}" "${hash_opts[@]}" \
+		"${words[@]}" "${extra[@]}" "${ser_opts[@]}" --summary-csv "$tmp" &
+	kid=$!
+	if ! wait "$kid"; then
+		kid=""
+		rm -f -- "$tmp" ${ser_tmp:+"$ser_tmp"}
 		echo "sweep.sh: cell $id failed" >&2
 		return 1
 	fi
-	mv "$tmp" "$res"
+	kid=""
+	[[ -z $ser_tmp ]] || mv -- "$ser_tmp" "$out/series/$id.csv"
+	mv -- "$tmp" "$res"
 	local ndone
 	ndone=$(find "$out/cells" -name '*.csv' | wc -l)
 	printf '[%d/%d] %s  %ds\n' "$ndone" "$total" "$id" $((SECONDS - t0)) >&2
@@ -136,7 +159,10 @@ ksmsim="" slurm=0 merge_only=0
 while (($#)); do
 	case $1 in
 	--series | --slurm | --merge | -h | --help) ;;
-	*) (($# >= 2)) || die "$1 needs a value" ;;
+	--workload | --trace | --hash | --hashes | --policy | --pages-to-scan | --sleep-millisecs | \
+		--knob | --scale | --seed | --run-args | --out | --jobs | --ksmsim)
+		(($# >= 2)) || die "$1 needs a value" ;;
+	*) die "unknown option '$1' (see --help)" ;;
 	esac
 	case $1 in
 	--workload) IFS=, read -r -a w <<<"$2"; workloads+=("${w[@]}"); shift 2 ;;
@@ -160,7 +186,8 @@ while (($#)); do
 	esac
 done
 if ((merge_only)); then
-	out=$(cd "$out" 2>/dev/null && pwd) || die "no results directory $out"
+	[[ -d $out ]] || die "--out $out: no results folder"
+	out=$(cd -- "$out" && pwd)
 	[[ -e $out/cells.tsv ]] || die "$out has no cells.tsv"
 	merge "$out"
 	exit
@@ -184,10 +211,32 @@ ask_run() { # OPTION-AS-GIVEN ARGS...
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
 [[ $seed =~ ^[0-9]+$ ]] || die "--seed wants a decimal number, not '$seed'"
 [[ $scale =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || die "--scale wants a number, not '$scale'"
+# Names go into OUT/cells.tsv (a line per cell, tab-separated) and the
+# values into `ksmsim run` words: no line break or tab in a path, no white
+# space in a value.
+case $out in *[[:cntrl:]]*) die "--out: a path with a control character (tab, line break) in it" ;; esac
+for t in "${traces[@]}"; do
+	case $t in *[[:cntrl:]]*) die "--trace: a path with a control character (tab, line break) in it" ;; esac
+done
+for v in "$hashes" "${policies[@]}" "$pts" "$slp" "${knobs[@]}"; do
+	case $v in *[[:space:][:cntrl:]]*) die "'$v': a value with white space in it" ;; esac
+done
+[[ ! -e $out || -d $out ]] || die "--out $out: not a folder"
 if ((${#workloads[@]})); then
 	known=$("$ksmsim" gen --list) || die "$ksmsim gen --list failed"
 	for w in "${workloads[@]}"; do
-		grep -qx -- "$w" <<<"$known" || die "--workload: unknown workload '$w' (one of: $(echo $known | tr ' ' ,))"
+		grep -qxF -- "$w" <<<"$known" || die "--workload: unknown workload '$w' (one of: $(echo $known | tr ' ' ,))"
+	done
+	# --seed and --scale by gen's own rules (it reads its options in order,
+	# so --list after them lists only once they are accepted)
+	msg=$("$ksmsim" gen --seed "$seed" --scale "$scale" --list 2>&1 >/dev/null) ||
+		die "${msg#ksmsim gen: }"
+	# and each workload at that size: gen refuses before it creates its
+	# output, so an output in a folder that does not exist tells which
+	for w in "${workloads[@]}"; do
+		msg=$("$ksmsim" gen "$w" --seed "$seed" --scale "$scale" -o "$check_dir/none/$w.ksmt" 2>&1 >/dev/null) &&
+			die "ksmsim gen $w wrote into a folder that does not exist"
+		[[ $msg == *": $check_dir/none/$w.ksmt: cannot create: "* ]] || die "--workload $w: ${msg#"ksmsim gen $w: "}"
 	done
 fi
 IFS=, read -r -a hl <<<"$hashes"
@@ -207,10 +256,12 @@ for ax in "pages-to-scan=$pts" "sleep-millisecs=$slp" "${knobs[@]}"; do
 	((${#vals[@]})) || die "--${name//_/-}: empty list"
 	for v in "${vals[@]}"; do ask_run "--${name//_/-} ${ax#*=}" "--${name//_/-}" "$v"; done
 done
-# shellcheck disable=SC2086  # the user's words, split as the run will split them
-[[ -z $run_args ]] || ask_run "--run-args '$run_args'" $run_args
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+# the user's words, split as the run will split them (never globbed)
+run_args=${run_args//[[:space:]]/ }
+read -r -a ra <<<"$run_args"
+((${#ra[@]} == 0)) || ask_run "--run-args '$run_args'" "${ra[@]}"
+mkdir -p -- "$out" 2>/dev/null || die "--out $out: cannot make the folder"
+out=$(cd -- "$out" && pwd)
 
 # Workload traces: generated once per (workload, scale, seed), kept in a cache.
 mkdir -p "$out/traces" "$out/cells"
@@ -224,7 +275,7 @@ for w in "${workloads[@]}"; do
 	names+=("$w") paths+=("$t")
 done
 for t in "${traces[@]}"; do
-	[[ -r $t ]] || die "cannot read $t"
+	[[ -r $t && ! -d $t ]] || die "cannot read $t"
 	b=$(basename "$t")
 	n=${b%.gz}
 	n=${n%.ksmt}
@@ -286,35 +337,61 @@ while IFS=$'\t' read -r id _; do
 done <"$out/cells.tsv"
 
 if ((slurm)); then
-	cat >"$out/sweep.sbatch" <<EOF
-#!/bin/bash
-# SPDX-License-Identifier: GPL-2.0-or-later
-# Written by analysis/sweep.sh: one array task per cell of $out/cells.tsv.
-# Submit: sbatch $out/sweep.sbatch   then, when all tasks ended: $out/merge.sh
-#SBATCH --job-name=ksmsim-sweep
-#SBATCH --array=1-$total
-#SBATCH --cpus-per-task=1
-#SBATCH --mem=4G
-#SBATCH --time=02:00:00
-#SBATCH --output=$out/slurm-%A_%a.out
-exec "$self" --cell "$out" "\$SLURM_ARRAY_TASK_ID" "$ksmsim"
-EOF
-	cat >"$out/merge.sh" <<EOF
-#!/bin/bash
-# SPDX-License-Identifier: GPL-2.0-or-later
-# Written by analysis/sweep.sh: merge the finished cells into $out/sweep.csv.
-# (Or submit after the array: sbatch --dependency=afterany:JOBID --wrap "$out/merge.sh")
-exec "$self" --merge --out "$out"
-EOF
+	# Every path is written shell-quoted (printf %q), so the scripts run
+	# what they say whatever OUT and the paths hold (no control character:
+	# refused above). #SBATCH lines are read by sbatch, not the shell: the
+	# log path goes there only when it is made of plain characters.
+	qs=$(printf %q "$out/sweep.sbatch") qm=$(printf %q "$out/merge.sh")
+	logs="#SBATCH --output=$out/slurm-%A_%a.out"
+	[[ $out =~ ^[A-Za-z0-9/._+,:@=-]+$ ]] ||
+		logs="# (no --output: OUT's name holds characters #SBATCH lines do not take; the logs go where sbatch runs)"
+	{
+		printf '%s\n' '#!/bin/bash' '# SPDX-License-Identifier: GPL-2.0-or-later' \
+			"# Written by analysis/sweep.sh: one array task per cell of $out/cells.tsv." \
+			"# Submit: sbatch $qs   then, when all tasks ended: $qm" \
+			'#SBATCH --job-name=ksmsim-sweep' "#SBATCH --array=1-$total" '#SBATCH --cpus-per-task=1' \
+			'#SBATCH --mem=4G' '#SBATCH --time=02:00:00' "$logs"
+		printf 'exec %q --cell %q "$SLURM_ARRAY_TASK_ID" %q\n' "$self" "$out" "$ksmsim"
+	} >"$out/sweep.sbatch"
+	{
+		printf '%s\n' '#!/bin/bash' '# SPDX-License-Identifier: GPL-2.0-or-later' \
+			"# Written by analysis/sweep.sh: merge the finished cells into $out/sweep.csv." \
+			"# (Or submit after the array: sbatch --dependency=afterany:JOBID --wrap $(printf %q "$qm"))"
+		printf 'exec %q --merge --out %q\n' "$self" "$out"
+	} >"$out/merge.sh"
 	chmod +x "$out/sweep.sbatch" "$out/merge.sh"
-	echo "sweep.sh: $total cells ($todo to run); sbatch $out/sweep.sbatch, then $out/merge.sh" >&2
+	echo "sweep.sh: $total cells ($todo to run); sbatch $qs, then $qm" >&2
 	exit 0
 fi
 
 echo "sweep.sh: $total cells, $todo to run, $jobs at a time" >&2
+# Cells run as background jobs, at most --jobs at a time. A TERM or INT
+# stops them (each removes its unfinished files) before the sweep exits.
+stop_cells() {
+	local p
+	trap - TERM INT
+	for p in $(jobs -pr); do kill -TERM "$p" 2>/dev/null; done
+	wait
+	exit "$1"
+}
+trap 'stop_cells 143' TERM
+trap 'stop_cells 130' INT
 rc=0
-if ((todo)); then
-	seq 1 "$total" | xargs -P "$jobs" -I{} "$self" --cell "$out" {} "$ksmsim" || rc=1
-fi
+running=0
+for ((i = 1; i <= total; i++)); do
+	id=$(sed -n "${i}p" "$out/cells.tsv" | cut -f1)
+	[[ -e $out/cells/$id.csv ]] && continue
+	if ((running >= jobs)); then
+		wait -n || rc=1
+		running=$((running - 1))
+	fi
+	"$self" --cell "$out" "$i" "$ksmsim" &
+	running=$((running + 1))
+done
+while ((running)); do
+	wait -n || rc=1
+	running=$((running - 1))
+done
+trap - TERM INT
 merge "$out" || rc=1
 exit $rc
