@@ -65,6 +65,7 @@ find_ksmsim() {
 
 # A cell stopped by TERM or INT: its run stopped, its unfinished files gone.
 kid="" tmp="" ser_tmp=""
+# shellcheck disable=SC2317  # run by a trap
 cell_stop() {
 	[[ -z $kid ]] || { kill -TERM "$kid" 2>/dev/null; wait "$kid" 2>/dev/null; }
 	rm -f -- ${tmp:+"$tmp"} ${ser_tmp:+"$ser_tmp"}
@@ -75,6 +76,7 @@ cell_stop() {
 run_cell() {
 	local out=$1 n=$2 ksmsim=$3
 	local line id trace hash args
+	[[ $n =~ ^[1-9][0-9]*$ ]] || die "--cell: no cell '$n' (a line number of cells.tsv)"
 	line=$(sed -n "${n}p" "$out/cells.tsv")
 	[[ -n $line ]] || die "no cell $n in $out/cells.tsv"
 	IFS=$'\t' read -r id trace hash args <<<"$line"
@@ -225,7 +227,7 @@ done
 if ((${#workloads[@]})); then
 	known=$("$ksmsim" gen --list) || die "$ksmsim gen --list failed"
 	for w in "${workloads[@]}"; do
-		grep -qxF -- "$w" <<<"$known" || die "--workload: unknown workload '$w' (one of: $(echo $known | tr ' ' ,))"
+		grep -qxF -- "$w" <<<"$known" || die "--workload: unknown workload '$w' (one of: $(paste -sd, <<<"$known"))"
 	done
 	# --seed and --scale by gen's own rules (it reads its options in order,
 	# so --list after them lists only once they are accepted)
@@ -351,6 +353,7 @@ if ((slurm)); then
 			"# Submit: sbatch $qs   then, when all tasks ended: $qm" \
 			'#SBATCH --job-name=ksmsim-sweep' "#SBATCH --array=1-$total" '#SBATCH --cpus-per-task=1' \
 			'#SBATCH --mem=4G' '#SBATCH --time=02:00:00' "$logs"
+		# shellcheck disable=SC2016  # the task's index, expanded when it runs
 		printf 'exec %q --cell %q "$SLURM_ARRAY_TASK_ID" %q\n' "$self" "$out" "$ksmsim"
 	} >"$out/sweep.sbatch"
 	{
@@ -367,6 +370,7 @@ fi
 echo "sweep.sh: $total cells, $todo to run, $jobs at a time" >&2
 # Cells run as background jobs, at most --jobs at a time. A TERM or INT
 # stops them (each removes its unfinished files) before the sweep exits.
+# shellcheck disable=SC2317  # run by a trap
 stop_cells() {
 	local p
 	trap - TERM INT

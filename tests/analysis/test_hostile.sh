@@ -199,7 +199,7 @@ EOF
 	csv_set "$tmp/commas.csv" policy "kernel"
 	"$plot" -o "$tmp/p1" --title same "$tmp/plain.csv" >/dev/null
 	"$plot" -o "$tmp/p2" --title same "$tmp/commas.csv" >/dev/null
-	[[ $(ls "$tmp/p1" | wc -l) -ge 2 ]] || fail "plain.csv: $(ls "$tmp/p1")"
+	[[ $(find "$tmp/p1" -name '*.png' | wc -l) -ge 2 ]] || fail "plain.csv: $(ls "$tmp/p1")"
 	for p in "$tmp"/p1/*.png; do
 		w=${p##*/}
 		cmp -s "$p" "$tmp/p2/${w/plain/commas}" || fail "$w: a quoted comma changed the figure"
@@ -258,7 +258,9 @@ plot-lows)
 	# checked too; neither leaves a file
 	rc=0
 	(trap '' XFSZ; ulimit -f 4; "$plot" -o "$tmp/png4" "$tmp/ts.csv") >/dev/null 2>"$tmp/err" || rc=$?
-	[[ $rc -eq 2 ]] && grep -q "wrote no whole PNG" "$tmp/err" || fail "truncated PNG: exit $rc, $(cat "$tmp/err")"
+	if [[ $rc -ne 2 ]] || ! grep -q "wrote no whole PNG" "$tmp/err"; then
+		fail "truncated PNG: exit $rc, $(cat "$tmp/err")"
+	fi
 	[[ -z $(ls -A "$tmp/png4") ]] || fail "a truncated PNG left $(ls -A "$tmp/png4")"
 	mkdir -p "$tmp/bin"
 	printf '#!/bin/bash\nulimit -f 1\nexec %q "$@"\n' "$(command -v cp)" >"$tmp/bin/cp"
@@ -281,7 +283,7 @@ sweep-hostile)
 	bash -n "$out/merge.sh" || fail "merge.sh: syntax error"
 	grep -q '^#SBATCH --array=1-4$' "$out/sweep.sbatch" || fail "sbatch array"
 	(cd "$tmp/elsewhere" && SLURM_ARRAY_TASK_ID=3 bash "$out/sweep.sbatch") 2>/dev/null || fail "array task 3 failed"
-	[[ $(ls "$out/cells" | wc -l) -eq 1 ]] || fail "task 3 made $(ls "$out/cells")"
+	[[ $(find "$out/cells" -type f | wc -l) -eq 1 ]] || fail "task 3 made $(ls -A "$out/cells")"
 	rc=0
 	"$out/merge.sh" 2>"$tmp/err" || rc=$?
 	[[ $rc -eq 1 ]] || fail "merge of 1 of 4 cells: exit $rc: $(cat "$tmp/err")"
@@ -349,7 +351,7 @@ sweep-lows)
 	if command -v pgrep >/dev/null; then
 		! pgrep -f -- "$tmp/big.ksmt" >/dev/null || fail "a cell runs on after TERM"
 	fi
-	[[ -z $(ls -A "$tmp/term/cells" "$tmp/term/series" | grep -v ':$' | grep .) ]] ||
+	[[ -z $(find "$tmp/term/cells" "$tmp/term/series" -type f) ]] ||
 		fail "TERM left $(ls -A "$tmp/term/cells" "$tmp/term/series")"
 	# the sweep resumes: every cell runs
 	"$sweep" --ksmsim "$ksmsim" --trace "$tmp/big.ksmt" --hash xxhash,crc32c --jobs 2 \
