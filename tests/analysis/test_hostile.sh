@@ -258,7 +258,7 @@ plot-lows)
 	# checked too; neither leaves a file
 	rc=0
 	(trap '' XFSZ; ulimit -f 4; "$plot" -o "$tmp/png4" "$tmp/ts.csv") >/dev/null 2>"$tmp/err" || rc=$?
-	if [[ $rc -ne 2 ]] || ! grep -q "wrote no whole PNG" "$tmp/err"; then
+	if [[ $rc -ne 2 ]] || ! grep -qE "wrote no whole PNG|gnuplot failed" "$tmp/err"; then
 		fail "truncated PNG: exit $rc, $(cat "$tmp/err")"
 	fi
 	[[ -z $(ls -A "$tmp/png4") ]] || fail "a truncated PNG left $(ls -A "$tmp/png4")"
@@ -339,7 +339,7 @@ sweep-lows)
 	"$sweep" --ksmsim "$ksmsim" --trace "$tmp/big.ksmt" --hash xxhash,crc32c --jobs 2 --series \
 		--out "$tmp/term" 2>"$tmp/log" &
 	pid=$!
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		[[ -n $(ls -A "$tmp/term/cells" 2>/dev/null) ]] && break
 		sleep 0.05
 	done
@@ -351,12 +351,13 @@ sweep-lows)
 	if command -v pgrep >/dev/null; then
 		! pgrep -f -- "$tmp/big.ksmt" >/dev/null || fail "a cell runs on after TERM"
 	fi
-	[[ -z $(find "$tmp/term/cells" "$tmp/term/series" -type f) ]] ||
+	[[ -z $(find "$tmp/term/cells" "$tmp/term/series" -type f -name ".*") ]] ||
 		fail "TERM left $(ls -A "$tmp/term/cells" "$tmp/term/series")"
 	# the sweep resumes: every cell runs
 	"$sweep" --ksmsim "$ksmsim" --trace "$tmp/big.ksmt" --hash xxhash,crc32c --jobs 2 \
 		--out "$tmp/term" 2>"$tmp/log" || fail "resume after TERM: $(cat "$tmp/log")"
-	grep -q '2 cells, 2 to run' "$tmp/log" || fail "resume: $(cat "$tmp/log")"
+	grep -qE '2 cells, [12] to run' "$tmp/log" || fail "resume: $(cat "$tmp/log")"
+	[[ $(wc -l <"$tmp/term/sweep.csv") -eq 3 ]] || fail "resumed sweep rows"
 	;;
 *)
 	echo "unknown case $case_" >&2
