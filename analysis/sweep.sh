@@ -37,15 +37,16 @@ usage: analysis/sweep.sh [OPTIONS]
   -h, --help
 Cells whose result exists are skipped, so an interrupted sweep resumes
 where it stopped (SIGTERM or SIGINT stops the running cells and removes
-their unfinished files). The merged CSV is OUT/sweep.csv: one row per cell, the
-cell's `ksmsim run --summary-csv` row as it is (traces/FORMAT.md names the
+their unfinished files). The merged CSV is OUT/sweep.csv: one row per cell,
+the cell's `ksmsim run --summary-csv` row as it is (traces/FORMAT.md names the
 columns): trace, hash, policy, workload, seed and scale (empty for a trace not made
 by `ksmsim gen`), a column per knob (pages_to_scan, sleep_millisecs, ...,
 the value at the end of the run) and pinned (the knobs this cell fixed,
 knob=value;...).
 Every value is checked (by asking ksmsim) before the first trace is made.
 Exit status: 0 done, 1 a cell or the merge failed (or cells are missing),
-2 bad usage or a refused value (one line on standard error).
+2 bad usage or a refused value (one line on standard error), 143 or 130
+stopped by SIGTERM or SIGINT.
 EOF
 }
 
