@@ -281,20 +281,42 @@ sweep-hostile)
 		--out "$out" --slurm 2>"$tmp/log" || fail "--slurm: $(cat "$tmp/log")"
 	bash -n "$out/sweep.sbatch" || fail "sweep.sbatch: syntax error"
 	bash -n "$out/merge.sh" || fail "merge.sh: syntax error"
-	grep -q '^#SBATCH --array=1-4$' "$out/sweep.sbatch" || fail "sbatch array"
+	bash -n "$out/submit.sh" || fail "submit.sh: syntax error"
+	# sbatch reads #SBATCH lines without a shell: plain values only, the job named after OUT
+	grep -vqE '^#SBATCH --[a-z-]+=[A-Za-z0-9._+:,-]+$' <(grep '^#SBATCH' "$out/sweep.sbatch" "$out/merge.sh" | cut -d: -f2-) &&
+		fail "#SBATCH lines: $(grep -h '^#SBATCH' "$out/sweep.sbatch" "$out/merge.sh")"
+	grep -qx '#SBATCH --job-name=o__q___s______touch_PWNED-1___touch_PWNED-2___touch_PWNED-3__' "$out/sweep.sbatch" ||
+		fail "job name: $(grep job-name "$out/sweep.sbatch")"
 	(cd "$tmp/elsewhere" && SLURM_ARRAY_TASK_ID=3 bash "$out/sweep.sbatch") 2>/dev/null || fail "array task 3 failed"
 	[[ $(find "$out/cells" -type f | wc -l) -eq 1 ]] || fail "task 3 made $(ls -A "$out/cells")"
 	rc=0
 	"$out/merge.sh" 2>"$tmp/err" || rc=$?
 	[[ $rc -eq 1 ]] || fail "merge of 1 of 4 cells: exit $rc: $(cat "$tmp/err")"
-	[[ $(wc -l <"$out/sweep.csv") -eq 2 ]] || fail "partial merge"
+	[[ ! -e $out/sweep.csv && $(wc -l <"$out/sweep.partial.csv") -eq 2 ]] || fail "partial merge"
 	for n in 1 2 4; do SLURM_ARRAY_TASK_ID=$n bash "$out/sweep.sbatch" 2>/dev/null; done
 	"$out/merge.sh" 2>/dev/null || fail "merge of every cell failed"
 	[[ $(wc -l <"$out/sweep.csv") -eq 5 ]] || fail "full merge: $(cat "$out/sweep.csv")"
 	no_canary "--slurm OUT"
-	# a plain OUT keeps its #SBATCH log path
-	"$sweep" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash --out "$tmp/plain" --slurm 2>/dev/null
-	grep -qx "#SBATCH --output=$tmp/plain/slurm-%A_%a.out" "$tmp/plain/sweep.sbatch" || fail "plain --output"
+	# submit.sh hands sbatch the paths as single arguments, a % of OUT
+	# doubled in the log path (sbatch and squeue stand-ins record them)
+	mkdir "$tmp/bin" "$tmp/stub"
+	# shellcheck disable=SC2016  # the stand-in's own expansions
+	printf '#!/bin/bash\nn=$(ls %q | wc -l)\nprintf "%%s\\n" "$@" >%q/$n\necho $((n + 100))\n' \
+		"$tmp/stub" "$tmp/stub" >"$tmp/bin/sbatch"
+	printf '#!/bin/bash\nexit 0\n' >"$tmp/bin/squeue"
+	chmod +x "$tmp/bin/sbatch" "$tmp/bin/squeue"
+	pct="$tmp/p%A q \$(touch $canary-4)"
+	"$sweep" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash --out "$pct" --slurm --max-array-size 9 \
+		--sbatch-args '--qos=a* --nice=1' 2>/dev/null || fail "--slurm with a % in OUT"
+	(cd "$tmp/elsewhere" && PATH=$tmp/bin:$PATH "$pct/submit.sh") >"$tmp/ids" 2>"$tmp/err" ||
+		fail "submit.sh: $(cat "$tmp/err")"
+	[[ $(cat "$tmp/ids") == $'100\n101' ]] || fail "job ids: $(cat "$tmp/ids")"
+	printf '%s\n' --parsable --array=1 "--output=${pct//%/%%}/logs/%x-%A_%a.out" '--qos=a*' --nice=1 \
+		"$pct/sweep.sbatch" 0 | diff - "$tmp/stub/0" || fail "sbatch arguments of the array job"
+	printf '%s\n' --parsable --dependency=afterany:100 "--output=${pct//%/%%}/logs/%x-%j.out" '--qos=a*' \
+		--nice=1 "$pct/merge.sh" | diff - "$tmp/stub/1" || fail "sbatch arguments of the merge job"
+	printf '100 1\n101 merge\n' | diff - "$pct/slurm-jobs" || fail "slurm-jobs"
+	no_canary "--slurm OUT with a %"
 	# 2. the same OUT, run here
 	"$sweep" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash --out "$out-local" --jobs 2 \
 		2>/dev/null || fail "local sweep with a hostile OUT"
