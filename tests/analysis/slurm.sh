@@ -11,7 +11,8 @@
 # missing keeps the complete sweep.csv, a partition's MaxTime and a
 # second sweep into one OUT are refused, and OUT holds a space and a %.
 # The daemons run as children of this script and are stopped by their
-# PIDs on every exit; no service is enabled or started.
+# PIDs on every exit; an install here starts no service and leaves none
+# enabled that was not.
 # Exit 0 pass, 1 fail, 77 skip (not root, or Slurm cannot be installed).
 set -euo pipefail
 ksmsim=$1 src=$2
@@ -54,17 +55,30 @@ if ((missing)); then
 	# The packages' scripts would start (and enable) their services: a
 	# policy-rc.d that refuses, for the install only, unless one is there.
 	before=$(pgrep -x -d' ' "$daemons" || true)
+	units=(munge.service slurmctld.service slurmd.service) was_enabled=()
+	if command -v systemctl >/dev/null; then
+		for u in "${units[@]}"; do
+			systemctl --quiet is-enabled "$u" 2>/dev/null && was_enabled+=("$u")
+		done
+	fi
 	if [[ ! -e /usr/sbin/policy-rc.d ]]; then
 		policy=/usr/sbin/policy-rc.d
 		printf '#!/bin/sh\n# slurm.sh (ksmsim tests): no service starts during its install\nexit 101\n' >"$policy"
 		chmod 755 "$policy"
 	fi
 	echo "installing slurmctld slurmd slurm-client munge"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends \
 		slurmctld slurmd slurm-client munge >"${TMPDIR:-/tmp}/ksmsim-slurm-apt.$$.log" 2>&1 ||
 		{ tail -3 "${TMPDIR:-/tmp}/ksmsim-slurm-apt.$$.log"; rm -f "${TMPDIR:-/tmp}/ksmsim-slurm-apt.$$.log"; skip "apt-get install failed"; }
 	rm -f "${TMPDIR:-/tmp}/ksmsim-slurm-apt.$$.log"
 	[[ -z $policy ]] || { rm -f "$policy"; policy=""; }
+	# the packages enable their services for the next boot: not any that
+	# was not enabled before
+	if command -v systemctl >/dev/null; then
+		for u in "${units[@]}"; do
+			[[ " ${was_enabled[*]} " == *" $u "* ]] || systemctl --quiet disable "$u" >/dev/null 2>&1 || true
+		done
+	fi
 	# a daemon started anyway (no policy-rc.d honoured): stopped by its PID
 	for p in $(pgrep -x "$daemons" || true); do
 		[[ " $before " == *" $p "* ]] || kill -TERM "$p" 2>/dev/null || true
