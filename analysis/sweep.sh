@@ -44,7 +44,8 @@ usage: analysis/sweep.sh [OPTIONS]
   --account A            the tasks' account
   --sbatch-args "ARGS"   more sbatch options for every job (split at white
                          space, never globbed), e.g. "--qos=long --nice=10"
-  --merge                only merge finished cells into OUT/sweep.csv
+  --merge                only merge finished cells into OUT/sweep.csv (or,
+                         with cells missing, OUT/sweep.partial.csv)
   -h, --help
 Cells whose result exists are skipped, so an interrupted sweep resumes
 where it stopped (SIGTERM or SIGINT stops the running cells and removes
