@@ -51,12 +51,18 @@ Options:
                   file's stem; for time series, the part their names share)
   --x COLUMN      the sweep column on the x axis
   -h, --help
-Exit status: 0 done, 2 bad usage, an unrecognised or empty CSV, a missing
-column or a gnuplot failure (one line on standard error).
+CSV is read as RFC 4180 (quoted fields may hold commas, quotes and line
+breaks); the columns drawn must hold numbers. Text from a CSV or a file name
+reaches gnuplot only inside quoted strings, never as commands.
+Exit status: 0 done, 2 bad usage, an unreadable, unrecognised or empty CSV,
+a missing column, a column drawn that holds something else than numbers, an
+output folder that cannot be written or a gnuplot failure (one line on
+standard error).
 EOF
 }
 
-die() { echo "plot.sh: $*" >&2; exit 2; }
+die() { local m="plot.sh: $*"; echo "${m//[[:cntrl:]]/?}" >&2; exit 2; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 outdir=. title="" xknob="" files=()
 while (($#)); do
@@ -71,9 +77,22 @@ while (($#)); do
 done
 ((${#files[@]})) || die "no CSV given (see --help)"
 command -v gnuplot >/dev/null || die "gnuplot not found (apt-get install gnuplot-nox)"
-mkdir -p "$outdir"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+command -v python3 >/dev/null || die "python3 not found"
+mkdir -p -- "$outdir" 2>/dev/null || true
+[[ -d $outdir ]] || die "-o $outdir: not a folder, and cannot be made one"
+[[ -w $outdir && -x $outdir ]] || die "-o $outdir: cannot write there"
+# The scratch folder's path goes into gnuplot and awk code: only letters,
+# digits and ./_- in it, whatever TMPDIR holds.
+work=$(mktemp -d 2>/dev/null) || work=""
+if [[ ! $work =~ ^[A-Za-z0-9/._-]+$ ]]; then
+	[[ -z $work ]] || rmdir -- "$work"
+	work=$(mktemp -d /tmp/plot.XXXXXXXX)
+fi
+png_mode=$(printf %o $((0666 & ~0$(umask))))
+pending=""	# a PNG being copied into its folder, not yet renamed into place
+trap 'rm -rf "$work"; [[ -z $pending ]] || rm -f -- "$pending"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # One colour, dash and point per hash, the same in every figure, so that a
 # reader who learnt jhash2's colour on one plot finds it on the next.
@@ -100,6 +119,7 @@ awk_lt='function ltof(h,   i) {
 		LT[h] = nho + ++nunk }
 	return LT[h] }
 BEGIN { nho = split(HO, ho, " ") }'
+awk_gq='function gq(s) { gsub(/[\001-\037\177]/, " ", s); gsub(/\047/, "\047\047", s); return "\047" s "\047" }'
 awk_fmt='function fmt(v,   a) {
 	a = v < 0 ? -v : v
 	if (a >= 1e6) return sprintf("%.3gM", v / 1e6)
@@ -108,30 +128,69 @@ awk_fmt='function fmt(v,   a) {
 	return sprintf("%.3g", v) }'
 
 # Readable on a slide; no enhanced text (names hold _).
-gp() { # gp PNG WIDTH HEIGHT SCRIPT: the PNG is written whole or not at all
+# gp PNG WIDTH HEIGHT SCRIPT: the PNG is written whole or not at all.
+# gnuplot draws into the scratch folder (it does not report a failed
+# write); the PNG is checked, copied beside its place and renamed into it.
+gp() {
 	local png=$1
-	printf "set terminal pngcairo size %d,%d noenhanced font 'Sans,12'\nset output '%s.tmp'\nset datafile separator ','\nset grid\n%s\n%s\n" \
-		"$2" "$3" "$png" "$linetypes" "$4" | gnuplot 2>"$work/gp.err" ||
+	rm -f "$work/out.png"
+	printf "set terminal pngcairo size %d,%d noenhanced font 'Sans,12'\nset output '%s'\nset datafile separator ','\nset grid\n%s\n%s\n" \
+		"$2" "$3" "$work/out.png" "$linetypes" "$4" | gnuplot 2>"$work/gp.err" ||
 		die "gnuplot failed for $png: $(head -3 "$work/gp.err" | tr '\n' ' ')"
-	mv "$png.tmp" "$png"
+	# whole: the PNG signature first and the IEND chunk last
+	[[ $(head -c 8 "$work/out.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a &&
+		$(tail -c 12 "$work/out.png" | od -An -tx1 | tr -d ' \n') == 0000000049454e44ae426082 ]] ||
+		die "gnuplot wrote no whole PNG for $png (is $work's file system full?)"
+	pending=$(mktemp -- "$outdir/.plot.XXXXXXXX" 2>/dev/null) || die "cannot write in $outdir"
+	# mktemp makes it 0600: the PNG gets the mode gnuplot would have given it
+	{ chmod -- "$png_mode" "$pending" && cp -- "$work/out.png" "$pending" && mv -f -- "$pending" "$png"; } 2>/dev/null ||
+		die "cannot write $png"
+	pending=""
 	echo "$png"
 }
 
-q() { local s=${1//[\'\"\\]/}; printf '%s' "$s"; } # safe inside a gnuplot string
+# q TEXT: TEXT as a gnuplot string literal. Inside single quotes gnuplot
+# expands nothing (no backquotes, no @macros, no backslash escapes): only
+# '' is special, and a line break would end the command.
+q() { local s=${1//[[:cntrl:]]/ }; printf "'%s'" "${s//\'/\'\'}"; }
 
-header() { head -1 "$1" | tr -d '"\r'; }
-has() { header "$1" | tr ',' '\n' | grep -qx -- "$2"; }
+# Each CSV is read once, by a CSV parser, into a TSV file with no tab or
+# line break inside a field (analysis/csv2tsv.py); the rest reads that.
+declare -A tsv=()
+load() {
+	local f=$1
+	[[ -n ${tsv[$f]:-} ]] && return
+	[[ -d $f ]] && die "$f is a folder, not a CSV"
+	[[ -s $f ]] || die "$f is empty or missing"
+	tsv[$f]="$work/in${#tsv[@]}.tsv"
+	python3 "$here/csv2tsv.py" "$f" "${tsv[$f]}" 2>"$work/py.err" || die "$(head -1 "$work/py.err")"
+}
+columns() { head -1 "${tsv[$1]}" | tr '\t' '\n'; }
+header() { head -1 "${tsv[$1]}" | tr '\t' ','; }
+has() { columns "$1" | grep -qxF -- "$2"; }
 need() { local c; for c in "${@:2}"; do has "$1" "$c" || die "$1: no column '$c'"; done; }
 
-# pick FILE COL...: those columns by header name, quotes dropped; a column
+# pick FILE COL...: those columns by header name, tab-separated; a column
 # the file lacks comes out empty
 pick() {
 	local f=$1; shift
-	awk -F, -v want="$*" 'NR == 1 { gsub(/["\r]/, ""); for (i = 1; i <= NF; i++) c[$i] = i
-		n = split(want, w, " "); next }
-	{ gsub(/["\r]/, ""); l = ""
-	  for (i = 1; i <= n; i++) l = l (i > 1 ? "," : "") (w[i] in c ? $(c[w[i]]) : "")
-	  print l }' "$f"
+	PLOT_WANT=$(IFS=$'\t'; echo "$*") awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+		n = split(ENVIRON["PLOT_WANT"], w, "\t"); next }
+	{ l = ""
+	  for (i = 1; i <= n; i++) l = l (i > 1 ? "\t" : "") (w[i] in c ? $(c[w[i]]) : "")
+	  print l }' "${tsv[$f]}"
+}
+
+# numeric FILE COL...: every value of those columns (those the file has) is
+# a number or empty, as awk and gnuplot read numbers; else exit 2 naming it
+numeric() {
+	local f=$1 msg; shift
+	msg=$(PLOT_WANT=$(IFS=$'\t'; echo "$*") awk -F'\t' 'NR == 1 { n = split(ENVIRON["PLOT_WANT"], w, "\t")
+		for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ for (i = 1; i <= n; i++) if (w[i] in c) { v = $(c[w[i]])
+		if (v != "" && v !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) {
+			printf "row %d, column %s: \047%s\047 is not a number", NR - 1, w[i], v; exit } } }' "${tsv[$f]}")
+	[[ -z $msg ]] || die "$f: $msg"
 }
 
 stem() { local b; b=$(basename "$1"); echo "${b%.csv}"; }
@@ -141,6 +200,7 @@ stem() { local b; b=$(basename "$1"); echo "${b%.csv}"; }
 effects="cow_ksm false_positives unstable_corrupt_walks extra_unstable_inserts missed_merges_end|missed_merges mean_missed_merges|avg_missed_merges"
 cost="checksum_ns_per_page|checksum_ns checksum_ms ksmd_cpu_ms"
 memory="mean_pages_sharing|avg_pages_sharing|pages_sharing peak_pages_sharing mean_pages_unshared|avg_pages_unshared peak_pages_unshared mean_pages_volatile|avg_pages_volatile peak_pages_volatile dedup_fraction_end|dedup_fraction mean_dedup_fraction|avg_dedup_fraction"
+drawn="$effects $cost $memory"
 declare -A what=(
 	[cow_ksm]="CoW breaks of merged pages" [false_positives]="false positives (changed, same checksum)"
 	[unstable_corrupt_walks]="unstable-tree walks through changed pages"
@@ -201,7 +261,7 @@ varying() {
 # holds their end values)
 knobs() {
 	local f=$1 c
-	header "$f" | tr ',' '\n' | grep -E '^(set|knob)_' && return
+	columns "$f" | grep -E '^(set|knob)_' && return
 	if has "$f" pinned; then
 		pick "$f" pinned | tr ';' '\n' | sed -n 's/=.*//p' | tr - _ | sort -u |
 			while read -r c; do if has "$f" "$c"; then echo "$c"; fi; done
@@ -218,8 +278,8 @@ bars() {
 	# shellcheck disable=SC2086
 	mapfile -t gcols < <(varying "$f" $param_names)
 	# group label: the varying parameters (a trace by its file name)
-	pick "$f" hash "${gcols[@]}" "$@" | awk -F, -v ng=${#gcols[@]} -v nm=$n -v HO="${hash_order[*]}" \
-		-v dat="$work/bars.dat" -v tics="$work/tics" -v glab="$work/glabels" "$awk_lt $awk_fmt"'
+	pick "$f" hash "${gcols[@]}" "$@" | awk -F'\t' -v ng=${#gcols[@]} -v nm=$n -v HO="${hash_order[*]}" \
+		-v dat="$work/bars.dat" -v tics="$work/tics" -v glab="$work/glabels" "$awk_lt $awk_fmt $awk_gq"'
 	{ g = ""
 	  for (i = 2; i <= ng + 1; i++) { p = $i; sub(/.*\//, "", p); sub(/\.gz$/, "", p); sub(/\.ksm[tb]$/, "", p)
 		g = g (i > 2 ? " " : "") p }
@@ -231,24 +291,27 @@ bars() {
 		w = ngr > 1 ? 0.8 / nh : 0.6
 		t = ""
 		for (r = 1; r <= NR; r++) {
-			split(row[r], v, ",")
+			split(row[r], v, "\t")
 			x = ngr > 1 ? rg[r] + (rh[r] - (nh + 1) / 2) * w : rh[r]
 			l = x "," ltof(v[1])
 			for (i = 1; i <= nm; i++) { y = v[ng + 1 + i]; l = l "," y "," (y == "" ? "" : fmt(y)) }
 			print l > dat
-			t = t (r > 1 ? ", " : "") "\"" v[1] "\" " x
+			t = t (r > 1 ? ", " : "") gq(v[1]) " " x
 		}
 		print t > tics
 		printf "" > glab
 		if (ngr > 1) for (i = 1; i <= ngr; i++)
-			print "set label \"" gname[i] "\" at first " i ", graph -0.13 center font \",13\"" > glab
+			print "set label " gq(gname[i]) " at first " i ", graph -0.13 center font \",13\"" > glab
 		print (ngr > 1 ? ngr : nh), ngr, w, NR, (ngr > 1 ? "font \",10\"" : "") > (dat ".n") }'
 	local slots ngroups bw nbars rot pw
 	read -r slots ngroups bw nbars rot <"$work/bars.dat.n"
 	pw=$((nbars * 75 + 140 > 520 ? nbars * 75 + 140 : 520))
 	local cols=$((n < 3 ? n : 3)) rows=$(((n + 2) / 3))
 	zero=$(paste -sd, "$work/zero" | sed 's/,/, /g')
-	script="set multiplot layout $rows,$cols title \"$(q "$ftitle")${zero:+\\n0 in every run: $zero}\"
+	local mtitle
+	mtitle=$(q "$ftitle")
+	[[ -z $zero ]] || mtitle+=".\"\\n\".$(q "0 in every run: $zero")"
+	script="set multiplot layout $rows,$cols title $mtitle
 set style fill solid 0.85 border lc 'black'
 set xtics ($(cat "$work/tics")) scale 0 $rot
 set xrange [0.4:$slots.6]
@@ -269,7 +332,7 @@ $(cat "$work/glabels")
 			"$work/bars.dat")
 		read -r kind lo hi <<<"$ax"
 		local lt=""; [[ $kind == log ]] && lt=" (log scale)"
-		script+="set title '$(q "$(label "$m")")$lt'
+		script+="set title $(q "$(label "$m")$lt")
 set ylabel '$(unit "$m")'
 "
 		if [[ $kind == log ]]; then
@@ -295,6 +358,8 @@ summary() {
 	local f=$1 b m ms
 	b=$(stem "$f")
 	need "$f" hash
+	# shellcheck disable=SC2086
+	numeric "$f" ${drawn//|/ }
 	ms=$(metrics "$f" "$effects")
 	# shellcheck disable=SC2086
 	[[ -n $ms ]] && bars "$f" "$b" effects "${title:-$b}: CoW, missed merges and checksum mistakes per run" $ms
@@ -317,8 +382,10 @@ sweep() {
 		need "$f" "$xknob"
 		x=$xknob
 	else
-		x=$(for k; do echo "$(pick "$f" "$k" | sort -u | wc -l) $k"; done | sort -k1,1nr -s | head -1 | cut -d' ' -f2)
+		x=$(for k; do echo "$(pick "$f" "$k" | sort -u | wc -l) $k"; done | sort -k1,1nr -s | head -1 | cut -d' ' -f2-)
 	fi
+	# shellcheck disable=SC2086
+	numeric "$f" "$x" ${drawn//|/ }
 	local k; for k in "$@"; do [[ $k == "$x" ]] || others+=("$k"); done
 	# shellcheck disable=SC2086
 	mapfile -t -O ${#others[@]} others < <(varying "$f" $param_names | grep -vx trace || true)
@@ -331,9 +398,9 @@ sweep() {
 		local keys=() j
 		for ((j = 4; j < 4 + ${#others[@]}; j++)); do keys+=("-k$j,${j}g"); done
 		# shellcheck disable=SC2086
-		pick "$f" "$x" "$m" hash "${others[@]}" | sort -t, "${keys[@]}" -k1,1g | awk -F, -v d="$work/sw" -v HO="${hash_order[*]}" \
-			-v names="${others[*]}" "$awk_lt"'
-		BEGIN { no = split(names, on, " "); for (i = 1; i <= no; i++) { sub(/^(set|knob)_/, "", on[i]) } }
+		pick "$f" "$x" "$m" hash "${others[@]}" | sort -t$'\t' "${keys[@]}" -k1,1g |
+			PLOT_NAMES=$(IFS=$'\t'; echo "${others[*]}") awk -F'\t' -v d="$work/sw" -v HO="${hash_order[*]}" "$awk_lt"'
+		BEGIN { no = split(ENVIRON["PLOT_NAMES"], on, "\t"); for (i = 1; i <= no; i++) { sub(/^(set|knob)_/, "", on[i]) } }
 		$2 == "" { next }
 		{ p = ""; for (i = 4; i <= NF; i++) p = p (i > 4 ? ", " : "") on[i - 3] " = " $i
 		  if (!(p in pi)) { pi[p] = ++np; print np "," p > (d "/panels") }
@@ -351,15 +418,15 @@ sweep() {
 		read -r xs x0 x1 lo hi <<<"$ax"
 		[[ $lo == 0 ]] && ys=lin || ys=log
 		local script
-		script="set multiplot layout $rows,$cols title '$(q "${title:-$b}: $(label "$m") against $xl")'
-set xlabel '$xl'
+		script="set multiplot layout $rows,$cols title $(q "${title:-$b}: $(label "$m") against $xl")
+set xlabel $(q "$xl")
 set ylabel '$(unit "$m")'
 set key top left opaque box
 set xrange [$x0:$x1]
 set offsets graph 0.05, graph 0.05, 0, 0
 "
 		[[ $xs == log ]] && script+="set logscale x 2
-set xtics ($(pick "$f" "$x" | sort -gu | paste -sd,))
+set xtics ($(pick "$f" "$x" | sed '/^$/d' | sort -gu | paste -sd,))
 "
 		if [[ $ys == log ]]; then
 			script+="set logscale y
@@ -379,10 +446,10 @@ set format y '%.0s%c'
 			while IFS=, read -r lp lt h; do
 				[[ $lp == "$pn" ]] || continue
 				lw=$(awk -v j=$j -v n="$nl" 'BEGIN { print 1.5 + 2 * (n - 1 - j), 1.2 + 0.6 * (n - 1 - j) }')
-				plots+="'$work/sw/$pn-$lt' using 1:(\$2 > 0 || '$ys' eq 'lin' ? \$2 : NaN) with linespoints lt $lt lw ${lw% *} ps ${lw#* } title '$(q "$h")', "
+				plots+="'$work/sw/$pn-$lt' using 1:(\$2 > 0 || '$ys' eq 'lin' ? \$2 : NaN) with linespoints lt $lt lw ${lw% *} ps ${lw#* } title $(q "$h"), "
 				j=$((j + 1))
 			done <"$work/sw/lines"
-			script+="set title '$(q "$pt")'
+			script+="set title $(q "$pt")
 plot ${plots%, }
 "
 		done <"$work/sw/panels"
@@ -395,18 +462,19 @@ fp() {
 	local f=$1 b
 	b=$(stem "$f")
 	need "$f" hash bits change rate rate_upper95
+	numeric "$f" bits rate rate_upper95
 	# x: the hash, points for the kinds of change side by side
-	pick "$f" hash bits change rate rate_upper95 | awk -F, -v d="$work" '
+	pick "$f" hash bits change rate rate_upper95 | awk -F'\t' -v d="$work" "$awk_gq"'
 	{ if (!($1 in x)) { x[$1] = ++n; bits[n] = $2; name[n] = $1 }
 	  if (!($3 in k)) { k[$3] = ++m; kind[m] = $3 }
 	  r[NR] = $0; rx[NR] = x[$1]; rk[NR] = k[$3] }
 	END {
-		for (i = 1; i <= NR; i++) { split(r[i], v, ",")
+		for (i = 1; i <= NR; i++) { split(r[i], v, "\t")
 			seen = v[4] > 0; y = seen ? v[4] : v[5]
 			if (!lo || y < lo) lo = y
 			print rx[i] + (rk[i] - (m + 1) / 2) * 0.16 "," rk[i] "," y "," seen > (d "/fp.dat") }
 		for (i = 1; i <= m; i++) print kind[i] > (d "/kinds")
-		t = ""; for (i = 1; i <= n; i++) t = t (i > 1 ? ", " : "") "\"" name[i] " (" bits[i] " bit)\" " i
+		t = ""; for (i = 1; i <= n; i++) t = t (i > 1 ? ", " : "") gq(name[i] " (" bits[i] " bit)") " " i
 		print t > (d "/xt")
 		# the chance a random change keeps a b-bit checksum, 2^-b, where the axis reaches
 		floor = lo / 30; for (i = 1; i <= n; i++) if (2 ^ -bits[i] < floor && bits[i] <= 40) floor = 2 ^ -bits[i] / 30
@@ -422,13 +490,13 @@ fp() {
 	local plots="" i=0 k
 	while read -r k; do
 		i=$((i + 1))
-		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 > 0 ? \$3 : NaN) with points pt 7 ps 2.2 lt $((i + 1)) title '$(q "$k")', "
+		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 > 0 ? \$3 : NaN) with points pt 7 ps 2.2 lt $((i + 1)) title $(q "$k"), "
 		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 == 0 ? \$3 : NaN) with points pt 6 ps 2.2 lt $((i + 1)) notitle, "
 	done <"$work/kinds"
 	[[ -s $work/chance.dat ]] && plots+="'$work/chance.dat' using 1:2 with lines lc 'black' dt 2 lw 1.5 title 'chance: 2^-bits', "
 	[[ -s $work/below.dat ]] && plots+="'$work/below.dat' using 1:2:3 with labels font ',10' notitle, "
 	gp "$outdir/$b-false-positives.png" 1300 720 "
-set title \"$(q "${title:+$title: }Changed pages that keep their checksum")\\nfilled: observed share of changes; hollow: none seen, the 95% upper bound\"
+set title $(q "${title:+$title: }Changed pages that keep their checksum").\"\\nfilled: observed share of changes; hollow: none seen, the 95% upper bound\"
 set ylabel 'share of changes undetected (log scale)'
 set logscale y
 set format y '%.0e'
@@ -443,7 +511,8 @@ curve() {
 	local f=$1 b
 	b=$(stem "$f")
 	need "$f" hash bits n observed formula
-	pick "$f" hash bits n observed formula | awk -F, -v d="$work" -v HO="${hash_order[*]}" "$awk_lt"'
+	numeric "$f" bits n observed formula
+	pick "$f" hash bits n observed formula | awk -F'\t' -v d="$work" -v HO="${hash_order[*]}" "$awk_lt"'
 	{ if (!($1 in h)) { h[$1] = ++nh; name[nh] = $1; bits[nh] = $2 }
 	  print $3 / 1000 "," $4 > (d "/cv-" h[$1])
 	  if ($4 > 0) hit[$1] = 1
@@ -455,10 +524,10 @@ curve() {
 		# a formula that stays near 0 (64 bits) would only cover the axis
 		for (b in fb) if (fmax[b] >= 0.01) print b > (d "/cfb"); print xmax * 1.15 > (d "/cx") }'
 	local plots="" i lt t bb
-	while IFS=, read -r i lt t; do plots+="'$work/cv-$i' using 1:2 with lines lt $lt lw 2.5 title '$(q "$t")', "; done <"$work/cv"
+	while IFS=, read -r i lt t; do plots+="'$work/cv-$i' using 1:2 with lines lt $lt lw 2.5 title $(q "$t"), "; done <"$work/cv"
 	while read -r bb; do plots+="'$work/cf-$bb' using 1:2 with lines lc 'black' dt 2 lw 1.5 title 'formula, $bb bit', "; done < <(sort -n "$work/cfb" 2>/dev/null)
 	gp "$outdir/$b-birthday.png" 1200 720 "
-set title \"$(q "${title:+$title: }Birthday collisions of page checksums")\\nshare of trials with a repeated checksum among n distinct pages, against 1 - exp(-n(n-1)/2^(bits+1))\"
+set title $(q "${title:+$title: }Birthday collisions of page checksums").\"\\nshare of trials with a repeated checksum among n distinct pages, against 1 - exp(-n(n-1)/2^(bits+1))\"
 set xlabel 'distinct pages hashed, n (thousands)'
 set ylabel 'share of trials'
 set xrange [0:$(cat "$work/cx")]
@@ -471,8 +540,9 @@ first_collision() {
 	local f=$1 b
 	b=$(stem "$f")
 	need "$f" hash trials collided p10 p50 p90 expected_mean
-	pick "$f" hash trials collided p10 p50 p90 expected_mean | awk -F, -v d="$work" -v HO="${hash_order[*]}" "$awk_lt"'
-	{ n++; t = t (n > 1 ? ", " : "") "\"" $1 "\" " n
+	numeric "$f" trials collided p10 p50 p90 expected_mean
+	pick "$f" hash trials collided p10 p50 p90 expected_mean | awk -F'\t' -v d="$work" -v HO="${hash_order[*]}" "$awk_lt $awk_gq"'
+	{ n++; t = t (n > 1 ? ", " : "") gq($1) " " n
 	  if ($5 != "") print n "," $4 / 1000 "," $5 / 1000 "," $6 / 1000 "," $7 / 1000 "," ltof($1) "," sprintf("%.1fk", $5 / 1000) > (d "/q.dat")
 	  else print n ",no repeat in\\n" $2 " trials" > (d "/cens.dat")
 	  if ($5 != "" && $6 / 1000 > hi) hi = $6 / 1000
@@ -487,7 +557,7 @@ first_collision() {
 	[[ -s $work/cens.dat ]] && plots+="'$work/cens.dat' using 1:($hi/2):2 with labels font ',11' notitle, "
 	[[ -n $plots ]] || die "$f: no rows"
 	gp "$outdir/$b-first-collision.png" 1200 720 "
-set title \"$(q "${title:+$title: }Distinct pages hashed until a checksum first repeats")\\nbox: 10th to 90th percentile of the trials; dot: median; x: the formula mean sqrt(pi 2^bits / 2)\"
+set title $(q "${title:+$title: }Distinct pages hashed until a checksum first repeats").\"\\nbox: 10th to 90th percentile of the trials; dot: median; x: the formula mean sqrt(pi 2^bits / 2)\"
 set ylabel 'distinct pages hashed (thousands)'
 set xtics ($(cat "$work/qt")) scale 0
 set xrange [0.4:$n.6]
@@ -501,8 +571,9 @@ costs() {
 	local f=$1 b
 	b=$(stem "$f")
 	need "$f" name kind hot_ns_per_page cold_ns_per_page
-	pick "$f" name kind hot_ns_per_page cold_ns_per_page | awk -F, -v d="$work" "$awk_fmt"'
-	$2 == "hash" { n++; t = t (n > 1 ? ", " : "") "\"" $1 "\" " n
+	numeric "$f" hot_ns_per_page cold_ns_per_page
+	pick "$f" name kind hot_ns_per_page cold_ns_per_page | awk -F'\t' -v d="$work" "$awk_fmt $awk_gq"'
+	$2 == "hash" { n++; t = t (n > 1 ? ", " : "") gq($1) " " n
 		print n - 0.2 "," $3 "," fmt($3) "," n + 0.2 "," $4 "," fmt($4) > (d "/c.dat")
 		if (!lo || $3 < lo) lo = $3; if ($4 > hi) hi = $4; if ($3 > hi) hi = $3 }
 	END { print t > (d "/ct"); print n + 0, lo / 3, hi * 4 > (d "/c.n") }'
@@ -510,7 +581,7 @@ costs() {
 	read -r n lo hi <"$work/c.n"
 	((n)) || die "$f: no rows of kind hash"
 	gp "$outdir/$b-checksum-cost.png" 1200 720 "
-set title '$(q "${title:+$title: }Checksum cost per 4 KiB page") (ksmsim bench costs, this machine)'
+set title $(q "${title:+$title: }Checksum cost per 4 KiB page (ksmsim bench costs, this machine)")
 set ylabel 'ns per page (log scale)'
 set logscale y
 set yrange [$lo:$hi]
@@ -525,21 +596,32 @@ plot '$work/c.dat' using 1:2 with boxes lc rgb '#56b4e9' dt 1 title 'hot: page i
      '' using 4:5:6 with labels offset 0,0.7 font ',10' notitle"
 }
 
+# kind FILE: what the file holds, told by its header
+kind() {
+	local h
+	h=$(header "$1")
+	if [[ ,$h, == *,t_us,* && ,$h, == *,pages_sharing,* ]]; then echo series
+	elif [[ $h == hash,bits,n,observed,formula* ]]; then echo curve
+	elif [[ $h == hash,bits,change,* ]]; then echo fp
+	elif [[ ,$h, == *,p50,* && ,$h, == *,expected_mean,* ]]; then echo first_collision
+	elif [[ ,$h, == *,hot_ns_per_page,* ]]; then echo costs
+	elif [[ ,$h, == *,hash,* && ,$h, == *,cow_ksm,* ]]; then echo summary
+	fi
+}
+
+# Every file is read, and refused, before any figure is made.
+declare -A kinds=()
+for f in "${files[@]}"; do
+	load "$f"
+	kinds[$f]=$(kind "$f")
+	[[ -n ${kinds[$f]} ]] || die "$f: header not recognised"
+	[[ $(sed -n 2p "${tsv[$f]}") ]] || die "$f: a header and no rows"
+done
 series=()
 for f in "${files[@]}"; do
-	[[ -s $f ]] || die "$f is empty or missing"
-	h=$(header "$f")
-	if [[ ,$h, == *,t_us,* && ,$h, == *,pages_sharing,* ]]; then
-		series+=("$f")
-	elif [[ $h == hash,bits,n,observed,formula* ]]; then
-		curve "$f"
-	elif [[ $h == hash,bits,change,* ]]; then
-		fp "$f"
-	elif [[ ,$h, == *,p50,* && ,$h, == *,expected_mean,* ]]; then
-		first_collision "$f"
-	elif [[ ,$h, == *,hot_ns_per_page,* ]]; then
-		costs "$f"
-	elif [[ ,$h, == *,hash,* && ,$h, == *,cow_ksm,* ]]; then
+	case ${kinds[$f]} in
+	series) series+=("$f") ;;
+	summary)
 		mapfile -t ks < <(knobs "$f")
 		if ((${#ks[@]})) && [[ $(varying "$f" "${ks[@]}") ]]; then
 			mapfile -t ks < <(varying "$f" "${ks[@]}")
@@ -547,9 +629,9 @@ for f in "${files[@]}"; do
 		else
 			summary "$f"
 		fi
-	else
-		die "$f: header not recognised"
-	fi
+		;;
+	*) "${kinds[$f]}" "$f" ;;
+	esac
 done
 
 # The time series: one figure, a line per file. Lines drawn first are the
@@ -568,9 +650,10 @@ if ((${#series[@]})); then
 	i=0
 	for f in "${series[@]}"; do
 		l=""
-		has "$f" hash && l=$(pick "$f" hash | head -1)
+		has "$f" hash && l=$(pick "$f" hash | sed -n 1p)
 		if [[ -z $l ]]; then
 			l=${stems[i]:${#prefix}}; l=${l#[-_]}; l=${l:-${stems[i]}}
+			l=${l//[[:cntrl:]]/ }	# one line each, below
 		fi
 		labels+=("$l") i=$((i + 1))
 	done
@@ -581,14 +664,15 @@ if ((${#series[@]})); then
 	while IFS=, read -r lt i; do
 		f=${series[i]}
 		need "$f" t_us pages_sharing pages_unshared
-		pick "$f" t_us pages_sharing pages_unshared >"$work/ts$i"
+		numeric "$f" t_us pages_sharing pages_unshared
+		pick "$f" t_us pages_sharing pages_unshared | tr '\t' , >"$work/ts$i"
 		lw=$(awk -v j=$j -v n="$n" 'BEGIN { print 1.5 + 2.5 * (n - 1 - j) }')
-		ps+="'$work/ts$i' using (\$1/1e6):2 with lines lt $lt dt 1 lw $lw title '$(q "${labels[i]}")', "
-		pu+="'$work/ts$i' using (\$1/1e6):3 with lines lt $lt dt 1 lw $lw title '$(q "${labels[i]}")', "
+		ps+="'$work/ts$i' using (\$1/1e6):2 with lines lt $lt dt 1 lw $lw title $(q "${labels[i]}"), "
+		pu+="'$work/ts$i' using (\$1/1e6):3 with lines lt $lt dt 1 lw $lw title $(q "${labels[i]}"), "
 		j=$((j + 1))
 	done < <(printf '%s\n' "${labels[@]}" | awk -v HO="${hash_order[*]}" "$awk_lt"' { print ltof($0) "," NR - 1 }' | sort -t, -k1,1n -s)
 	gp "$outdir/$name-pages.png" 1200 1000 "
-set multiplot layout 2,1 title '$(q "${name_t:+$name_t: }KSM pages over simulated time")'
+set multiplot layout 2,1 title $(q "${name_t:+$name_t: }KSM pages over simulated time")
 set key outside right top
 set xlabel 'simulated time (s)'
 set yrange [0:*]

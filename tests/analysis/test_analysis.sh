@@ -160,14 +160,47 @@ sweep)
 		--hash xxhash --pages-to-scan 100,1000 --out "$out" 2>"$tmp/log3"
 	grep -q '4 cells, 1 to run' "$tmp/log3" || fail "rerun: $(cat "$tmp/log3")"
 	cmp "$tmp/first.csv" "$out/sweep.csv" || fail "rerun changed the CSV"
-	# Slurm: an array of 4 and a merge step, nothing run here
-	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash,crc32c \
-		--pages-to-scan 100,1000 --out "$tmp/sl" --slurm 2>/dev/null
-	grep -q '^#SBATCH --array=1-4$' "$tmp/sl/sweep.sbatch" || fail "sbatch array"
+	# one sweep per OUT: other cells or other run options are refused
+	for other in "--hash crc32c" "--run-args --no-ideal"; do
+		# shellcheck disable=SC2086  # an option and its value
+		"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --trace "$tmp/b.ksmt" \
+			--hash xxhash --pages-to-scan 100,1000 $other --out "$out" 2>"$tmp/err" && fail "$other: a second sweep into OUT"
+		grep -q "holds another sweep" "$tmp/err" || fail "$other: $(cat "$tmp/err")"
+	done
+	cmp "$tmp/first.csv" "$out/sweep.csv" || fail "a refused sweep changed the CSV"
+	# a file that is not a trace is found before any cell runs
+	printf 'not a trace\n' >"$tmp/junk.ksmt"
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/junk.ksmt" --out "$tmp/junk" 2>"$tmp/err" &&
+		fail "a junk trace was accepted"
+	grep -q "not a trace ksmsim reads: .*junk.ksmt:1: " "$tmp/err" || fail "junk trace: $(cat "$tmp/err")"
+	[[ -z $(ls -A "$tmp/junk/cells") ]] || fail "a junk trace's cells ran"
+	# Slurm: one array job of 4 tasks (then merge.sh), nothing run here
+	# shellcheck disable=SC2054  # the commas are in the values
+	sl=(--ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash,crc32c --pages-to-scan 100,1000 --slurm)
+	"$src/analysis/sweep.sh" "${sl[@]}" --out "$tmp/sl" 2>"$tmp/err"
+	grep -qF '4 cells, 4 to run in 4 tasks (--array=1-4)' "$tmp/err" || fail "slurm plan: $(cat "$tmp/err")"
 	[[ -z $(ls "$tmp/sl/cells") ]] || fail "--slurm ran cells"
+	# arrays kept under MaxArraySize, several cells a task
+	"$src/analysis/sweep.sh" "${sl[@]}" --out "$tmp/sl" --max-array-size 3 2>"$tmp/err"
+	grep -qF '4 cells, 4 to run in 4 tasks (--array=1-2; --array=1-2 from cell group 3)' "$tmp/err" ||
+		fail "MaxArraySize 3: $(cat "$tmp/err")"
+	"$src/analysis/sweep.sh" "${sl[@]}" --out "$tmp/sl" --cells-per-task 3 2>"$tmp/err"
+	grep -qF '4 cells, 4 to run in 2 tasks (--array=1-2)' "$tmp/err" || fail "3 a task: $(cat "$tmp/err")"
+	"$src/analysis/sweep.sh" "${sl[@]}" --out "$tmp/sl" 2>/dev/null
+	# a task by hand, after what a SIGKILLed run of its cell leaves
+	id3=$(sed -n 3p "$tmp/sl/cells.tsv" | cut -f1)
+	: >"$tmp/sl/cells/.$id3.4242"
+	: >"$tmp/sl/cells/.$id3.4242.tmp.Ab12Cd"
 	SLURM_ARRAY_TASK_ID=3 bash "$tmp/sl/sweep.sbatch" 2>/dev/null
+	[[ $(ls -A "$tmp/sl/cells") == "$id3.csv" ]] || fail "task 3 left $(ls -A "$tmp/sl/cells")"
 	"$tmp/sl/merge.sh" 2>/dev/null && fail "merge of 1 of 4 cells claimed success"
-	[[ $(wc -l <"$tmp/sl/sweep.csv") -eq 2 ]] || fail "partial merge"
+	[[ ! -e $tmp/sl/sweep.csv && $(wc -l <"$tmp/sl/sweep.partial.csv") -eq 2 ]] || fail "partial merge"
+	# a task refuses a cell list other than the one it was queued for, or no index
+	sed -i "s/--task \([^ ]*\) [0-9]*-[0-9]* /--task \1 1-1 /" "$tmp/sl/sweep.sbatch"
+	SLURM_ARRAY_TASK_ID=1 bash "$tmp/sl/sweep.sbatch" 2>"$tmp/err" && fail "a task ran another cell list"
+	grep -q "is not the cell list this task was queued for" "$tmp/err" || fail "other list: $(cat "$tmp/err")"
+	bash "$tmp/sl/sweep.sbatch" 2>"$tmp/err" && fail "a task without an index ran"
+	grep -q "no SLURM_ARRAY_TASK_ID" "$tmp/err" || fail "no index: $(cat "$tmp/err")"
 	# policies: a checksum-free one runs once, not once per hash; each row is ksmsim run's
 	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --hash xxhash,crc32c \
 		--policy kernel --policy dirty-bit --policy classified:classes=4,by=mm \
