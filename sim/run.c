@@ -52,14 +52,29 @@ bool run_config_resolve(struct run_config *cfg, GError **error)
 	return true;
 }
 
+/* Bytes a blob can hold: the reader's copy and the model's content. */
+#define RUN_BLOB_BYTES (2 * 4096ull)
+
 /* The model's memory need at this record against the limit; false with the refusal. */
 static bool fits(const struct run_config *cfg, const trace_reader *r,
 		 const struct trace_record *rec, uint64_t *need_out, GError **error)
 {
 	const struct trace_check *ck = trace_reader_check((trace_reader *)r);
 	uint64_t pages = trace_check_written_pages(ck), mms = trace_check_live_mms(ck);
+	uint64_t blobs = trace_reader_blobs(r);
 	uint64_t need = ksm_memory_estimate(pages, mms, cfg->ideal);
-	char need_s[32], limit_s[32];
+	char need_s[32], limit_s[32], blobs_s[48] = "";
+
+	/*
+	 * A reader keeps every blob (4 KiB) for the whole read, and the model
+	 * a page's bytes as long as a page holds them: a blob can cost twice.
+	 */
+	if (need > UINT64_MAX / 2 || blobs > (UINT64_MAX / 2) / RUN_BLOB_BYTES)
+		need = UINT64_MAX;
+	else
+		need += blobs * RUN_BLOB_BYTES;
+	if (blobs)
+		snprintf(blobs_s, sizeof(blobs_s), ", %" G_GUINT64_FORMAT " blobs", blobs);
 
 	if (need_out)
 		*need_out = MAX(*need_out, need);
@@ -69,11 +84,31 @@ static bool fits(const struct run_config *cfg, const trace_reader *r,
 	format_size(cfg->max_memory, limit_s, sizeof(limit_s));
 	g_set_error(error, RUN_ERROR, RUN_ERROR_MEMORY,
 		    "%s:%" G_GUINT64_FORMAT ": the model would need about %s here (%" G_GUINT64_FORMAT
-		    " written pages, %" G_GUINT64_FORMAT " live mms), more than %s %s",
-		    trace_reader_path(r), rec->line, need_s, pages, mms, limit_s,
+		    " written pages, %" G_GUINT64_FORMAT " live mms%s), more than %s %s",
+		    trace_reader_path(r), rec->line, need_s, pages, mms, blobs_s, limit_s,
 		    cfg->max_memory_given ? "(--max-memory)" :
 		    "(the machine's MemAvailable; --max-memory sets the limit)");
 	return false;
+}
+
+/*
+ * Blobs are untimed: a stream of blob lines reaches no record fits() could
+ * refuse, so the reader itself stops at the number the limit leaves room for.
+ */
+static void limit_blobs(const struct run_config *cfg, trace_reader *r)
+{
+	uint64_t base = ksm_memory_estimate(0, 0, cfg->ideal);
+	char limit_s[32], *why;
+
+	if (!cfg->max_memory)
+		return;
+	format_size(cfg->max_memory, limit_s, sizeof(limit_s));
+	why = g_strdup_printf("with it the blobs alone would need more than %s %s", limit_s,
+			      cfg->max_memory_given ? "(--max-memory)" :
+			      "(the machine's MemAvailable; --max-memory sets the limit)");
+	trace_reader_limit_blobs(r, MAX(1, (cfg->max_memory - MIN(base, cfg->max_memory)) /
+				     RUN_BLOB_BYTES), why);
+	g_free(why);
 }
 
 bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_estimate *est,
@@ -89,6 +124,7 @@ bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_e
 		return false;
 	}
 	trace_check_count_written(trace_reader_check(r));
+	limit_blobs(cfg, r);
 	if (p)
 		progress_phase(p, "checking the trace", "records");
 	while ((got = trace_reader_next(r, &rec, error)) == 1) {
@@ -125,6 +161,7 @@ bool run_open(struct run *run, const struct run_config *cfg, GError **error)
 	/* the limit is held record by record: the pages written so far count */
 	if (cfg->max_memory)
 		trace_check_count_written(trace_reader_check(run->reader));
+	limit_blobs(cfg, run->reader);
 	run->k = ksm_new(&run->opt);
 	return true;
 }

@@ -544,6 +544,14 @@ static inline int bin_next(trace_reader *r, struct trace_record *rec, GError **e
 		return bin_fail_at(r, error, off, "bad varint");
 	if (d.why)
 		return bin_fail_at(r, error, off, d.why);
+	if (blob && r->max_blobs && r->nblobs >= r->max_blobs) {
+		char *why = g_strdup_printf("blob %" G_GUINT64_FORMAT ": %s", r->nblobs,
+					    r->max_blobs_why);
+		int rc = bin_fail_at(r, error, off, why);
+
+		g_free(why);
+		return rc;
+	}
 	if (blob) {
 		memcpy(reader_blob_new(r), blob, TRACE_PAGE_SIZE);
 		r->out_pos = d.p - r->out;

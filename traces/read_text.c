@@ -397,6 +397,9 @@ static int text_blob(trace_reader *r, const struct tok *t, int nt, GError **erro
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob id %" G_GUINT64_FORMAT
 				   " out of order (the next blob is %" G_GUINT64_FORMAT ")",
 				   r->line, id, r->nblobs);
+	if (r->max_blobs && r->nblobs >= r->max_blobs)
+		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT ": %s",
+				   r->line, id, r->max_blobs_why);
 	if (t[2].n != 2 * TRACE_PAGE_SIZE)
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT
 				   " has %zu hex digits (8192 expected: 4096 bytes)", r->line, id,

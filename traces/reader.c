@@ -34,6 +34,13 @@ uint64_t trace_reader_blobs(const trace_reader *r)
 	return r->nblobs;
 }
 
+void trace_reader_limit_blobs(trace_reader *r, uint64_t max, const char *why)
+{
+	r->max_blobs = max;
+	g_free(r->max_blobs_why);
+	r->max_blobs_why = g_strdup(why);
+}
+
 int reader_fail(trace_reader *r, GError **error, const char *fmt, ...)
 {
 	va_list ap;
@@ -140,6 +147,7 @@ void trace_reader_free(trace_reader *r)
 	g_free(r->in);
 	g_free(r->out);
 	g_free(r->path);
+	g_free(r->max_blobs_why);
 	g_strfreev(r->gen_facts);
 	g_free(r);
 }

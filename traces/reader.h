@@ -35,6 +35,13 @@ const char *trace_reader_path(const trace_reader *r);
  */
 int trace_reader_version(trace_reader *r, GError **error);
 uint64_t trace_reader_blobs(const trace_reader *r);	/* defined so far */
+/*
+ * Refuse a blob beyond the first max (0: no limit): "FILE:LINE: blob N: WHY"
+ * (or "FILE: offset N: ..."). Blobs are untimed, so a stream of blob
+ * definitions alone never reaches a record a caller could refuse; this is
+ * how a memory limit reaches them.
+ */
+void trace_reader_limit_blobs(trace_reader *r, uint64_t max, const char *why);
 /* Bytes consumed from the file so far and its size (0 if unknown): progress. */
 uint64_t trace_reader_offset(const trace_reader *r);
 uint64_t trace_reader_size(const trace_reader *r);

@@ -34,6 +34,8 @@ struct trace_reader {
 	/* v2 blobs, BLOB_SLAB to a slab so that growing never copies them */
 	GPtrArray *slabs;
 	uint64_t nblobs;
+	uint64_t max_blobs;	/* 0: no limit (trace_reader_limit_blobs) */
+	char *max_blobs_why;
 
 	/* Bytes out of the gz layer: [in_pos, in_len) not consumed yet. */
 	uint8_t *in;

@@ -5,7 +5,9 @@
 #   - one store into a 2 MiB block advised hugepage faults in a THP of 512
 #     pages: a trace writing one page in every block is refused, from a file
 #     before anything runs and from a pipe at the record that crossed;
-#   - without the hugepage advice the same trace fits.
+#   - without the hugepage advice the same trace fits;
+#   - blobs (4 KiB each, kept by the reader, maybe again by the model) count,
+#     and a stream of blob lines with no record between is stopped too.
 # usage: memory_bound.sh KSMSIM
 set -u
 bin=$(realpath "$1")
@@ -37,6 +39,29 @@ run --trace - --max-memory 64M --marks-csv m.csv <thp.ksmt 2>err; rc=$?
 [ $rc -eq 2 ] || bad "THP from a pipe: exit $rc"
 grep -q "^ksmsim run: -:$line: .*more than 64.0 MiB (--max-memory)\$" err || bad "THP from a pipe: $(cat err)"
 run --trace small.ksmt --max-memory 64M || bad "65,536 small pages did not fit in 64 MiB"
+
+# Blobs: every one is 4 KiB in the reader and may be 4 KiB more in the
+# model. 4,096 distinct blobs (a 38 KB gzip) cannot fit in 32 MiB, from a
+# file or a stream; used by no record, they are refused all the same.
+blobs() {	# N
+	printf 'ksmtrace 2\n0 spawn a\n0 map a 0 16\n'
+	awk -v n="$1" 'BEGIN { z = sprintf("%8184s", ""); gsub(/ /, "0", z)
+		for (i = 0; i < n; i++) printf "blob %d %08x%s\n", i, i, z }'
+	printf '0 mark end\n'
+}
+blobs 4096 | gzip -1 >blobs.ksmt.gz
+run --trace blobs.ksmt.gz --max-memory 32M --marks-csv m.csv 2>err; rc=$?
+[ $rc -eq 2 ] || bad "blobs from a file: exit $rc"
+grep -q '^ksmsim run: blobs.ksmt.gz:[0-9]*: blob [0-9]*: with it the blobs alone would need more than 32.0 MiB (--max-memory)$' err ||
+	bad "blobs from a file: $(cat err)"
+[ ! -e m.csv ] || bad "blobs from a file: an output was left"
+# a never-ending stream of blob lines is refused at the limit, not read on
+{ blobs 1000000000 2>/dev/null; } | run --trace - --max-memory 32M 2>err; rc=$?
+[ $rc -eq 2 ] || bad "a stream of blobs: exit $rc"
+grep -q '^ksmsim run: -:[0-9]*: blob [0-9]*: with it the blobs alone would need more than 32.0 MiB (--max-memory)$' err ||
+	bad "a stream of blobs: $(cat err)"
+blobs 64 >few.ksmt
+run --trace few.ksmt --max-memory 32M || bad "64 blobs did not fit in 32 MiB"
 
 [ $fails -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 [ $fails -eq 0 ]
