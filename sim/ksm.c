@@ -652,7 +652,8 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 		}
 		new = search_walk_child(&walk, parent, ret);	/* rb_left if ret < 0, else rb_right */
 	}
-	search_walk_end(k, &walk, true);
+	search_walk_prefetch_uncle(&walk);
+	search_walk_end(k, &walk);
 	if (k->nr_classes > 1)
 		class_lost_check(k, page, tree);
 	rmap_item->flags |= UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
@@ -666,7 +667,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	rmap_item->changed = false;
 	return NULL;
 out:
-	search_walk_end(k, &walk, false);
+	search_walk_end(k, &walk);
 	return found;
 }
 

@@ -252,12 +252,12 @@ struct walks_ahead {
 	struct walk_ahead ring[KSM_LOOKAHEAD];	/* in scan order from head */
 	unsigned head, n, turn;		/* first walk, walks, the next to step */
 	/*
-	 * A walk holds only nodes of unstable tree tree - 1 (0: none yet; an
-	 * index, as the roots' array moves when it grows) as it was at
-	 * unstable_gen gen: unstable_gen moves whenever a node leaves an
-	 * unstable tree (walks_ahead_forget), and the search then starts
-	 * every walk again at the root, so no walk reads a node that left
-	 * (or was freed) and steps need no check.
+	 * The walks hold only nodes of the unstable tree of index tree - 1
+	 * (0: none yet; an index, as the roots' array moves when it grows)
+	 * as it was when unstable_gen was gen. unstable_gen moves whenever a
+	 * node leaves an unstable tree (walks_ahead_forget), and the next
+	 * search then starts every walk again at the root, so no walk reads
+	 * a node that left (or was freed) and steps need no check.
 	 */
 	uint32_t tree;
 	uint64_t gen, unstable_gen;

@@ -409,6 +409,13 @@ static bool wp_can_reuse_anon_page(struct ksm *k, struct page *p)
 	return true;
 }
 
+/* The bytes a store leaves over cur: replacement's, or tc applied. */
+static content *stored_content(const content *cur, const struct trace_content *tc,
+			       content *replacement)
+{
+	return replacement ? content_ref(replacement) : content_apply(cur, tc);
+}
+
 /* A store to vpn: fault in, CoW a KSM page or KSM zero page, or write in place. */
 static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct trace_content *tc,
 		       content *replacement)
@@ -416,7 +423,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	struct page *p = pte_get(mm, vpn);
 	content *next;
 	if (!p) {
-		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		next = stored_content(NULL, tc, replacement);
 		if (mm->thp_advised && thp_fault_allowed(mm, vpn)) {
 			thp_fault(k, mm, vpn, next);
 			return;
@@ -427,7 +434,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	}
 	if (p == ZERO_PFN_PTE) {
 		/* wp_page_copy from the zero pfn: a small page, whatever the VMA's advice */
-		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		next = stored_content(NULL, tc, replacement);
 		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
 		return;
@@ -437,12 +444,12 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		ksm_might_unmap_zero_page(k, mm, p);
 		k->truth.mmu_invalidations++;
 		k->truth.mmu_change_pte++;
-		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		next = stored_content(NULL, tc, replacement);
 		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
 		return;
 	}
-	next = replacement ? content_ref(replacement) : content_apply(p->c, tc);
+	next = stored_content(p->c, tc, replacement);
 	if (p->ksm) {
 		/* KSM folios are never reused in place: always copied. */
 		ksm_cow_ksm_page(k, mm, vpn, p, false);
@@ -633,8 +640,8 @@ static bool mm_has_thp(struct mm *mm)
  * merge-any; it gets every VMA with its flags and every PTE. An anonymous
  * page is then mapped twice and write-protected in both (the next store
  * to either copies it); a KSM page gains a mapping that no rmap_item
- * tracks until ksmd meets it in the child; a KSM zero PTE is copied as is, and
- * counted at once.
+ * tracks until ksmd meets it in the child; a KSM zero PTE is copied as
+ * is, and counted at once.
  */
 static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 {
@@ -679,6 +686,32 @@ static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 	g_ptr_array_free(vs, TRUE);
 }
 
+/* A new mm, spawned or forked, joins the model: by name, in its class, with its node's trees. */
+static void mm_add(struct ksm *k, struct mm *mm)
+{
+	g_hash_table_insert(k->mm_by_name, mm->name, mm);
+	classify_mm(k, mm);
+	ksm_grow_roots(k, mm->nid);
+}
+
+/* fork PARENT CHILD is refused for a child name in use, and for a parent with a THP. */
+static bool fork_allowed(struct ksm *k, struct mm *parent, const struct trace_record *r,
+			 GError **error)
+{
+	if (g_hash_table_lookup(k->mm_by_name, r->child)) {
+		g_set_error(error, KSM_ERROR, KSM_ERROR_EXISTS, "mm '%s' already exists", r->child);
+		return false;
+	}
+	if (mm_has_thp(parent)) {
+		/* copy_huge_pmd and the CoW of PMD-shared THPs: not modelled */
+		g_set_error(error, KSM_ERROR, KSM_ERROR_NOT_MODELLED,
+			    "fork of mm '%s' while it has a THP KSM has not split: not modelled",
+			    r->mm);
+		return false;
+	}
+	return true;
+}
+
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 {
 	struct mm *mm = NULL;
@@ -692,28 +725,13 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		}
 	}
 	switch (r->verb) {
-	case TRACE_FORK:
 	case TRACE_SPAWN:
-		if (r->verb == TRACE_FORK) {
-			if (g_hash_table_lookup(k->mm_by_name, r->child)) {
-				g_set_error(error, KSM_ERROR, KSM_ERROR_EXISTS,
-					    "mm '%s' already exists", r->child);
-				return false;
-			}
-			if (mm_has_thp(mm)) {
-				/* copy_huge_pmd and the CoW of PMD-shared THPs: not modelled */
-				g_set_error(error, KSM_ERROR, KSM_ERROR_NOT_MODELLED,
-					    "fork of mm '%s' while it has a THP KSM has not split: "
-					    "not modelled", r->mm);
-				return false;
-			}
-			mm = mm_fork(k, mm, r->child);
-		} else {
-			mm = mm_new(r->mm, r->node);
-		}
-		g_hash_table_insert(k->mm_by_name, mm->name, mm);
-		classify_mm(k, mm);
-		ksm_grow_roots(k, mm->nid);
+		mm_add(k, mm_new(r->mm, r->node));
+		break;
+	case TRACE_FORK:
+		if (!fork_allowed(k, mm, r, error))
+			return false;
+		mm_add(k, mm_fork(k, mm, r->child));
 		break;
 	case TRACE_MAP:
 		mm->vma_gen++;

@@ -89,9 +89,9 @@ _Static_assert(offsetof(struct rb_node, rb_right) ==
 	       "the search picks a child by index: rb_left and rb_right side by side");
 
 /*
- * A search of unstable tree tree for page begins. If the tree is not the
- * one the walks ahead are in, or a node left it since, they start again
- * at its root.
+ * A search for page in the unstable tree of index tree begins. If that is
+ * not the tree the walks ahead are in, or a node left it since, they
+ * start again at its root.
  */
 static inline void search_walk_start(struct ksm *k, struct search_walk *s, uint32_t tree,
 				     const struct page *page)
@@ -170,16 +170,19 @@ static inline struct rb_node **search_walk_child(struct search_walk *s, struct r
 }
 
 /*
- * The search ends: its tallies go to the counters, and the walks ahead
- * keep their turn. insert: it fell off the tree, and rb_insert_color will
- * read the new node's uncle, which no walk went through. Fetched for it
- * here only: the way not taken at every level would be a miss a level,
- * for the few that the fix-up reads.
+ * The search fell off the tree, and rb_insert_color will read the new
+ * node's uncle, which no walk went through. Fetched for it here only: the
+ * way not taken at every level would be a miss a level, for the few that
+ * the fix-up reads.
  */
-static inline void search_walk_end(struct ksm *k, struct search_walk *s, bool insert)
+static inline void search_walk_prefetch_uncle(const struct search_walk *s)
 {
-	if (insert)
-		__builtin_prefetch(s->uncle);
+	__builtin_prefetch(s->uncle);
+}
+
+/* The search ends: its tallies go to the counters, and the walks ahead keep their turn. */
+static inline void search_walk_end(struct ksm *k, const struct search_walk *s)
+{
 	k->batch_cpu_ns = s->cpu_ns;
 	k->truth.memcmp_calls += s->key_cmps >> 32;
 	k->truth.memcmp_bytes += (uint32_t)s->key_cmps;
