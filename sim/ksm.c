@@ -57,24 +57,6 @@ static inline uint32_t tree_index(const struct ksm *k, const struct page *page,
 	return tree_nid(k, page->nid) * k->nr_classes + page_class(k, page, mm);
 }
 
-/* memcmp_pages, with its cost counted. */
-int memcmp_pages(struct ksm *k, const struct page *pa, const struct page *pb)
-{
-	const content *a = pa->c, *b = pb->c;
-	k->truth.memcmp_calls++;
-	uint64_t ka = page_key8(pa), kb = page_key8(pb);
-	if (ka != kb) {
-		k->truth.memcmp_bytes += 1 + __builtin_clzll(ka ^ kb) / 8;
-		k->batch_cpu_ns += k->opt.costs.node_ns;
-		return ka < kb ? -1 : 1;
-	}
-	int r = a == b ? 0 : content_cmp(a, b);
-	/* Where bytes tie past the first 8 the compare usually runs long. */
-	k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
-	k->batch_cpu_ns += k->opt.costs.memcmp_ns;
-	return r;
-}
-
 static uint64_t counted_checksum(struct ksm *k, uint64_t checksum)
 {
 	k->truth.checksums++;
