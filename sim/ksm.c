@@ -1,16 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ksmd: the scan cursor, cmp_and_merge_page, the stable and unstable trees
- * with stable-node chains, smart scan, the advisor and the sysfs knobs, in
- * the order and with the bookkeeping of Linux 6.18's mm/ksm.c. Functions
- * carry the names of the kernel functions they mirror, so each can be read
- * beside its twin; sim/MODEL.md describes them one by one, with what was
- * measured on a live kernel.
+ * ksmd as Linux 6.18's mm/ksm.c has it: the scan cursor, cmp_and_merge_page,
+ * the stable and unstable trees, smart scan, the advisor and the sysfs
+ * knobs, in the kernel's order and with its bookkeeping. Functions carry
+ * the names of the kernel functions they mirror, so each can be read beside
+ * its twin; sim/MODEL.md walks through them with what was measured live.
+ *
+ * The trees sort pages by their bytes. The stable tree holds the KSM pages,
+ * write-protected, so it stays sorted; a node whose page is mapped
+ * max_page_sharing times becomes a chain of dups, one KSM page each. The
+ * unstable tree holds pages that kept their checksum since the last visit
+ * and matched nothing; they stay writable, so a walk may find it out of
+ * order, and it is dropped at each pass's start. There is one of each per
+ * NUMA node (one in all with merge_across_nodes), and per class under the
+ * classified policy: tree_index() picks one.
+ *
+ * An rmap_item stands for one address of an mm: get_next_rmap_item() makes
+ * it when the cursor first meets a page there, and it is freed when the
+ * cursor passes the address with no page to visit, or its mm leaves. Its flags say where it
+ * is: STABLE_FLAG, listed under a stable node (head); UNSTABLE_FLAG, in an
+ * unstable tree, with the pass it went in by in SEQNR_MASK (a tree one
+ * pass old is gone already); neither, volatile. The kernel keeps them in
+ * the low bits of the address. remove_rmap_item_from_tree() undoes them.
+ *
+ * Not modelled: NUMA migration (migrate_nodes, stable nodes moved between
+ * nodes, stable_tree_search's -EBUSY), max_page_sharing_bypass (only a
+ * WARN_ON_ONCE depends on it), locks and page references but for the
+ * lru_add batch's. The walks ahead of the unstable-tree search
+ * (walk_ahead.h), the policies' gates (policy_gate.c) and the statistics
+ * (ksm_stats.c) live in files of their own.
  */
-#include <stddef.h>
 #include <string.h>
-#include <xxhash.h>
-#include "sim/ksm_internal.h"
+#include "sim/walk_ahead.h"
 
 /* ---- small helpers ---- */
 
@@ -26,12 +47,7 @@ static inline uint32_t tree_nid(const struct ksm *k, uint32_t nid)
 static inline uint32_t page_class(const struct ksm *k, const struct page *page,
 				  const struct mm *mm)
 {
-	if (k->nr_classes == 1)
-		return 0;
-	if (k->opt.policy.class_by == KSM_CLASS_BY_MM)
-		return mm->class_id;
-	/* Equal pages share their first 8 bytes, so they always share a class. */
-	return (uint32_t)(((page_key8(page) * 0x9E3779B97F4A7C15ull) >> 32) % k->nr_classes);
+	return k->nr_classes == 1 ? 0 : classify_page(k, page, mm);
 }
 
 /* Which of root_stable_tree[] / root_unstable_tree[] a page's search uses. */
@@ -39,24 +55,6 @@ static inline uint32_t tree_index(const struct ksm *k, const struct page *page,
 				  const struct mm *mm)
 {
 	return tree_nid(k, page->nid) * k->nr_classes + page_class(k, page, mm);
-}
-
-/* memcmp_pages, with its cost counted. */
-static int memcmp_pages(struct ksm *k, const struct page *pa, const struct page *pb)
-{
-	const content *a = pa->c, *b = pb->c;
-	k->truth.memcmp_calls++;
-	uint64_t ka = page_key8(pa), kb = page_key8(pb);
-	if (ka != kb) {
-		k->truth.memcmp_bytes += 1 + __builtin_clzll(ka ^ kb) / 8;
-		k->batch_cpu_ns += k->opt.costs.node_ns;
-		return ka < kb ? -1 : 1;
-	}
-	int r = a == b ? 0 : content_cmp(a, b);
-	/* Where bytes tie past the first 8 the compare usually runs long. */
-	k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
-	k->batch_cpu_ns += k->opt.costs.memcmp_ns;
-	return r;
 }
 
 static uint64_t counted_checksum(struct ksm *k, uint64_t checksum)
@@ -70,11 +68,6 @@ static uint64_t calc_checksum(struct ksm *k, struct page *p)
 {
 	return counted_checksum(k, content_checksum(p->c, k->hash_fn, NULL));
 }
-
-/* What a simulated page costs: bench model prints it, this keeps it from creeping. */
-G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
-G_STATIC_ASSERT(sizeof(struct rmap_item) == 88);
-G_STATIC_ASSERT(sizeof(struct page) == 40);
 
 /* ---- mm slots ---- */
 
@@ -138,6 +131,63 @@ GPtrArray *ksm_all_mms(const struct ksm *k)
 	return all;
 }
 
+/* ---- what mm.c calls, as mm/memory.c calls into KSM (include/linux/ksm.h) ---- */
+
+/* As ksm_map_zero_page() does: a KSM zero PTE is mapped, and counted at once. */
+void ksm_map_zero_page(struct ksm *k, struct mm *mm)
+{
+	k->zero_pages++;
+	mm->ksm_zero_pages++;
+}
+
+/* As ksm_might_unmap_zero_page() does: a PTE goes away; a KSM zero PTE is uncounted at once. */
+void ksm_might_unmap_zero_page(struct ksm *k, struct mm *mm, const struct page *pte)
+{
+	if (pte == KSM_ZERO_PTE) {
+		k->zero_pages--;
+		mm->ksm_zero_pages--;
+	}
+}
+
+/*
+ * do_wp_page copies a KSM page at mm's vpn (COW_KSM): on a store, or on an
+ * unshare fault (break_ksm). The copy's CPU time is the faulting task's,
+ * not ksmd's: no cost here. A store within the pass after the merge is
+ * partial-hash's miss.
+ */
+void ksm_cow_ksm_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct page *page,
+		      bool unshare)
+{
+	k->cow_ksm++;
+	k->truth.page_copies++;
+	k->truth.mmu_invalidations++;
+	k->truth.mmu_change_pte++;
+	if (unshare) {
+		k->truth.cow_unshare++;
+	} else if (k->full_scans_total <= page->merged_at + 1) {
+		k->truth.cow_fresh++;
+		partial_hash_missed(k, find_vma(mm, vpn));
+	} else {
+		k->truth.cow_later++;
+	}
+}
+
+/*
+ * A new mm on node nid: the trees of every node up to nid exist from now
+ * on (the kernel allocates them for every possible node at start-up).
+ */
+void ksm_grow_roots(struct ksm *k, uint32_t nid)
+{
+	if (nid < k->nr_roots)
+		return;
+	uint32_t n = (nid + 1) * k->nr_classes;
+	k->root_stable_tree = g_renew(struct rb_root, k->root_stable_tree, n);
+	k->root_unstable_tree = g_renew(struct rb_root, k->root_unstable_tree, n);
+	for (uint32_t i = ksm_nr_trees(k); i < n; i++)
+		k->root_stable_tree[i] = k->root_unstable_tree[i] = (struct rb_root){ 0 };
+	k->nr_roots = nid + 1;
+}
+
 /* ---- stable nodes and chains ---- */
 
 static struct stable_node *alloc_stable_node(void)
@@ -148,11 +198,6 @@ static struct stable_node *alloc_stable_node(void)
 static void free_stable_node(struct stable_node *n)
 {
 	g_free(n);
-}
-
-static bool is_stable_node_chain(const struct stable_node *n)
-{
-	return n->rmap_hlist_len == STABLE_NODE_CHAIN;
 }
 
 static bool is_stable_node_dup(const struct stable_node *n)
@@ -191,7 +236,7 @@ static void stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 	if (is_stable_node_dup(dup))
 		__stable_node_dup_del(k, dup);
 	else
-		rb_erase(&dup->node, &k->root_stable_tree[dup->root]);
+		rb_erase(&dup->node, &k->root_stable_tree[dup->tree]);
 }
 
 static void free_stable_node_chain(struct ksm *k, struct stable_node *chain, struct rb_root *root)
@@ -239,7 +284,7 @@ static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_
 	chain->chain_prune_time = jiffies_of(k->now);
 	chain->rmap_hlist_len = STABLE_NODE_CHAIN;
 	chain->nid = dup->nid;
-	chain->root = dup->root;
+	chain->tree = dup->tree;
 	k->stable_node_chains++;
 	rb_replace_node(&dup->node, &chain->node, root);
 	stable_node_chain_add_dup(k, dup, chain);
@@ -321,12 +366,23 @@ static struct page *__stable_node_chain(struct ksm *k, struct stable_node **dup_
 	return stable_node_dup(k, dup_out, node_io, root, prune);
 }
 
-static inline struct page *walk_node_page(struct ksm *k, struct stable_node **dup,
-					  struct stable_node **node, struct rb_root *root,
-					  bool prune)
+/*
+ * As chain_prune() and chain() do, for the search and the insertion: a
+ * level's node resolved to its dup (pruning stale dups or not), the
+ * level's cost charged.
+ */
+static inline struct page *chain_prune(struct ksm *k, struct stable_node **s_n_d,
+				       struct stable_node **s_n, struct rb_root *root)
 {
 	k->batch_cpu_ns += k->opt.costs.node_ns;
-	return __stable_node_chain(k, dup, node, root, prune);
+	return __stable_node_chain(k, s_n_d, s_n, root, true);
+}
+
+static inline struct page *chain(struct ksm *k, struct stable_node **s_n_d,
+				 struct stable_node **s_n, struct rb_root *root)
+{
+	k->batch_cpu_ns += k->opt.costs.node_ns;
+	return __stable_node_chain(k, s_n_d, s_n, root, false);
 }
 
 /*
@@ -345,7 +401,7 @@ again:;
 	struct rb_node **new = &root->rb_node;
 	while (*new) {
 		struct stable_node *node = rb_entry(*new, struct stable_node, node), *dup;
-		struct page *tree_page = walk_node_page(k, &dup, &node, root, true);
+		struct page *tree_page = chain_prune(k, &dup, &node, root);
 		if (!tree_page)
 			goto again;
 		int ret = memcmp_pages(k, page, tree_page);
@@ -371,8 +427,8 @@ again:;
 static struct stable_node *stable_tree_insert(struct ksm *k, struct page *kpage,
 					      const struct mm *mm)
 {
-	uint32_t nid = kpage->nid, idx = tree_index(k, kpage, mm);
-	struct rb_root *root = &k->root_stable_tree[idx];
+	uint32_t nid = kpage->nid, tree = tree_index(k, kpage, mm);
+	struct rb_root *root = &k->root_stable_tree[tree];
 	struct rb_node **new, *parent;
 	struct stable_node *node = NULL, *dup;
 	bool need_chain = false;
@@ -381,7 +437,7 @@ again:
 	new = &root->rb_node;
 	while (*new) {
 		node = rb_entry(*new, struct stable_node, node);
-		struct page *tree_page = walk_node_page(k, &dup, &node, root, false);
+		struct page *tree_page = chain(k, &dup, &node, root);
 		if (!tree_page)
 			goto again;
 		int ret = memcmp_pages(k, kpage, tree_page);
@@ -398,7 +454,7 @@ again:
 	struct stable_node *sdup = alloc_stable_node();
 	sdup->page = kpage;
 	sdup->nid = nid;
-	sdup->root = idx;
+	sdup->tree = tree;
 	if (!need_chain) {
 		rb_link_node(&sdup->node, parent, new);
 		rb_insert_color(&sdup->node, root);
@@ -455,8 +511,8 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 		uint8_t age = (uint8_t)(k->scan.seqnr - (rmap_item->flags & SEQNR_MASK));
 		g_assert(age <= 1);
 		if (!age) {
-			rb_erase(&rmap_item->node, &k->root_unstable_tree[rmap_item->nid]);
-			k->unstable_gen++;
+			rb_erase(&rmap_item->node, &k->root_unstable_tree[rmap_item->tree]);
+			walks_ahead_forget(k);
 		}
 		k->pages_unshared--;
 		rmap_item->flags = 0;
@@ -539,235 +595,61 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 	return p;
 }
 
-/* ---- what the classified policy loses (truth: no cost, no side effects) ---- */
-
-static bool unstable_tree_has_twin(struct rb_node *n, const struct page *page)
-{
-	while (n) {
-		const struct rmap_item *it = rb_entry(n, struct rmap_item, node);
-		const struct page *p = it->mm->exiting ? NULL : pte_get(it->mm, it->vpn);
-		if (!pte_is_page(p))
-			return false;
-		int ret = p->c == page->c ? 0 : content_cmp(page->c, p->c);
-		if (!ret)
-			return true;
-		n = ret < 0 ? n->rb_left : n->rb_right;
-	}
-	return false;
-}
-
-static bool stable_tree_has_twin(struct rb_node *n, const struct page *page)
-{
-	while (n) {
-		const struct stable_node *node = rb_entry(n, struct stable_node, node);
-		if (is_stable_node_chain(node)) {
-			if (!node->hlist.first)
-				return false;
-			node = hlist_entry(node->hlist.first, struct stable_node, hlist_dup);
-		}
-		if (!node->page)
-			return false;
-		int ret = node->page->c == page->c ? 0 : content_cmp(page->c, node->page->c);
-		if (!ret)
-			return true;
-		n = ret < 0 ? n->rb_left : n->rb_right;
-	}
-	return false;
-}
-
-/*
- * A page about to be inserted in tree idx: would another class of the same
- * node have had a page to merge it with? Then classification lost a merge.
- */
-static void class_lost_check(struct ksm *k, const struct page *page, uint32_t idx)
-{
-	uint32_t base = idx - idx % k->nr_classes;
-	k->pstats.class_searches++;
-	for (uint32_t i = base; i < base + k->nr_classes; i++) {
-		if (i == idx)
-			continue;
-		if (unstable_tree_has_twin(k->root_unstable_tree[i].rb_node, page) ||
-		    stable_tree_has_twin(k->root_stable_tree[i].rb_node, page)) {
-			k->pstats.class_lost++;
-			return;
-		}
-	}
-}
-
-/*
- * The walks ahead: KSM_AHEAD_STEPS steps, round robin over the ring, each
- * a level down its page's path by its key; loading only.
- */
-static inline unsigned step_walks_ahead(struct ksm *k, unsigned head, unsigned n, unsigned turn)
-{
-	for (unsigned t = 0; t < KSM_AHEAD_STEPS; t++) {
-		struct walk_ahead *a = &k->ahead[(head + turn) % KSM_LOOKAHEAD];
-		turn = turn + 1 < n ? turn + 1 : 0;
-		const struct rb_node *node = a->node;
-		if (node) {
-			const struct rmap_item *it = rb_entry(node, struct rmap_item, node);
-			node = a->key < it->cached_key ? node->rb_left : node->rb_right;
-			if (node) {
-				/* the item's first 56 bytes may span two lines */
-				__builtin_prefetch(node);
-				__builtin_prefetch((const char *)node + 55);
-			}
-			a->node = node;
-		}
-	}
-	return turn;
-}
-
-/*
- * What a search adds to the counters, kept in registers while it runs:
- * through memory, the floating-point cost sum would be the level loop's
- * longest dependency. The sum takes the same terms in the same order, so
- * it is the same to the bit; it is written back before anything else
- * adds to it. key_cmps holds the compares decided by the cached keys in
- * its high half and their bytes in its low half: one add a level.
- */
-_Static_assert(offsetof(struct rb_node, rb_right) ==
-		       offsetof(struct rb_node, rb_left) + sizeof(struct rb_node *),
-	       "the search picks a child by index: rb_left and rb_right side by side");
-
-struct search_tally {
-	double cpu_ns;
-	uint64_t key_cmps;
-	bool corrupt;
-};
-
-static void search_tally_flush(struct ksm *k, struct search_tally *t)
-{
-	k->batch_cpu_ns = t->cpu_ns;
-	k->truth.memcmp_calls += t->key_cmps >> 32;
-	k->truth.memcmp_bytes += (uint32_t)t->key_cmps;
-	t->key_cmps = 0;
-	if (t->corrupt)
-		k->truth.unstable_corrupt_walks++;	/* once a walk */
-	t->corrupt = false;
-}
-
-/* memcmp_pages() inside the search: its cost joins the sum in order. */
-static int search_memcmp_pages(struct ksm *k, struct search_tally *t, const struct page *pa,
-			       const struct page *pb)
-{
-	k->batch_cpu_ns = t->cpu_ns;
-	int ret = memcmp_pages(k, pa, pb);
-	t->cpu_ns = k->batch_cpu_ns;
-	return ret;
-}
-
 /*
  * As unstable_tree_search_insert() does: look for a page with the same
  * bytes in the unstable tree, or insert the rmap_item where the search fell
  * off. The tree's pages are not write-protected, so a page that vanished
  * (or the page itself, reached again) ends the search without inserting,
  * and with merge_across_nodes 0 a match on another node counts as none.
+ * The search_walk_*() calls only make it fast (walk_ahead.h).
  */
 static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_item *rmap_item,
 						     struct page *page, struct page **tree_pagep)
 {
-	uint32_t nid = tree_index(k, page, rmap_item->mm);
-	struct rb_root *root = &k->root_unstable_tree[nid];
+	uint32_t tree = tree_index(k, page, rmap_item->mm);
+	struct rb_root *root = &k->root_unstable_tree[tree];
 	struct rb_node **new = &root->rb_node, *parent = NULL;
-
-	/*
-	 * The walk is a chain of cache misses, one a level. The walks of the
-	 * next visits go down beside it by their keys, loading only (no
-	 * node is freed or moved meanwhile), so their misses overlap this
-	 * one's and their own walks find the lines loaded.
-	 */
-	const unsigned n_ahead = k->n_ahead, ahead_head = k->ahead_head;
-	if (k->ahead_tree != nid + 1 || k->ahead_gen != k->unstable_gen) {
-		k->ahead_tree = nid + 1;
-		k->ahead_gen = k->unstable_gen;
-		for (unsigned j = 0; j < n_ahead; j++)
-			k->ahead[(ahead_head + j) % KSM_LOOKAHEAD].node = root->rb_node;
-	}
-	unsigned turn = k->ahead_turn < n_ahead ? k->ahead_turn : 0;
-
-	struct search_tally tally = { .cpu_ns = k->batch_cpu_ns };
-	const double node_ns = k->opt.costs.node_ns;
 	struct rmap_item *found = NULL;
-	const uint64_t key = page_key8(page);
-	struct rb_node **grand_kids = NULL, *uncle = NULL;
-	unsigned grand_way = 0;
+	struct search_walk walk;
+
+	search_walk_start(k, &walk, tree, page);
 	while (*new) {
 		struct rmap_item *tree_rmap_item = rb_entry(*new, struct rmap_item, node);
-		if (n_ahead)
-			turn = step_walks_ahead(k, ahead_head, n_ahead, turn);
-		tally.cpu_ns += node_ns;
+		search_walk_level(k, &walk);
 		struct page *tree_page = get_mergeable_page(k, tree_rmap_item);
 		if (!tree_page) {
 			k->truth.unstable_aborts++;
 			goto out;
 		}
 		if (tree_page == page)
-			goto out;
-		int ret;
-		if (tree_rmap_item->cached_page == tree_page) {
-			/* Fast path: the key and the change flag live in the rmap_item. */
-			tally.corrupt |= tree_rmap_item->changed;
-			const uint64_t tree_key = tree_rmap_item->cached_key;
-			if (tree_key != key) {
-				tally.key_cmps += (UINT64_C(1) << 32) + 1 + __builtin_clzll(tree_key ^ key) / 8;
-				tally.cpu_ns += node_ns;
-				ret = key < tree_key ? -1 : 1;
-			} else {
-				ret = search_memcmp_pages(k, &tally, page, tree_page);
-			}
-		} else {
-			tally.corrupt |= tree_rmap_item->seen &&
-					 !content_equal(tree_rmap_item->seen, tree_page->c);
-			ret = search_memcmp_pages(k, &tally, page, tree_page);
-		}
+			goto out;	/* don't substitute a KSM page for a forked page */
+		int ret = search_walk_memcmp(k, &walk, page, tree_rmap_item, tree_page);
 		parent = *new;
-		if (__builtin_expect(ret == 0, 0)) {
+		if (G_UNLIKELY(ret == 0)) {
 			if (k->knob[KNOB_MERGE_ACROSS_NODES] || tree_page->nid == page->nid) {
 				*tree_pagep = tree_page;
 				found = tree_rmap_item;
 			}
 			goto out;
 		}
-		/*
-		 * Which way is a coin toss, so it is chosen without a branch
-		 * (a mispredicted one would also drop the loads queued after
-		 * it).
-		 */
-		struct rb_node **kids = &parent->rb_left;	/* rb_right follows (asserted above) */
-		const unsigned way = ret > 0;
-		uncle = grand_kids ? grand_kids[!grand_way] : NULL;
-		grand_kids = kids;
-		grand_way = way;
-		new = kids + way;
+		new = search_walk_child(&walk, parent, ret);	/* rb_left if ret < 0, else rb_right */
 	}
-	/*
-	 * rb_insert_color reads the new node's uncle, which no walk went
-	 * through. Fetched for it here only: the way not taken at every
-	 * level would be a miss a level, for the few that the fix-up reads.
-	 */
-	__builtin_prefetch(uncle);
-	search_tally_flush(k, &tally);
-	k->ahead_turn = turn;
+	search_walk_prefetch_uncle(&walk);
+	search_walk_end(k, &walk);
 	if (k->nr_classes > 1)
-		class_lost_check(k, page, nid);
+		class_lost_check(k, page, tree);
 	rmap_item->flags |= UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
-	rmap_item->nid = nid;
+	rmap_item->tree = tree;
 	rb_link_node(&rmap_item->node, parent, new);
 	rb_insert_color(&rmap_item->node, root);
 	k->pages_unshared++;
 	k->truth.unstable_inserts++;
 	/* seen is the bytes inserted until the next visit: a gate set it this visit, or this does */
-	if (rmap_item->seen != page->c) {
-		if (rmap_item->seen)
-			content_unref(rmap_item->seen);
-		rmap_item->seen = content_ref(page->c);
-	}
+	rmap_item_set_seen(rmap_item, page->c);
 	rmap_item->changed = false;
 	return NULL;
 out:
-	search_tally_flush(k, &tally);
-	k->ahead_turn = turn;
+	search_walk_end(k, &walk);
 	return found;
 }
 
@@ -810,8 +692,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 			return -1;
 		pte_set(mm, vpn, KSM_ZERO_PTE);
 		page_put_mapping(k, page);
-		k->zero_pages++;
-		mm->ksm_zero_pages++;
+		ksm_map_zero_page(k, mm);
 		k->truth.mmu_invalidations++;	/* replace_page */
 		k->truth.mmu_change_pte++;
 		k->truth.merges_zero++;
@@ -849,6 +730,15 @@ static int try_to_merge_with_ksm_page(struct ksm *k, struct rmap_item *rmap_item
 }
 
 /*
+ * As break_cow() does: a KSM page mapped once, at the rmap_item's address,
+ * is unshared (a fresh copy; break_ksm_range in mm.c is break_ksm()).
+ */
+static void break_cow(struct ksm *k, struct rmap_item *rmap_item)
+{
+	break_ksm_range(k, rmap_item->mm, rmap_item->vpn, rmap_item->vpn + 1);
+}
+
+/*
  * As try_to_merge_two_pages() does: the rmap_item's page becomes the KSM
  * page and the tree's page is merged into it; if that second step fails,
  * break_cow() undoes the first.
@@ -863,107 +753,10 @@ static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *rmap
 	if (try_to_merge_with_ksm_page(k, rmap_item, page, NULL))
 		return NULL;
 	if (try_to_merge_with_ksm_page(k, tree_rmap_item, tree_page, page)) {
-		/* a KSM page mapped once: break_cow unshares it (a fresh copy) */
-		break_ksm_range(k, rmap_item->mm, rmap_item->vpn, rmap_item->vpn + 1);
+		break_cow(k, rmap_item);
 		return NULL;
 	}
 	return page;
-}
-
-/* ---- the policies' change detectors ---- */
-
-/*
- * What the simulator knows of a detector's decision: whether the bytes
- * changed since the last visit, and so whether letting the page through
- * was a false positive. Remembers the bytes for the next visit.
- */
-static void gate_truth(struct ksm *k, struct rmap_item *rmap_item, const struct page *page,
-		       bool passed)
-{
-	if (rmap_item->seen) {
-		k->truth.gate_checks++;
-		if (!content_equal(rmap_item->seen, page->c)) {
-			k->truth.gate_changed++;
-			if (passed)
-				k->truth.false_positives++;
-		}
-	}
-	if (rmap_item->seen != page->c) {
-		if (rmap_item->seen)
-			content_unref(rmap_item->seen);
-		rmap_item->seen = content_ref(page->c);
-	}
-}
-
-/* partial-hash: the words sampled for this rmap_item's VMA. */
-static unsigned partial_words(struct ksm *k, const struct rmap_item *rmap_item)
-{
-	struct vma *v = find_vma(rmap_item->mm, rmap_item->vpn);
-	return v && v->partial_k ? v->partial_k : k->opt.policy.partial_k;
-}
-
-/*
- * kw 32-bit words at a stride of 1024 / kw, hashed as the kernel hashes a
- * page (XXH64, seed 0, low 32 bits): kw = 1024 is the kernel's xxhash.
- */
-static uint64_t partial_checksum(const uint8_t *bytes, unsigned kw)
-{
-	uint32_t w[KSM_PARTIAL_WORDS_MAX];
-	unsigned stride = KSM_PARTIAL_WORDS_MAX / kw;
-	for (unsigned j = 0; j < kw; j++)
-		memcpy(&w[j], bytes + 4 * (size_t)j * stride, 4);
-	return (uint32_t)XXH64(w, (size_t)kw * 4, 0);
-}
-
-void partial_hash_missed(struct ksm *k, struct vma *v)
-{
-	if (k->detector != KSM_DETECT_PARTIAL || !v)
-		return;
-	unsigned cur = v->partial_k ? v->partial_k : k->opt.policy.partial_k;
-	if (cur < k->opt.policy.partial_k_max) {
-		v->partial_k = (uint16_t)(cur * 2);
-		k->pstats.partial_grows++;
-	}
-}
-
-/*
- * The gate of a policy other than the kernel's: true when the page is to
- * wait for the next pass (volatile), as a moved checksum makes it.
- */
-static bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
-{
-	switch (k->detector) {
-	case KSM_DETECT_DIRTY_BIT: {
-		bool written = page->dirty;
-		k->pstats.dirty_checks++;
-		if (written) {
-			page->dirty = false;
-			k->pstats.dirty_flushes++;
-			k->batch_cpu_ns += k->opt.policy.dirty_flush_ns ? k->opt.policy.dirty_flush_ns
-									 : k->opt.costs.dirty_clear_ns;
-			if (rmap_item->seen && content_equal(rmap_item->seen, page->c))
-				k->pstats.dirty_same_bytes++;
-		}
-		gate_truth(k, rmap_item, page, !written);
-		return written;
-	}
-	case KSM_DETECT_PARTIAL: {
-		unsigned kw = partial_words(k, rmap_item);
-		uint64_t checksum = partial_checksum(content_peek(page->c), kw);
-		k->truth.checksums++;
-		k->pstats.partial_words += kw;
-		/* A strided word is a cache line of its own until the stride falls below one. */
-		k->batch_cpu_ns += k->opt.costs.checksum_ns * (kw < 64 ? kw : 64) / 64.0;
-		gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
-		if (rmap_item->oldchecksum != checksum) {
-			rmap_item->oldchecksum = checksum;
-			return true;
-		}
-		return false;
-	}
-	default:
-		return false;
-	}
 }
 
 /*
@@ -978,8 +771,7 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
 	if (k->hash_fn)
 		zero_match = rmap_item->oldchecksum == k->zero_checksum;
 	else if (k->detector == KSM_DETECT_PARTIAL)
-		zero_match = rmap_item->oldchecksum ==
-			     k->partial_zero[__builtin_ctz(partial_words(k, rmap_item))];
+		zero_match = rmap_item->oldchecksum == partial_zero_checksum(k, rmap_item);
 	else
 		zero_match = content_is_zero(page->c);
 	if (!k->knob[KNOB_USE_ZERO_PAGES] || !zero_match)
@@ -990,10 +782,14 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
 }
 
 /*
- * As cmp_and_merge_page() does: the stable tree first; then the checksum
- * gate (a page whose checksum moved since the last visit is volatile:
- * record the new one and wait); then the zero page; then the unstable
- * tree, where a match makes a new KSM page of the two.
+ * As cmp_and_merge_page() does since 6.11: a KSM page whose rmap_item is
+ * listed under its node is done. Any other page leaves the tree it was in
+ * and meets the checksum gate (a page whose checksum moved since the last
+ * visit is volatile: record the new one and wait), then the zero page.
+ * Then the stable tree, where a match merges into the KSM page, and the
+ * unstable tree, where a match makes a new KSM page of the two. Under a
+ * policy other than the kernel's, its detector stands in for the checksum
+ * (policy_gate.c); gate_truth() judges either by the bytes.
  */
 static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
@@ -1016,22 +812,9 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 			uint64_t checksum = rmap_item->seen && rmap_item->seen == page->c ?
 						    counted_checksum(k, rmap_item->oldchecksum) :
 						    calc_checksum(k, page);
-			if (rmap_item->seen) {
-				k->truth.gate_checks++;
-				bool changed = !content_equal(rmap_item->seen, page->c);
-				if (changed) {
-					k->truth.gate_changed++;
-					if (checksum == rmap_item->oldchecksum)
-						k->truth.false_positives++;
-				}
-				/* A changed checksum over unchanged bytes cannot happen. */
-				g_assert(changed || checksum == rmap_item->oldchecksum);
-			}
-			if (rmap_item->seen != page->c) {
-				if (rmap_item->seen)
-					content_unref(rmap_item->seen);
-				rmap_item->seen = content_ref(page->c);
-			}
+			bool changed = gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
+			/* A changed checksum over unchanged bytes cannot happen. */
+			g_assert(changed || checksum == rmap_item->oldchecksum);
 			if (rmap_item->oldchecksum != checksum) {
 				rmap_item->oldchecksum = checksum;
 				return;
@@ -1052,6 +835,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 
 	if (kpage) {
 		if (!try_to_merge_with_ksm_page(k, rmap_item, page, kpage)) {
+			/* without max_page_sharing_bypass: it only spares a KSM fork a WARN_ON_ONCE */
 			stable_tree_append(k, rmap_item, page_stable_node(kpage));
 			if (kpage != page)
 				k->truth.merges_stable++;
@@ -1228,10 +1012,11 @@ struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep)
 	if (mm == &k->mm_head) {
 		/* lru_add_drain_all(): pages faulted before the pass can merge in it */
 		lru_add_drain(k);
+		/* (the kernel prunes migrate_nodes here: no migration is modelled) */
 		advisor_start_scan(k);
 		for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 			k->root_unstable_tree[i].rb_node = NULL;
-		k->unstable_gen++;
+		walks_ahead_forget(k);
 		mm = s->mm_slot = next_mm_slot(mm);
 		if (mm == &k->mm_head)
 			return NULL;
@@ -1295,43 +1080,6 @@ no_vmas:
 	return NULL;
 }
 
-/*
- * The walks ahead, for the pages after the cursor in its mm: those for
- * pages the cursor has reached are dropped, the ring is filled up from
- * after its last page. A new walk starts at the root of the tree the
- * walks are in (see ahead_gen).
- */
-static void plan_walks_ahead(struct ksm *k)
-{
-	struct mm *mm = k->scan.mm_slot;
-	uint64_t cur = k->scan.address;	/* just past the page visited now */
-
-	while (k->n_ahead) {
-		const struct walk_ahead *a = &k->ahead[k->ahead_head];
-		if (a->mm == mm && a->vpn >= cur)
-			break;
-		k->ahead_head = (k->ahead_head + 1) % KSM_LOOKAHEAD;
-		k->n_ahead--;
-	}
-	if (k->n_ahead < KSM_LOOKAHEAD / 2) {
-		uint64_t vpns[KSM_LOOKAHEAD], keys[KSM_LOOKAHEAD];
-		uint64_t from = k->n_ahead ?
-			k->ahead[(k->ahead_head + k->n_ahead - 1) % KSM_LOOKAHEAD].vpn + 1 : cur;
-		unsigned got = pte_peek_keys(mm, from, vpns, keys, KSM_LOOKAHEAD - k->n_ahead);
-		if (!got)
-			got = pte_peek_keys(mm, (from | (PT_SIZE - 1)) + 1, vpns, keys,
-					    KSM_LOOKAHEAD - k->n_ahead);
-		for (unsigned j = 0; j < got; j++) {
-			unsigned slot = (k->ahead_head + k->n_ahead++) % KSM_LOOKAHEAD;
-			k->ahead[slot] = (struct walk_ahead){
-				.mm = mm, .vpn = vpns[j], .key = keys[j],
-				.node = k->ahead_tree ?
-						k->root_unstable_tree[k->ahead_tree - 1].rb_node : NULL,
-			};
-		}
-	}
-}
-
 /* As ksm_do_scan() does: one batch of up to pages_to_scan visits. */
 static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 {
@@ -1341,7 +1089,7 @@ static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 		if (!rmap_item)
 			return;
 		k->batch_cpu_ns += k->opt.costs.visit_ns;
-		plan_walks_ahead(k);
+		walks_ahead_plan(k);	/* loads only, for speed (walk_ahead.h) */
 		cmp_and_merge_page(k, page, rmap_item);
 		k->pages_scanned++;
 	}
@@ -1433,8 +1181,8 @@ static bool remove_stable_node_chain(struct ksm *k, struct stable_node *chain,
 static bool remove_all_stable_nodes(struct ksm *k)
 {
 	bool ok = true;
-	for (uint32_t nid = 0; nid < ksm_nr_trees(k); nid++) {
-		struct rb_root *root = &k->root_stable_tree[nid];
+	for (uint32_t tree = 0; tree < ksm_nr_trees(k); tree++) {
+		struct rb_root *root = &k->root_stable_tree[tree];
 		while (root->rb_node) {
 			struct stable_node *node = rb_entry(root->rb_node, struct stable_node, node);
 			bool done = is_stable_node_chain(node) ? remove_stable_node_chain(k, node, root)
@@ -1482,7 +1230,7 @@ static void unmerge_and_remove_all_rmap_items(struct ksm *k)
 	 */
 	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 		k->root_unstable_tree[i].rb_node = NULL;
-	k->unstable_gen++;
+	walks_ahead_forget(k);
 }
 
 /* ---- knobs ---- */
@@ -1574,12 +1322,7 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 		k->opt.hash = hash_lookup(HASH_DEFAULT);
 	k->detector = k->opt.policy.detector;
 	k->hash_fn = k->opt.hash && k->detector == KSM_DETECT_CHECKSUM ? k->opt.hash->fn : NULL;
-	if (k->detector == KSM_DETECT_PARTIAL) {
-		content *z = content_zero();
-		for (unsigned i = 0; i < G_N_ELEMENTS(k->partial_zero); i++)
-			k->partial_zero[i] = partial_checksum(content_peek(z), 1u << i);
-		content_unref(z);
-	}
+	partial_hash_init(k);
 	if (k->hash_fn) {
 		content *z = content_zero();
 		k->zero_checksum = content_checksum(z, k->hash_fn, NULL);
@@ -1619,27 +1362,6 @@ static void free_tree_nodes(struct rb_node *n)
 			free_stable_node(dup);
 	}
 	free_stable_node(node);
-}
-
-/*
- * Peak RSS measured with 1 Mi written pages in 2 mms (half distinct, half
- * one byte pattern, merged) and with 100000 one-page mms: 199 and 146
- * bytes a page with and without the oracle, 1.5 KiB an mm; bench model's
- * mixed job 2 (many overlay contents) peaks at 203 without it. Rounded up,
- * so that a refused run would really not have fitted.
- */
-#define EST_BASE_BYTES (16u << 20)
-#define EST_PAGE_BYTES 240u
-#define EST_PAGE_BYTES_NO_IDEAL 220u
-#define EST_MM_BYTES 2048u
-
-uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
-{
-	uint64_t per_page = ideal ? EST_PAGE_BYTES : EST_PAGE_BYTES_NO_IDEAL;
-
-	if (written_pages > (UINT64_MAX / 2) / per_page || mms > (UINT64_MAX / 2) / EST_MM_BYTES)
-		return UINT64_MAX;
-	return EST_BASE_BYTES + written_pages * per_page + mms * EST_MM_BYTES;
 }
 
 void ksm_free(struct ksm *k)
@@ -1683,132 +1405,7 @@ bool ksm_apply(struct ksm *k, const struct trace_record *r, uint64_t now_us, GEr
 	return ok;
 }
 
-/*
- * What general_profit_show() and ksm_process_profit() report: the bytes of
- * the pages merging saved, less what the rmap_items cost. System-wide the
- * saved pages are pages_sharing (the first mapping of a KSM page saves
- * nothing); per mm they are ksm_merging_pages (all its mappings of KSM
- * pages); both add the KSM zero pages.
- */
-static int64_t ksm_profit(uint64_t saved_pages, uint64_t rmap_items)
-{
-	return (int64_t)saved_pages * PAGE_SIZE - (int64_t)rmap_items * KSM_RMAP_ITEM_SIZE;
-}
-
-void ksm_counters(const struct ksm *k, struct ksm_counters *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->full_scans = k->full_scans_total;
-	c->pages_scanned = k->pages_scanned;
-	c->pages_shared = k->pages_shared;
-	c->pages_sharing = k->pages_sharing;
-	c->pages_unshared = k->pages_unshared;
-	int64_t vol = (int64_t)k->rmap_items - (int64_t)(k->pages_shared + k->pages_sharing +
-							   k->pages_unshared);
-	c->pages_volatile = vol > 0 ? (uint64_t)vol : 0;
-	c->pages_skipped = k->pages_skipped;
-	c->ksm_zero_pages = k->zero_pages;
-	c->stable_node_chains = k->stable_node_chains;
-	c->stable_node_dups = k->stable_node_dups;
-	c->general_profit = ksm_profit(k->pages_sharing + k->zero_pages, k->rmap_items);
-	c->cow_ksm = k->cow_ksm;
-	c->thp_fault_alloc = k->thp_fault_alloc;
-	c->thp_split_page = k->thp_split_page;
-	c->thp_split_pmd = k->thp_split_pmd;
-	c->rmap_items = k->rmap_items;
-	c->pages_to_scan = k->knob[KNOB_PAGES_TO_SCAN];
-}
-
-void ksm_truth(const struct ksm *k, struct ksm_truth *t)
-{
-	*t = k->truth;
-}
-
-void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out)
-{
-	*out = k->pstats;
-}
-
-#define HEAP_OVERHEAD 16u	/* malloc's header, per object */
-#define TREE_NODE_BYTES 40u	/* a GTreeNode */
-
-static uint64_t stable_tree_nodes(const struct rb_node *n)
-{
-	if (!n)
-		return 0;
-	const struct stable_node *node = rb_entry(n, struct stable_node, node);
-	uint64_t count = 1;
-	if (is_stable_node_chain(node))
-		for (const struct hlist_node *d = node->hlist.first; d; d = d->next)
-			count++;
-	return count + stable_tree_nodes(n->rb_left) + stable_tree_nodes(n->rb_right);
-}
-
-void ksm_memory(const struct ksm *k, struct ksm_memory *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->rmap_items = slab_bytes(&k->rmap_item_cache);
-	out->rmap_item_count = k->rmap_items;
-	out->pages = slab_bytes(&k->page_slab);
-	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
-		out->stable_node_count += stable_tree_nodes(k->root_stable_tree[i].rb_node);
-	out->stable_nodes = out->stable_node_count * (sizeof(struct stable_node) + HEAP_OVERHEAD);
-	uint64_t heap;
-	content_stats(&out->content_objects, &heap);
-	out->contents = content_footprint();
-	GPtrArray *all = ksm_all_mms(k);
-	for (guint i = 0; i < all->len; i++) {
-		struct mm *mm = all->pdata[i];
-		uint64_t chunks = (uint64_t)g_tree_nnodes(mm->chunks);
-		uint64_t vmas = (uint64_t)g_tree_nnodes(mm->vmas);
-		out->pt_chunks += chunks;
-		out->page_tables += chunks * (sizeof(struct pt_chunk) + HEAP_OVERHEAD + TREE_NODE_BYTES);
-		out->mms += sizeof(struct mm) + HEAP_OVERHEAD + 2 * 48 +
-			    vmas * (sizeof(struct vma) + HEAP_OVERHEAD + TREE_NODE_BYTES);
-	}
-	out->mm_count = all->len;
-	g_ptr_array_free(all, TRUE);
-	out->mms += (uint64_t)g_hash_table_size(k->mm_by_name) * 24;
-	out->total = out->rmap_items + out->pages + out->stable_nodes + out->contents +
-		     out->page_tables + out->mms;
-}
-
-bool ksm_thp_columns(const struct ksm *k)
-{
-	return k->opt.thp_columns;
-}
-
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob)
 {
 	return k->knob[knob];
-}
-
-static gint stat_by_name(gconstpointer a, gconstpointer b)
-{
-	return strcmp(((const struct ksm_mm_stat *)a)->name, ((const struct ksm_mm_stat *)b)->name);
-}
-
-GArray *ksm_mm_stats(const struct ksm *k)
-{
-	GArray *out = g_array_new(FALSE, TRUE, sizeof(struct ksm_mm_stat));
-	GPtrArray *all = ksm_all_mms(k);
-	for (guint i = 0; i < all->len; i++) {
-		struct mm *mm = all->pdata[i];
-		if (mm->exiting)
-			continue;	/* gone from /proc */
-		struct ksm_mm_stat st = {
-			.name = mm->name,
-			.ksm_rmap_items = mm->ksm_rmap_items,
-			.ksm_zero_pages = mm->ksm_zero_pages,
-			.ksm_merging_pages = mm->ksm_merging_pages,
-			.ksm_process_profit = ksm_profit(mm->ksm_merging_pages + mm->ksm_zero_pages,
-							 mm->ksm_rmap_items),
-			.ksm_mergeable = mm_has_mergeable(mm),
-			.ksm_merge_any = mm->merge_any,
-		};
-		g_array_append_val(out, st);
-	}
-	g_ptr_array_free(all, TRUE);
-	g_array_sort(out, stat_by_name);
-	return out;
 }

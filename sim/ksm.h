@@ -112,6 +112,8 @@ enum ksm_error_code {
 	KSM_ERROR_BUSY,		/* a knob the kernel will not change while pages are merged */
 	KSM_ERROR_INVAL,	/* pages_to_scan while the advisor drives it */
 	KSM_ERROR_NO_MM,	/* a record naming an mm that does not exist */
+	KSM_ERROR_EXISTS,	/* a fork naming a child mm that exists already */
+	KSM_ERROR_NOT_MODELLED,	/* a record whose effect the model does not reproduce */
 };
 
 struct ksm *ksm_new(const struct ksm_options *opt);

@@ -69,7 +69,7 @@ static void check_node_items(struct walk *w, struct stable_node *node)
 
 static const content *node_content(struct stable_node *node)
 {
-	if (node->rmap_hlist_len != STABLE_NODE_CHAIN)
+	if (!is_stable_node_chain(node))
 		return node->page ? node->page->c : NULL;
 	struct stable_node *dup;
 	hlist_for_each_entry(dup, &node->hlist, hlist_dup)
@@ -86,7 +86,7 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 		struct stable_node *node = rb_entry(n, struct stable_node, node);
 		if (node->is_dup)
 			fail(w, "a dup sits in the stable tree");
-		if (node->rmap_hlist_len == STABLE_NODE_CHAIN) {
+		if (is_stable_node_chain(node)) {
 			w->chains++;
 			const content *first = NULL;
 			struct stable_node *dup;
@@ -205,9 +205,9 @@ char *ksm_check(struct ksm *k)
 	}
 	g_hash_table_foreach(w.mapped, count_pte, &w);
 	g_hash_table_foreach(w.thps, count_thp, &w);
-	for (uint32_t nid = 0; nid < ksm_nr_trees(k); nid++) {
-		check_stable_tree(&w, &k->root_stable_tree[nid]);
-		rb_black_height(&w, k->root_unstable_tree[nid].rb_node, NULL);
+	for (uint32_t tree = 0; tree < ksm_nr_trees(k); tree++) {
+		check_stable_tree(&w, &k->root_stable_tree[tree]);
+		rb_black_height(&w, k->root_unstable_tree[tree].rb_node, NULL);
 	}
 	if (w.items != k->rmap_items)
 		fail(&w, "ksm_rmap_items %" G_GUINT64_FORMAT " but %" G_GUINT64_FORMAT " items",

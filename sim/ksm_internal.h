@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The model's state, shared by ksm.c (ksmd: cursor, trees, merging), mm.c
- * (what processes do: map, write, unmap, exit, madvise), ksm_check.c (the
+ * (what processes do: map, write, unmap, exit, madvise), walk_ahead.c (the
+ * unstable-tree search's prefetching), policy_gate.c (the policies'
+ * decisions), ksm_stats.c (counters and memory), ksm_check.c (the
  * invariant checker), ideal.c (the dedup oracle) and tests/sim/test_ksm.c.
  * Not for the rest of the tree: sim/ksm.h is the model's public face.
  * Names follow mm/ksm.c so that each function can be read beside its
@@ -60,10 +62,6 @@
 #define ZERO_PFN_PTE ((struct page *)2)
 
 struct page;
-
-/* Walks run ahead by the unstable-tree search: a prefetch depth. */
-#define KSM_LOOKAHEAD 64
-#define KSM_AHEAD_STEPS 2	/* steps of walks ahead per level of the search */
 
 /* A PTE value that is a page of its own, not one of the zero-page markers. */
 static inline bool pte_is_page(const struct page *p)
@@ -159,7 +157,7 @@ struct rmap_item {
 	 */
 	content *seen;
 	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
-	uint32_t nid;			/* unstable tree it sits in */
+	uint32_t tree;			/* index of the unstable tree it sits in (tree_index) */
 };
 
 /*
@@ -171,7 +169,7 @@ struct rmap_item {
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
 	bool is_dup;			/* the kernel's head == STABLE_NODE_DUP_HEAD */
-	uint32_t root;			/* index of the tree it was filed in (tree_index) */
+	uint32_t tree;			/* index of the tree it was filed in (tree_index) */
 	struct stable_node *chain;	/* dup: its chain */
 	struct hlist_node hlist_dup;	/* dup: in chain->hlist */
 	struct hlist_head hlist;	/* rmap_items newest first; chain: dups, head first */
@@ -180,6 +178,11 @@ struct stable_node {
 	int rmap_hlist_len;		/* rmap_items, or STABLE_NODE_CHAIN */
 	uint32_t nid;
 };
+
+static inline bool is_stable_node_chain(const struct stable_node *n)
+{
+	return n->rmap_hlist_len == STABLE_NODE_CHAIN;
+}
 
 struct vma {
 	uint64_t start, end;		/* vpn range [start, end) */
@@ -230,6 +233,36 @@ struct ksm_scan {
 
 enum ksmd_state { KSMD_WAITING, KSMD_SLEEPING };
 
+/*
+ * Walks ahead: the unstable-tree search also walks the paths of the next
+ * pages ksmd will visit, loading only, a step at a time and from where it
+ * left them, so that their cache misses overlap its own and the walks to
+ * come find their lines loaded. They decide nothing (sim/walk_ahead.h).
+ */
+#define KSM_LOOKAHEAD 64	/* walks: a prefetch depth */
+#define KSM_AHEAD_STEPS 2	/* steps of walks ahead per level of the search */
+
+struct walk_ahead {
+	const struct mm *mm;
+	uint64_t vpn, key;
+	const struct rb_node *node;	/* where it stands; NULL: fell off */
+};
+
+struct walks_ahead {
+	struct walk_ahead ring[KSM_LOOKAHEAD];	/* in scan order from head */
+	unsigned head, n, turn;		/* first walk, walks, the next to step */
+	/*
+	 * The walks hold only nodes of the unstable tree of index tree - 1
+	 * (0: none yet; an index, as the roots' array moves when it grows)
+	 * as it was when unstable_gen was gen. unstable_gen moves whenever a
+	 * node leaves an unstable tree (walks_ahead_forget), and the next
+	 * search then starts every walk again at the root, so no walk reads
+	 * a node that left (or was freed) and steps need no check.
+	 */
+	uint32_t tree;
+	uint64_t gen, unstable_gen;
+};
+
 struct advisor_ctx {
 	uint64_t start_scan_us;
 	uint64_t scan_time;
@@ -244,7 +277,8 @@ struct ksm {
 	enum ksm_detector detector;	/* the policy's; KSM_DETECT_CHECKSUM: the kernel's */
 	uint32_t nr_classes;		/* trees per node: 1 but for classified */
 	uint32_t mms_spawned;		/* classified by=mm: the next mm's class */
-	uint64_t partial_zero[11];	/* partial-hash: the zero page's value for k = 2^i */
+	/* partial-hash: the zero page's value for k = 2^i words, i = 0 .. log2(KSM_PARTIAL_WORDS_MAX) */
+	uint64_t partial_zero[__builtin_ctz(KSM_PARTIAL_WORDS_MAX) + 1];
 	struct ksm_policy_stats pstats;
 	uint64_t knob[KNOB_NR];
 
@@ -252,7 +286,7 @@ struct ksm {
 	struct mm mm_head;		/* slot list sentinel */
 	struct ksm_scan scan;
 
-	/* nr_roots nodes x nr_classes classes each (tree_index) */
+	/* nr_roots nodes x nr_classes classes each (tree_index); ksm_grow_roots adds nodes */
 	struct rb_root *root_stable_tree;
 	struct rb_root *root_unstable_tree;
 	uint32_t nr_roots;
@@ -279,29 +313,7 @@ struct ksm {
 	struct slab rmap_item_cache;
 	struct slab page_slab;
 
-	/*
-	 * Walks ahead: the unstable-tree search also walks the paths of the
-	 * next pages ksmd will visit, loading only, a step at a time and
-	 * from where it left them, so that their cache misses overlap its
-	 * own and the walks to come find their lines loaded. They decide
-	 * nothing (see unstable_tree_search_insert).
-	 */
-	struct walk_ahead {
-		const struct mm *mm;
-		uint64_t vpn, key;
-		const struct rb_node *node;	/* where it stands; NULL: fell off */
-	} ahead[KSM_LOOKAHEAD];		/* a ring, in scan order from ahead_head */
-	unsigned ahead_head, n_ahead, ahead_turn;
-	/*
-	 * A walk ahead holds only nodes of unstable tree ahead_tree - 1 (0:
-	 * none yet; an index, as the roots' array moves when it grows) as
-	 * it was at unstable_gen ahead_gen: unstable_gen moves whenever a
-	 * node leaves an unstable tree (an erase, a pass's reset), and the
-	 * search then starts every walk again at the root, so no walk reads
-	 * a node that left (or was freed) and steps need no check.
-	 */
-	uint32_t ahead_tree;
-	uint64_t ahead_gen, unstable_gen;
+	struct walks_ahead ahead;	/* sim/walk_ahead.h */
 
 	/* the per-CPU lru_add batch, modelled as one (see lru_add below) */
 	uint32_t lru_gen;
@@ -374,6 +386,12 @@ void mm_zap_all(struct ksm *k, struct mm *mm);
 /* ksm.c */
 void ksm_enter(struct ksm *k, struct mm *mm);
 void ksm_exit(struct ksm *k, struct mm *mm);
+/* What mm.c calls where mm/memory.c calls into KSM (include/linux/ksm.h). */
+void ksm_map_zero_page(struct ksm *k, struct mm *mm);
+void ksm_might_unmap_zero_page(struct ksm *k, struct mm *mm, const struct page *pte);
+void ksm_cow_ksm_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct page *page,
+		      bool unshare);
+void ksm_grow_roots(struct ksm *k, uint32_t nid);
 /*
  * Every mm the model holds, each once: the slot list in scan order, then
  * the live mms without a slot (g_ptr_array_free it).
@@ -382,8 +400,67 @@ GPtrArray *ksm_all_mms(const struct ksm *k);
 /* ksmd's two steps per page, open to tests/sim/test_ksm.c. */
 struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep);
 void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item);
+
+/* policy_gate.c: the policies' decisions, and the truth about them */
+/*
+ * Judge a gate's decision (passed: the page went on) by the bytes, and
+ * remember them for the next visit. False when the bytes are known to be
+ * as at the last visit.
+ */
+bool gate_truth(struct ksm *k, struct rmap_item *rmap_item, const struct page *page, bool passed);
+/*
+ * The gate of a policy other than the kernel's: true when the page is to
+ * wait for the next pass (volatile), as a moved checksum makes it.
+ */
+bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rmap_item);
+/* partial-hash: the zero page's checksums, computed once (ksm_new). */
+void partial_hash_init(struct ksm *k);
+/* partial-hash: the zero page's checksum at the rmap_item's VMA's k. */
+uint64_t partial_zero_checksum(struct ksm *k, const struct rmap_item *rmap_item);
 /* partial-hash: a page merged in this VMA was written within the pass: sample more. */
 void partial_hash_missed(struct ksm *k, struct vma *v);
+/* classified, more than one class: the class of a page searched for or filed by mm's rmap_item. */
+uint32_t classify_page(const struct ksm *k, const struct page *page, const struct mm *mm);
+/* classified by=mm: a new mm's class, its spawn order modulo the classes. */
+void classify_mm(struct ksm *k, struct mm *mm);
+/*
+ * A page about to be inserted in unstable tree tree: would another class of
+ * the same node have had a page to merge it with? Then classification lost
+ * a merge (class_lost).
+ */
+void class_lost_check(struct ksm *k, const struct page *page, uint32_t tree);
+
+/*
+ * As memcmp_pages() does, with its cost counted. Here, not in ksm.c, for
+ * the unstable-tree search's compare (walk_ahead.h), which it is inlined
+ * into: as an out-of-line call the search loop ran 1% more instructions.
+ */
+static inline int memcmp_pages(struct ksm *k, const struct page *pa, const struct page *pb)
+{
+	const content *a = pa->c, *b = pb->c;
+	k->truth.memcmp_calls++;
+	uint64_t ka = page_key8(pa), kb = page_key8(pb);
+	if (ka != kb) {
+		k->truth.memcmp_bytes += 1 + __builtin_clzll(ka ^ kb) / 8;
+		k->batch_cpu_ns += k->opt.costs.node_ns;
+		return ka < kb ? -1 : 1;
+	}
+	int r = a == b ? 0 : content_cmp(a, b);
+	/* Where bytes tie past the first 8 the compare usually runs long. */
+	k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
+	k->batch_cpu_ns += k->opt.costs.memcmp_ns;
+	return r;
+}
+
+/* Remember the bytes of this visit: what the next visit is judged by. */
+static inline void rmap_item_set_seen(struct rmap_item *rmap_item, content *c)
+{
+	if (rmap_item->seen != c) {
+		if (rmap_item->seen)
+			content_unref(rmap_item->seen);
+		rmap_item->seen = content_ref(c);
+	}
+}
 
 static inline uint64_t jiffies_of(uint64_t us)
 {

@@ -3,7 +3,9 @@
  * Simulated address spaces and what processes do to them: map, write
  * (with the copy-on-write of KSM pages and KSM zero pages), madvise,
  * unmap and exit. Only cow_ksm and ksm_zero_pages move here, at once, as
- * in the kernel; everything else waits for ksmd's next visit.
+ * in the kernel, through ksm.c's hooks (ksm_cow_ksm_page,
+ * ksm_map_zero_page, ksm_might_unmap_zero_page); everything else waits
+ * for ksmd's next visit.
  */
 #include <string.h>
 #include "sim/ksm_internal.h"
@@ -69,6 +71,17 @@ static struct vma *vma_insert(struct mm *mm, uint64_t start, uint64_t end, bool 
 	return v;
 }
 
+/* A VMA like v (its flags) over [start, end). */
+static struct vma *vma_insert_like(struct mm *mm, uint64_t start, uint64_t end,
+				   const struct vma *v)
+{
+	struct vma *n = vma_insert(mm, start, end, v->mergeable);
+	n->advised_off = v->advised_off;
+	n->hugepage = v->hugepage;
+	n->partial_k = v->partial_k;
+	return n;
+}
+
 /* Split so that no VMA straddles start or end. */
 static void vma_split_at(struct mm *mm, uint64_t at)
 {
@@ -77,10 +90,7 @@ static void vma_split_at(struct mm *mm, uint64_t at)
 		return;
 	uint64_t end = v->end;
 	v->end = at;
-	struct vma *tail = vma_insert(mm, at, end, v->mergeable);
-	tail->advised_off = v->advised_off;
-	tail->hugepage = v->hugepage;
-	tail->partial_k = v->partial_k;
+	vma_insert_like(mm, at, end, v);
 }
 
 /* VMAs inside [start, end), after splitting at both ends, in order. */
@@ -379,15 +389,6 @@ void thp_split(struct ksm *k, struct thp *t)
 	thp_put(t);
 }
 
-/* The copy's CPU time is the faulting task's, not ksmd's: no cost here. */
-static void cow_accounting(struct ksm *k)
-{
-	k->cow_ksm++;
-	k->truth.page_copies++;
-	k->truth.mmu_invalidations++;
-	k->truth.mmu_change_pte++;
-}
-
 /*
  * As wp_can_reuse_anon_folio() does for a small anonymous page that a fork
  * left mapped write-protected: reused in place once this is its only
@@ -408,6 +409,13 @@ static bool wp_can_reuse_anon_page(struct ksm *k, struct page *p)
 	return true;
 }
 
+/* The bytes a store leaves over cur: replacement's, or tc applied. */
+static content *stored_content(const content *cur, const struct trace_content *tc,
+			       content *replacement)
+{
+	return replacement ? content_ref(replacement) : content_apply(cur, tc);
+}
+
 /* A store to vpn: fault in, CoW a KSM page or KSM zero page, or write in place. */
 static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct trace_content *tc,
 		       content *replacement)
@@ -415,7 +423,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	struct page *p = pte_get(mm, vpn);
 	content *next;
 	if (!p) {
-		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		next = stored_content(NULL, tc, replacement);
 		if (mm->thp_advised && thp_fault_allowed(mm, vpn)) {
 			thp_fault(k, mm, vpn, next);
 			return;
@@ -426,32 +434,25 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	}
 	if (p == ZERO_PFN_PTE) {
 		/* wp_page_copy from the zero pfn: a small page, whatever the VMA's advice */
-		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		next = stored_content(NULL, tc, replacement);
 		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
 		return;
 	}
 	if (p == KSM_ZERO_PTE) {
 		/* wp_page_copy from the zero pfn: no KSM folio, so no cow_ksm. */
-		k->zero_pages--;
-		mm->ksm_zero_pages--;
+		ksm_might_unmap_zero_page(k, mm, p);
 		k->truth.mmu_invalidations++;
 		k->truth.mmu_change_pte++;
-		next = replacement ? content_ref(replacement) : content_apply(NULL, tc);
+		next = stored_content(NULL, tc, replacement);
 		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
 		return;
 	}
-	next = replacement ? content_ref(replacement) : content_apply(p->c, tc);
+	next = stored_content(p->c, tc, replacement);
 	if (p->ksm) {
 		/* KSM folios are never reused in place: always copied. */
-		cow_accounting(k);
-		if (k->full_scans_total <= p->merged_at + 1) {
-			k->truth.cow_fresh++;
-			partial_hash_missed(k, find_vma(mm, vpn));
-		} else {
-			k->truth.cow_later++;
-		}
+		ksm_cow_ksm_page(k, mm, vpn, p, false);
 		struct page *copy = page_new(k, next, mm->nid);
 		copy->dirty = true;
 		pte_set(mm, vpn, copy);
@@ -491,12 +492,10 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 			if (!p)
 				continue;
 			pte_set(mm, vpn, NULL);
-			if (p == KSM_ZERO_PTE) {
-				k->zero_pages--;
-				mm->ksm_zero_pages--;
-			} else if (p != ZERO_PFN_PTE) {
+			if (pte_is_page(p))
 				page_put_mapping(k, p);
-			}
+			else
+				ksm_might_unmap_zero_page(k, mm, p);
 		}
 		if (c->npresent == 0) {
 			bool empty = true;
@@ -529,12 +528,10 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 		if (!p)
 			continue;
 		if (p == KSM_ZERO_PTE) {
-			k->zero_pages--;
-			mm->ksm_zero_pages--;
+			ksm_might_unmap_zero_page(k, mm, p);
 			pte_set(mm, vpn, page_new(k, content_zero(), mm->nid));
 		} else if (p != ZERO_PFN_PTE && p->ksm) {
-			cow_accounting(k);
-			k->truth.cow_unshare++;
+			ksm_cow_ksm_page(k, mm, vpn, p, true);
 			pte_set(mm, vpn, page_new(k, content_ref(p->c), mm->nid));
 			page_put_mapping(k, p);
 		}
@@ -584,7 +581,7 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
  * there stays (khugepaged, which could collapse small pages into one, is
  * not modelled: the live replay holds it still).
  */
-static void advise_thp(struct mm *mm, struct ksm *k, uint64_t start, uint64_t end, bool huge)
+static void advise_thp(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool huge)
 {
 	mm->vma_gen++;
 	GPtrArray *vs = vmas_in(mm, start, end);
@@ -625,14 +622,7 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
 	}
 }
 
-/*
- * As the mm/ksm.c side of fork (dup_mmap, copy_page_range) does: the child
- * joins ksmd's list behind the cursor if the parent is on it and inherits
- * merge-any; it gets every VMA with its flags and every PTE. An anonymous
- * page is then mapped twice and write-protected in both (the next store
- * to either copies it); a KSM page gains a mapping that no rmap_item
- * tracks until ksmd meets it in the child; a KSM zero PTE is copied as is.
- */
+/* Does some PTE of mm map a subpage of a THP? */
 static bool mm_has_thp(struct mm *mm)
 {
 	for (GTreeNode *n = g_tree_node_first(mm->chunks); n; n = g_tree_node_next(n)) {
@@ -644,6 +634,15 @@ static bool mm_has_thp(struct mm *mm)
 	return false;
 }
 
+/*
+ * As the mm/ksm.c side of fork (dup_mmap, copy_page_range) does: the child
+ * joins ksmd's list behind the cursor if the parent is on it and inherits
+ * merge-any; it gets every VMA with its flags and every PTE. An anonymous
+ * page is then mapped twice and write-protected in both (the next store
+ * to either copies it); a KSM page gains a mapping that no rmap_item
+ * tracks until ksmd meets it in the child; a KSM zero PTE is copied as
+ * is, and counted at once.
+ */
 static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 {
 	struct mm *child = mm_new(name, parent->nid);
@@ -652,11 +651,8 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 	if (parent->registered)
 		ksm_enter(k, child);
 	for (GTreeNode *n = g_tree_node_first(parent->vmas); n; n = g_tree_node_next(n)) {
-		struct vma *v = g_tree_node_value(n), *cv;
-		cv = vma_insert(child, v->start, v->end, v->mergeable);
-		cv->advised_off = v->advised_off;
-		cv->hugepage = v->hugepage;
-		cv->partial_k = v->partial_k;
+		struct vma *v = g_tree_node_value(n);
+		vma_insert_like(child, v->start, v->end, v);
 	}
 	for (GTreeNode *n = g_tree_node_first(parent->chunks); n; n = g_tree_node_next(n)) {
 		uint64_t base = GPOINTER_TO_SIZE(g_tree_node_key(n)) << PT_SHIFT;
@@ -666,8 +662,7 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 			if (!p)
 				continue;
 			if (p == KSM_ZERO_PTE) {
-				k->zero_pages++;
-				child->ksm_zero_pages++;
+				ksm_map_zero_page(k, child);
 			} else if (p != ZERO_PFN_PTE) {
 				p->mapcount++;
 				if (!p->ksm)
@@ -691,6 +686,32 @@ static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 	g_ptr_array_free(vs, TRUE);
 }
 
+/* A new mm, spawned or forked, joins the model: by name, in its class, with its node's trees. */
+static void mm_add(struct ksm *k, struct mm *mm)
+{
+	g_hash_table_insert(k->mm_by_name, mm->name, mm);
+	classify_mm(k, mm);
+	ksm_grow_roots(k, mm->nid);
+}
+
+/* fork PARENT CHILD is refused for a child name in use, and for a parent with a THP. */
+static bool fork_allowed(struct ksm *k, struct mm *parent, const struct trace_record *r,
+			 GError **error)
+{
+	if (g_hash_table_lookup(k->mm_by_name, r->child)) {
+		g_set_error(error, KSM_ERROR, KSM_ERROR_EXISTS, "mm '%s' already exists", r->child);
+		return false;
+	}
+	if (mm_has_thp(parent)) {
+		/* copy_huge_pmd and the CoW of PMD-shared THPs: not modelled */
+		g_set_error(error, KSM_ERROR, KSM_ERROR_NOT_MODELLED,
+			    "fork of mm '%s' while it has a THP KSM has not split: not modelled",
+			    r->mm);
+		return false;
+	}
+	return true;
+}
+
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 {
 	struct mm *mm = NULL;
@@ -704,35 +725,13 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		}
 	}
 	switch (r->verb) {
-	case TRACE_FORK:
 	case TRACE_SPAWN:
-		if (r->verb == TRACE_FORK) {
-			if (g_hash_table_lookup(k->mm_by_name, r->child)) {
-				g_set_error(error, KSM_ERROR, KSM_ERROR_NO_MM,
-					    "mm '%s' already exists", r->child);
-				return false;
-			}
-			if (mm_has_thp(mm)) {
-				/* copy_huge_pmd and the CoW of PMD-shared THPs: not modelled */
-				g_set_error(error, KSM_ERROR, KSM_ERROR_INVAL,
-					    "fork of mm '%s' while it has a THP KSM has not split: "
-					    "not modelled", r->mm);
-				return false;
-			}
-			mm = mm_fork(k, mm, r->child);
-		} else {
-			mm = mm_new(r->mm, r->node);
-		}
-		g_hash_table_insert(k->mm_by_name, mm->name, mm);
-		mm->class_id = k->mms_spawned++ % k->nr_classes;
-		if (mm->nid >= k->nr_roots) {
-			uint32_t n = (mm->nid + 1) * k->nr_classes;
-			k->root_stable_tree = g_renew(struct rb_root, k->root_stable_tree, n);
-			k->root_unstable_tree = g_renew(struct rb_root, k->root_unstable_tree, n);
-			for (uint32_t i = ksm_nr_trees(k); i < n; i++)
-				k->root_stable_tree[i] = k->root_unstable_tree[i] = (struct rb_root){ 0 };
-			k->nr_roots = mm->nid + 1;
-		}
+		mm_add(k, mm_new(r->mm, r->node));
+		break;
+	case TRACE_FORK:
+		if (!fork_allowed(k, mm, r, error))
+			return false;
+		mm_add(k, mm_fork(k, mm, r->child));
 		break;
 	case TRACE_MAP:
 		mm->vma_gen++;
@@ -746,7 +745,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		break;
 	case TRACE_ADVISE:
 		if (r->thp_advice)
-			advise_thp(mm, k, r->vpn, r->vpn + r->npages,
+			advise_thp(k, mm, r->vpn, r->vpn + r->npages,
 				   r->thp_advice == TRACE_ADVICE_HUGEPAGE);
 		else
 			advise(k, mm, r->vpn, r->vpn + r->npages, r->mergeable);

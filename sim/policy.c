@@ -2,9 +2,9 @@
 /*
  * The policy registry: one row per design a run can put in place of the
  * kernel's, and the parser of --policy NAME[:key=value,...]. The decisions
- * themselves live where the kernel makes them (ksm.c: the gate in
- * cmp_and_merge_page, the trees' roots), switched on the parsed policy, so
- * the kernel's path pays one predictable branch.
+ * themselves are policy_gate.c's, called from where the kernel makes its
+ * own (ksm.c: the gate in cmp_and_merge_page, the trees' index), switched
+ * on the parsed policy, so the kernel's path pays one predictable branch.
  */
 #include <inttypes.h>
 #include <stdio.h>
