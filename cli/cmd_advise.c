@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <glib.h>
 #include "analysis/advise.h"
 #include "cli/cli.h"
 #include "hashes/hash.h"
 #include "util/atomic_file.h"
+#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/options.h"
 #include "util/parse.h"
@@ -168,7 +170,7 @@ static int report(GError *error)
 {
 	int status = error && error->domain == ADVISE_ERROR ? error->code : run_error_status(error);
 
-	fprintf(stderr, PROG ": %s\n", error ? error->message : "failed");
+	error_line(PROG, error ? error->message : "failed");
 	g_clear_error(&error);
 	return status;
 }
@@ -240,8 +242,18 @@ static int parse(int argc, char **argv, struct args *a)
 		return EXIT_USAGE;
 	}
 	a->ro.cfg.trace = argv[optind];
-	if (!strcmp(a->ro.cfg.trace, "-")) {
-		fprintf(stderr, PROG ": TRACE is read once per run: a file, not '-'\n");
+	/*
+	 * Every worker opens the trace again: a pipe or FIFO would be drained
+	 * by the check and leave the workers blocked in open() for ever.
+	 */
+	struct stat st;
+	if (!strcmp(a->ro.cfg.trace, "-") ||
+	    (stat(a->ro.cfg.trace, &st) == 0 && !S_ISREG(st.st_mode))) {
+		char *name = escape_line(a->ro.cfg.trace);
+
+		fprintf(stderr, PROG ": %s: TRACE is read once per run: a regular file, not a pipe,"
+			" FIFO or device\n", name);
+		g_free(name);
 		return EXIT_USAGE;
 	}
 	return -1;

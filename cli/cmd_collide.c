@@ -15,6 +15,7 @@
 #include "analysis/collide.h"
 #include "cli/cli.h"
 #include "hashes/hash.h"
+#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/atomic_file.h"
 #include "util/options.h"
@@ -80,8 +81,11 @@ static bool parse_positive(const char *s, uint64_t *v)
 
 static int bad_value(const char *sub, const struct option *opts, int c)
 {
+	char *v = escape_line(optarg);
+
 	fprintf(stderr, "ksmsim collide %s: %s: bad value '%s' (see --help)\n", sub,
-		option_name(opts, c), optarg);
+		option_name(opts, c), v);
+	g_free(v);
 	return EXIT_USAGE;
 }
 
@@ -98,7 +102,10 @@ static bool distinct_files(const char *sub, const struct file_use *uses, size_t 
 
 	if (file_uses_distinct(uses, n, &error))
 		return true;
-	fprintf(stderr, "ksmsim collide %s: %s\n", sub, error->message);
+	char *prog = g_strdup_printf("ksmsim collide %s", sub);
+
+	error_line(prog, error->message);
+	g_free(prog);
 	g_error_free(error);
 	return false;
 }
@@ -109,7 +116,7 @@ static FILE *open_out(const char *path, atomic_file **af)
 
 	*af = atomic_file_open(path, &error);
 	if (!*af) {
-		fprintf(stderr, "ksmsim collide: %s\n", error->message);
+		error_line("ksmsim collide", error->message);
 		g_error_free(error);
 		return NULL;
 	}
@@ -121,7 +128,7 @@ static bool commit_out(atomic_file *af)
 	GError *error = NULL;
 
 	if (!atomic_file_commit(af, &error)) {
-		fprintf(stderr, "ksmsim collide: %s\n", error->message);
+		error_line("ksmsim collide", error->message);
 		g_error_free(error);
 		return false;
 	}
@@ -288,7 +295,7 @@ static int cmd_birthday(int argc, char **argv)
 		GError *error = NULL;
 
 		if (!collide_birthday_plot(curve, png, &error)) {
-			fprintf(stderr, "ksmsim collide: %s\n", error->message);
+			error_line("ksmsim collide", error->message);
 			g_error_free(error);
 			rc = EXIT_USAGE;
 		}
@@ -504,7 +511,7 @@ static gchar *temp_trace(int *track)
 	int fd = g_file_open_tmp("ksmsim-collide-XXXXXX.ksmt", &path, &error);
 
 	if (fd < 0) {
-		fprintf(stderr, "ksmsim collide ksm: no temporary file: %s\n", error->message);
+		error_line("ksmsim collide ksm: no temporary file", error->message);
 		g_error_free(error);
 		return NULL;
 	}
@@ -636,7 +643,7 @@ static int ksm_study(struct ksm_cmd *k, struct ksm_study_trace *g)
 	rc = 0;
 	goto out;
 fail:
-	fprintf(stderr, "ksmsim collide ksm: %s\n", error->message);
+	error_line("ksmsim collide ksm", error->message);
 	g_error_free(error);
 out:
 	atomic_file_abort(af);

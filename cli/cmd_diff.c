@@ -8,6 +8,7 @@
 #include <string.h>
 #include <glib.h>
 #include "cli/cli.h"
+#include "util/escape.h"
 #include "marks/marks.h"
 
 static void usage(FILE *out)
@@ -92,7 +93,7 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	if (!marks_diff(paths[0], paths[1], only, ignore, &d, &err)) {
-		fprintf(stderr, "ksmsim diff: %s\n", err->message);
+		error_line("ksmsim diff", err->message);
 		g_error_free(err);
 		goto out;
 	}

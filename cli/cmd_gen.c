@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "hashes/hash.h"
 #include "traces/writer.h"
+#include "util/escape.h"
 #include "util/options.h"
 #include "util/parse.h"
 #include "util/progress.h"
@@ -302,7 +303,7 @@ int cmd_gen(int argc, char **argv)
 	signals_install(SIGNALS_EXIT);
 	w = trace_writer_open_version(a.out, trace_format_from_path(a.out), 1, &error);
 	if (!w) {
-		fprintf(stderr, "ksmsim gen: %s\n", error->message);
+		error_line("ksmsim gen", error->message);
 		g_error_free(error);
 		return EXIT_USAGE;
 	}

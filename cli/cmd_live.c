@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "live/live.h"
 #include "traces/reader.h"
+#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/atomic_file.h"
 #include "util/parse.h"
@@ -126,13 +127,13 @@ static int measure_scan_rate(int argc, char **argv)
 		i++;
 	}
 	if (csv_path && !(csv = atomic_file_open(csv_path, &err))) {
-		fprintf(stderr, "ksmsim live: %s\n", err->message);
+		error_line("ksmsim live", err->message);
 		g_error_free(err);
 		return EXIT_USAGE;
 	}
 	sess = live_session_begin(&err);
 	if (!sess) {
-		fprintf(stderr, "ksmsim live: %s\n", err->message);
+		error_line("ksmsim live", err->message);
 		g_error_free(err);
 		atomic_file_abort(csv);
 		return EXIT_USAGE;
@@ -150,19 +151,19 @@ static int measure_scan_rate(int argc, char **argv)
 		}
 	}
 	if (!live_session_end(sess, &rerr)) {
-		fprintf(stderr, "ksmsim live: restoring KSM failed: %s\n", rerr->message);
+		error_line("ksmsim live: restoring KSM failed", rerr->message);
 		g_error_free(rerr);
 		ok = false;
 	}
 	if (!ok) {
 		if (err)
-			fprintf(stderr, "ksmsim live: %s\n", err->message);
+			error_line("ksmsim live", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(csv);
 		return signals_exit_status(1);
 	}
 	if (csv && !write_rates_csv(csv, rates, nsets, &err)) {
-		fprintf(stderr, "ksmsim live: %s\n", err->message);
+		error_line("ksmsim live", err->message);
 		g_error_free(err);
 		return 1;
 	}
@@ -257,7 +258,7 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 
 static int bad_input(GError *err)
 {
-	fprintf(stderr, "ksmsim live: %s\n", err->message);
+	error_line("ksmsim live", err->message);
 	g_error_free(err);
 	return EXIT_USAGE;
 }
@@ -330,7 +331,7 @@ int cmd_live(int argc, char **argv)
 	ok = live_replay(&p, r, &err);
 	trace_reader_free(r);
 	if (!live_session_end(sess, &rerr)) {
-		fprintf(stderr, "ksmsim live: restoring KSM failed: %s\n", rerr->message);
+		error_line("ksmsim live: restoring KSM failed", rerr->message);
 		g_error_free(rerr);
 		ok = false;
 	}
@@ -339,7 +340,7 @@ int cmd_live(int argc, char **argv)
 		rc = err && (err->domain == TRACE_ERROR ||
 			     g_error_matches(err, LIVE_ERROR, LIVE_ERROR_TRACE)) ? EXIT_USAGE : 1;
 		if (err)
-			fprintf(stderr, "ksmsim live: %s\n", err->message);
+			error_line("ksmsim live", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
@@ -347,7 +348,7 @@ int cmd_live(int argc, char **argv)
 	}
 	atomic_file **const outs[] = { &out, &mm_out };
 	if (!atomic_file_commit_all(outs, G_N_ELEMENTS(outs), &err)) {
-		fprintf(stderr, "ksmsim live: %s\n", err->message);
+		error_line("ksmsim live", err->message);
 		g_error_free(err);
 		return 1;
 	}

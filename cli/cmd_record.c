@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "traces/check.h"
 #include "traces/writer.h"
+#include "util/escape.h"
 #include "util/options.h"
 #include "util/parse.h"
 #include "util/progress.h"
@@ -230,7 +231,10 @@ static char *human_bytes(double b)
 
 static int bad_value(const char *opt, const char *arg, const char *want)
 {
-	fprintf(stderr, "ksmsim record: bad %s '%s' (%s)\n", opt, arg, want);
+	char *v = escape_line(arg);
+
+	fprintf(stderr, "ksmsim record: bad %s '%s' (%s)\n", opt, v, want);
+	g_free(v);
 	return EXIT_USAGE;
 }
 
@@ -563,7 +567,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 
 	w = trace_writer_open_version(o.out, trace_format_from_path(o.out), 3, &error);
 	if (!w) {
-		fprintf(stderr, "ksmsim record: %s\n", error->message);
+		error_line("ksmsim record", error->message);
 		g_error_free(error);
 		return EXIT_USAGE;
 	}
@@ -588,13 +592,13 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	blobs = trace_writer_blobs(w);
 	if (recorder_error(rc)) {
 		/* a write error: nothing trustworthy to commit */
-		fprintf(stderr, "ksmsim record: %s\n", recorder_error(rc)->message);
+		error_line("ksmsim record", recorder_error(rc)->message);
 		trace_writer_abort(w);
 		recorder_free(rc);
 		return EXIT_USAGE;
 	}
 	if (!trace_writer_close(w, &error)) {
-		fprintf(stderr, "ksmsim record: %s\n", error->message);
+		error_line("ksmsim record", error->message);
 		g_clear_error(&error);
 		recorder_free(rc);
 		return EXIT_USAGE;

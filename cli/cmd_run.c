@@ -239,6 +239,8 @@ static bool resolve(struct args *a, int argc, char **argv)
 		{ "--trace", cfg->trace, false }, { "--costs-csv", cfg->costs_csv, false },
 		{ "--marks-csv", a->marks_path, true }, { "--csv", a->csv_path, true },
 		{ "--summary-csv", a->summary_path, true }, { "--mm-stats-csv", a->mm_stats_path, true },
+		/* the summary: an output too, or --csv /dev/stdout would be renamed over it */
+		{ "the summary on standard output", a->ro.quiet ? NULL : "-", true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error))
 		goto fail;
@@ -257,7 +259,7 @@ static bool resolve(struct args *a, int argc, char **argv)
 		a->hash_label = g_strdup(cfg->hash_name);
 	return true;
 fail:
-	fprintf(stderr, "ksmsim run: %s\n", error->message);
+	error_line("ksmsim run", error->message);
 	g_error_free(error);
 	return false;
 }
@@ -389,7 +391,7 @@ int cmd_run(int argc, char **argv)
 	} else {
 		progress_free(ctx.progress);
 		ctx.progress = NULL;
-		fprintf(stderr, "ksmsim run: %s\n", error ? error->message : "failed");
+		error_line("ksmsim run", error ? error->message : "failed");
 		status = run_error_status(error);
 		g_clear_error(&error);
 		atomic_file_abort(o.marks);

@@ -12,6 +12,7 @@
 #include "traces/reader.h"
 #include "traces/retime.h"
 #include "traces/writer.h"
+#include "util/escape.h"
 #include "util/options.h"
 #include "util/file_id.h"
 #include "util/parse.h"
@@ -69,7 +70,7 @@ static int trace_usage(FILE *out)
 
 static int fail(GError *error)
 {
-	fprintf(stderr, "ksmsim trace: %s\n", error->message);
+	error_line("ksmsim trace", error->message);
 	g_error_free(error);
 	return EXIT_USAGE;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "sim/output.h"
+#include "util/escape.h"
 #include "util/parse.h"
 #include "util/size.h"
 
@@ -119,7 +120,10 @@ void run_options_add(struct run_options *o, GArray *longopts)
 
 static int bad(const struct run_options *o, const char *name, const char *wants, const char *arg)
 {
-	fprintf(stderr, "%s: --%s wants %s, not '%s'\n", o->prog, name, wants, arg);
+	char *v = escape_line(arg);
+
+	fprintf(stderr, "%s: --%s wants %s, not '%s'\n", o->prog, name, wants, v);
+	g_free(v);
 	return -1;
 }
 
@@ -229,7 +233,10 @@ const struct page_hash *cli_hash_arg(const char *prog, const char *option, const
 	const struct page_hash *h = hash_resolve(name, allow_none, &error);
 
 	if (!h) {
-		fprintf(stderr, "%s: %s: %s\n", prog, option, error->message);
+		char *where = g_strdup_printf("%s: %s", prog, option);
+
+		error_line(where, error->message);
+		g_free(where);
 		g_error_free(error);
 	}
 	return h;

@@ -25,7 +25,7 @@
 
 /*
  * The file-descriptor half, for writers that wrap the descriptor in their
- * own stream (traces/writer.c: stdio, zlib). The caller closes fd; then
+ * own stream (traces/write_text.c and write_binary.c: stdio, zlib). The caller closes fd; then
  * commit renames the temporary into place, abort removes it.
  */
 struct atomic_target {

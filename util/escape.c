@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* One-line escapes for comment text (escape.h). */
+/* One-line escapes for comment text and error lines (escape.h). */
+#include <stdio.h>
 #include <glib.h>
 #include "util/escape.h"
 
@@ -21,4 +22,12 @@ char *escape_line(const char *text)
 		}
 	}
 	return g_string_free(out, FALSE);
+}
+
+void error_line(const char *prefix, const char *msg)
+{
+	char *line = escape_line(msg);
+
+	fprintf(stderr, "%s: %s\n", prefix, line);
+	g_free(line);
 }

@@ -11,4 +11,11 @@
 /* A new string (g_free). */
 char *escape_line(const char *text);
 
+/*
+ * An error on standard error as one line, "PREFIX: MESSAGE", the message
+ * escaped: a newline or a terminal escape in a file name, an option value
+ * or a trace token must not start a line of its own or reach the terminal.
+ */
+void error_line(const char *prefix, const char *msg);
+
 #endif

@@ -2,6 +2,8 @@
 /* Option messages that name the option (options.h). */
 #include <stdio.h>
 #include <string.h>
+#include <glib.h>
+#include "util/escape.h"
 #include "util/exit_status.h"
 #include "util/options.h"
 
@@ -21,7 +23,8 @@ const char *option_name(const struct option *longopts, int c)
 int option_error(const char *prog, char **argv, const struct option *longopts, int c)
 {
 	/* getopt has moved past the word it complains about */
-	const char *word = optind > 0 ? argv[optind - 1] : "";
+	/* the word as typed, escaped: a newline in it must not start a line */
+	char *word = escape_line(optind > 0 ? argv[optind - 1] : "");
 	int len = (int)strcspn(word, "=");
 
 	if (c == ':') {
@@ -30,7 +33,10 @@ int option_error(const char *prog, char **argv, const struct option *longopts, i
 		else
 			fprintf(stderr, "%s: %s needs a value", prog, option_name(longopts, optopt));
 	} else if (optopt > 0 && optopt < 128 && strncmp(word, "--", 2) != 0) {
-		fprintf(stderr, "%s: unknown option '-%c'", prog, optopt);
+		if (g_ascii_isgraph(optopt))
+			fprintf(stderr, "%s: unknown option '-%c'", prog, optopt);
+		else
+			fprintf(stderr, "%s: unknown option '-\\x%02x'", prog, optopt);
 	} else if (optopt) {
 		/* a long option given a value it does not take */
 		fprintf(stderr, "%s: %.*s takes no value", prog, len, word);
@@ -38,5 +44,6 @@ int option_error(const char *prog, char **argv, const struct option *longopts, i
 		fprintf(stderr, "%s: unknown option '%.*s'", prog, len, word);
 	}
 	fprintf(stderr, " (see '%s --help')\n", prog);
+	g_free(word);
 	return EXIT_USAGE;
 }

@@ -166,6 +166,7 @@ $trace --pages-to-scan 0
 $trace --costs-csv $tmp/missing.csv
 $trace extra
 -
+/dev/null
 $tmp/missing.ksmt
 $tmp/bad.ksmt
 EOF
@@ -173,6 +174,12 @@ grep -q 'bad.ksmt:4:' "$tmp/err" || fail "bad trace: want FILE:LINE, got $(cat "
 rc=0
 "$ksmsim" advise "$trace" --jobs 0 >/dev/null 2>"$tmp/err" || rc=$?
 grep -q -- '--jobs' "$tmp/err" || fail "the error names no option: $(cat "$tmp/err")"
+# a named FIFO is refused at once: each worker would block in open() for ever
+mkfifo "$tmp/fifo"
+rc=0
+timeout 20 "$ksmsim" advise "$tmp/fifo" -o "$tmp/out.csv" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 && ! -e $tmp/out.csv ]] || fail "advise FIFO: exit $rc (124: it hung)"
+grep -q 'fifo: TRACE is read once per run: a regular file' "$tmp/err" || fail "advise FIFO: $(cat "$tmp/err")"
 
 # 8. --plot: a PNG; without gnuplot a clear error before any run, and no files
 if command -v gnuplot >/dev/null && gnuplot -e 'set terminal pngcairo' 2>/dev/null; then

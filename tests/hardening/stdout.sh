@@ -3,8 +3,9 @@
 # What a command prints on standard output must reach it: with standard
 # output on a full device (/dev/full) or closed, every command that prints
 # exits non-zero with exactly one line on standard error, naming standard
-# output; and a closed standard output never becomes an output file's
-# descriptor (the summary would land in the marks).
+# output; a closed standard output never becomes an output file's
+# descriptor (the summary would land in the marks); and standard output on
+# a file is an output like the others (--csv /dev/stdout is refused).
 # usage: stdout.sh KSMSIM SOURCE-TOP
 set -u
 bin=$(realpath "$1") top=$(realpath "$2")
@@ -35,6 +36,16 @@ diff $golden $golden
 --help
 --version
 EOF_ARGS
+# standard output is an output: a file named as it is refused, not renamed over it
+n=$((n + 1))
+"$bin" run --trace "$trace" --csv /dev/stdout >out.txt 2>err; rc=$?
+if [ $rc -ne 2 ] || ! grep -q '^ksmsim run: --csv /dev/stdout: same file as the summary on standard output -$' err ||
+   [ -s out.txt ]; then
+	bad "--csv /dev/stdout with standard output on a file: exit $rc: $(cat err)"
+fi
+n=$((n + 1))
+"$bin" run --trace "$trace" --marks-csv out.txt >>out.txt 2>err && bad "--marks-csv FILE >>FILE: accepted"
+"$bin" run --quiet --trace "$trace" --csv /dev/stdout >out.txt 2>err || bad "--quiet --csv /dev/stdout >FILE: $(cat err)"
 n=$((n + 1))
 "$bin" run --trace "$trace" --marks-csv m2.csv >/dev/null
 [ ! -e m.csv ] || cmp -s m.csv m2.csv || bad "with standard output closed the marks differ: $(diff m.csv m2.csv | head -3)"
