@@ -91,11 +91,16 @@ static void usage_workload(FILE *f, const struct gen_workload *wl)
 		"sources of the parameters.\n");
 }
 
+/* One line: the arguments are what the user typed, so they are escaped. */
 static int bad(const char *fmt, const char *a, const char *b)
 {
+	char *ea = escape_line(a), *eb = escape_line(b);
+
 	fprintf(stderr, "ksmsim gen: ");
-	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, fmt, ea, eb);
 	fputc('\n', stderr);
+	g_free(ea);
+	g_free(eb);
 	return EXIT_USAGE;
 }
 

@@ -236,11 +236,11 @@ static bool resolve(struct args *a, int argc, char **argv)
 		return false;
 	}
 	const struct file_use uses[] = {
+		/* the summary: an output too, or --csv /dev/stdout would be renamed over it */
+		{ "the summary on standard output", a->ro.quiet ? NULL : "-", true },
 		{ "--trace", cfg->trace, false }, { "--costs-csv", cfg->costs_csv, false },
 		{ "--marks-csv", a->marks_path, true }, { "--csv", a->csv_path, true },
 		{ "--summary-csv", a->summary_path, true }, { "--mm-stats-csv", a->mm_stats_path, true },
-		/* the summary: an output too, or --csv /dev/stdout would be renamed over it */
-		{ "the summary on standard output", a->ro.quiet ? NULL : "-", true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error))
 		goto fail;
