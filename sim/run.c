@@ -55,6 +55,22 @@ bool run_config_resolve(struct run_config *cfg, GError **error)
 /* Bytes a blob can hold: the reader's copy and the model's content. */
 #define RUN_BLOB_BYTES (2 * 4096ull)
 
+uint64_t run_memory_need(const struct run_config *cfg, const trace_reader *r)
+{
+	const struct trace_check *ck = trace_reader_check((trace_reader *)r);
+	uint64_t blobs = trace_reader_blobs(r);
+	uint64_t need = ksm_memory_estimate(trace_check_written_pages(ck),
+					    trace_check_live_mms(ck), cfg->ideal);
+
+	/*
+	 * A reader keeps every blob (4 KiB) for the whole read, and the model
+	 * a page's bytes as long as a page holds them: a blob can cost twice.
+	 */
+	if (need > UINT64_MAX / 2 || blobs > (UINT64_MAX / 2) / RUN_BLOB_BYTES)
+		return UINT64_MAX;
+	return need + blobs * RUN_BLOB_BYTES;
+}
+
 /* The model's memory need at this record against the limit; false with the refusal. */
 static bool fits(const struct run_config *cfg, const trace_reader *r,
 		 const struct trace_record *rec, uint64_t *need_out, GError **error)
@@ -62,17 +78,9 @@ static bool fits(const struct run_config *cfg, const trace_reader *r,
 	const struct trace_check *ck = trace_reader_check((trace_reader *)r);
 	uint64_t pages = trace_check_written_pages(ck), mms = trace_check_live_mms(ck);
 	uint64_t blobs = trace_reader_blobs(r);
-	uint64_t need = ksm_memory_estimate(pages, mms, cfg->ideal);
+	uint64_t need = run_memory_need(cfg, r);
 	char need_s[32], limit_s[32], blobs_s[48] = "";
 
-	/*
-	 * A reader keeps every blob (4 KiB) for the whole read, and the model
-	 * a page's bytes as long as a page holds them: a blob can cost twice.
-	 */
-	if (need > UINT64_MAX / 2 || blobs > (UINT64_MAX / 2) / RUN_BLOB_BYTES)
-		need = UINT64_MAX;
-	else
-		need += blobs * RUN_BLOB_BYTES;
 	if (blobs)
 		snprintf(blobs_s, sizeof(blobs_s), ", %" G_GUINT64_FORMAT " blobs", blobs);
 

@@ -82,6 +82,13 @@ struct run_estimate {
 bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_estimate *est,
 		  GError **error);
 
+/*
+ * What the model may hold at the reader's position, in bytes: the estimate
+ * for the pages written and the mms alive so far (a THP's 512 pages at its
+ * first store), and 8 KiB a blob read. The limit is held against it.
+ */
+uint64_t run_memory_need(const struct run_config *cfg, const trace_reader *r);
+
 /* An open replay: the reader and the model, for the sinks and for after the end. */
 struct run {
 	const struct run_config *cfg;

@@ -10,7 +10,11 @@
  *
  * It aborts when the model breaks an invariant, when a refused trace's
  * error is not one line "FILE:LINE: problem" / "FILE: offset N: problem",
- * or when a run ends without an error but without reaching the end.
+ * when a run ends without an error but without reaching the end, or (under
+ * AddressSanitizer, whose allocator counts every byte on the heap) when the
+ * heap the run holds grows past the memory estimate the limit is held to
+ * (run_memory_need) plus FUZZ_MEMORY_SLACK, at any record, mark or sample:
+ * so that what grows with the input but is not in the estimate is found.
  * To keep each input quick, the budget is what 4096 written pages in 64 mms
  * would take, with at most 20000 records, 10 s of trace time, settles of
  * at most 8 scans and sleep_millisecs at least 10 (below it ksmd runs a
@@ -36,10 +40,30 @@
 #define FUZZ_MAX_T_US (UINT64_C(10) * 1000000)	/* ksmd batches grow with trace time */
 /* Below 10 ms ksmd hardly sleeps: a second of trace time is 10^5 batches. */
 #define FUZZ_MIN_SLEEP_MS 10
+/*
+ * What the heap may hold beyond the estimate: the reader's line and gzip
+ * buffers and GLib's tables, which the estimate's base (16 MiB) covers
+ * already; the slack is for allocator rounding.
+ */
+#define FUZZ_MEMORY_SLACK (UINT64_C(4) << 20)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FUZZ_HEAP_ORACLE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FUZZ_HEAP_ORACLE 1
+#endif
+#endif
+#ifdef FUZZ_HEAP_ORACLE
+/* libasan's, under gcc and clang alike (gcc ships no allocator_interface.h) */
+size_t __sanitizer_get_current_allocated_bytes(void);
+#endif
 
 struct fuzz_run {
 	FILE *out;		/* marks and series, written and dropped */
 	uint64_t records;
+	const struct run *run;
+	size_t heap_before;	/* the heap before the run opened */
 };
 
 static G_NORETURN void die(const char *what, const char *msg)
@@ -48,11 +72,38 @@ static G_NORETURN void die(const char *what, const char *msg)
 	abort();
 }
 
+static size_t heap_now(void)
+{
+#ifdef FUZZ_HEAP_ORACLE
+	return __sanitizer_get_current_allocated_bytes();
+#else
+	return 0;
+#endif
+}
+
+/* The memory oracle: the heap the run holds against what the estimate allows. */
+static void memory_oracle(const struct fuzz_run *f)
+{
+#ifdef FUZZ_HEAP_ORACLE
+	size_t now = heap_now();
+	uint64_t held = now > f->heap_before ? now - f->heap_before : 0;
+	uint64_t need = run_memory_need(f->run->cfg, f->run->reader);
+
+	if (need < UINT64_MAX - FUZZ_MEMORY_SLACK && held > need + FUZZ_MEMORY_SLACK) {
+		char *msg = g_strdup_printf("the run holds %" G_GUINT64_FORMAT " bytes of heap, the"
+					    " estimate allows %" G_GUINT64_FORMAT " (+%" G_GUINT64_FORMAT
+					    " slack)", held, need, (uint64_t)FUZZ_MEMORY_SLACK);
+		die("memory estimate", msg);
+	}
+#endif
+}
+
 /* The budget beside the memory, which the run holds itself (run_config.max_memory). */
 static bool admit(void *p, trace_reader *r, const struct trace_record *rec, GError **error)
 {
 	struct fuzz_run *f = p;
 
+	memory_oracle(f);
 	if (++f->records > FUZZ_MAX_RECORDS ||
 	    (rec->verb == TRACE_SETTLE && rec->value > FUZZ_MAX_SETTLE) || rec->t_us > FUZZ_MAX_T_US ||
 	    (rec->verb == TRACE_SET && rec->knob == KNOB_SLEEP_MILLISECS &&
@@ -69,6 +120,7 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 	struct fuzz_run *f = p;
 	struct snapshot s;
 
+	memory_oracle(f);
 	snapshot_take(k, true, &s);
 	output_marks_row(f->out, label, t_us, &s);
 	g_array_free(ksm_mm_stats(k), TRUE);
@@ -80,6 +132,7 @@ static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k
 	struct fuzz_run *f = p;
 	struct snapshot s;
 
+	memory_oracle(f);
 	snapshot_take(k, false, &s);
 	output_series_row(f->out, sim_us, trace_us, &s);
 	return true;
@@ -135,12 +188,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		die("policy", error->message);
 
 	struct run run;
+	size_t heap_before = heap_now();
 	if (!run_open(&run, &cfg, &error)) {
 		check_shape(error, path);
 		g_error_free(error);
 		return 0;
 	}
-	struct fuzz_run f = { .out = fopen("/dev/null", "w") };
+	struct fuzz_run f = { .out = fopen("/dev/null", "w"), .run = &run, .heap_before = heap_before };
 	struct loop_sinks sinks = {
 		.mark = on_mark,
 		.sample = on_sample,
@@ -166,6 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		g_free(rs);
 		if (res.records != f.records)
 			die("run", "ended early without an error");
+		memory_oracle(&f);
 	}
 	run_close(&run);
 	fclose(f.out);
