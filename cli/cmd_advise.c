@@ -98,6 +98,11 @@ static bool parse_policies(const char *list, GArray *out)
 	GPtrArray *specs = g_ptr_array_new_with_free_func(g_free);
 	bool ok = true;
 
+	/* g_strsplit gives no piece at all for "": an empty list would run nothing */
+	if (!*list) {
+		fprintf(stderr, PROG ": --policies: an empty list (name one policy or more)\n");
+		ok = false;
+	}
 	for (gchar **p = pieces; *p; p++) {
 		if (specs->len && strchr(*p, '=') && !strchr(*p, ':')) {
 			gchar **last = (gchar **)&specs->pdata[specs->len - 1];
@@ -209,8 +214,11 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'j':
 		case OPT_JOBS:
 			if (!parse_u64(optarg, ADVISE_MAX_JOBS, &a->jobs) || !a->jobs) {
-				fprintf(stderr, PROG ": %s: bad value '%s' (see --help)\n",
-					option_name(lo, c), optarg);
+				char *v = escape_line(optarg);
+
+				fprintf(stderr, PROG ": %s wants 1 to %d worker processes, not '%s'\n",
+					option_name(lo, c), ADVISE_MAX_JOBS, v);
+				g_free(v);
 				status = EXIT_USAGE;
 			}
 			break;

@@ -211,27 +211,6 @@ static const char *const form_names[CONTENT_NR_FORMS] = {
 	[CONTENT_BLOB] = "blob",
 };
 
-/* The form of the file as its first bytes show it. */
-static const char *sniff(const char *path)
-{
-	unsigned char b[2] = { 0 };
-	FILE *f;
-	size_t n;
-
-	if (strcmp(path, "-") == 0)
-		return NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	n = fread(b, 1, 2, f);
-	fclose(f);
-	if (n == 2 && b[0] == 0x1f && b[1] == 0x8b)
-		return "gzip";
-	if (n >= 1 && b[0] == 0x89)
-		return "binary";
-	return "text";
-}
-
 static int stat_trace(const char *in)
 {
 	GError *error = NULL;
@@ -243,7 +222,6 @@ static int stat_trace(const char *in)
 	uint64_t merge_on = 0;	/* prctl memory-merge 1 */
 	uint64_t thp[3] = { 0 }, thp_pages[3] = { 0 };	/* advise, by thp_advice */
 	unsigned int max_live = 0;
-	const char *form = sniff(in);
 	trace_reader *r;
 	int rc;
 
@@ -297,8 +275,9 @@ static int stat_trace(const char *in)
 		goto fail;
 	}
 	printf("file            %s", in);
-	if (form)
-		printf(" (%s, %" G_GUINT64_FORMAT " bytes)", form, trace_reader_size(r));
+	/* the reader's own word: opening the path again would drain a pipe or FIFO */
+	if (strcmp(in, "-") != 0)
+		printf(" (%s, %" G_GUINT64_FORMAT " bytes)", trace_reader_form(r), trace_reader_size(r));
 	printf("\nversion         %d\n", trace_reader_version(r, NULL));
 	printf("records         %" G_GUINT64_FORMAT "\n", records);
 	printf("duration        %" G_GUINT64_FORMAT " us (%.6f s of trace time, last t_us)\n",

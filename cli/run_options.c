@@ -164,13 +164,13 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 	case W_INTERVAL:
 		/* the loop counts microseconds */
 		if (!parse_u64(arg, UINT64_MAX / 1000, &cfg->interval_ms) || !cfg->interval_ms)
-			return bad(o, r->name, "a positive number", arg);
+			return bad(o, r->name, "a number of milliseconds from 1 to 18446744073709551", arg);
 		o->interval_given = true;
 		break;
 	case W_IDEAL_INTERVAL:
 		if (!parse_u64(arg, UINT64_MAX / 1000, &cfg->ideal_interval_ms) ||
 		    !cfg->ideal_interval_ms)
-			return bad(o, r->name, "a positive number", arg);
+			return bad(o, r->name, "a number of milliseconds from 1 to 18446744073709551", arg);
 		break;
 	case W_MAX_MEMORY:
 		if (!parse_size(arg, &cfg->max_memory) || !cfg->max_memory)
@@ -247,6 +247,11 @@ bool cli_hash_list(const char *prog, const char *option, const char *list, GPtrA
 	gchar **names = g_strsplit(list, ",", -1);
 	bool ok = true;
 
+	/* g_strsplit gives no piece at all for "": an empty list would run nothing */
+	if (!*list) {
+		fprintf(stderr, "%s: %s: an empty list (name one checksum or more)\n", prog, option);
+		ok = false;
+	}
 	for (gchar **n = names; *n && ok; n++) {
 		const struct page_hash *h = cli_hash_arg(prog, option, *n, false);
 

@@ -214,7 +214,13 @@ bool ksm_policy_parse(const char *spec, struct ksm_policy *out, GError **error)
 				break;
 			}
 			*eq = '\0';
-			ok = set_param(row, &p, *kv, eq + 1, why, sizeof(why));
+			/* a key given twice is a typo or a sweep gone wrong: never silently the last */
+			for (gchar **before = kvs; ok && before < kv; before++)
+				if (!strcmp(*before, *kv)) {
+					snprintf(why, sizeof(why), "%s is given twice", *kv);
+					ok = false;
+				}
+			ok = ok && set_param(row, &p, *kv, eq + 1, why, sizeof(why));
 		}
 		g_strfreev(kvs);
 		if (!ok)

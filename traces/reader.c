@@ -34,6 +34,13 @@ uint64_t trace_reader_blobs(const trace_reader *r)
 	return r->nblobs;
 }
 
+const char *trace_reader_form(trace_reader *r)
+{
+	if (r->gz && !gzdirect(r->gz))
+		return "gzip";
+	return r->form == FORM_BINARY ? "binary" : "text";
+}
+
 void trace_reader_limit_blobs(trace_reader *r, uint64_t max, const char *why)
 {
 	r->max_blobs = max;

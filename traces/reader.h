@@ -35,6 +35,8 @@ const char *trace_reader_path(const trace_reader *r);
  */
 int trace_reader_version(trace_reader *r, GError **error);
 uint64_t trace_reader_blobs(const trace_reader *r);	/* defined so far */
+/* "gzip", "binary" or "text", as the first bytes showed it (after a record was read). */
+const char *trace_reader_form(trace_reader *r);
 /*
  * Refuse a blob beyond the first max (0: no limit): "FILE:LINE: blob N: WHY"
  * (or "FILE: offset N: ..."). Blobs are untimed, so a stream of blob

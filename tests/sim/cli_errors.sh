@@ -48,7 +48,7 @@ expect 2 "^ksmsim run: unknown option '--bogus'" -- run --trace "$tmp/busy.ksmt"
 expect 2 "^ksmsim run: --quiet takes no value" -- run --trace "$tmp/busy.ksmt" --quiet=1
 expect 2 "^ksmsim run: --hash: unknown checksum 'xxhsah'; did you mean 'xxhash'\\?" -- run --trace "$tmp/busy.ksmt" --hash xxhsah
 expect 2 "^ksmsim run: --pages-to-scan wants 0\.\.4294967295, not ' 100'" -- run --trace "$tmp/busy.ksmt" --pages-to-scan " 100"
-expect 2 "^ksmsim run: --interval-ms wants a positive number, not ' -5'" -- run --trace "$tmp/busy.ksmt" --interval-ms " -5"
+expect 2 "^ksmsim run: --interval-ms wants a number of milliseconds from 1 to 18446744073709551, not ' -5'" -- run --trace "$tmp/busy.ksmt" --interval-ms " -5"
 expect 2 "^ksmsim gen: --seed needs a value" -- gen vm-clones --seed
 expect 2 "^ksmsim gen: unknown option '-z'" -- gen vm-clones -z
 expect 2 "^ksmsim trace: --format needs a value" -- trace convert --format
@@ -75,6 +75,20 @@ expect 2 "^ksmsim collide birthday: --curve-csv .*: same file as --csv" -- colli
 expect 2 "^ksmsim live: --marks-csv .*busy.ksmt: same file as --trace" -- live --trace "$tmp/busy.ksmt" --marks-csv "$tmp/busy.ksmt"
 expect 2 "^ksmsim live: --mm-stats-csv -: same file as --marks-csv -" -- live --trace "$tmp/busy.ksmt" --mm-stats-csv -
 grep -q '^0 set max_page_sharing 3$' "$tmp/busy.ksmt" || { echo "FAIL: a refused output touched the trace"; fail=1; }
+# lists that name nothing, limits that are named, keys given twice
+T=$tmp/busy.ksmt
+expect 2 "^ksmsim advise: --policies: an empty list" -- advise "$T" --policies ''
+expect 2 "^ksmsim advise: --hashes: an empty list" -- advise "$T" --hashes ''
+expect 2 "^ksmsim collide birthday: --hashes: an empty list" -- collide birthday --hashes ''
+expect 2 "^ksmsim advise: --jobs wants 1 to 256 worker processes, not '1000'" -- advise "$T" --jobs 1000
+expect 2 "^ksmsim run: --ideal-interval-ms wants a number of milliseconds from 1 to 18446744073709551, not '18446744073709551615'" -- run --trace "$T" --csv "$tmp/s.csv" --ideal-interval-ms 18446744073709551615
+expect 2 "k is given twice" -- run --trace "$T" --policy partial-hash:k=4,k=8
+# trace stat of a FIFO reads it once: the form comes from the reader, not a second open
+mkfifo "$tmp/fifo"
+cat "$T" >"$tmp/fifo" &
+timeout 20 "$bin" trace stat "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: trace stat FIFO: $(cat "$tmp/err")"; fail=1; }
+wait
+grep -q '(text, ' "$tmp/out" || { echo "FAIL: trace stat FIFO: $(head -3 "$tmp/out")"; fail=1; }
 # a hash name in any case is the same checksum
 "$bin" run --quiet --trace "$tmp/busy.ksmt" --hash CRC32C --summary-csv "$tmp/upper.csv" 2>/dev/null
 "$bin" run --quiet --trace "$tmp/busy.ksmt" --hash crc32c --summary-csv "$tmp/lower.csv" 2>/dev/null
