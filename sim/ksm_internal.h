@@ -402,12 +402,7 @@ struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep);
 void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item);
 
 /* policy_gate.c: the policies' decisions, and the truth about them */
-/*
- * Judge a gate's decision (passed: the page went on) by the bytes, and
- * remember them for the next visit. False when the bytes are known to be
- * as at the last visit.
- */
-bool gate_truth(struct ksm *k, struct rmap_item *rmap_item, const struct page *page, bool passed);
+/* gate_truth(), below: inline, as it runs at every visit of the kernel's gate. */
 /*
  * The gate of a policy other than the kernel's: true when the page is to
  * wait for the next pass (volatile), as a moved checksum makes it.
@@ -460,6 +455,31 @@ static inline void rmap_item_set_seen(struct rmap_item *rmap_item, content *c)
 			content_unref(rmap_item->seen);
 		rmap_item->seen = content_ref(c);
 	}
+}
+
+/*
+ * What the simulator knows of a detector's decision: whether the bytes
+ * changed since the last visit, and so whether letting the page through
+ * (passed) was a false positive. Remembers the bytes for the next visit.
+ * False when the bytes are known to be the same as at the last visit.
+ * (The policies' gates are in policy_gate.c; this judges them all, and
+ * the kernel's checksum gate at every visit, so it is inlined.)
+ */
+static inline bool gate_truth(struct ksm *k, struct rmap_item *rmap_item, const struct page *page,
+			      bool passed)
+{
+	bool changed = true;
+	if (rmap_item->seen) {
+		k->truth.gate_checks++;
+		changed = !content_equal(rmap_item->seen, page->c);
+		if (changed) {
+			k->truth.gate_changed++;
+			if (passed)
+				k->truth.false_positives++;
+		}
+	}
+	rmap_item_set_seen(rmap_item, page->c);
+	return changed;
 }
 
 static inline uint64_t jiffies_of(uint64_t us)

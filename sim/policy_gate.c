@@ -17,27 +17,7 @@
 
 /* ---- the judgement of a gate ---- */
 
-/*
- * What the simulator knows of a detector's decision: whether the bytes
- * changed since the last visit, and so whether letting the page through
- * (passed) was a false positive. Remembers the bytes for the next visit.
- * False when the bytes are known to be the same as at the last visit.
- */
-bool gate_truth(struct ksm *k, struct rmap_item *rmap_item, const struct page *page, bool passed)
-{
-	bool changed = true;
-	if (rmap_item->seen) {
-		k->truth.gate_checks++;
-		changed = !content_equal(rmap_item->seen, page->c);
-		if (changed) {
-			k->truth.gate_changed++;
-			if (passed)
-				k->truth.false_positives++;
-		}
-	}
-	rmap_item_set_seen(rmap_item, page->c);
-	return changed;
-}
+/* gate_truth(), the judgement of every gate, is inline in ksm_internal.h. */
 
 /* ---- partial-hash ---- */
 
