@@ -94,10 +94,19 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 		if (s->progress && (res->records & 0x3ff) == 0)
 			s->progress(s->ctx, r, res->records, res->trace_end_us);
 		uint64_t t = rec.t_us + c.offset;
-		/* Batches due before this record run first; one due at t runs after it. */
-		for (uint64_t nb; (nb = ksm_next_batch(k)) < t;)
+		/*
+		 * Batches due before this record run first; one due at t runs
+		 * after it. A long gap in the trace is a long run of batches:
+		 * progress follows the trace clock through it, so a record far
+		 * ahead (at 2^64 - 1 us, say) shows its percent and ETA instead
+		 * of standing still.
+		 */
+		for (uint64_t nb; (nb = ksm_next_batch(k)) < t;) {
 			if (!batch(k, s, &c, res, MAX(nb, c.now), error))
 				return false;
+			if (s->progress && (res->batches & 0x3fff) == 0)
+				s->progress(s->ctx, r, res->records, MAX(nb, c.offset) - c.offset);
+		}
 		if (!emit_samples(k, s, &c, t, error))
 			return false;
 		c.now = MAX(c.now, t);

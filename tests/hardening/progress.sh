@@ -76,6 +76,13 @@ else
 	echo "no script(1): terminal cases not checked"
 fi
 
+# A record far ahead (2^64 - 1 us) is a run of batches with no record
+# between: progress follows the trace clock through them and says how long
+# the run would take, instead of standing still.
+printf 'ksmtrace 1\n0 spawn a\n0 map a 0 4\n0 advise a 0 4 mergeable\n0 fill a 0 4 zero\n0 set run 1\n18446744073709551615 mark end\n' >"$tmp/far.ksmt"
+timeout -s INT 4 "$bin" run --trace "$tmp/far.ksmt" --progress 2>"$tmp/far.err" >/dev/null
+tr '\r' '\n' <"$tmp/far.err" | grep -Eq 'running: .*ETA [0-9]{4,}h' ||
+	bad "a record at 2^64-1 us: no ETA in hours by the thousand: $(tr '\r' '\n' <"$tmp/far.err" | tail -2)"
 if [ "$fails" -gt 0 ]; then
 	echo "$fails check(s) failed" >&2
 	exit 1
