@@ -17,6 +17,7 @@
 #include "analysis/advise.h"
 #include "sim/output.h"
 #include "traces/reader.h"
+#include "util/signals.h"
 
 G_DEFINE_QUARK(ksmsim-advise-error-quark, advise_error)
 
@@ -243,6 +244,7 @@ static bool spawn(const struct advise_opts *o, const struct advise_config *c, st
 
 		close(p[0]);
 		worker_signals(parent);
+		signals_forked_worker(p[1]);
 		run_one(o, c, m);
 		_exit(write_full(p[1], m, sizeof(*m)) ? 0 : 1);
 	}
@@ -252,9 +254,12 @@ static bool spawn(const struct advise_opts *o, const struct advise_config *c, st
 	return true;
 }
 
-static void describe_death(char *buf, size_t size, int ws)
+/* got bytes of the worker's pipe are in report: its own words, when it ran out of memory */
+static void describe_death(char *buf, size_t size, int ws, const void *report, size_t got)
 {
-	if (WIFSIGNALED(ws))
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == SIGNALS_EXIT_OOM && got)
+		snprintf(buf, size, "its worker ran %.*s", (int)MIN(got, size), (const char *)report);
+	else if (WIFSIGNALED(ws))
 		snprintf(buf, size, "its worker was killed by signal %d (%s)", WTERMSIG(ws),
 			 strsignal(WTERMSIG(ws)));
 	else
@@ -322,7 +327,7 @@ bool advise_run(const struct advise_opts *o, const struct advise_config *cfg, si
 			char why[160];
 
 			if (!whole)
-				describe_death(why, sizeof(why), ws);
+				describe_death(why, sizeof(why), ws, m, got);
 			snprintf(fail_text, sizeof(fail_text), "%s: %s", name, whole ? m->error : why);
 			fail_status = whole ? m->status : ADVISE_ERROR_INPUT;
 			failed = (long)s->idx;

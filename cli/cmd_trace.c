@@ -17,6 +17,7 @@
 #include "util/file_id.h"
 #include "util/parse.h"
 #include "util/signals.h"
+#include "util/size.h"
 
 static int trace_usage(FILE *out)
 {
@@ -62,10 +63,38 @@ static int trace_usage(FILE *out)
 		"Options:\n"
 		"  -f, --format FMT  output format of convert: text, gz or binary\n"
 		"  -F, --factor F    retime: the factor, e.g. 0.25 or 1e3\n"
+		"  -m, --max-memory SIZE  refuse a trace whose blobs (captured pages, held for\n"
+		"                    the whole read) would need more than SIZE (K, M, G, T);\n"
+		"                    default the machine's MemAvailable\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 success, 2 bad usage or bad input (one line on stderr).\n");
 	return out == stdout ? 0 : EXIT_USAGE;
+}
+
+/*
+ * Blobs are held for the whole read (a record may name any earlier one), and
+ * a stream of blob lines is never-ending input like any other: the reader
+ * stops at the number the limit leaves room for, as run's does.
+ */
+static uint64_t max_memory;
+static bool max_memory_given;
+
+static trace_reader *open_in(const char *in, unsigned int ninputs, GError **error)
+{
+	trace_reader *r = trace_reader_open(in, error);
+	char limit_s[32], *why;
+
+	if (!r || !max_memory)
+		return r;
+	format_size(max_memory, limit_s, sizeof(limit_s));
+	why = g_strdup_printf("with it the blobs alone would need more than %s %s", limit_s,
+			      max_memory_given ? "(--max-memory)" :
+			      "(the machine's MemAvailable; --max-memory sets the limit)");
+	/* 8 KiB a blob: the reader's copy and the binary writer's, as run counts it */
+	trace_reader_limit_blobs(r, MAX(1, max_memory / (2 * 4096) / ninputs), why);
+	g_free(why);
+	return r;
 }
 
 static int fail(GError *error)
@@ -83,7 +112,7 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 	trace_reader *r;
 	int rc, version;
 
-	r = trace_reader_open(in, &error);
+	r = open_in(in, 1, &error);
 	if (!r)
 		goto fail;
 	/* the output keeps the input's version: v1 stays byte-for-byte v1 */
@@ -151,7 +180,7 @@ static int merge(char **in, int n, const char *out)
 	for (int i = 0; i < n; i++) {
 		int v;
 
-		r[i] = trace_reader_open(in[i], &error);
+		r[i] = open_in(in[i], n, &error);
 		if (!r[i])
 			goto fail;
 		v = trace_reader_version(r[i], &error);
@@ -177,7 +206,9 @@ static int merge(char **in, int n, const char *out)
 		if (best < 0)
 			break;
 		if (!trace_writer_put(w, &rec[best], &error)) {
-			blame_input(&error, in[best], rec[best].line);
+			/* OUT's own failure (a full disk) is no input's fault */
+			if (!g_error_matches(error, TRACE_ERROR, TRACE_ERROR_IO))
+				blame_input(&error, in[best], rec[best].line);
 			goto fail;
 		}
 		rc = trace_reader_next(r[best], &rec[best], &error);
@@ -225,7 +256,7 @@ static int stat_trace(const char *in)
 	trace_reader *r;
 	int rc;
 
-	r = trace_reader_open(in, &error);
+	r = open_in(in, 1, &error);
 	if (!r)
 		goto fail;
 	while ((rc = trace_reader_next(r, rec, &error)) > 0) {
@@ -364,6 +395,7 @@ int cmd_trace(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "factor", required_argument, NULL, 'F' },
+		{ "max-memory", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -386,7 +418,7 @@ int cmd_trace(int argc, char **argv)
 	argv++;
 	optind = 0;
 	signals_install(SIGNALS_EXIT);
-	while ((c = getopt_long(argc, argv, "+:f:F:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:f:F:m:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(sub, "convert")) {
@@ -402,6 +434,17 @@ int cmd_trace(int argc, char **argv)
 			}
 			factor = optarg;
 			break;
+		case 'm':
+			if (!parse_size(optarg, &max_memory) || !max_memory) {
+				char *msg = g_strdup_printf("--max-memory wants a size in bytes (K, M, "
+							    "G, T suffixes), not '%s'", optarg);
+
+				error_line("ksmsim trace", msg);
+				g_free(msg);
+				return EXIT_USAGE;
+			}
+			max_memory_given = true;
+			break;
 		case 'h':
 			return trace_usage(stdout);
 		default:
@@ -410,6 +453,8 @@ int cmd_trace(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (!max_memory_given)
+		max_memory = mem_available();
 
 	if (strcmp(sub, "convert") == 0) {
 		enum trace_format fmt;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <glib.h>
 #include "util/exit_status.h"
@@ -155,6 +156,17 @@ static void on_exit_signal(int sig)
 }
 
 static const char *(*oom_undo)(void);
+static int worker_report_fd = -1;
+
+void signals_forked_worker(int report_fd)
+{
+	for (int i = 0; i < MAX_TRACKED; i++)
+		tracked_used[i] = 0;
+	progress[0][0] = progress[1][0] = '\0';
+	line_open = 0;
+	oom_undo = NULL;
+	worker_report_fd = report_fd;
+}
 
 void signals_on_out_of_memory(const char *(*undo)(void))
 {
@@ -169,6 +181,14 @@ void signals_out_of_memory(const char *what)
 	const char *undone = NULL;
 
 	signals_hold(true, &old);
+	if (worker_report_fd >= 0) {
+		static const char head[] = "out of memory: ";
+		struct iovec v[2] = { { (void *)head, sizeof(head) - 1 },
+				      { (void *)what, strlen(what) } };
+
+		(void)!writev(worker_report_fd, v, 2);
+		_exit(SIGNALS_EXIT_OOM);
+	}
 	oom_undo = NULL;	/* once, should the undo itself run out */
 	int removed = remove_tracked();
 	if (undo)

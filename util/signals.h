@@ -63,6 +63,15 @@ __attribute__((noreturn)) void signals_out_of_memory(const char *what);
  */
 void signals_on_out_of_memory(const char *(*undo)(void));
 /*
+ * In a forked worker, whose parent reports for it: the parent's tracked
+ * outputs are not the worker's to remove, and running out of memory writes
+ * "out of memory: WHAT" to report_fd (the parent's pipe) instead of a line
+ * on stderr, and exits with SIGNALS_EXIT_OOM, so the user reads one line,
+ * the parent's, naming the worker.
+ */
+#define SIGNALS_EXIT_OOM 3
+void signals_forked_worker(int report_fd);
+/*
  * GLib aborts when its own allocator fails (g_malloc and every container
  * built on it): this routes that to signals_out_of_memory, and makes its
  * other fatal errors remove the tracked files before they abort.

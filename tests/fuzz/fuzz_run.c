@@ -81,13 +81,41 @@ static size_t heap_now(void)
 #endif
 }
 
+/*
+ * The most the heap was seen past the estimate, over every input of this
+ * process: with FUZZ_SLACK_REPORT set in the environment it is printed at
+ * exit, which is how the slack was measured (README.md, "Fuzzing").
+ */
+#ifdef FUZZ_HEAP_ORACLE
+static int64_t worst_over = INT64_MIN;
+
+static void report_slack(void)
+{
+	if (worst_over == INT64_MIN)
+		fprintf(stderr, "fuzz_run: slack: no record was checked\n");
+	else
+		fprintf(stderr, "fuzz_run: slack: the heap was at most %" G_GINT64_FORMAT
+			" bytes past the estimate (allowed %" G_GUINT64_FORMAT ")\n", worst_over,
+			(uint64_t)FUZZ_MEMORY_SLACK);
+}
+#endif
+
 /* The memory oracle: the heap the run holds against what the estimate allows. */
 static void memory_oracle(const struct fuzz_run *f)
 {
 #ifdef FUZZ_HEAP_ORACLE
+	static bool registered;
 	size_t now = heap_now();
 	uint64_t held = now > f->heap_before ? now - f->heap_before : 0;
 	uint64_t need = run_memory_need(f->run->cfg, f->run->reader);
+
+	if (!registered) {
+		registered = true;
+		if (getenv("FUZZ_SLACK_REPORT"))
+			atexit(report_slack);
+	}
+	if (need < INT64_MAX && held < INT64_MAX)
+		worst_over = MAX(worst_over, (int64_t)held - (int64_t)need);
 
 	if (need < UINT64_MAX - FUZZ_MEMORY_SLACK && held > need + FUZZ_MEMORY_SLACK) {
 		char *msg = g_strdup_printf("the run holds %" G_GUINT64_FORMAT " bytes of heap, the"

@@ -63,5 +63,28 @@ grep -q '^ksmsim run: -:[0-9]*: blob [0-9]*: with it the blobs alone would need 
 blobs 64 >few.ksmt
 run --trace few.ksmt --max-memory 32M || bad "64 blobs did not fit in 32 MiB"
 
+# The trace tools hold blobs the same way and stop at the same limit.
+for sub in stat cat convert; do
+	case $sub in
+	convert) args=(blobs.ksmt.gz out.ksmb) ;;
+	*) args=(blobs.ksmt.gz) ;;
+	esac
+	timeout 60 "$bin" trace "$sub" --max-memory 16M "${args[@]}" >out.txt 2>err; rc=$?
+	[ $rc -eq 2 ] || bad "trace $sub of blobs: exit $rc"
+	grep -q '^ksmsim trace: blobs.ksmt.gz:[0-9]*: blob [0-9]*: with it the blobs alone would need more than 16.0 MiB (--max-memory)$' err ||
+		bad "trace $sub of blobs: $(cat err)"
+	[ $sub != convert ] || [ ! -e out.ksmb ] || bad "trace convert of blobs left its output"
+done
+{ blobs 1000000000 2>/dev/null; } | timeout 60 "$bin" trace stat --max-memory 16M - >/dev/null 2>err; rc=$?
+[ $rc -eq 2 ] || bad "trace stat of a stream of blobs: exit $rc"
+grep -q '^ksmsim trace: -:[0-9]*: blob [0-9]*: with it the blobs alone' err ||
+	bad "trace stat of a stream of blobs: $(cat err)"
+"$bin" trace merge --max-memory 16M blobs.ksmt.gz few.ksmt merged.ksmt 2>err; rc=$?
+[ $rc -eq 2 ] && [ ! -e merged.ksmt ] || bad "trace merge of blobs: exit $rc"
+"$bin" trace convert --max-memory 32M few.ksmt few.ksmb || bad "64 blobs did not convert in 32 MiB"
+"$bin" trace stat --max-memory x few.ksmt 2>err; rc=$?
+[ $rc -eq 2 ] && grep -qx "ksmsim trace: --max-memory wants a size in bytes (K, M, G, T suffixes), not 'x'" err ||
+	bad "trace --max-memory x: exit $rc, $(cat err)"
+
 [ $fails -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 [ $fails -eq 0 ]

@@ -38,4 +38,25 @@ for kib in 60000 100000 150000 200000 250000; do
 done
 # The trace needs some 150 MB: the smaller limits must have run out.
 [ "$oom" -ge 2 ] || { echo "FAIL: only $oom of 5 limits ran out of memory"; fail=1; }
+
+# advise: a worker that runs out says so through its parent, in one line
+# naming the configuration; the parent's unfinished outputs are the parent's
+# to remove (a worker once removed them and said so on a line of its own).
+oom=0
+for kib in 40000 60000 90000; do
+	rm -rf "$tmp/out"; mkdir "$tmp/out"
+	(ulimit -v "$kib"; exec "$bin" advise --quiet --jobs 2 -o "$tmp/out/a.csv" "$tmp/nc.ksmb") \
+		>"$tmp/stdout" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 0 ] && continue
+	oom=$((oom + 1))
+	[ "$rc" = 2 ] || { echo "FAIL: advise $kib KiB: exit $rc (want 2)"; fail=1; }
+	if [ "$(wc -l < "$tmp/err")" != 1 ] ||
+	   ! grep -q '^ksmsim advise: [a-z0-9-]*/[a-z0-9]*: its worker ran out of memory: ' "$tmp/err"; then
+		echo "FAIL: advise $kib KiB: stderr is not one out-of-memory line: $(head -c 300 "$tmp/err")"; fail=1
+	fi
+	[ -z "$(ls -A "$tmp/out")" ] || { echo "FAIL: advise $kib KiB: left behind: $(ls -A "$tmp/out")"; fail=1; }
+	echo "advise $kib KiB: $(cat "$tmp/err")"
+done
+[ "$oom" -ge 1 ] || { echo "FAIL: advise never ran out of memory"; fail=1; }
 exit $fail

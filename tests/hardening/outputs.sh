@@ -83,6 +83,12 @@ done
 "$bin" trace merge in.ksmt in.ksmt out.ksmt 2>err && bad "merging a trace with itself was accepted"
 grep -q "^ksmsim trace: in.ksmt:[0-9]*: mm '.*' already exists (in the merged trace)" err ||
 	bad "merge blames: $(cat err)"
+# a full OUT is OUT's failure, not a line of an input
+sed 's/\bguest\([0-9]\)/other\1/g' in.ksmt >other.ksmt
+"$bin" trace merge in.ksmt other.ksmt /dev/full 2>err; rc=$?
+[ $rc -eq 2 ] && [ "$(cat err)" = "ksmsim trace: /dev/full: cannot write: No space left on device" ] ||
+	bad "merge into /dev/full: exit $rc, $(cat err)"
+rm -f other.ksmt
 [ "$(ls -A | tr '\n' ' ')" = "alias.ksmt err in.ksmt " ] || bad "files left: $(ls -A | tr '\n' ' ')"
 rm -f in.ksmt alias.ksmt err
 
