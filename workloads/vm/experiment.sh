@@ -21,7 +21,10 @@
 # CALIBRATION (the generators' --calibration, one or more of "2017
 # guests-tcg", default 2017: rows 'synthetic' as before; any other one adds
 # rows 'synthetic-NAME' from exp-syn-GEN-NAME-Nvm.ksmb and a table of each
-# synthetic row against the real one, in per cent).
+# synthetic row against the real one, in per cent), KVM_CLOCK (a factor
+# F: each real trace is also retimed by F with `ksmsim trace retime` and
+# replayed as rows 'real-kvm': the same writes on the clock of a guest that
+# runs 1/F times faster; tcg-slowdown.sh measures F for this machine's TCG).
 # The 4-guest build trace holds ~4 M distinct pages, which ksmsim keeps in
 # memory (4 KiB each): its merge, replay and statistics need ~17 GB.
 # Recording needs root (record-guests.sh); REUSE=1 with every trace present
@@ -103,6 +106,11 @@ for w in $WORKLOADS; do
 	t=$OUT/exp-$w-${N}vm.ksmb
 	[ -s "$t" ] || die "no trace $t"
 	for h in $HASHES; do replay "$t" "$h" real "$w"; done
+	if [ -n "${KVM_CLOCK:-}" ]; then
+		k=$OUT/exp-$w-${N}vm-kvm.ksmb
+		"$KSMSIM" trace retime --factor "$KVM_CLOCK" "$t" "$k"
+		for h in $HASHES; do replay "$k" "$h" real-kvm "$w"; done
+	fi
 	end_us=$(awk -F, -v w="$w" '$1 == w && $2 == "real" { print $4; exit }' "$tmp/rows.csv")
 	dur=$(( (end_us + 999999) / 1000000 ))
 	g=$(gen_of "$w")
@@ -131,6 +139,8 @@ ref = {("build", "jhash2"): (46114, 949578, 266565), ("build", "crc32c"): (44036
 cols = "wl kind hash t_us cow ns sh un msh mun cpu mergeable ideal scans wall".split()
 rs = [dict(zip(cols, l.strip().split(","))) for l in open(sys.argv[1])]
 print("2017: means of 1 s samples over 1800 s at 4 guests x 4 GiB, scaled by %.4f (guest memory); CoW a count over the run, in brackets scaled to the real trace's duration too" % f)
+if any(r["kind"] == "real-kvm" for r in rs):
+    print("real: the trace on the clock it was recorded on (TCG guests); real-kvm: the same trace retimed by KVM_CLOCK, a KVM guest's clock")
 print("real, synthetic: counters at the end mark (the last vmI-end; gen's end), in brackets the mean of the 1 s samples up to it")
 print("| workload | hash | source | CoW | checksum ns/page | pages_sharing | pages_unshared | unshared/sharing | ksmd_cpu_ms | full scans |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")

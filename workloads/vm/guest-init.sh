@@ -5,10 +5,12 @@
 # systems, prints KSMSIM-PHASE markers on the console, runs the workload
 # named by the kernel command line and powers the guest off (poweroff -f).
 #
-#   ksmsim.workload=NAME   boot (default), idle, tmpfs, random,
+#   ksmsim.workload=NAME   boot (default), idle, tmpfs, random, cpubench,
 #                          build, fio, numpy (the last three need root=)
 #   ksmsim.seconds=N       idle's length, fio's runtime per job (default 10)
 #   ksmsim.n=N             numpy's array length (default 2000000)
+#   ksmsim.reps=N          cpubench's repetitions of each benchmark
+#                          (default 5)
 #   ksmsim.hold=N          seconds to wait after 'end' before powering off
 #                          (default 0), so that all guests are still up
 #   root=/dev/vda          the full tier: load virtio-blk and ext4, mount
@@ -33,6 +35,17 @@ workload() {
 		done ;;
 	random) # 32 MiB distinct in every guest
 		dd if=/dev/urandom of=/tmp/random bs=64k count=512 2>/dev/null ;;
+	cpubench) # the same busybox commands the host times (tcg-slowdown.sh):
+		# a phase mark before and after each run, timed on the host
+		dd if=/dev/zero of=/tmp/bench bs=64k count=512 2>/dev/null
+		cat /bin/busybox /bin/busybox /bin/busybox /bin/busybox > /tmp/gzin
+		i=1
+		while [ $i -le "$reps" ]; do
+			phase "sha256-$i-start"; sha256sum /tmp/bench > /dev/null; phase "sha256-$i-end"
+			phase "gzip-$i-start"; gzip -1 -c /tmp/gzin > /dev/null; phase "gzip-$i-end"
+			i=$((i + 1))
+		done
+		rm -f /tmp/bench /tmp/gzin ;;
 	build)
 		rm -rf /tmp/zlib && cp -a /opt/ksmsim/zlib /tmp/zlib && cd /tmp/zlib &&
 			./configure >/dev/null && make -s -j1 >/dev/null && ./example >/dev/null ;;
@@ -74,12 +87,13 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 phase boot
-wl=boot secs=10 n=2000000 hold=0 root=
+wl=boot secs=10 n=2000000 reps=5 hold=0 root=
 for w in $(cat /proc/cmdline); do
 	case $w in
 	ksmsim.workload=*) wl=${w#*=} ;;
 	ksmsim.seconds=*) secs=${w#*=} ;;
 	ksmsim.n=*) n=${w#*=} ;;
+	ksmsim.reps=*) reps=${w#*=} ;;
 	ksmsim.hold=*) hold=${w#*=} ;;
 	root=*) root=${w#*=} ;;
 	esac
