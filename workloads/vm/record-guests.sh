@@ -102,7 +102,7 @@ stamp() {
 	while IFS= read -r l; do printf '%s %s\n' "${EPOCHREALTIME/./}" "${l%$'\r'}"; done
 }
 
-append="console=ttyS0 quiet panic=1 ksmsim.workload=$wl ksmsim.seconds=$secs ksmsim.n=$alen ksmsim.hold=$hold"
+append="console=ttyS0 quiet panic=1 no_timer_check ksmsim.workload=$wl ksmsim.seconds=$secs ksmsim.n=$alen ksmsim.hold=$hold"
 start=$EPOCHREALTIME
 for i in $(seq 1 "$n"); do
 	cp "$initrd" "$tmp/initrd$i.img"

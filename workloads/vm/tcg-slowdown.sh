@@ -106,7 +106,7 @@ stamp < "$tmp/serial.fifo" > "$tmp/serial" &
 spid=$!
 taskset -c "$cpu" qemu-system-x86_64 -accel "$accel" -m "$mib" -smp 1 -display none \
 	-serial stdio -monitor none -no-reboot -nic none -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 quiet panic=1 ksmsim.workload=cpubench ksmsim.reps=$reps" \
+	-append "console=ttyS0 quiet panic=1 no_timer_check ksmsim.workload=cpubench ksmsim.reps=$reps" \
 	< /dev/null > "$tmp/serial.fifo" 2> "$tmp/qemu.err" &
 qpid=$!
 wait "$qpid" || die "qemu failed: $(head -c 300 "$tmp/qemu.err")"
