@@ -4,8 +4,9 @@
  * and recount what the model keeps as counters: rmap_items per mm and in
  * all, stable and unstable membership, pages_shared/sharing against the
  * stable trees, chains and dups, mapcounts against the PTEs (a page a
- * fork shares is write-protected; a THP's subpages are where it is, none
- * of them KSM, all counted), KSM zero pages, VMA flags against the
+ * fork shares is write-protected; a THP's subpages are where it is in
+ * every mm that maps it, none of them KSM, all counted, and its mappings,
+ * large mapcount and mm_id slots agree with the PTEs), KSM zero pages, VMA flags against the
  * mm slot and merge-any; and the red-black and memcmp order of the trees. It reads, never
  * fixes, and runs on request only, never on the hot path.
  */
@@ -16,6 +17,7 @@ struct walk {
 	GString *err;
 	GHashTable *mapped;	/* struct page * -> PTE count */
 	GHashTable *thps;	/* struct thp * -> subpages met */
+	GHashTable *thp_ptes;	/* struct thp_map * -> PTEs met */
 	uint64_t items, stable_items, unstable_items;
 	uint64_t shared, sharing, chains, dups;
 };
@@ -113,6 +115,12 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 	}
 }
 
+/*
+ * A THP: its subpage count, each mm's PTE count (all 512 while by PMD),
+ * the large mapcount (a PMD one, a PTE one), the mm_id slots (each held by
+ * an mm that maps it) and the shared bit (clear only while one mm maps
+ * it: the kernel may leave it set longer, never clear it sooner).
+ */
 static void count_thp(gpointer key, gpointer value, gpointer data)
 {
 	struct walk *w = data;
@@ -120,6 +128,30 @@ static void count_thp(gpointer key, gpointer value, gpointer data)
 	if (t->pages != GPOINTER_TO_UINT(value))
 		fail(w, "a THP holds %u subpages but %u PTEs map one", t->pages,
 		     GPOINTER_TO_UINT(value));
+	uint32_t mapcount = 0;
+	for (uint32_t i = 0; i < t->nmaps; i++) {
+		const struct thp_map *m = &t->maps[i];
+		guint met = GPOINTER_TO_UINT(g_hash_table_lookup(w->thp_ptes, m));
+		if (m->ptes != met || (m->pmd_mapped && m->ptes != HPAGE_PMD_NR))
+			fail(w, "mm %s maps a THP by %u PTEs%s but %u PTEs map one", m->mm->name,
+			     m->ptes, m->pmd_mapped ? " (by PMD)" : "", met);
+		for (uint32_t j = 0; j < i; j++)
+			if (t->maps[j].mm == m->mm)
+				fail(w, "mm %s maps a THP twice", m->mm->name);
+		mapcount += m->pmd_mapped ? 1 : m->ptes;
+	}
+	if (mapcount != t->mapcount)
+		fail(w, "a THP's large mapcount is %u but its mappings are %u", t->mapcount,
+		     mapcount);
+	for (int i = 0; i < 2; i++) {
+		bool mapped = false;
+		for (uint32_t j = 0; j < t->nmaps; j++)
+			mapped |= t->maps[j].mm == t->mm_id[i];
+		if (t->mm_id[i] && !mapped)
+			fail(w, "a THP's mm_id slot %d is held by an mm that does not map it", i);
+	}
+	if (t->nmaps > 1 && !t->maybe_shared)
+		fail(w, "a THP mapped by %u mms is not marked maybe shared", t->nmaps);
 }
 
 static void count_pte(gpointer key, gpointer value, gpointer data)
@@ -135,6 +167,7 @@ char *ksm_check(struct ksm *k)
 	struct walk w = { .k = k, .err = g_string_new(NULL) };
 	w.mapped = g_hash_table_new(NULL, NULL);
 	w.thps = g_hash_table_new(NULL, NULL);
+	w.thp_ptes = g_hash_table_new(NULL, NULL);
 	GPtrArray *mms = ksm_all_mms(k);
 
 	uint64_t zero = 0;
@@ -173,13 +206,25 @@ char *ksm_check(struct ksm *k)
 					uint64_t vpn = (GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT) + j;
 					if (page_thp(p)) {
 						const struct thp *t = page_thp(p);
-						if (p->ksm || p->mapcount != 1 || t->mm != mm ||
-						    vpn < t->start || vpn >= t->start + HPAGE_PMD_NR)
+						const struct thp_map *m = NULL;
+						for (uint32_t x = 0; x < t->nmaps; x++)
+							if (t->maps[x].mm == mm)
+								m = &t->maps[x];
+						if (p->ksm || !m || vpn < t->start ||
+						    vpn >= t->start + HPAGE_PMD_NR)
 							fail(&w, "mm %s: vpn %" G_GUINT64_FORMAT " is a subpage "
 							     "of a THP but %s", mm->name, vpn,
 							     p->ksm ? "KSM" : "not where the THP is");
-						guint th = GPOINTER_TO_UINT(g_hash_table_lookup(w.thps, t));
-						g_hash_table_insert(w.thps, (gpointer)t, GUINT_TO_POINTER(th + 1));
+						if (!g_hash_table_contains(w.mapped, p)) {
+							guint th = GPOINTER_TO_UINT(g_hash_table_lookup(w.thps, t));
+							g_hash_table_insert(w.thps, (gpointer)t,
+									    GUINT_TO_POINTER(th + 1));
+						}
+						if (m) {
+							guint mp = GPOINTER_TO_UINT(g_hash_table_lookup(w.thp_ptes, m));
+							g_hash_table_insert(w.thp_ptes, (gpointer)m,
+									    GUINT_TO_POINTER(mp + 1));
+						}
 					}
 					if (!p->ksm && p->mapcount > 1 && !p->wrprotect)
 						fail(&w, "mm %s: an anonymous page mapped %u times is "
@@ -233,6 +278,7 @@ char *ksm_check(struct ksm *k)
 		fail(&w, "shared + sharing + unshared exceed rmap items");
 	g_hash_table_destroy(w.mapped);
 	g_hash_table_destroy(w.thps);
+	g_hash_table_destroy(w.thp_ptes);
 	g_ptr_array_free(mms, TRUE);
 	return g_string_free(w.err, w.err->len == 0);
 }

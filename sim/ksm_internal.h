@@ -73,15 +73,34 @@ static inline bool pte_is_page(const struct page *p)
 #define HPAGE_PMD_NR 512u
 
 /*
+ * One mm's mapping of a THP: by one PMD (all 512 subpages, write-protected
+ * in every mm after a fork shared it), or by PTEs once that PMD was split
+ * (a VMA cut, or the first store after a fork).
+ */
+struct thp_map {
+	struct mm *mm;
+	uint32_t ptes;			/* the mm's PTEs that map a subpage (all 512 while by PMD) */
+	bool pmd_mapped;
+};
+
+/*
  * A PMD-sized anonymous folio (THP) that the first store in a hugepage
  * VMA allocated. Its subpages are struct pages of their own, at
- * start .. start + 511 of mm, each pointing here until the folio is split.
+ * start .. start + 511 of every mm that maps it (a fork maps it at the
+ * same addresses in the child), each pointing here until the folio is
+ * split. mapcount, mm_id and maybe_shared follow the kernel's large
+ * mapcount (a PMD counts one mapping, a PTE one) and its two mm_id slots,
+ * which decide whether a store may reuse a subpage in place
+ * (__wp_can_reuse_large_anon_folio).
  */
 struct thp {
-	struct mm *mm;
 	uint64_t start;			/* vpn, HPAGE_PMD_NR-aligned */
 	uint32_t pages;			/* subpages still mapped and in the folio */
-	bool pmd_mapped;		/* mapped by one PMD; else by PTEs (a VMA split cut it) */
+	uint32_t nmaps;			/* mms that map it: maps[0 .. nmaps) */
+	struct thp_map *maps;
+	uint32_t mapcount;		/* folio_large_mapcount: PMD mappings + PTE mappings */
+	struct mm *mm_id[2];		/* the folio's mm_id slots; NULL: MM_ID_DUMMY */
+	bool maybe_shared;		/* FOLIO_MM_IDS_SHARED_BIT */
 };
 
 /*

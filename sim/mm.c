@@ -272,8 +272,11 @@ void page_free(struct ksm *k, struct page *p)
 
 static void thp_put(struct thp *t)
 {
-	if (--t->pages == 0)
+	if (--t->pages == 0) {
+		g_assert(t->nmaps == 0);
+		g_free(t->maps);
 		g_free(t);
+	}
 }
 
 /*
@@ -321,6 +324,99 @@ static bool thp_fault_allowed(struct mm *mm, uint64_t vpn)
 	return !n || GPOINTER_TO_SIZE(g_tree_node_key(n)) >= end >> PT_SHIFT;
 }
 
+/* The mm's mapping of t, if it has one. */
+static struct thp_map *thp_map_of(struct thp *t, const struct mm *mm)
+{
+	for (uint32_t i = 0; i < t->nmaps; i++)
+		if (t->maps[i].mm == mm)
+			return &t->maps[i];
+	return NULL;
+}
+
+/* Mappings of the folio that m holds, as the large mapcount counts them. */
+static uint32_t thp_map_count(const struct thp_map *m)
+{
+	return m ? (m->pmd_mapped ? 1 : m->ptes) : 0;
+}
+
+/*
+ * As folio_add_return_large_mapcount() does with CONFIG_MM_ID: n more
+ * mappings by mm. An mm that holds no slot takes a free one; the folio is
+ * then maybe shared if others map it too. A third mm holds no slot (the
+ * second one's arrival already marked the folio shared).
+ */
+static void folio_add_large_mapcount(struct thp *t, struct mm *mm, uint32_t n)
+{
+	t->mapcount += n;
+	if (t->mm_id[0] == mm || t->mm_id[1] == mm)
+		return;
+	if (!t->mm_id[0]) {
+		t->mm_id[0] = mm;
+		if (t->mapcount != n)
+			t->maybe_shared = true;
+	} else if (!t->mm_id[1]) {
+		t->mm_id[1] = mm;
+		t->maybe_shared = true;
+	}
+}
+
+/*
+ * As folio_sub_return_large_mapcount() does: n fewer mappings by mm, which
+ * keeps left. A slot whose mm still maps the folio changes nothing more;
+ * otherwise the slot is freed, and when one slot then owns every mapping
+ * the folio is exclusive again.
+ */
+static void folio_sub_large_mapcount(struct thp *t, struct mm *mm, uint32_t n, uint32_t left)
+{
+	t->mapcount -= n;
+	for (int i = 0; i < 2; i++) {
+		if (t->mm_id[i] != mm)
+			continue;
+		if (left)
+			return;
+		t->mm_id[i] = NULL;
+	}
+	for (int i = 0; i < 2; i++) {
+		uint32_t owned = t->mm_id[i] ? thp_map_count(thp_map_of(t, t->mm_id[i])) : 0;
+		if (owned == t->mapcount)
+			t->maybe_shared = false;
+	}
+}
+
+/* mm maps one more subpage of t, by PTE or (pmd_mapped, a fork's copy_huge_pmd) within a PMD. */
+static void thp_map_pte(struct thp *t, struct mm *mm, bool pmd_mapped)
+{
+	struct thp_map *m = thp_map_of(t, mm);
+	if (!m) {
+		t->maps = g_renew(struct thp_map, t->maps, t->nmaps + 1);
+		m = &t->maps[t->nmaps++];
+		*m = (struct thp_map){ .mm = mm, .pmd_mapped = pmd_mapped };
+		if (pmd_mapped)
+			folio_add_large_mapcount(t, mm, 1);
+	}
+	m->ptes++;
+	if (!m->pmd_mapped)
+		folio_add_large_mapcount(t, mm, 1);
+}
+
+/*
+ * One PTE of mm that mapped a subpage of t goes (zap, or a CoW copy takes
+ * its place): before page_put_mapping, which may free t. The last one
+ * of a PMD-mapped folio is the PMD's own zap (zap_huge_pmd).
+ */
+static void thp_unmap_pte(struct thp *t, struct mm *mm)
+{
+	struct thp_map *m = thp_map_of(t, mm);
+	g_assert(m && m->ptes);
+	m->ptes--;
+	if (!m->pmd_mapped)
+		folio_sub_large_mapcount(t, mm, 1, m->ptes);
+	else if (!m->ptes)
+		folio_sub_large_mapcount(t, mm, 1, 0);
+	if (!m->ptes)
+		*m = t->maps[--t->nmaps];
+}
+
 /*
  * do_huge_pmd_anonymous_page: a zeroed PMD-sized folio, the store in one
  * subpage. A large folio moves the CPU's whole lru_add batch to the LRU at
@@ -332,10 +428,13 @@ static void thp_fault(struct ksm *k, struct mm *mm, uint64_t vpn, content *next)
 	struct thp *t = g_new0(struct thp, 1);
 	content *zero = content_zero();
 	lru_add_drain(k);
-	t->mm = mm;
 	t->start = h;
 	t->pages = HPAGE_PMD_NR;
-	t->pmd_mapped = true;
+	t->nmaps = 1;
+	t->maps = g_new(struct thp_map, 1);
+	t->maps[0] = (struct thp_map){ .mm = mm, .ptes = HPAGE_PMD_NR, .pmd_mapped = true };
+	t->mapcount = 1;	/* folio_set_large_mapcount */
+	t->mm_id[0] = mm;
 	for (uint32_t i = 0; i < HPAGE_PMD_NR; i++) {
 		struct page *p = page_alloc(k, h + i == vpn ? next : content_ref(zero), mm->nid);
 		p->folio_thp = t;
@@ -347,7 +446,23 @@ static void thp_fault(struct ksm *k, struct mm *mm, uint64_t vpn, content *next)
 	k->thp_fault_alloc++;
 }
 
-/* split_huge_pmd: a cut through a PMD-mapped THP maps it by PTEs; the folio stays whole. */
+/*
+ * __split_huge_pmd of mm's PMD mapping of t: 512 PTEs in its place, as
+ * writable as the PMD was; the folio stays whole. The PTE mappings are
+ * added before the PMD's is removed, so mm keeps its mm_id slot.
+ */
+static void thp_split_pmd(struct ksm *k, struct thp *t, struct mm *mm)
+{
+	struct thp_map *m = thp_map_of(t, mm);
+	if (!m || !m->pmd_mapped)
+		return;
+	m->pmd_mapped = false;
+	folio_add_large_mapcount(t, mm, m->ptes);
+	folio_sub_large_mapcount(t, mm, 1, m->ptes);
+	k->thp_split_pmd++;
+}
+
+/* split_huge_pmd_address: a cut through a PMD-mapped THP maps it by PTEs; the folio stays whole. */
 static void thp_split_pmd_at(struct ksm *k, struct mm *mm, uint64_t at)
 {
 	if (at % HPAGE_PMD_NR == 0)
@@ -358,34 +473,48 @@ static void thp_split_pmd_at(struct ksm *k, struct mm *mm, uint64_t at)
 		if (!pte_is_page(p) || !page_thp(p))
 			return;
 	}
-	if (page_thp(p)->pmd_mapped) {
-		page_thp(p)->pmd_mapped = false;
-		k->thp_split_pmd++;
-	}
+	thp_split_pmd(k, page_thp(p), mm);
 }
 
+/*
+ * split_huge_page, as KSM calls it with one reference of its own: the
+ * rmap walk (unmap_folio) splits the PMD of every mm that maps the folio
+ * by one (thp_split_pmd + 1 each), then every subpage becomes a small page,
+ * still mapped (and write-protected) wherever it was; a subpage that holds
+ * only zeros is mapped to the zero page instead in every mm
+ * (remap_page(RMP_USE_SHARED_ZEROPAGE)) and freed. The caller has ruled
+ * out a second reference to the folio, which makes the kernel's refuse.
+ */
 void thp_split(struct ksm *k, struct thp *t)
 {
-	struct mm *mm = t->mm;
 	uint64_t start = t->start;
-	if (t->pmd_mapped)
-		k->thp_split_pmd++;
+	for (uint32_t i = 0; i < t->nmaps; i++)
+		if (t->maps[i].pmd_mapped)
+			k->thp_split_pmd++;
 	k->thp_split_page++;
-	uint32_t left = t->pages;
+	uint32_t nmaps = t->nmaps;
+	struct thp_map *maps = g_memdup2(t->maps, nmaps * sizeof(*maps));
+	t->nmaps = 0;
 	t->pages++;	/* held until the loop is done */
-	for (uint64_t vpn = start; vpn < start + HPAGE_PMD_NR && left; vpn++) {
-		struct page *p = pte_get(mm, vpn);
-		if (!pte_is_page(p) || page_thp(p) != t)
-			continue;
-		left--;
-		p->folio_thp = NULL;
-		t->pages--;
-		if (content_is_zero(p->c)) {
-			/* remap_page(RMP_USE_SHARED_ZEROPAGE): no memory for a page of zeros */
-			pte_set(mm, vpn, ZERO_PFN_PTE);
-			page_put_mapping(k, p);
+	for (uint64_t vpn = start; vpn < start + HPAGE_PMD_NR; vpn++) {
+		struct page *p = NULL;
+		for (uint32_t i = 0; i < nmaps; i++) {
+			struct page *q = pte_get(maps[i].mm, vpn);
+			if (pte_is_page(q) && (q == p || page_thp(q) == t)) {
+				p = q;
+				if (p->folio_thp) {
+					p->folio_thp = NULL;
+					t->pages--;
+				}
+				if (content_is_zero(p->c)) {
+					pte_set(maps[i].mm, vpn, ZERO_PFN_PTE);
+					/* may free p, if no later mm maps it */
+					page_put_mapping(k, p);
+				}
+			}
 		}
 	}
+	g_free(maps);
 	thp_put(t);
 }
 
@@ -404,6 +533,39 @@ static bool wp_can_reuse_anon_page(struct ksm *k, struct page *p)
 	if (batched)
 		lru_add_drain(k);
 	if (p->mapcount > 1)
+		return false;
+	p->wrprotect = false;
+	return true;
+}
+
+/*
+ * A store to a write-protected subpage of a THP that mm maps, as 6.18
+ * handles it. Mapped by mm's PMD, do_huge_pmd_wp_page reuses the whole
+ * folio when the PMD is its only reference (the other mms are gone: the
+ * PMD becomes writable, no later store there faults); otherwise it splits
+ * mm's PMD (thp_split_pmd + 1) and the fault falls back to the PTE. There
+ * do_wp_page asks __wp_can_reuse_large_anon_folio: the subpage is reused
+ * in place when the folio is not maybe-shared (mm alone maps it) and more
+ * than one of its pages is mapped; otherwise the caller copies it into a
+ * small page (wp_page_copy), and the folio stays large, mapped by PTEs
+ * here and as before elsewhere. A THP is never in the lru_add batch.
+ */
+static bool wp_can_reuse_thp_subpage(struct ksm *k, struct mm *mm, struct page *p)
+{
+	struct thp *t = page_thp(p);
+	const struct thp_map *m = thp_map_of(t, mm);
+	if (m->pmd_mapped) {
+		if (t->mapcount == 1) {
+			for (uint64_t vpn = t->start; vpn < t->start + HPAGE_PMD_NR; vpn++) {
+				struct page *q = pte_get(mm, vpn);
+				if (pte_is_page(q) && page_thp(q) == t)
+					q->wrprotect = false;
+			}
+			return true;
+		}
+		thp_split_pmd(k, t, mm);
+	}
+	if (t->mapcount <= 1 || t->maybe_shared)
 		return false;
 	p->wrprotect = false;
 	return true;
@@ -459,13 +621,16 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		page_put_mapping(k, p);
 		return;
 	}
-	if (p->wrprotect && !wp_can_reuse_anon_page(k, p)) {
+	if (p->wrprotect && !(page_thp(p) ? wp_can_reuse_thp_subpage(k, mm, p)
+					  : wp_can_reuse_anon_page(k, p))) {
 		/* wp_page_copy: the other mappings keep the old page; no KSM folio, no cow_ksm */
 		k->truth.mmu_invalidations++;
 		k->truth.mmu_change_pte++;
 		struct page *copy = page_new(k, next, mm->nid);
 		copy->dirty = true;
 		pte_set(mm, vpn, copy);
+		if (page_thp(p))
+			thp_unmap_pte(page_thp(p), mm);
 		page_put_mapping(k, p);
 		return;
 	}
@@ -492,6 +657,8 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 			if (!p)
 				continue;
 			pte_set(mm, vpn, NULL);
+			if (pte_is_page(p) && page_thp(p))
+				thp_unmap_pte(page_thp(p), mm);
 			if (pte_is_page(p))
 				page_put_mapping(k, p);
 			else
@@ -622,18 +789,6 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
 	}
 }
 
-/* Does some PTE of mm map a subpage of a THP? */
-static bool mm_has_thp(struct mm *mm)
-{
-	for (GTreeNode *n = g_tree_node_first(mm->chunks); n; n = g_tree_node_next(n)) {
-		struct pt_chunk *c = g_tree_node_value(n);
-		for (unsigned i = 0; i < PT_SIZE; i++)
-			if (pte_is_page(c->pte[i]) && page_thp(c->pte[i]))
-				return true;
-	}
-	return false;
-}
-
 /*
  * As the mm/ksm.c side of fork (dup_mmap, copy_page_range) does: the child
  * joins ksmd's list behind the cursor if the parent is on it and inherits
@@ -641,7 +796,10 @@ static bool mm_has_thp(struct mm *mm)
  * page is then mapped twice and write-protected in both (the next store
  * to either copies it); a KSM page gains a mapping that no rmap_item
  * tracks until ksmd meets it in the child; a KSM zero PTE is copied as
- * is, and counted at once.
+ * is, and counted at once. A THP is shared as it is mapped: a PMD-mapped
+ * one by a PMD in the child too (copy_huge_pmd), a PTE-mapped one PTE by
+ * PTE (copy_present_ptes); either way write-protected in both, its
+ * subpages mapped twice.
  */
 static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 {
@@ -667,6 +825,9 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 				p->mapcount++;
 				if (!p->ksm)
 					p->wrprotect = true;
+				if (page_thp(p))
+					thp_map_pte(page_thp(p), child,
+						    thp_map_of(page_thp(p), parent)->pmd_mapped);
 			}
 			pte_set(child, base + i, p);
 		}
@@ -694,19 +855,11 @@ static void mm_add(struct ksm *k, struct mm *mm)
 	ksm_grow_roots(k, mm->nid);
 }
 
-/* fork PARENT CHILD is refused for a child name in use, and for a parent with a THP. */
-static bool fork_allowed(struct ksm *k, struct mm *parent, const struct trace_record *r,
-			 GError **error)
+/* fork PARENT CHILD is refused for a child name in use. */
+static bool fork_allowed(struct ksm *k, const struct trace_record *r, GError **error)
 {
 	if (g_hash_table_lookup(k->mm_by_name, r->child)) {
 		g_set_error(error, KSM_ERROR, KSM_ERROR_EXISTS, "mm '%s' already exists", r->child);
-		return false;
-	}
-	if (mm_has_thp(parent)) {
-		/* copy_huge_pmd and the CoW of PMD-shared THPs: not modelled */
-		g_set_error(error, KSM_ERROR, KSM_ERROR_NOT_MODELLED,
-			    "fork of mm '%s' while it has a THP KSM has not split: not modelled",
-			    r->mm);
 		return false;
 	}
 	return true;
@@ -729,7 +882,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		mm_add(k, mm_new(r->mm, r->node));
 		break;
 	case TRACE_FORK:
-		if (!fork_allowed(k, mm, r, error))
+		if (!fork_allowed(k, r, error))
 			return false;
 		mm_add(k, mm_fork(k, mm, r->child));
 		break;
