@@ -209,6 +209,7 @@ static const char *const form_names[CONTENT_NR_FORMS] = {
 	[CONTENT_ZERO] = "zero", [CONTENT_BYTE] = "byte", [CONTENT_RAND] = "rand",
 	[CONTENT_WORD] = "word", [CONTENT_PATCH] = "patch", [CONTENT_BYTES] = "bytes",
 	[CONTENT_BLOB] = "blob",
+	[CONTENT_DIGEST] = "digest",
 };
 
 static int stat_trace(const char *in)

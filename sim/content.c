@@ -56,6 +56,8 @@
 #define PAGE TRACE_PAGE_SIZE
 #define OVERLAY_MAX 512		/* bytes kept as overlays before going whole */
 #define OVERLAY_RUNS_MAX 32
+/* Seeds a digest page's stand-in bytes apart from a rand: page's ("digest" in ASCII). */
+#define DIGEST_SEED_SALT UINT64_C(0x6469676573740000)
 
 enum base_kind { BASE_ZERO, BASE_BYTE, BASE_RAND, BASE_FULL };
 
@@ -690,6 +692,20 @@ content *content_apply(const content *cur, const struct trace_content *tc)
 	case CONTENT_BLOB:
 		/* captured bytes: kept whole, interned, so equal blobs share one object */
 		return from_full(g_memdup2(tc->data, PAGE));
+	case CONTENT_DIGEST: {
+		/*
+		 * A digest stands for a page whose bytes the trace does not hold:
+		 * the model gives it stand-in bytes, the 16 digest bytes followed
+		 * by SplitMix64 words seeded from the digest, so equal digests are
+		 * equal pages, different digests differ in their first 16 bytes,
+		 * and a checksum of the page is a function of the digest alone.
+		 */
+		uint64_t hi, lo;
+		memcpy(&hi, tc->data, 8);
+		memcpy(&lo, tc->data + 8, 8);
+		return apply_sparse(BASE_RAND, hi ^ lo ^ DIGEST_SEED_SALT, NULL, 0,
+				    TRACE_DIGEST_LEN, tc->data);
+	}
 	default:
 		break;
 	}
