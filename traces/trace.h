@@ -117,6 +117,14 @@ struct knob_info {
 extern const struct knob_info knob_table[KNOB_NR];
 extern const char *const verb_names[TRACE_NR_VERBS];
 
+/*
+ * Make c the digest of a page's 4096 bytes (CONTENT_DIGEST, version 4):
+ * XXH3_128bits, its 16 bytes in XXH128_canonicalFromHash order (high half
+ * first, big-endian), as the recorder and `trace convert --content digest`
+ * write it.
+ */
+void trace_content_digest(struct trace_content *c, const uint8_t *page);
+
 /* Returns -1 when the name is not a knob. */
 int knob_lookup(const char *name);
 
