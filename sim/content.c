@@ -56,8 +56,6 @@
 #define PAGE TRACE_PAGE_SIZE
 #define OVERLAY_MAX 512		/* bytes kept as overlays before going whole */
 #define OVERLAY_RUNS_MAX 32
-/* Seeds a digest page's stand-in bytes apart from a rand: page's ("digest" in ASCII). */
-#define DIGEST_SEED_SALT UINT64_C(0x6469676573740000)
 
 enum base_kind { BASE_ZERO, BASE_BYTE, BASE_RAND, BASE_FULL };
 
@@ -700,11 +698,8 @@ content *content_apply(const content *cur, const struct trace_content *tc)
 		 * equal pages, different digests differ in their first 16 bytes,
 		 * and a checksum of the page is a function of the digest alone.
 		 */
-		uint64_t hi, lo;
-		memcpy(&hi, tc->data, 8);
-		memcpy(&lo, tc->data + 8, 8);
-		return apply_sparse(BASE_RAND, hi ^ lo ^ DIGEST_SEED_SALT, NULL, 0,
-				    TRACE_DIGEST_LEN, tc->data);
+		return apply_sparse(BASE_RAND, trace_digest_seed(tc), NULL, 0, TRACE_DIGEST_LEN,
+				    tc->data);
 	}
 	default:
 		break;

@@ -64,3 +64,12 @@ void trace_content_digest(struct trace_content *c, const uint8_t *page)
 	G_STATIC_ASSERT(sizeof(canon.digest) == TRACE_DIGEST_LEN);
 	memcpy(c->data, canon.digest, TRACE_DIGEST_LEN);
 }
+
+uint64_t trace_digest_seed(const struct trace_content *c)
+{
+	uint64_t hi, lo;
+
+	memcpy(&hi, c->data, 8);
+	memcpy(&lo, c->data + 8, 8);
+	return GUINT64_FROM_LE(hi) ^ GUINT64_FROM_LE(lo) ^ UINT64_C(0x6469676573740000);
+}

@@ -124,6 +124,14 @@ extern const char *const verb_names[TRACE_NR_VERBS];
  * write it.
  */
 void trace_content_digest(struct trace_content *c, const uint8_t *page);
+/*
+ * A digest page's stand-in bytes, as the model and `ksmsim live` store them
+ * (sim/MODEL.md, "Digest content"): the 16 digest bytes, then the bytes of
+ * rand:<this seed> from byte 16 on. The seed: the digest's two 8-byte
+ * halves read little-endian, XORed together and with 0x6469676573740000
+ * ("digest" in ASCII), so that a digest page is seeded apart from rand:.
+ */
+uint64_t trace_digest_seed(const struct trace_content *c);
 
 /* Returns -1 when the name is not a knob. */
 int knob_lookup(const char *name);
