@@ -564,9 +564,33 @@ static void gp_block(GString *g, const char *name, const struct tune_setting *s,
 	if (!m)
 		g_string_append(g, "NaN NaN\n");
 	g_string_append(g, "EOD\n");
-	/* labels on the frontier and the pick, alternately above and below */
-	for (size_t k = 0; which && k < m; k++) {
-		char *label = tune_setting_name(&s[order[k]]);
+	/*
+	 * Labels on the frontier and the pick, alternately above and below;
+	 * settings that land on one point (every advisor target, when the
+	 * advisor's CPU floor decides) share one label.
+	 */
+	for (size_t k = 0, nth = 0; which && k < m; k++) {
+		const struct tune_row *r = &rows[order[k]];
+		GString *names = g_string_new(NULL);
+
+		for (size_t j = 0; j < m; j++) {
+			const struct tune_row *q = &rows[order[j]];
+
+			if (q->cpu_pct != r->cpu_pct || q->saved_mean != r->saved_mean)
+				continue;
+			if (j < k)
+				break;	/* labelled with the first of them */
+			char *one = tune_setting_name(&s[order[j]]);
+
+			g_string_append_printf(names, "%s%s", names->len ? ", " : "", one);
+			g_free(one);
+		}
+		if (!names->len) {
+			g_string_free(names, TRUE);
+			continue;
+		}
+		char *label = g_string_free(names, FALSE);
+		size_t k_alt = nth++;
 
 		g_string_append(g, "set label ");
 		if (which == 2) {
@@ -579,7 +603,7 @@ static void gp_block(GString *g, const char *name, const struct tune_setting *s,
 			gnuplot_quoted(g, label);
 			g_string_append_printf(g, " at %.6f,%.3f left offset 1.2,%s tc rgb '#c00000'\n",
 					       MAX(rows[order[k]].cpu_pct, 1e-6),
-					       rows[order[k]].saved_mean, k % 2 ? "0.9" : "-0.9");
+					       rows[order[k]].saved_mean, k_alt % 2 ? "0.9" : "-0.9");
 		}
 		g_free(label);
 	}
