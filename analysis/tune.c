@@ -11,6 +11,7 @@
 #include "analysis/tune.h"
 #include "analysis/workers.h"
 #include "sim/output.h"
+#include "util/escape.h"
 #include "util/parse.h"
 
 G_DEFINE_QUARK(ksmsim-tune-error-quark, tune_error)
@@ -413,6 +414,8 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 		g_free(cell[i]);
 	g_free(cell);
 
+	char *tname = escape_line(trace);	/* one line, whatever the file is called */
+
 	fprintf(f, "\ntrace %s\n%zu settings, one deterministic run each, every knob of the grid"
 		" pinned (the trace's own\nsets of them ignored). saved = pages_sharing +"
 		" ksm_zero_pages; saved_mean over the samples after\nt = 0; ideal_end = the"
@@ -421,7 +424,8 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 		" one CPU over\nthe run; cow/s = cow_ksm per second (the application's copy-on-write"
 		" faults on merged pages);\nrmap_KiB = rmap_item memory (saved x 4 KiB -"
 		" general_profit). * = on the frontier (no other\nsetting has no more CPU and no"
-		" fewer pages saved on average, one strictly); over = above the\nbudget.\n", trace, n);
+		" fewer pages saved on average, one strictly); over = above the\nbudget.\n", tname, n);
+	g_free(tname);
 	if (costs_text(costs_csv))
 		fprintf(f, "ksmd CPU from the cost table %s (--costs-csv).\n", costs_csv);
 	else
