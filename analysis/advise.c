@@ -15,19 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "analysis/advise.h"
+#include "analysis/gnuplot.h"
+#include "analysis/workers.h"
 #include "sim/output.h"
 #include "traces/reader.h"
-#include "util/signals.h"
 
 G_DEFINE_QUARK(ksmsim-advise-error-quark, advise_error)
-
-/* What a worker writes to its pipe: small enough for one atomic write. */
-struct advise_msg {
-	int status;			/* 0, or an advise_error_code */
-	char error[1024];
-	struct advise_row row;
-};
-G_STATIC_ASSERT(sizeof(struct advise_msg) <= PIPE_BUF);
 
 static bool is_kernel(const struct advise_config *c)
 {
@@ -84,19 +77,21 @@ static double round_to(double v, int decimals)
 	return g_ascii_strtod(buf, NULL);
 }
 
-static void fail_msg(struct advise_msg *m, int status, const char *what)
-{
-	m->status = status;
-	g_strlcpy(m->error, what, sizeof(m->error));
-}
+struct advise_job {
+	const struct advise_opts *o;
+	const struct advise_config *cfg;
+};
 
-/* One configuration, as `ksmsim run` replays it with the same options. */
-static void run_one(const struct advise_opts *o, const struct advise_config *c,
-		    struct advise_msg *m)
+/* One configuration, as `ksmsim run` replays it with the same options (in a worker). */
+static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_size)
 {
+	const struct advise_job *job = ctx;
+	const struct advise_opts *o = job->o;
+	const struct advise_config *c = &job->cfg[i];
 	struct run_config cfg;
 	struct run run = { 0 };
-	struct advise_row *row = &m->row;
+	struct advise_row *row = out;
+	int status = WORKERS_OK;
 	int64_t t0 = g_get_monotonic_time();
 	struct sample_sum sums = { 0 };
 	struct loop_sinks sinks = {
@@ -109,7 +104,8 @@ static void run_one(const struct advise_opts *o, const struct advise_config *c,
 
 	if (!advise_config_run(o, c, &cfg, &error) || !run_open(&run, &cfg, &error) ||
 	    !run_replay(&run, &sinks, &res, &error)) {
-		fail_msg(m, run_error_status(error), error->message);
+		status = run_error_status(error);
+		g_strlcpy(why, error->message, why_size);
 		g_error_free(error);
 	} else {
 		struct snapshot s;
@@ -131,219 +127,29 @@ static void run_one(const struct advise_opts *o, const struct advise_config *c,
 		row->missed_merges = s.has_ideal ? s.ideal.missed_merges : 0;
 		ksm_policy_stats(run.k, &row->stats);
 		row->wall_s = (g_get_monotonic_time() - t0) / 1e6;
-		m->status = 0;
 	}
 	run_close(&run);
+	return status;
 }
 
 /* ------------------------------------------------------------ the workers */
 
-/*
- * A worker dies with the command: on the terminal's ^C with it (the default
- * action, nothing of its own to clean), and when the parent is gone.
- * Signals a background job was started with ignored stay ignored, as in the
- * parent (util/signals.h).
- */
-static void worker_signals(pid_t parent)
+static char *job_name(const void *ctx, size_t i)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < G_N_ELEMENTS(sigs); i++) {
-		struct sigaction old;
-
-		sigaddset(&set, sigs[i]);
-		if (sigaction(sigs[i], NULL, &old) == 0 &&
-		    (old.sa_handler != SIG_IGN || sigs[i] == SIGTERM))
-			signal(sigs[i], SIG_DFL);
-	}
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-}
-
-static bool write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		len -= (size_t)w;
-	}
-	return true;
-}
-
-static size_t read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = read(fd, p + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
-}
-
-struct slot {
-	pid_t pid;		/* 0: free */
-	int fd;			/* the read end of the worker's pipe */
-	size_t idx;
-};
-
-static bool spawn(const struct advise_opts *o, const struct advise_config *c, struct slot *s,
-		  GError **error)
-{
-	int p[2];
-	pid_t parent = getpid();
-
-	if (pipe(p) < 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "pipe: %s", g_strerror(errno));
-		return false;
-	}
-	fcntl(p[0], F_SETFD, FD_CLOEXEC);
-	/* nothing buffered may be written twice */
-	fflush(NULL);
-	/*
-	 * Until the child has its own dispositions, a signal (the SIGTERM that
-	 * stops it when another configuration failed) would run the parent's
-	 * handler in it, which removes the parent's unfinished outputs: keep
-	 * them blocked across the fork; worker_signals unblocks them.
-	 */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	pid_t pid = fork();
-	if (pid != 0)
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "fork: %s", g_strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return false;
-	}
-	if (pid == 0) {
-		struct advise_msg *m = g_new0(struct advise_msg, 1);
-
-		close(p[0]);
-		worker_signals(parent);
-		signals_forked_worker(p[1]);
-		run_one(o, c, m);
-		_exit(write_full(p[1], m, sizeof(*m)) ? 0 : 1);
-	}
-	close(p[1]);
-	s->pid = pid;
-	s->fd = p[0];
-	return true;
-}
-
-/* got bytes of the worker's pipe are in report: its own words, when it ran out of memory */
-static void describe_death(char *buf, size_t size, int ws, const void *report, size_t got)
-{
-	if (WIFEXITED(ws) && WEXITSTATUS(ws) == SIGNALS_EXIT_OOM && got)
-		snprintf(buf, size, "its worker ran %.*s", (int)MIN(got, size), (const char *)report);
-	else if (WIFSIGNALED(ws))
-		snprintf(buf, size, "its worker was killed by signal %d (%s)", WTERMSIG(ws),
-			 strsignal(WTERMSIG(ws)));
-	else
-		snprintf(buf, size, "its worker exited with status %d before it reported",
-			 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+	return advise_config_name(&((const struct advise_job *)ctx)->cfg[i]);
 }
 
 bool advise_run(const struct advise_opts *o, const struct advise_config *cfg, size_t n,
 		struct advise_row *rows, GError **error)
 {
-	unsigned jobs = o->jobs ? o->jobs : 1;
-	struct slot *slots = g_new0(struct slot, jobs);
-	struct advise_msg *m = g_new0(struct advise_msg, 1);
-	size_t next = 0, running = 0, done = 0;
-	long failed = -1;		/* the first configuration (in order) that failed */
-	int fail_status = 0;
-	char fail_text[1024 + 64] = "";
-	bool stop = false;		/* a failure: start no more, stop the others */
+	struct advise_job job = { o, cfg };
+	struct workers_spec s = {
+		.n = n, .row_size = sizeof(*rows), .jobs = o->jobs, .run = run_one,
+		.name = job_name, .ctx = &job, .prog = "ksmsim advise", .verbose = o->verbose,
+		.domain = ADVISE_ERROR,
+	};
 
-	while (running || (next < n && !stop)) {
-		for (unsigned j = 0; j < jobs && next < n && !stop; j++) {
-			if (slots[j].pid)
-				continue;
-			if (!spawn(o, &cfg[next], &slots[j], error)) {
-				stop = true;
-				fail_status = -1;
-				for (unsigned k = 0; k < jobs; k++)
-					if (slots[k].pid)
-						kill(slots[k].pid, SIGTERM);
-				break;
-			}
-			slots[j].idx = next++;
-			running++;
-		}
-		if (!running)
-			break;
-		int ws;
-		pid_t pid = waitpid(-1, &ws, 0);
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			break;	/* no child left: cannot happen while running > 0 */
-		}
-		struct slot *s = NULL;
-		for (unsigned j = 0; j < jobs; j++)
-			if (slots[j].pid == pid)
-				s = &slots[j];
-		if (!s)
-			continue;
-		size_t got = read_full(s->fd, m, sizeof(*m));
-		close(s->fd);
-		s->pid = 0;
-		running--;
-		char *name = advise_config_name(&cfg[s->idx]);
-		bool whole = got == sizeof(*m) && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
-
-		if (whole && m->status == 0) {
-			rows[s->idx] = m->row;
-			done++;
-			if (o->verbose)
-				fprintf(stderr, "ksmsim advise: %zu/%zu %s: %.1f s\n", done, n, name,
-					m->row.wall_s);
-		} else if (!stop || (fail_status > 0 && (long)s->idx < failed && whole)) {
-			/* after a failure, the workers stopped on purpose are no news */
-			char why[160];
-
-			if (!whole)
-				describe_death(why, sizeof(why), ws, m, got);
-			snprintf(fail_text, sizeof(fail_text), "%s: %s", name, whole ? m->error : why);
-			fail_status = whole ? m->status : ADVISE_ERROR_INPUT;
-			failed = (long)s->idx;
-			if (!stop)
-				for (unsigned j = 0; j < jobs; j++)
-					if (slots[j].pid)
-						kill(slots[j].pid, SIGTERM);
-			stop = true;
-		}
-		g_free(name);
-	}
-	g_free(slots);
-	g_free(m);
-	if (fail_status > 0)
-		g_set_error(error, ADVISE_ERROR, fail_status, "%s", fail_text);
-	return !stop;
+	return workers_run(&s, rows, error);
 }
 
 /* ------------------------------------------------------------ frontier, pick */
@@ -615,81 +421,9 @@ void advise_csv(FILE *f, const struct advise_config *cfg, const struct advise_ro
 
 /* ------------------------------------------------------------ the plot */
 
-/* gnuplot with script on its standard input and its standard output on out_fd (-1: /dev/null). */
-static bool gnuplot(const char *script, int out_fd, int *ws, GError **error)
-{
-	int in[2];
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-
-	if (pipe(in) < 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "pipe: %s", g_strerror(errno));
-		return false;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "fork: %s", g_strerror(errno));
-		close(in[0]);
-		close(in[1]);
-		return false;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(in[0], 0);
-		dup2(out_fd >= 0 ? out_fd : null, 1);
-		if (out_fd < 0)
-			dup2(null, 2);
-		close(in[0]);
-		close(in[1]);
-		execlp("gnuplot", "gnuplot", (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	/* a gnuplot that dies early must not end us by SIGPIPE: its status says what happened */
-	sigaction(SIGPIPE, &ign, &old);
-	write_full(in[1], script, strlen(script));
-	close(in[1]);
-	sigaction(SIGPIPE, &old, NULL);
-	while (waitpid(pid, ws, 0) < 0)
-		if (errno != EINTR) {
-			g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "waitpid: %s",
-				    g_strerror(errno));
-			return false;
-		}
-	return true;
-}
-
 bool advise_plot_available(GError **error)
 {
-	int ws;
-
-	if (!gnuplot("set terminal pngcairo\n", -1, &ws, error))
-		return false;
-	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT,
-			    "--plot: cannot run gnuplot (not installed? apt-get install gnuplot-nox)");
-		return false;
-	}
-	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT,
-			    "--plot: this gnuplot has no pngcairo terminal");
-		return false;
-	}
-	return true;
-}
-
-/* A string inside gnuplot's single quotes, where '' is a quote. */
-static void gp_quoted(GString *s, const char *v)
-{
-	g_string_append_c(s, '\'');
-	for (const char *p = v; *p; p++) {
-		if (*p == '\'')
-			g_string_append_c(s, '\'');
-		if (*p != '\n' && *p != '\r')
-			g_string_append_c(s, *p);
-	}
-	g_string_append_c(s, '\'');
+	return gnuplot_available(ADVISE_ERROR, error);
 }
 
 /* One datablock of rows, x y "label"; frontier rows in CPU order so the line joins them. */
@@ -731,7 +465,7 @@ static void gp_block(GString *s, const char *name, const struct advise_config *c
 		char *label = advise_config_name(&cfg[order[k]]);
 
 		g_string_append(s, "set label ");
-		gp_quoted(s, label);
+		gnuplot_quoted(s, label);
 		g_string_append_printf(s, " at %.3f,%.3f left offset 1.2,%s tc rgb '%s'\n",
 				       rows[order[k]].cpu_ms, rows[order[k]].saved_mean,
 				       which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
@@ -741,31 +475,14 @@ static void gp_block(GString *s, const char *name, const struct advise_config *c
 	g_free(order);
 }
 
-/* Tics at 1, 2, 5 x 10^d across [lo, hi]: a log axis gets few by itself. */
-static void gp_log_tics(GString *s, double lo, double hi)
-{
-	int n = 0;
-
-	g_string_append(s, "set xtics (");
-	for (int d = (int)floor(log10(lo)); d <= (int)ceil(log10(hi)); d++)
-		for (int m = 0; m < 3; m++) {
-			double v = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow(10, d);
-
-			if (v >= lo && v <= hi)
-				g_string_append_printf(s, "%s%.6g", n++ ? ", " : "", v);
-		}
-	g_string_append(s, ")\n");
-}
-
 bool advise_plot(FILE *png, const char *title, const struct advise_config *cfg,
 		 const struct advise_row *rows, size_t n, GError **error)
 {
 	GString *s = g_string_new(NULL);
-	int ws;
 
 	g_string_append(s, "set terminal pngcairo size 1100,700 noenhanced font ',11'\n"
 			"set title ");
-	gp_quoted(s, title);
+	gnuplot_quoted(s, title);
 	/* ranges set here: gnuplot complains of an empty one when every row saves the same */
 	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
@@ -786,7 +503,7 @@ bool advise_plot(FILE *png, const char *title, const struct advise_config *cfg,
 			       " the run'\nset grid xtics ytics\nset key bottom right\n"
 			       "set logscale x\nset xrange [%.6g:%.6g]\nset yrange [%.3f:%.3f]\n",
 			       xmin / 1.25, xmax * 2.2, ymin - pad, ymax + pad);
-	gp_log_tics(s, xmin / 1.25, xmax * 2.2);
+	gnuplot_log_tics(s, xmin / 1.25, xmax * 2.2);
 	gp_block(s, "rest", cfg, rows, n, 0);
 	gp_block(s, "front", cfg, rows, n, 1);
 	gp_block(s, "pick", cfg, rows, n, 2);
@@ -796,21 +513,8 @@ bool advise_plot(FILE *png, const char *title, const struct advise_config *cfg,
 			" title 'Pareto frontier', "
 			"$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
 			" title 'pick (kernel checksum)'\n");
-	fflush(png);
-	bool ok = gnuplot(s->str, fileno(png), &ws, error);
+	bool ok = gnuplot_draw(png, s->str, ADVISE_ERROR, error);
+
 	g_string_free(s, TRUE);
-	if (!ok)
-		return false;
-	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "--plot: gnuplot %s",
-			    WIFEXITED(ws) && WEXITSTATUS(ws) == 127 ?
-			    "could not be started (not installed?)" : "failed (its message is above)");
-		return false;
-	}
-	struct stat st;
-	if (fstat(fileno(png), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "--plot: gnuplot wrote nothing");
-		return false;
-	}
-	return true;
+	return ok;
 }

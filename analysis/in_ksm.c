@@ -315,9 +315,24 @@ static void put_table(const struct ksm_study_opts *o, const struct row *rows)
 
 bool collide_ksm(const struct ksm_study_opts *o, GError **error)
 {
-	struct row *rows = g_new0(struct row, o->nhashes ? o->nhashes : 1);
+	struct row *rows;
 	bool ok = true;
+	struct run_estimate est;
 
+	/*
+	 * A trace of digests holds no page bytes: every checksum is a function
+	 * of the digest, so what the study counts would be nothing but the
+	 * stand-in bytes' collisions. Refused before any run.
+	 */
+	if (!run_estimate(&o->run, NULL, &est, error))
+		return false;
+	if (est.digests) {
+		g_set_error(error, RUN_ERROR, RUN_ERROR_INPUT, "%s: digest content (trace version 4, "
+			    "%" G_GUINT64_FORMAT " records): checksum false positives cannot be "
+			    "studied on it (record it with --content bytes)", o->run.trace, est.digests);
+		return false;
+	}
+	rows = g_new0(struct row, o->nhashes ? o->nhashes : 1);
 	for (unsigned hi = 0; hi < o->nhashes && ok; hi++) {
 		int64_t t0 = g_get_monotonic_time();
 

@@ -25,6 +25,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_collide(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 
 /*
@@ -43,6 +44,7 @@ enum run_options_of {
 	RUN_OPTIONS_RUN = 1,
 	RUN_OPTIONS_ADVISE = 2,
 	RUN_OPTIONS_COLLIDE_KSM = 4,
+	RUN_OPTIONS_TUNE = 8,
 };
 struct run_options {
 	const char *prog;		/* "ksmsim run": errors begin with it */

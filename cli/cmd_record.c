@@ -34,6 +34,7 @@ struct record_opts {
 	bool baseline, quiet, force_progress;
 	enum record_find find;
 	enum record_scope scope;
+	enum record_content content;
 	bool scope_given;	/* else advised with --as-vm, all without */
 	char *shim;		/* pagemap-scan: the shim's absolute path, preloaded into COMMAND */
 };
@@ -51,15 +52,15 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim record [--interval-ms N] [--as-vm NAME] [--max-seconds N]\n"
 		"                     [--mark-every N] [--baseline] [--find MODE]\n"
-		"                     [--scope advised|all]\n"
+		"                     [--scope advised|all] [--content bytes|digest]\n"
 		"                     [--progress | --quiet]\n"
 		"                     -o FILE -- COMMAND [ARG...]\n"
 		"\n"
 		"Run COMMAND (as root) and record the page writes of its whole process tree as\n"
-		"a trace (ksmtrace version 3): every interval, the pages of anonymous private\n"
-		"writable mappings written since the last one (see --find) are read and\n"
-		"written to the trace with their exact bytes; each distinct page is stored\n"
-		"once. New and vanished mappings become map/unmap, exited processes exit.\n"
+		"a trace (ksmtrace version 3; 4 with --content digest): every interval, the\n"
+		"pages of anonymous private writable mappings written since the last one\n"
+		"(see --find) are read and written to the trace with their exact bytes; each\n"
+		"distinct page is stored once. New and vanished mappings become map/unmap, exited processes exit.\n"
 		"Which ranges are captured is the scope (--scope); every captured range is\n"
 		"advised mergeable, one that leaves the scope unmergeable. A range the\n"
 		"process advised MADV_HUGEPAGE (QEMU's guest RAM) is also advised hugepage,\n"
@@ -106,6 +107,13 @@ static int usage(FILE *out)
 		"                          and keep those whose bytes changed: costs the most\n"
 		"                          CPU and misses stores of the same bytes\n"
 		"                        auto          (default) the first of these that works\n"
+		"      --content FORM    how a page that is not zero or one repeated byte is\n"
+		"                        stored: bytes (default) its 4096 bytes, each distinct\n"
+		"                        page once; digest its 128-bit XXH3 digest\n"
+		"                        (digest:<hex>, trace version 4): 16 bytes a page\n"
+		"                        however many distinct pages, equal digests replay as\n"
+		"                        equal pages, but checksum false positives cannot be\n"
+		"                        studied on the trace (collide ksm refuses it)\n"
 		"      --progress        progress on standard error (intervals, page writes,\n"
 		"                        percent of --max-seconds) even when it is not a\n"
 		"                        terminal; by default shown on a terminal\n"
@@ -250,6 +258,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "baseline", no_argument, NULL, 'b' },
 		{ "find", required_argument, NULL, 'F' },
 		{ "scope", required_argument, NULL, 'S' },
+		{ "content", required_argument, NULL, 'C' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -311,6 +320,14 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			else
 				return bad_value("--scope", optarg, "advised or all");
 			o->scope_given = true;
+			break;
+		case 'C':
+			if (strcmp(optarg, "bytes") == 0)
+				o->content = RECORD_CONTENT_BYTES;
+			else if (strcmp(optarg, "digest") == 0)
+				o->content = RECORD_CONTENT_DIGEST;
+			else
+				return bad_value("--content", optarg, "bytes or digest");
 			break;
 		case 'h':
 			return usage(stdout);
@@ -447,8 +464,8 @@ static void comment_setup(trace_writer *w, char **cmd, int ncmd, const struct re
 			       "the ranges KSM would scan (advised MADV_MERGEABLE, or merge-any)" :
 			       "every anonymous private writable mapping, advised mergeable here");
 	g_string_append_printf(cmdline, "\nksmsim record: detector=%s interval_ms=%" G_GUINT64_FORMAT
-			       " scope=%s", record_find_name(o->find), o->interval_ms,
-			       record_scope_name(o->scope));
+			       " scope=%s content=%s", record_find_name(o->find), o->interval_ms,
+			       record_scope_name(o->scope), record_content_name(o->content));
 	trace_writer_comment(w, cmdline->str, NULL);
 	g_string_free(cmdline, TRUE);
 }
@@ -533,8 +550,11 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 		rs->unmaps);
 	fprintf(stderr, "ksmsim record: %" G_GUINT64_FORMAT " page writes (%s): %"
 		G_GUINT64_FORMAT " zero, %" G_GUINT64_FORMAT " uniform, %" G_GUINT64_FORMAT
-		" distinct other pages stored once (%" G_GUINT64_FORMAT " unreadable skipped)\n",
-		rs->pages, written, rs->zero_pages, rs->uniform_pages, blobs, rs->mem_errors);
+		" %s (%" G_GUINT64_FORMAT " unreadable skipped)\n",
+		rs->pages, written, rs->zero_pages, rs->uniform_pages,
+		o->content == RECORD_CONTENT_DIGEST ? rs->digest_pages : blobs,
+		o->content == RECORD_CONTENT_DIGEST ? "other pages stored as digests" :
+		"distinct other pages stored once", rs->mem_errors);
 	if (rs->huge_skipped)
 		fprintf(stderr, "ksmsim record: left out mappings over 64 GiB (reservations, "
 			"sanitizer shadows) %" G_GUINT64_FORMAT " times\n", rs->huge_skipped);
@@ -565,7 +585,9 @@ static int record_run(int argc, char **argv, struct record_opts o)
 		baseline = run_baseline(argv);
 	}
 
-	w = trace_writer_open_version(o.out, trace_format_from_path(o.out), 3, &error);
+	/* digests are version 4; bytes stay version 3, as before digests existed */
+	w = trace_writer_open_version(o.out, trace_format_from_path(o.out),
+				      o.content == RECORD_CONTENT_DIGEST ? 4 : 3, &error);
 	if (!w) {
 		error_line("ksmsim record", error->message);
 		g_error_free(error);
@@ -575,6 +597,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	signals_install(SIGNALS_DEFER);
 	t_start = now_s();
 	rc = recorder_new(w, o.find, o.scope, o.vm_name);
+	recorder_set_content(rc, o.content);
 	root = start_command(argv, o.shim, &err);
 	if (root < 0) {
 		fprintf(stderr, "ksmsim record: %s: cannot execute: %s\n", argv[0], g_strerror(err));

@@ -344,6 +344,7 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 	if (ok && !a->ro.quiet) {
 		output_summary_text(stdout, a->trace_label, a->hash_label, res.sim_end_us, res.records,
 				    res.batches, &sum->end);
+		output_digest_note(stdout, trace_reader_digests(run.reader));
 		if (cfg->model.policy.row) {
 			struct ksm_policy_stats ps;
 			ksm_policy_stats(run.k, &ps);

@@ -13,6 +13,7 @@
 #include "traces/retime.h"
 #include "traces/writer.h"
 #include "util/escape.h"
+#include "workloads/digest.h"
 #include "util/options.h"
 #include "util/file_id.h"
 #include "util/parse.h"
@@ -22,22 +23,26 @@
 static int trace_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ksmsim trace convert [--format text|gz|binary] IN OUT\n"
+		"usage: ksmsim trace convert [--format text|gz|binary] [--content bytes|digest] IN OUT\n"
 		"       ksmsim trace cat IN\n"
 		"       ksmsim trace stat IN\n"
 		"       ksmsim trace merge IN1 IN2 [IN...] OUT\n"
 		"       ksmsim trace retime --factor F IN OUT\n"
 		"\n"
-		"Read a trace (text, gzip-compressed text or binary, versions 1 to 3\n"
+		"Read a trace (text, gzip-compressed text or binary, versions 1 to 4\n"
 		"(traces/FORMAT.md; version 2 adds blobs of captured pages, version 3 fork,\n"
-		"prctl memory-merge and advise hugepage|nohugepage), detected from its first\n"
+		"prctl memory-merge and advise hugepage|nohugepage, version 4 digest\n"
+		"content), detected from its first\n"
 		"bytes; IN '-' is standard input) and check it fully, as 'ksmsim run' would:\n"
 		"syntax, time order, mms, mapped pages, knob values, settles.\n"
 		"\n"
 		"  convert  write IN to OUT. OUT's format comes from its name: .ksmb binary,\n"
 		"           .gz gzip-compressed text, anything else text; --format overrides.\n"
 		"           OUT '-' is standard output (text unless --format says otherwise).\n"
-		"           OUT has IN's version.\n"
+		"           OUT has IN's version. --content digest (default bytes: as IN\n"
+		"           has it) stores each page a write, fill or fillseq leaves as\n"
+		"           digest:<XXH3-128 of its bytes>, or zero when all zero, in a\n"
+		"           version 4 OUT; partial stores are applied to the page first.\n"
 		"           A regular OUT is written under a temporary name and renamed when\n"
 		"           complete, so a bad input leaves no OUT behind; a device or FIFO\n"
 		"           is written in place. OUT may not be IN.\n"
@@ -62,6 +67,7 @@ static int trace_usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"  -f, --format FMT  output format of convert: text, gz or binary\n"
+		"  -c, --content C   convert: bytes (as IN has it, the default) or digest\n"
 		"  -F, --factor F    retime: the factor, e.g. 0.25 or 1e3\n"
 		"  -m, --max-memory SIZE  refuse a trace whose blobs (captured pages, held for\n"
 		"                    the whole read) would need more than SIZE (K, M, G, T);\n"
@@ -240,6 +246,7 @@ static const char *const form_names[CONTENT_NR_FORMS] = {
 	[CONTENT_ZERO] = "zero", [CONTENT_BYTE] = "byte", [CONTENT_RAND] = "rand",
 	[CONTENT_WORD] = "word", [CONTENT_PATCH] = "patch", [CONTENT_BYTES] = "bytes",
 	[CONTENT_BLOB] = "blob",
+	[CONTENT_DIGEST] = "digest",
 };
 
 static int stat_trace(const char *in)
@@ -396,10 +403,12 @@ int cmd_trace(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "factor", required_argument, NULL, 'F' },
 		{ "max-memory", required_argument, NULL, 'm' },
+		{ "content", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sub, *fmt_name = NULL, *factor = NULL;
+	bool digest = false;
 	GError *error = NULL;
 	int c;
 
@@ -418,7 +427,7 @@ int cmd_trace(int argc, char **argv)
 	argv++;
 	optind = 0;
 	signals_install(SIGNALS_EXIT);
-	while ((c = getopt_long(argc, argv, "+:f:F:m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:f:F:m:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(sub, "convert")) {
@@ -426,6 +435,21 @@ int cmd_trace(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			fmt_name = optarg;
+			break;
+		case 'c':
+			if (strcmp(sub, "convert")) {
+				fprintf(stderr, "ksmsim trace: --content is for convert only\n");
+				return EXIT_USAGE;
+			}
+			if (strcmp(optarg, "digest") && strcmp(optarg, "bytes")) {
+				char *v = escape_line(optarg);
+
+				fprintf(stderr, "ksmsim trace: --content: unknown content '%s' (bytes or "
+					"digest)\n", v);
+				g_free(v);
+				return EXIT_USAGE;
+			}
+			digest = !strcmp(optarg, "digest");
 			break;
 		case 'F':
 			if (strcmp(sub, "retime")) {
@@ -480,6 +504,8 @@ int cmd_trace(int argc, char **argv)
 
 		if (!file_uses_distinct(uses, 2, &error))
 			return fail(error);
+		if (digest)
+			return digest_convert(argv[0], argv[1], fmt, &error) ? 0 : fail(error);
 		return copy(argv[0], argv[1], fmt);
 	}
 	if (strcmp(sub, "retime") == 0)

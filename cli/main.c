@@ -25,6 +25,7 @@ static const struct command {
 	{ "record", cmd_record, "capture a running program's page writes as a trace (root)" },
 	{ "collide", cmd_collide, "checksum collision and false-positive study" },
 	{ "advise", cmd_advise, "every checksum and policy on one trace: Pareto frontier, the pick" },
+	{ "tune", cmd_tune, "a trace under a grid of knob settings: saving, CPU, the setting to use" },
 	{ "hashes", cmd_hashes, "list the page checksums --hash accepts" },
 	{ "policies", cmd_policies, "list the designs --policy accepts in place of the kernel's" },
 	{ "bench", cmd_bench, "benchmarks: trace parsing, checksum costs, the model" },

@@ -23,6 +23,7 @@ enum what {
 #define RUN RUN_OPTIONS_RUN
 #define ADVISE RUN_OPTIONS_ADVISE
 #define KSM RUN_OPTIONS_COLLIDE_KSM
+#define TUNE RUN_OPTIONS_TUNE
 
 /* Rows of one name differ in meaning between the commands they are marked for. */
 static const struct row {
@@ -32,16 +33,16 @@ static const struct row {
 	enum what what;
 	const char *help;	/* lines split at '\n' */
 } rows[] = {
-	{ "check", NULL, RUN | ADVISE | KSM, W_CHECK,
+	{ "check", NULL, RUN | ADVISE | KSM | TUNE, W_CHECK,
 	  "verify the model's invariants after every batch\n"
 	  "(slow); the first violation stops the run (exit 1)" },
 	{ "batch-time", NULL, RUN | ADVISE | KSM, W_BATCH_TIME,
 	  "batches take their modelled CPU time (default: zero\n"
 	  "time, as traces/FORMAT.md says)" },
-	{ "no-ideal", NULL, RUN | ADVISE | KSM, W_NO_IDEAL,
+	{ "no-ideal", NULL, RUN | ADVISE | KSM | TUNE, W_NO_IDEAL,
 	  "skip the oracle's walk over every page at each mark,\n"
 	  "sample and the end (its columns are left empty)" },
-	{ "costs-csv", "FILE", RUN | ADVISE | KSM, W_COSTS,
+	{ "costs-csv", "FILE", RUN | ADVISE | KSM | TUNE, W_COSTS,
 	  "per-page costs from 'ksmsim bench costs --csv'\n"
 	  "(default: figures built in, so runs reproduce)" },
 	{ "interval-ms", "N", RUN, W_INTERVAL,
@@ -50,6 +51,9 @@ static const struct row {
 	{ "interval-ms", "N", ADVISE | KSM, W_INTERVAL,
 	  "the samples' period (default 1000), behind the means\n"
 	  "and peaks over the run" },
+	{ "interval-ms", "N", TUNE, W_INTERVAL,
+	  "the samples' period (default 100), behind the means\n"
+	  "and the times to 50% and 90% of the ideal saving" },
 	{ "ideal-interval-ms", "N", RUN, W_IDEAL_INTERVAL,
 	  "the oracle's period among the samples (default\n"
 	  "60000, rounded up to a multiple of --interval-ms):\n"
@@ -61,12 +65,12 @@ static const struct row {
 	  "SIZE bytes (K, M, G, T: powers of 1024; default:\n"
 	  "the machine's MemAvailable); the need is estimated\n"
 	  "from the pages written and the mms alive at once" },
-	{ "max-memory", "SIZE", ADVISE, W_MAX_MEMORY,
+	{ "max-memory", "SIZE", ADVISE | TUNE, W_MAX_MEMORY,
 	  "the memory all runs at once may take (K, M, G, T:\n"
 	  "powers of 1024; default: the machine's MemAvailable);\n"
 	  "a trace one run of which would need more is refused" },
 	{ "quiet", NULL, RUN, W_QUIET, "no summary on standard output, no progress" },
-	{ "quiet", NULL, ADVISE, W_QUIET, "no line per finished run on standard error" },
+	{ "quiet", NULL, ADVISE | TUNE, W_QUIET, "no line per finished run on standard error" },
 };
 
 static bool knob_is_option(enum ksm_knob k)

@@ -145,6 +145,10 @@ static void store_content(uint8_t *p, const struct trace_content *tc, const uint
 	case CONTENT_BLOB:	/* a captured page (ksmtrace 2): all 4096 bytes */
 		memcpy(p, tc->data, TRACE_PAGE_SIZE);
 		break;
+	case CONTENT_DIGEST:	/* ksmtrace 4: the model's stand-in bytes (trace_digest_seed) */
+		memcpy(p, randbuf, TRACE_PAGE_SIZE);
+		memcpy(p, tc->data, TRACE_DIGEST_LEN);
+		break;
 	default:
 		abort();
 	}
@@ -264,6 +268,8 @@ static int child_exec(const struct trace_record *rec, uint64_t base)
 	case TRACE_FILL:
 		if (rec->content.form == CONTENT_RAND || rec->content.form == CONTENT_PATCH)
 			rand_page(randbuf, rec->content.value);
+		else if (rec->content.form == CONTENT_DIGEST)
+			rand_page(randbuf, trace_digest_seed(&rec->content));
 		for (uint64_t i = 0; i < rec->npages; i++)
 			store_content(addr + i * TRACE_PAGE_SIZE, &rec->content, randbuf);
 		return 0;

@@ -690,6 +690,17 @@ content *content_apply(const content *cur, const struct trace_content *tc)
 	case CONTENT_BLOB:
 		/* captured bytes: kept whole, interned, so equal blobs share one object */
 		return from_full(g_memdup2(tc->data, PAGE));
+	case CONTENT_DIGEST: {
+		/*
+		 * A digest stands for a page whose bytes the trace does not hold:
+		 * the model gives it stand-in bytes, the 16 digest bytes followed
+		 * by SplitMix64 words seeded from the digest, so equal digests are
+		 * equal pages, different digests differ in their first 16 bytes,
+		 * and a checksum of the page is a function of the digest alone.
+		 */
+		return apply_sparse(BASE_RAND, trace_digest_seed(tc), NULL, 0, TRACE_DIGEST_LEN,
+				    tc->data);
+	}
 	default:
 		break;
 	}

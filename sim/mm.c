@@ -908,7 +908,8 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		/* A replacing form gives every page one shared content object. */
 		content *same = NULL;
 		if (r->content.form == CONTENT_ZERO || r->content.form == CONTENT_BYTE ||
-		    r->content.form == CONTENT_RAND || r->content.form == CONTENT_BLOB)
+		    r->content.form == CONTENT_RAND || r->content.form == CONTENT_BLOB ||
+		    r->content.form == CONTENT_DIGEST)
 			same = content_apply(NULL, &r->content);
 		for (uint64_t i = 0; i < r->npages; i++)
 			write_page(k, mm, r->vpn + i, &r->content, same);

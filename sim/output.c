@@ -86,6 +86,16 @@ void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_po
 	}
 }
 
+void output_digest_note(FILE *f, uint64_t digests)
+{
+	if (!digests)
+		return;
+	fprintf(f, "\ndigest content: %" PRIu64 " write/fill records carry a 128-bit digest, not the\n"
+		"  page's bytes; equal digests are equal pages and a checksum is a function of\n"
+		"  the digest, so checksum false positives cannot be studied on this trace\n"
+		"  (false_positives counts stand-in bytes only)\n", digests);
+}
+
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s)
 {

@@ -34,6 +34,13 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s);
 
+/*
+ * After the summary of a run on digest content (trace version 4; digests
+ * records with it, nothing printed when 0): false positives cannot be
+ * studied on it, since the model only has stand-in bytes (sim/MODEL.md).
+ */
+void output_digest_note(FILE *f, uint64_t digests);
+
 /* A non-kernel policy's own figures, after the summary. */
 void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_policy_stats *ps);
 

@@ -141,6 +141,7 @@ bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_e
 			break;
 		}
 		est->end_us = rec.t_us;
+		est->digests = trace_reader_digests(r);
 		if ((++est->records & 0xffff) == 0 && p)
 			progress_update(p, est->records, trace_reader_offset(r), trace_reader_size(r));
 	}

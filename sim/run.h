@@ -71,6 +71,7 @@ struct run_estimate {
 	uint64_t need;		/* the model's peak memory, bytes (ksm_memory_estimate) */
 	uint64_t end_us;	/* the last record's time */
 	uint64_t records;
+	uint64_t digests;	/* records with digest content: no false positives to study */
 };
 
 /*

@@ -13,7 +13,7 @@
 #define BIN_MAGIC "\x89KSMB\r\n\x1a"
 #define BIN_MAGIC_LEN 8
 #define BIN_VERSION 1		/* what trace_writer_open writes */
-#define BIN_VERSION_MAX 3	/* 2 adds blobs, 3 fork, prctl and THP advice */
+#define BIN_VERSION_MAX 4	/* 2 adds blobs, 3 fork, prctl and THP advice, 4 digests */
 #define BIN_HEADER_LEN (BIN_MAGIC_LEN + 1)
 
 /* Low four bits of the opcode byte. */

@@ -328,6 +328,10 @@ static char *validate_content(const struct trace_content *c)
 		if (c->off != 0 || c->len != TRACE_PAGE_SIZE)
 			return g_strdup("blob content covers the whole page (offset 0, length 4096)");
 		return NULL;
+	case CONTENT_DIGEST:
+		if (c->off != 0 || c->len != TRACE_DIGEST_LEN)
+			return g_strdup("digest content is 16 bytes (offset 0, length 16)");
+		return NULL;
 	default:
 		return g_strdup_printf("unknown content form %d", (int)c->form);
 	}

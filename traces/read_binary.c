@@ -358,6 +358,17 @@ static inline void bin_content(trace_reader *r, struct bin_cursor *d, unsigned i
 		memcpy(c->data, blob_bytes(r, id), TRACE_PAGE_SIZE);
 		break;
 	}
+	case CONTENT_DIGEST:
+		if (r->version < 4) {
+			d->why = "unknown content form";
+			break;
+		}
+		c->value = 0;
+		c->off = 0;
+		c->len = TRACE_DIGEST_LEN;
+		memcpy(c->data, d->p, TRACE_DIGEST_LEN);
+		d->p += TRACE_DIGEST_LEN;
+		break;
 	default:
 		d->why = "unknown content form";
 	}

@@ -250,6 +250,30 @@ static int get_blob_ref(trace_reader *r, GError **error, const struct tok *id,
 }
 
 /*
+ * digest:HEX (v4): the page's 128-bit digest in 32 hex digits, its 16
+ * bytes in order; the record carries them in data[0..15].
+ */
+static int get_digest(trace_reader *r, GError **error, const struct tok *t,
+		      const struct tok *hex, struct trace_content *c)
+{
+	if (hex->n != 2 * TRACE_DIGEST_LEN)
+		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": digest has %zu hex digits "
+				   "(%u expected: 128 bits)", r->line, hex->n, 2 * TRACE_DIGEST_LEN);
+	for (unsigned int i = 0; i < TRACE_DIGEST_LEN; i++) {
+		int hi = hexval(hex->s[2 * i]), lo = hexval(hex->s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return TOKFAIL(r, error, "bad hex in '%s'", t);
+		c->data[i] = hi << 4 | lo;
+	}
+	c->form = CONTENT_DIGEST;
+	c->value = 0;
+	c->off = 0;
+	c->len = TRACE_DIGEST_LEN;
+	return 0;
+}
+
+/*
  * A <content> token (FORMAT.md, "Page contents"): the form's name, then its
  * colon-separated fields, their count fixed by the form. A name with the
  * wrong number of fields is a bad content like an unknown name.
@@ -294,7 +318,17 @@ static int get_content(trace_reader *r, GError **error, const struct tok *t,
 		return get_patch(r, error, t, p, p[0].n == 5 && p[0].s[4] == 'h', c);
 	if (IS("blob") && k == 2 && r->version >= 2)
 		return get_blob_ref(r, error, &p[1], c);
+	if (IS("digest") && k == 2) {
+		if (r->version < 4)
+			return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": digest content needs "
+					   "header 'ksmtrace 4' (this file is version %d)",
+					   r->line, r->version);
+		return get_digest(r, error, t, &p[1], c);
+	}
 #undef IS
+	if (r->version >= 4)
+		return TOKFAIL(r, error, "bad content '%s' (zero, byte:HH, rand:SEED, word:I:VALUE, "
+			       "patch:OFF:LEN:SEED, bytes:OFF:HEX, blob:ID or digest:HEX)", t);
 	if (r->version >= 2)
 		return TOKFAIL(r, error, "bad content '%s' (zero, byte:HH, rand:SEED, word:I:VALUE, "
 			       "patch:OFF:LEN:SEED, bytes:OFF:HEX or blob:ID)", t);
@@ -518,7 +552,7 @@ static int text_header(trace_reader *r, const struct tok *t, int nt, GError **er
 
 	if (nt == 2 && t[0].n == 8 && memcmp(t[0].s, "ksmtrace", 8) == 0 && !known)
 		return TOKFAIL(r, error, "unsupported trace version '%s' (expected header "
-			       "'ksmtrace 1', 'ksmtrace 2' or 'ksmtrace 3')", &t[1]);
+			       "'ksmtrace 1' to 'ksmtrace 4')", &t[1]);
 	if (nt != 2 || t[0].n != 8 || memcmp(t[0].s, "ksmtrace", 8) != 0 || !known)
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": expected header 'ksmtrace 1'",
 				   r->line);

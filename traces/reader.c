@@ -212,9 +212,18 @@ int trace_reader_next(trace_reader *r, struct trace_record *rec, GError **error)
 	}
 	if (r->done)
 		return 0;
-	if (r->form == FORM_TEXT)
-		return reader_text_next(r, rec, error, false);
-	return reader_bin_next(r, rec, error);
+	int got = r->form == FORM_TEXT ? reader_text_next(r, rec, error, false) :
+		  reader_bin_next(r, rec, error);
+
+	if (got == 1 && (rec->verb == TRACE_WRITE || rec->verb == TRACE_FILL) &&
+	    rec->content.form == CONTENT_DIGEST)
+		r->digests++;
+	return got;
+}
+
+uint64_t trace_reader_digests(const trace_reader *r)
+{
+	return r->digests;
 }
 
 int trace_reader_version(trace_reader *r, GError **error)

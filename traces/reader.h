@@ -28,13 +28,18 @@ trace_reader *trace_reader_open(const char *path, GError **error);
 int trace_reader_next(trace_reader *r, struct trace_record *rec, GError **error);
 const char *trace_reader_path(const trace_reader *r);
 /*
- * The trace's format version (1 to 3), reading the header if that has not
+ * The trace's format version (1 to 4), reading the header if that has not
  * happened yet; -1 with error set when the header is bad. A v2 reader puts
  * each blob's bytes into the records that use it (CONTENT_BLOB), so records
  * stay self-contained; the blobs are kept in memory (4 KiB each).
  */
 int trace_reader_version(trace_reader *r, GError **error);
 uint64_t trace_reader_blobs(const trace_reader *r);	/* defined so far */
+/*
+ * write and fill records with digest content (v4) handed out so far: a run
+ * on such a trace cannot study checksum false positives (FORMAT.md).
+ */
+uint64_t trace_reader_digests(const trace_reader *r);
 /* "gzip", "binary" or "text", as the first bytes showed it (after a record was read). */
 const char *trace_reader_form(trace_reader *r);
 /*

@@ -34,6 +34,7 @@ struct trace_reader {
 	/* v2 blobs, BLOB_SLAB to a slab so that growing never copies them */
 	GPtrArray *slabs;
 	uint64_t nblobs;
+	uint64_t digests;	/* write and fill records with digest content handed out */
 	uint64_t max_blobs;	/* 0: no limit (trace_reader_limit_blobs) */
 	char *max_blobs_why;
 

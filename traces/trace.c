@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Names shared by every reader, writer and consumer of traces. */
 #include <string.h>
+#include <xxhash.h>
 #include "traces/trace.h"
 
 /*
@@ -49,4 +50,26 @@ int knob_lookup(const char *name)
 		if (strcmp(knob_table[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+void trace_content_digest(struct trace_content *c, const uint8_t *page)
+{
+	XXH128_canonical_t canon;
+
+	XXH128_canonicalFromHash(&canon, XXH3_128bits(page, TRACE_PAGE_SIZE));
+	c->form = CONTENT_DIGEST;
+	c->value = 0;
+	c->off = 0;
+	c->len = TRACE_DIGEST_LEN;
+	G_STATIC_ASSERT(sizeof(canon.digest) == TRACE_DIGEST_LEN);
+	memcpy(c->data, canon.digest, TRACE_DIGEST_LEN);
+}
+
+uint64_t trace_digest_seed(const struct trace_content *c)
+{
+	uint64_t hi, lo;
+
+	memcpy(&hi, c->data, 8);
+	memcpy(&lo, c->data + 8, 8);
+	return GUINT64_FROM_LE(hi) ^ GUINT64_FROM_LE(lo) ^ UINT64_C(0x6469676573740000);
 }

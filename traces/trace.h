@@ -18,10 +18,12 @@
 #define TRACE_LINE_MAX 65536u
 /*
  * Versions of the text header and binary form (FORMAT.md): 2 adds blobs,
- * 3 adds fork and prctl.
+ * 3 adds fork and prctl, 4 adds digest content.
  */
 #define TRACE_VERSION_MIN 1
-#define TRACE_VERSION_MAX 3
+#define TRACE_VERSION_MAX 4
+/* A digest: content's bytes (XXH3_128bits in ksmsim's writers). */
+#define TRACE_DIGEST_LEN 16u
 
 enum trace_verb {
 	TRACE_SPAWN,
@@ -49,6 +51,7 @@ enum content_form {
 	CONTENT_PATCH,	/* len bytes at off from rand:value */
 	CONTENT_BYTES,	/* len bytes at off, taken from data */
 	CONTENT_BLOB,	/* v2: the whole page is data (off 0, len 4096); value = blob id */
+	CONTENT_DIGEST,	/* v4: a 128-bit digest of the page stands for it (data[0..15], len 16) */
 	CONTENT_NR_FORMS
 };
 
@@ -57,7 +60,7 @@ struct trace_content {
 	uint64_t value;
 	uint32_t off;
 	uint32_t len;
-	uint8_t data[TRACE_PAGE_SIZE];	/* CONTENT_BYTES, CONTENT_BLOB; len bytes valid */
+	uint8_t data[TRACE_PAGE_SIZE];	/* CONTENT_BYTES, CONTENT_BLOB, CONTENT_DIGEST; len bytes valid */
 };
 
 /* Knobs, in /sys/kernel/mm/ksm/ spelling (knob_table in trace.c). */
@@ -113,6 +116,22 @@ struct knob_info {
 /* Indexed by enum ksm_knob. */
 extern const struct knob_info knob_table[KNOB_NR];
 extern const char *const verb_names[TRACE_NR_VERBS];
+
+/*
+ * Make c the digest of a page's 4096 bytes (CONTENT_DIGEST, version 4):
+ * XXH3_128bits, its 16 bytes in XXH128_canonicalFromHash order (high half
+ * first, big-endian), as the recorder and `trace convert --content digest`
+ * write it.
+ */
+void trace_content_digest(struct trace_content *c, const uint8_t *page);
+/*
+ * A digest page's stand-in bytes, as the model and `ksmsim live` store them
+ * (sim/MODEL.md, "Digest content"): the 16 digest bytes, then the bytes of
+ * rand:<this seed> from byte 16 on. The seed: the digest's two 8-byte
+ * halves read little-endian, XORed together and with 0x6469676573740000
+ * ("digest" in ASCII), so that a digest page is seeded apart from rand:.
+ */
+uint64_t trace_digest_seed(const struct trace_content *c);
 
 /* Returns -1 when the name is not a knob. */
 int knob_lookup(const char *name);

@@ -202,6 +202,10 @@ static uint8_t *put_content(uint8_t *p, const struct trace_content *c)
 	case CONTENT_BLOB:
 		p = bin_put_varint(p, c->value);
 		break;
+	case CONTENT_DIGEST:
+		memcpy(p, c->data, TRACE_DIGEST_LEN);
+		p += TRACE_DIGEST_LEN;
+		break;
 	default:
 		break;
 	}

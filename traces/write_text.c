@@ -37,6 +37,16 @@ static void put_content(GString *out, const struct trace_content *c)
 	case CONTENT_BLOB:
 		g_string_append_printf(out, "blob:%" G_GUINT64_FORMAT, c->value);
 		break;
+	case CONTENT_DIGEST: {
+		static const char hex[] = "0123456789abcdef";
+
+		g_string_append(out, "digest:");
+		for (uint32_t i = 0; i < TRACE_DIGEST_LEN; i++) {
+			g_string_append_c(out, hex[c->data[i] >> 4]);
+			g_string_append_c(out, hex[c->data[i] & 15]);
+		}
+		break;
+	}
 	case CONTENT_BYTES: {
 		static const char hex[] = "0123456789abcdef";
 		uint32_t len = MIN(c->len, TRACE_PAGE_SIZE);

@@ -141,6 +141,10 @@ bool trace_writer_put(trace_writer *w, const struct trace_record *rec, GError **
 	if (!problem && blob && w->version < 2)
 		problem = g_strdup_printf("blob content needs trace version 2 (this is version %d)",
 					  w->version);
+	if (!problem && (rec->verb == TRACE_WRITE || rec->verb == TRACE_FILL) &&
+	    rec->content.form == CONTENT_DIGEST && w->version < 4)
+		problem = g_strdup_printf("digest content needs trace version 4 (this is version %d)",
+					  w->version);
 	if (!problem && (rec->verb == TRACE_FORK || rec->verb == TRACE_PRCTL) && w->version < 3)
 		problem = g_strdup_printf("%s needs trace version 3 (this is version %d)",
 					  verb_names[rec->verb], w->version);

@@ -663,6 +663,40 @@ static void test_compact(void **state)
 	free(v);
 }
 
+/*
+ * Digest content (trace version 4): equal digests are one page, different
+ * ones differ from byte 0, the stand-in bytes are the digest then
+ * rand:trace_digest_seed from byte 16, and the checksum follows the digest.
+ */
+static void test_digest_stand_in(void **state)
+{
+	struct trace_content a = { .form = CONTENT_DIGEST, .len = 16 }, b = a, c = a;
+	uint8_t want[PAGE], got[PAGE];
+
+	for (int i = 0; i < 16; i++) {
+		a.data[i] = b.data[i] = (uint8_t)(0x11 * i);
+		c.data[i] = (uint8_t)(0x11 * i) ^ (i == 15);
+	}
+	content *pa = content_apply(NULL, &a), *pb = content_apply(NULL, &b);
+	content *pc = content_apply(pa, &c);
+
+	assert_ptr_equal(pa, pb);
+	assert_true(content_equal(pa, pb));
+	assert_false(content_equal(pa, pc));
+	plain_rand(want, trace_digest_seed(&a));
+	memcpy(want, a.data, 16);
+	assert_memory_equal(content_materialize(pa, got), want, PAGE);
+	assert_int_equal(content_checksum(pa, sum_hash, NULL), sum_hash(want));
+	assert_int_not_equal(content_checksum(pc, sum_hash, NULL), content_checksum(pa, sum_hash, NULL));
+	/* a digest page is not a rand: page of the same seed */
+	content *r = content_rand(trace_digest_seed(&a));
+	assert_false(content_equal(pa, r));
+	content_unref(r);
+	content_unref(pa);
+	content_unref(pb);
+	content_unref(pc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -680,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_checksum_imm_evicted),
 		cmocka_unit_test(test_hash_imm_equals_object),
 		cmocka_unit_test(test_compact),
+		cmocka_unit_test(test_digest_stand_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,8 @@
 """Tests of ksmsim record (tests/record/meson.build).
 
   check_record.py pattern KSMSIM PATTERN   record PATTERN, check every page
+  check_record.py pattern-digest KSMSIM PATTERN  the same with --content digest: every
+                                           page's digest is the digest of what PATTERN wrote
   check_record.py errors  KSMSIM PATTERN   bad option values, missing command, not root,
                                            exits at once
   check_record.py sigint  KSMSIM PATTERN   SIGINT mid-capture: the trace replays
@@ -102,7 +104,33 @@ def parse(text):
     return blobs, recs
 
 
+# digest:<hex> -> the bytes it stands for, for the pages pattern.c writes
+DIGESTS = {}
+
+
+def known_digests(ksmsim, tmp):
+    """The digests of pattern.c's pages, as ksmsim's converter computes them."""
+    pages = [page_bytes(k, i) for k in list(range(3)) + [100] for i in range(NPAGES)]
+    src = os.path.join(tmp, "known.ksmt")
+    with open(src, "w") as f:
+        f.write("ksmtrace 1\n0 spawn p\n0 map p 0 %d\n" % len(pages))
+        for v, b in enumerate(pages):
+            f.write("0 write p 0x%x bytes:0:%s\n" % (v, b.hex()))
+    out = subprocess.run([ksmsim, "trace", "convert", "--content", "digest", src, "-"],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    for line in out.splitlines():
+        w = line.split()
+        if len(w) == 5 and w[1] == "write" and w[4].startswith("digest:"):
+            DIGESTS[w[4]] = pages[int(w[3], 16)]
+    nonzero = {b for b in pages if any(b)}
+    if len(DIGESTS) != len(nonzero):
+        fail("the converter gave %d digests for %d non-zero pages" % (len(DIGESTS), len(nonzero)))
+
+
 def content(blobs, c):
+    if c.startswith("digest:"):
+        # a page of pattern.c's, or one of the runtime's: bytes of its own
+        return DIGESTS.get(c, c.encode().ljust(PAGE, b"\x01"))
     if c == "zero":
         return bytes(PAGE)
     if c.startswith("byte:"):
@@ -269,6 +297,28 @@ def test_pattern(ksmsim, pattern, tmp):
     check_pattern_trace(ksmsim, out)
 
 
+def test_pattern_digest(ksmsim, pattern, tmp):
+    need_root(ksmsim, tmp)
+    known_digests(ksmsim, tmp)
+    out = os.path.join(tmp, "p.ksmb")
+    r = record(ksmsim, out, [pattern], ["--content", "digest"])
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        fail("record --content digest exited %d" % r.returncode)
+    if open(out, "rb").read(9)[8] != 4:
+        fail("a digest recording is not trace version 4")
+    if "stored as digests" not in r.stderr:
+        fail("the report does not count the pages stored as digests")
+    cat = subprocess.run([ksmsim, "trace", "cat", out], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+    if " blob:" in cat or "\nblob " in cat:
+        fail("a digest recording holds blobs")
+    if not any(d in cat for d in DIGESTS):
+        fail("no page of pattern.c's is in the trace as its digest")
+    check_pattern_trace(ksmsim, out)
+    print("ok   pattern-digest")
+
+
 def check_pattern_trace(ksmsim, out):
     """Every page pattern.c wrote is in the trace at out, byte for byte."""
     cat = subprocess.run([ksmsim, "trace", "cat", out], stdout=subprocess.PIPE, text=True, check=True)
@@ -369,7 +419,8 @@ def test_errors(ksmsim, pattern, tmp):
     for opt, val in [("--interval-ms", " -5"), ("--interval-ms", "0"), ("--interval-ms", "3600001"),
                      ("--interval-ms", "0x10"), ("--mark-every", "0"), ("--mark-every", "1e3"),
                      ("--max-seconds", "inf"), ("--max-seconds", " 1"), ("--max-seconds", "0"),
-                     ("--find", "sometimes"), ("--scope", "merged"), ("--scope", "")]:
+                     ("--find", "sometimes"), ("--scope", "merged"), ("--scope", ""),
+                     ("--content", "sha"), ("--content", "")]:
         r = subprocess.run([ksmsim, "record", opt, val, "-o", out, "--", "true"],
                            stderr=subprocess.PIPE, text=True)
         if r.returncode != 2 or ("bad %s '%s'" % (opt, val)) not in r.stderr or os.path.exists(out):
@@ -716,7 +767,8 @@ def main():
         check_pattern_trace(ksmsim, pattern)
         return
     with tempfile.TemporaryDirectory(prefix="ksmsim-record-") as tmp:
-        tests = {"pattern": test_pattern, "errors": test_errors, "sigint": test_sigint,
+        tests = {"pattern": test_pattern, "pattern-digest": test_pattern_digest,
+                 "errors": test_errors, "sigint": test_sigint,
                  "progress": test_progress, "hugepage": test_hugepage,
                  "scope": test_scope, "scope-prctl": test_scope_prctl}
         detectors = {"pagemap-scan": test_pagemap_scan, "agree": test_agree,

@@ -351,13 +351,13 @@ static void test_corrupt(void **state)
 	/* the good one, then the header's and the container's faults */
 	make_bin("t.ksmb", 1, good, sizeof(good) - 1, NULL);
 	assert_null(read_file_all("t.ksmb", NULL));
-	make_bin("t.ksmb", 4, good, sizeof(good) - 1, NULL);
+	make_bin("t.ksmb", 5, good, sizeof(good) - 1, NULL);
 	msg = read_file_all("t.ksmb", NULL);
-	assert_string_equal(msg, "t.ksmb: offset 8: unsupported binary version 4 (this reader knows 1 to 3)");
+	assert_string_equal(msg, "t.ksmb: offset 8: unsupported binary version 5 (this reader knows 1 to 4)");
 	g_free(msg);
 	make_bin("t.ksmb", 0, good, sizeof(good) - 1, NULL);
 	msg = read_file_all("t.ksmb", NULL);
-	assert_string_equal(msg, "t.ksmb: offset 8: unsupported binary version 0 (this reader knows 1 to 3)");
+	assert_string_equal(msg, "t.ksmb: offset 8: unsupported binary version 0 (this reader knows 1 to 4)");
 	g_free(msg);
 	make_bin("t.ksmb", 1, good, sizeof(good) - 1, "junk");
 	msg = read_file_all("t.ksmb", NULL);

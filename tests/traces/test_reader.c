@@ -19,8 +19,8 @@ static const struct bad_case bad_cases[] = {
 	{ "ksmtrace\n", "t.ksmt:1: expected header 'ksmtrace 1'" },
 	{ "ksmtrace 1 1\n", "t.ksmt:1: expected header 'ksmtrace 1'" },
 	{ "KSMTRACE 1\n", "t.ksmt:1: expected header 'ksmtrace 1'" },
-	{ "ksmtrace 4\n", "t.ksmt:1: unsupported trace version '4' (expected header 'ksmtrace 1', 'ksmtrace 2' or 'ksmtrace 3')" },
-	{ "ksmtrace 0\n", "t.ksmt:1: unsupported trace version '0' (expected header 'ksmtrace 1', 'ksmtrace 2' or 'ksmtrace 3')" },
+	{ "ksmtrace 5\n", "t.ksmt:1: unsupported trace version '5' (expected header 'ksmtrace 1' to 'ksmtrace 4')" },
+	{ "ksmtrace 0\n", "t.ksmt:1: unsupported trace version '0' (expected header 'ksmtrace 1' to 'ksmtrace 4')" },
 	/* v1 knows no blobs, exactly as before version 2 existed */
 	{ H "blob 0 00\n", "t.ksmt:2: bad time 'blob' (unsigned decimal microseconds expected)" },
 	{ A "0 write a 0x1000 blob:0\n", "t.ksmt:4: bad content 'blob:0' (zero, byte:HH, rand:SEED, "

@@ -10,6 +10,7 @@ void emit_init(struct emit *e, trace_writer *w, struct record_stats *stats)
 	e->t_us = 0;
 	e->error = NULL;
 	e->stats = stats;
+	e->digest = false;
 }
 
 void emit_fini(struct emit *e)
@@ -88,6 +89,9 @@ void emit_page(struct emit *e, const char *mm, uint64_t vpn, const uint8_t *page
 		c->form = CONTENT_BYTE;
 		c->value = page[0];
 		e->stats->uniform_pages++;
+	} else if (e->digest) {
+		trace_content_digest(c, page);
+		e->stats->digest_pages++;
 	} else {
 		c->form = CONTENT_BLOB;
 		c->len = TRACE_PAGE_SIZE;

@@ -16,6 +16,7 @@ struct emit {
 	uint64_t t_us;			/* the time every record gets */
 	GError *error;			/* the first write error: nothing more goes out */
 	struct record_stats *stats;	/* counts the page writes */
+	bool digest;			/* pages go out as digests, not blobs (version 4) */
 };
 
 void emit_init(struct emit *e, trace_writer *w, struct record_stats *stats);
@@ -28,7 +29,7 @@ void emit_range(struct emit *e, enum trace_verb verb, const char *mm, uint64_t v
 void emit_advise_hugepage(struct emit *e, const char *mm, uint64_t vpn, uint64_t npages);
 /* spawn or exit of mm, or a mark with that label */
 void emit_named(struct emit *e, enum trace_verb verb, const char *name);
-/* One captured page: zero and uniform pages need no blob. */
+/* One captured page: zero and uniform pages need no blob, nor a digest. */
 void emit_page(struct emit *e, const char *mm, uint64_t vpn, const uint8_t *page);
 
 #endif

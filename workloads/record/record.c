@@ -792,6 +792,16 @@ struct recorder *recorder_new(trace_writer *w, enum record_find mode, enum recor
 	return rc;
 }
 
+void recorder_set_content(struct recorder *rc, enum record_content content)
+{
+	rc->out.digest = content == RECORD_CONTENT_DIGEST;
+}
+
+const char *record_content_name(enum record_content content)
+{
+	return content == RECORD_CONTENT_DIGEST ? "digest" : "bytes";
+}
+
 void recorder_free(struct recorder *rc)
 {
 	if (!rc)

@@ -73,6 +73,19 @@ enum record_scope {
 	RECORD_SCOPE_ALL, RECORD_SCOPE_ADVISED,
 };
 
+/*
+ * How a captured page that is neither zero nor one repeated byte goes into
+ * the trace: its bytes (a blob, stored once; versions 2 and 3), or its
+ * 128-bit digest (digest:<XXH3-128>, version 4: a host's worth of pages in
+ * 16 bytes each, but no checksum false positives to study on it).
+ */
+enum record_content {
+	RECORD_CONTENT_BYTES, RECORD_CONTENT_DIGEST,
+};
+
+/* "bytes" or "digest". */
+const char *record_content_name(enum record_content content);
+
 /* "all" or "advised". */
 const char *record_scope_name(enum record_scope scope);
 
@@ -92,6 +105,7 @@ bool record_pagemap_scan_works(const char *shim, const char **why);
 struct record_stats {
 	uint64_t intervals, procs_seen, maps, unmaps;
 	uint64_t pages, zero_pages, uniform_pages;	/* page writes recorded */
+	uint64_t digest_pages;	/* ... of them stored as digests (RECORD_CONTENT_DIGEST) */
 	uint64_t mem_errors;	/* pages that could not be read: skipped */
 	uint64_t huge_skipped;	/* mappings over 64 GiB seen and left out */
 	double capture_s;	/* time spent capturing */
@@ -119,6 +133,11 @@ struct recorder;
 struct recorder *recorder_new(trace_writer *w, enum record_find mode, enum record_scope scope,
 			      const char *as_vm);
 void recorder_free(struct recorder *rc);
+/*
+ * The content form of the pages from now on (RECORD_CONTENT_BYTES unless
+ * set); DIGEST needs a writer of version 4.
+ */
+void recorder_set_content(struct recorder *rc, enum record_content content);
 
 /* The tree to record is root (a child of ours) and its descendants. */
 void recorder_follow(struct recorder *rc, pid_t root);

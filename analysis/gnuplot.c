@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* gnuplot started for a PNG (gnuplot.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "analysis/gnuplot.h"
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		len -= (size_t)w;
+	}
+	return true;
+}
+
+/* gnuplot with script on its standard input and its standard output on out_fd (-1: /dev/null). */
+static bool gnuplot(const char *script, int out_fd, int *ws, GQuark domain, GError **error)
+{
+	int in[2];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	if (pipe(in) < 0) {
+		g_set_error(error, domain, 2, "pipe: %s", g_strerror(errno));
+		return false;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		g_set_error(error, domain, 2, "fork: %s", g_strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		return false;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(in[0], 0);
+		dup2(out_fd >= 0 ? out_fd : null, 1);
+		if (out_fd < 0)
+			dup2(null, 2);
+		close(in[0]);
+		close(in[1]);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	/* a gnuplot that dies early must not end us by SIGPIPE: its status says what happened */
+	sigaction(SIGPIPE, &ign, &old);
+	write_full(in[1], script, strlen(script));
+	close(in[1]);
+	sigaction(SIGPIPE, &old, NULL);
+	while (waitpid(pid, ws, 0) < 0)
+		if (errno != EINTR) {
+			g_set_error(error, domain, 2, "waitpid: %s", g_strerror(errno));
+			return false;
+		}
+	return true;
+}
+
+bool gnuplot_available(GQuark domain, GError **error)
+{
+	int ws;
+
+	if (!gnuplot("set terminal pngcairo\n", -1, &ws, domain, error))
+		return false;
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
+		g_set_error(error, domain, 2,
+			    "--plot: cannot run gnuplot (not installed? apt-get install gnuplot-nox)");
+		return false;
+	}
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+		g_set_error(error, domain, 2, "--plot: this gnuplot has no pngcairo terminal");
+		return false;
+	}
+	return true;
+}
+
+bool gnuplot_draw(FILE *png, const char *script, GQuark domain, GError **error)
+{
+	int ws;
+
+	fflush(png);
+	if (!gnuplot(script, fileno(png), &ws, domain, error))
+		return false;
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+		g_set_error(error, domain, 2, "--plot: gnuplot %s",
+			    WIFEXITED(ws) && WEXITSTATUS(ws) == 127 ?
+			    "could not be started (not installed?)" : "failed (its message is above)");
+		return false;
+	}
+	struct stat st;
+	if (fstat(fileno(png), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		g_set_error(error, domain, 2, "--plot: gnuplot wrote nothing");
+		return false;
+	}
+	return true;
+}
+
+void gnuplot_quoted(GString *s, const char *v)
+{
+	g_string_append_c(s, '\'');
+	for (const char *p = v; *p; p++) {
+		if (*p == '\'')
+			g_string_append_c(s, '\'');
+		if (*p != '\n' && *p != '\r')
+			g_string_append_c(s, *p);
+	}
+	g_string_append_c(s, '\'');
+}
+
+void gnuplot_log_tics(GString *s, double lo, double hi)
+{
+	int n = 0;
+
+	g_string_append(s, "set xtics (");
+	for (int d = (int)floor(log10(lo)); d <= (int)ceil(log10(hi)); d++)
+		for (int m = 0; m < 3; m++) {
+			double v = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow(10, d);
+
+			if (v >= lo && v <= hi)
+				g_string_append_printf(s, "%s%.6g", n++ ? ", " : "", v);
+		}
+	g_string_append(s, ")\n");
+}

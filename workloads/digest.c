@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * trace convert --content digest: every page's contents as the model would
+ * hold them (sim/content.h), digested where a store leaves them.
+ */
+#include <string.h>
+#include "sim/content.h"
+#include "traces/reader.h"
+#include "workloads/digest.h"
+
+/* One mm's written pages: vpn -> content (a reference held). */
+static GHashTable *pages_new(void)
+{
+	return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+				     (GDestroyNotify)content_unref);
+}
+
+static GHashTable *pages_of(GHashTable *mms, const char *mm)
+{
+	GHashTable *p = g_hash_table_lookup(mms, mm);
+
+	if (!p) {
+		p = pages_new();
+		g_hash_table_insert(mms, g_strdup(mm), p);
+	}
+	return p;
+}
+
+/* The content a digest trace stores for c: zero, or the digest of its bytes. */
+static void digest_of(content *c, struct trace_content *out)
+{
+	uint8_t page[TRACE_PAGE_SIZE];
+
+	if (content_is_zero(c)) {
+		memset(out, 0, offsetof(struct trace_content, data));
+		out->form = CONTENT_ZERO;
+		return;
+	}
+	trace_content_digest(out, content_materialize(c, page));
+}
+
+static bool same_content(const struct trace_content *a, const struct trace_content *b)
+{
+	return a->form == b->form &&
+	       (a->form != CONTENT_DIGEST || !memcmp(a->data, b->data, TRACE_DIGEST_LEN));
+}
+
+/* A run of pages [vpn, vpn + n) that got c: write for one page, fill for more. */
+static bool put_run(trace_writer *w, const struct trace_record *like, uint64_t vpn, uint64_t n,
+		    const struct trace_content *c, GError **error)
+{
+	struct trace_record *rec = g_new(struct trace_record, 1);
+
+	*rec = *like;
+	rec->verb = n == 1 ? TRACE_WRITE : TRACE_FILL;
+	rec->vpn = vpn;
+	rec->npages = n;
+	rec->content = *c;
+	bool ok = trace_writer_put(w, rec, error);
+
+	g_free(rec);
+	return ok;
+}
+
+/* A store to [vpn, vpn + npages): seq for fillseq, else rec's content. */
+static bool store(trace_writer *w, GHashTable *pages, const struct trace_record *rec,
+		  GError **error)
+{
+	bool whole = rec->verb != TRACE_FILLSEQ &&
+		     (rec->content.form == CONTENT_ZERO || rec->content.form == CONTENT_BYTE ||
+		      rec->content.form == CONTENT_RAND || rec->content.form == CONTENT_BLOB ||
+		      rec->content.form == CONTENT_DIGEST);
+	struct trace_content *run = g_new(struct trace_content, 1), *now = g_new(struct trace_content, 1);
+	uint64_t run_start = rec->vpn, run_n = 0;
+	bool ok = true;
+
+	for (uint64_t i = 0; i < rec->npages && ok; i++) {
+		gpointer key = GSIZE_TO_POINTER(rec->vpn + i);
+		content *cur = g_hash_table_lookup(pages, key), *c;
+
+		if (rec->verb == TRACE_FILLSEQ)
+			c = content_rand(rec->seed + i);
+		else
+			c = content_apply(cur, &rec->content);
+		/* a whole-page form gives every page the same: digest it once */
+		if (!whole || i == 0)
+			digest_of(c, now);
+		g_hash_table_insert(pages, key, c);
+		if (run_n && same_content(run, now)) {
+			run_n++;
+			continue;
+		}
+		if (run_n)
+			ok = put_run(w, rec, run_start, run_n, run, error);
+		*run = *now;
+		run_start = rec->vpn + i;
+		run_n = 1;
+	}
+	if (ok && run_n)
+		ok = put_run(w, rec, run_start, run_n, run, error);
+	g_free(run);
+	g_free(now);
+	return ok;
+}
+
+static gboolean in_range(gpointer key, gpointer value, gpointer range)
+{
+	uint64_t v = GPOINTER_TO_SIZE(key), *r = range;
+
+	return v >= r[0] && v < r[1];
+}
+
+static void copy_page(gpointer key, gpointer value, gpointer to)
+{
+	g_hash_table_insert(to, key, content_ref(value));
+}
+
+bool digest_convert(const char *in, const char *out, enum trace_format fmt, GError **error)
+{
+	struct trace_record *rec = g_new(struct trace_record, 1);
+	trace_reader *r = trace_reader_open(in, error);
+	trace_writer *w = NULL;
+	GHashTable *mms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						 (GDestroyNotify)g_hash_table_unref);
+	int version = r ? trace_reader_version(r, error) : -1, got = -1;
+	bool ok = true;
+
+	if (version > 0)
+		w = trace_writer_open_version(out, fmt, MAX(version, 4), error);
+	if (!w)
+		goto out;
+	while (ok && (got = trace_reader_next(r, rec, error)) == 1) {
+		switch (rec->verb) {
+		case TRACE_WRITE:
+		case TRACE_FILL:
+		case TRACE_FILLSEQ:
+			ok = store(w, pages_of(mms, rec->mm), rec, error);
+			continue;
+		case TRACE_UNMAP: {
+			GHashTable *p = pages_of(mms, rec->mm);
+			uint64_t range[2] = { rec->vpn, rec->vpn + rec->npages };
+
+			/* a range of 2^32 pages is walked through the pages there are */
+			if (rec->npages > g_hash_table_size(p))
+				g_hash_table_foreach_remove(p, in_range, range);
+			else
+				for (uint64_t v = range[0]; v < range[1]; v++)
+					g_hash_table_remove(p, GSIZE_TO_POINTER(v));
+			break;
+		}
+		case TRACE_EXIT:
+			g_hash_table_remove(mms, rec->mm);
+			break;
+		case TRACE_FORK: {
+			GHashTable *child = pages_new();
+
+			g_hash_table_foreach(pages_of(mms, rec->mm), copy_page, child);
+			g_hash_table_replace(mms, g_strdup(rec->child), child);
+			break;
+		}
+		default:
+			break;
+		}
+		ok = trace_writer_put(w, rec, error);
+	}
+	ok = ok && got == 0;
+	if (ok)
+		ok = trace_writer_close(w, error);
+	else
+		trace_writer_abort(w);
+out:
+	if (r)
+		trace_reader_free(r);
+	g_hash_table_unref(mms);
+	g_free(rec);
+	return ok && w;
+}

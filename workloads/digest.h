@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A trace's page contents turned into digests (trace version 4, FORMAT.md
+ * "Version 4: digests"): what `ksmsim trace convert --content digest` does,
+ * so that a trace with bytes and its digest form can be replayed side by
+ * side. Every store stays one store at the same time and address; only
+ * what it stores is written differently.
+ */
+#ifndef KSMSIM_WORKLOADS_DIGEST_H
+#define KSMSIM_WORKLOADS_DIGEST_H
+
+#include <stdbool.h>
+#include <glib.h>
+#include "traces/writer.h"
+
+/*
+ * Read in, write out (format fmt, version max(in's, 4)): each page a
+ * write, fill or fillseq leaves non-zero becomes digest:<XXH3-128 of its
+ * bytes>, and one left all zero becomes zero. Partial stores (word, patch,
+ * bytes) are applied to the page's bytes as the model holds them, so the
+ * converter follows every mm's pages (fork copies them, unmap and exit drop
+ * them). A store of one content to a range stays one fill; stores that
+ * leave pages different become a run of records, equal neighbours merged
+ * into one fill. False with the reader's or writer's error; out is then
+ * not written.
+ */
+bool digest_convert(const char *in, const char *out, enum trace_format fmt, GError **error);
+
+#endif
