@@ -20,9 +20,8 @@ struct exposure {
 	GArray *delay[KSM_EXPO_SCOPES][2];	/* of uint64_t: write-to-merge, merged */
 	GArray *(*by_domain)[2];		/* [named][2], cross merges only */
 	GArray *peak_hist;			/* of uint64_t: KSM pages by their peak domains */
-	GArray *zero_by_domain;			/* of uint64_t: KSM zero PTEs per domain */
 	GArray *scratch;			/* of uint32_t: a node's domains */
-	uint64_t zero_merges[KSM_EXPO_SCOPES];
+	uint64_t zero_merges;
 };
 
 /* ---- the domain table (--domain) ---- */
@@ -151,7 +150,6 @@ struct exposure *exposure_new(const struct ksm *k)
 		for (int f = 0; f < 2; f++)
 			e->by_domain[i][f] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	e->peak_hist = g_array_new(FALSE, TRUE, sizeof(uint64_t));
-	e->zero_by_domain = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	e->scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	return e;
 }
@@ -168,7 +166,6 @@ void exposure_free(struct exposure *e)
 			g_array_free(e->by_domain[i][f], TRUE);
 	g_free(e->by_domain);
 	g_array_free(e->peak_hist, TRUE);
-	g_array_free(e->zero_by_domain, TRUE);
 	g_array_free(e->scratch, TRUE);
 	g_free(e);
 }
@@ -230,26 +227,14 @@ void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t writte
 	rmap_item->merged = (k->now + 1) | (cross ? MERGED_CROSS : 0);
 }
 
-static uint64_t *zero_count(struct exposure *e, uint32_t domain)
-{
-	if (e->zero_by_domain->len <= domain)
-		g_array_set_size(e->zero_by_domain, domain + 1);
-	return &g_array_index(e->zero_by_domain, uint64_t, domain);
-}
-
+/*
+ * The zero page is every process's (an untouched page maps it): that a page
+ * merged with it tells another domain nothing of this one. Within.
+ */
 void exposure_zero_merged(struct ksm *k, const struct mm *mm, uint64_t written_us)
 {
-	struct exposure *e = k->expo;
-	/* across domains when another domain maps the KSM zero page already */
-	bool cross = k->zero_pages > *zero_count(e, mm->domain);
-
-	e->zero_merges[cross ? KSM_EXPO_CROSS : KSM_EXPO_WITHIN]++;
-	record(e, mm, cross, 0, since(k, written_us));
-}
-
-void exposure_zero_count(struct ksm *k, const struct mm *mm, int delta)
-{
-	*zero_count(k->expo, mm->domain) += (uint64_t)(int64_t)delta;
+	k->expo->zero_merges++;
+	record(k->expo, mm, false, 0, since(k, written_us));
 }
 
 void exposure_unmerged(struct ksm *k, const struct mm *mm, uint64_t vpn, const struct page *page)
@@ -366,8 +351,8 @@ void ksm_exposure(const struct ksm *kc, struct ksm_exposure *out)
 	for (int s = 0; s < KSM_EXPO_SCOPES; s++) {
 		out->d[s][KSM_EXPO_WRITE_TO_MERGE] = dist_of(e->delay[s][0]);
 		out->d[s][KSM_EXPO_MERGED] = dist_of(e->delay[s][1]);
-		out->zero_merges[s] = e->zero_merges[s];
 	}
+	out->zero_merges = e->zero_merges;
 	out->d[KSM_EXPO_WITHIN][KSM_EXPO_DOMAINS] = hist_dist(e->peak_hist, 1, 2);
 	out->d[KSM_EXPO_CROSS][KSM_EXPO_DOMAINS] = hist_dist(e->peak_hist, 2, G_MAXUINT);
 	out->named = e->named;

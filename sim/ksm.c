@@ -138,8 +138,6 @@ void ksm_map_zero_page(struct ksm *k, struct mm *mm)
 {
 	k->zero_pages++;
 	mm->ksm_zero_pages++;
-	if (k->expo)
-		exposure_zero_count(k, mm, 1);
 }
 
 /* As ksm_might_unmap_zero_page() does: a PTE goes away; a KSM zero PTE is uncounted at once. */
@@ -148,8 +146,6 @@ void ksm_might_unmap_zero_page(struct ksm *k, struct mm *mm, const struct page *
 	if (pte == KSM_ZERO_PTE) {
 		k->zero_pages--;
 		mm->ksm_zero_pages--;
-		if (k->expo)
-			exposure_zero_count(k, mm, -1);
 	}
 }
 

@@ -44,7 +44,6 @@ enum ksm_class_by {
 	KSM_CLASS_BY_KEY8,	/* a hash of the page's first 8 bytes */
 	KSM_CLASS_BY_MM,	/* the mm the page is mapped in (its creator's, for a KSM page) */
 	KSM_CLASS_BY_DOMAIN,	/* selective: the mm's security domain */
-	KSM_CLASS_BY_DOMAIN_ZERO_SHARED,	/* zero-only-cross: the domain, but zero pages in one */
 };
 
 #define KSM_POLICY_SPEC_MAX 128
@@ -208,7 +207,7 @@ struct ksm_expo_dist {
 };
 struct ksm_exposure {
 	struct ksm_expo_dist d[KSM_EXPO_SCOPES][KSM_EXPO_NR];
-	uint64_t zero_merges[KSM_EXPO_SCOPES];	/* of the merges: into the KSM zero page */
+	uint64_t zero_merges;		/* of the merges within: into the KSM zero page */
 	/* per named domain (--domain order): its pages' cross merges, the first two figures */
 	size_t named;
 	struct ksm_expo_dist (*by_domain)[2];

@@ -85,7 +85,7 @@ struct thp {
 };
 
 /*
- * A physical page: what a PTE points to. 40 bytes: a host of 2^28 pages
+ * A physical page: what a PTE points to. 48 bytes: a host of 2^28 pages
  * keeps one per written page. A KSM page is never part of a THP (the
  * merge splits it first), so its stable node and a THP subpage's folio
  * share a word, told apart by the ksm flag: use page_stable_node() and
@@ -402,10 +402,8 @@ void exposure_free(struct exposure *e);
 uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent);
 /* rmap_item's page, last written at written_us, merged now into the KSM page it is listed under. */
 void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t written_us);
-/* mm's page, last written at written_us, merged now into the KSM zero page (before it is counted). */
+/* mm's page, last written at written_us, merged now into the KSM zero page. */
 void exposure_zero_merged(struct ksm *k, const struct mm *mm, uint64_t written_us);
-/* The KSM zero PTEs of mm's domain: +1 or -1. */
-void exposure_zero_count(struct ksm *k, const struct mm *mm, int delta);
 /* mm's mapping at vpn of KSM page page ends by CoW or unshare now. */
 void exposure_unmerged(struct ksm *k, const struct mm *mm, uint64_t vpn, const struct page *page);
 

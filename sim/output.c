@@ -80,7 +80,8 @@ void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_po
 		uint64_t v = *(const uint64_t *)((const char *)ps + rows[i].off);
 		bool mine = (p->detector == KSM_DETECT_DIRTY_BIT && rows[i].name[0] == 'd') ||
 			    (p->detector == KSM_DETECT_PARTIAL && rows[i].name[0] == 'p') ||
-			    (p->classes > 1 && rows[i].name[0] == 'c');
+			    (p->classes > 1 && p->class_by < KSM_CLASS_BY_DOMAIN &&
+			     rows[i].name[0] == 'c');
 		if (mine)
 			fprintf(f, "  %-30s %12" PRIu64 "  %s\n", rows[i].name, v, rows[i].what);
 	}
@@ -308,8 +309,7 @@ void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm
 			expo_row(f, scope, expo_figures[j], &e->by_domain[i][j]);
 		g_free(scope);
 	}
-	expo_count(f, "zero_merges_cross", e->zero_merges[KSM_EXPO_CROSS]);
-	expo_count(f, "zero_merges_within", e->zero_merges[KSM_EXPO_WITHIN]);
+	expo_count(f, "zero_merges", e->zero_merges);
 	expo_count(f, "saved_pages", e->saved);
 	expo_count(f, "saved_cross_pages", e->saved_cross);
 	expo_count(f, "saved_cross_zero_pages", e->saved_cross_zero);
@@ -333,9 +333,9 @@ void output_exposure_text(FILE *f, const struct ksm_exposure *e)
 {
 	const struct ksm_expo_dist *c = e->d[KSM_EXPO_CROSS], *w = e->d[KSM_EXPO_WITHIN];
 
-	fprintf(f, "Exposure: %" PRIu64 " merges across security domains (%" PRIu64 " into the zero"
-		" page), %" PRIu64 " within one\n", c[KSM_EXPO_WRITE_TO_MERGE].count,
-		e->zero_merges[KSM_EXPO_CROSS], w[KSM_EXPO_WRITE_TO_MERGE].count);
+	fprintf(f, "Exposure: %" PRIu64 " merges across security domains, %" PRIu64 " within one"
+		" (%" PRIu64 " into the zero page)\n", c[KSM_EXPO_WRITE_TO_MERGE].count,
+		w[KSM_EXPO_WRITE_TO_MERGE].count, e->zero_merges);
 	expo_line(f, "across: last write to merge", &c[KSM_EXPO_WRITE_TO_MERGE], true);
 	expo_line(f, "across: merged until CoW/unshare", &c[KSM_EXPO_MERGED], true);
 	expo_line(f, "across: domains per KSM page", &c[KSM_EXPO_DOMAINS], false);

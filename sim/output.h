@@ -101,7 +101,7 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs);
  * p99,max": scope cross, within, or domain:NAME (a named domain's pages in
  * merges across domains); figure write_to_merge_us, merged_us (until the
  * CoW or unshare), domains_at_peak; then scope all with counts only:
- * zero_merges_cross, zero_merges_within, saved_pages, saved_cross_pages,
+ * zero_merges (within, all of them), saved_pages, saved_cross_pages,
  * saved_cross_zero_pages. d names the domains (NULL: none).
  */
 void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm_domains *d);

@@ -109,8 +109,6 @@ bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rm
 
 uint32_t classify_page(const struct ksm *k, const struct page *page, const struct mm *mm)
 {
-	if (k->opt.policy.class_by == KSM_CLASS_BY_DOMAIN_ZERO_SHARED)
-		return content_is_zero(page->c) ? 0 : mm->class_id;
 	if (k->opt.policy.class_by != KSM_CLASS_BY_KEY8)
 		return mm->class_id;
 	/* Equal pages share their first 8 bytes, so they always share a class. */
@@ -119,7 +117,7 @@ uint32_t classify_page(const struct ksm *k, const struct page *page, const struc
 
 void classify_mm(struct ksm *k, struct mm *mm)
 {
-	if (k->selective)	/* a tree per domain; zero-only-cross: class 0 is the zero pages' */
+	if (k->selective)	/* a tree per domain */
 		mm->class_id = mm->domain + 1;
 	else
 		mm->class_id = k->mms_spawned++ % k->nr_classes;
