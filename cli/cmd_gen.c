@@ -65,6 +65,8 @@ static void usage(FILE *f)
 "                           copies, seconds (default a tenth of the duration)\n"
 "  --probe-every S          probe only: its writes again every S seconds\n"
 "                           (default 0: once)\n"
+"  --probe-spread S         probe only: page i of K written at --probe-at +\n"
+"                           i x S / K, each round (default 0: all at once)\n"
 "  --hash NAME              checksum-adversarial only: the checksum whose\n"
 "                           colliding pairs it writes (default " HASH_DEFAULT "; a\n"
 "                           32-bit one: see ksmsim hashes)\n"
@@ -115,7 +117,7 @@ static int bad(const char *fmt, const char *a, const char *b)
 enum {
 	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
 	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION, OPT_ADVISOR,
-	OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY,
+	OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD,
 };
 
 /* --calibration NAME: false after one line naming the valid ones (and a near miss). */
@@ -162,6 +164,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "probe-pages", required_argument, NULL, OPT_PROBE_PAGES },
 		{ "probe-at", required_argument, NULL, OPT_PROBE_AT },
 		{ "probe-every", required_argument, NULL, OPT_PROBE_EVERY },
+		{ "probe-spread", required_argument, NULL, OPT_PROBE_SPREAD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -257,6 +260,12 @@ static int parse(int argc, char **argv, struct args *a)
 					   arg, "");
 			a->probe_given = true;
 			break;
+		case OPT_PROBE_SPREAD:
+			if (!parse_double(arg, &o->probe_spread_s) || !(o->probe_spread_s >= 0) ||
+			    o->probe_spread_s > 1e9)
+				return bad("--probe-spread '%s': seconds from 0 to 1e9%s", arg, "");
+			a->probe_given = true;
+			break;
 		case 'v':
 			a->verbose = true;
 			break;
@@ -321,8 +330,11 @@ int cmd_gen(int argc, char **argv)
 	if (!a.out)
 		return bad("no output file: give -o FILE%s%s", "", "");
 	if (a.probe_given && !wl->takes_probe)
-		return bad("--probe-pages, --probe-at, --probe-every: only probe takes them, not %s%s",
-			   wl->name, "");
+		return bad("--probe-pages, --probe-at, --probe-every, --probe-spread: only probe takes"
+			   " them, not %s%s", wl->name, "");
+	if (a.o.probe_every_s > 0 && a.o.probe_spread_s > a.o.probe_every_s)
+		return bad("--probe-spread: longer than --probe-every (each round of writes ends"
+			   " before the next begins)%s%s", "", "");
 	if (a.o.hash && !wl->takes_hash)
 		return bad("--hash: %s attacks no checksum (only checksum-adversarial takes"
 			   " --hash)%s", wl->name, "");

@@ -60,7 +60,7 @@ struct gen_opts {
 	bool advisor;		/* 'set advisor_mode scan-time' at t=0, after pages_to_scan */
 	/* probe only: known pages, the first probe write (s; negative: duration / 10), its period (0: once) */
 	uint64_t probe_pages;
-	double probe_at_s, probe_every_s;
+	double probe_at_s, probe_every_s, probe_spread_s;
 };
 #define GEN_PROBE_DEF_PAGES 100
 

@@ -296,6 +296,7 @@ static const struct gen_workload workloads[] = {
 	  "distinct pages (--probe-pages, default 100); at --probe-at S (default a\n"
 	  "tenth of the duration) an attacker mm writes copies of them, and again\n"
 	  "every --probe-every S (default 0: once), as a timing probe does: a write\n"
+	  "(page i of K at --probe-at + i x --probe-spread / K, default all at once)\n"
 	  "that takes a CoW fault tells it the page merged. Run it with\n"
 	  "'ksmsim run --domain victim=victim --domain attacker=attacker\n"
 	  "--exposure-csv FILE': the domain:attacker rows give how soon after the\n"
@@ -419,10 +420,11 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	g->progress = progress;
 	/* key=value words that `ksmsim run` reads back (trace_reader_gen_fact) */
 	char *probe = wl->takes_probe ?
-		g_strdup_printf(" probe_pages=%" PRIu64 " probe_at_s=%.6g probe_every_s=%.6g",
+		g_strdup_printf(" probe_pages=%" PRIu64 " probe_at_s=%.6g probe_every_s=%.6g"
+				" probe_spread_s=%.6g",
 				o->probe_pages ? o->probe_pages : GEN_PROBE_DEF_PAGES,
 				o->probe_at_s >= 0 ? o->probe_at_s : sz->duration_us / 1e7,
-				o->probe_every_s) : g_strdup("");
+				o->probe_every_s, o->probe_spread_s) : g_strdup("");
 	gen_comment(g, "ksmsim gen: workload=%s seed=%" PRIu64 " scale=%.15g vms=%u pages=%" PRIu64
 		    " duration_s=%.6g steps=%u%s%s%s%s%s%s", wl->name, o->seed, o->scale, sz->vms,
 		    sz->pages, sz->duration_us / 1e6, sz->ticks, wl->takes_hash ? " hash=" : "",

@@ -28,6 +28,7 @@ bool gen_probe(struct gen *g, const struct gen_opts *o, const struct gen_size *s
 	uint64_t k = o->probe_pages ? o->probe_pages : GEN_PROBE_DEF_PAGES;
 	uint64_t at = (uint64_t)(o->probe_at_s >= 0 ? o->probe_at_s * 1e6 : sz->duration_us / 10);
 	uint64_t every = (uint64_t)(o->probe_every_s * 1e6);
+	uint64_t spread = (uint64_t)(o->probe_spread_s * 1e6);
 	uint64_t image = (uint64_t)((double)sz->pages * PROBE_IMAGE);
 	uint64_t zero = (uint64_t)((double)sz->pages * PROBE_ZERO);
 	uint64_t victim_seed = gen_seed(g, TAG_PROBE_VICTIM, 0, 0);
@@ -50,10 +51,20 @@ bool gen_probe(struct gen *g, const struct gen_opts *o, const struct gen_size *s
 	gen_spawn(g, "attacker");
 	gen_map(g, "attacker", GEN_GUEST_BASE, k);
 	gen_advise(g, "attacker", GEN_GUEST_BASE, k, true);
-	/* the probe: copies of the victim's pages at t, written again every P */
+	/*
+	 * The probe: copies of the victim's pages at t, written again every P;
+	 * spread over S, page i at t + i S / K, so that the copies meet ksmd's
+	 * cursor at every phase of its pass.
+	 */
 	for (uint64_t t = at; t < sz->duration_us && !g->failed; t += every) {
-		gen_at(g, t);
-		gen_fillseq(g, "attacker", GEN_GUEST_BASE, k, victim_seed);
+		if (!spread) {
+			gen_at(g, t);
+			gen_fillseq(g, "attacker", GEN_GUEST_BASE, k, victim_seed);
+		}
+		for (uint64_t i = 0; spread && i < k && !g->failed; i++) {
+			gen_at(g, t + (uint64_t)((unsigned __int128)spread * i / k));
+			gen_fillseq(g, "attacker", GEN_GUEST_BASE + i, 1, victim_seed + i);
+		}
 		if (!every)
 			break;
 	}
