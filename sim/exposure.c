@@ -210,10 +210,28 @@ void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t writte
 {
 	struct exposure *e = k->expo;
 	struct stable_node *node = rmap_item->head;
-	uint32_t n = node_domains(e, node);
-	/* across domains when another domain than its own maps the KSM page */
-	bool cross = n > 1;
+	uint32_t mine = rmap_item->mm->domain, n = 0;
+	const struct rmap_item *it;
+	bool cross = false, seen = false;
 
+	/* across domains when another domain than its own maps the KSM page */
+	hlist_for_each_entry(it, &node->hlist, hlist) {
+		if (it == rmap_item)
+			continue;
+		if (it->mm->domain != mine)
+			cross = true;
+		else
+			seen = true;
+		if (cross && seen)
+			break;
+	}
+	/*
+	 * Its domain was there already: the distinct domains are what they
+	 * were, at most the peak (once there is one). Else count them (the first page of each
+	 * domain only, so a KSM page of 256 mappings is not sorted 256 times).
+	 */
+	if (!seen || !node->peak_domains)
+		n = node_domains(e, node);
 	if (n > node->peak_domains) {
 		uint32_t peak = MIN(n, UINT16_MAX);
 		if (e->peak_hist->len <= peak)
