@@ -70,6 +70,7 @@ struct ksm_policy_row {
 	const char *summary;		/* one line for `ksmsim policies` */
 	const char *params;		/* "key=default: meaning; ..." or "" */
 	bool uses_hash;			/* decides with the --hash checksum */
+	bool isolates;			/* gives up saving to isolate domains: advise runs it only when named */
 };
 
 /* All rows, in listing order ("kernel" first); *n receives the count. */

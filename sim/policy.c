@@ -42,7 +42,7 @@ static const struct ksm_policy_row rows[ROW_NR] = {
 	[ROW_SELECTIVE] = { "selective",
 		"Selective KSM: a stable and an unstable tree per security domain (--domain), so pages "
 		"of different domains never merge",
-		"", true },
+		"", true, true },
 };
 
 const struct ksm_policy_row *ksm_policy_all(size_t *n)
