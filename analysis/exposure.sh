@@ -104,7 +104,8 @@ if [ "$saving" = 1 ]; then
 				       s ? x / s : 0, x ? z / x : 0, ss, s ? 1 - ss / s : 0, mc, mw,
 				       a, b, c, d, e, f }'
 		done
-	} > "$out/saving.csv"
+	} > "$out/saving.csv.tmp"
+	mv "$out/saving.csv.tmp" "$out/saving.csv"
 fi
 
 # ---- the probe cells ----
@@ -168,6 +169,10 @@ wait
 		for k in "${knob_list[@]}"; do
 			read -r pts ms adv < <(knob "$k")
 			c=$out/cells/probe-$size-$k.csv
+			if [ ! -s "$c" ] || [ ! -s "$out/cells/probe-$size-$k.time" ]; then
+				echo "exposure.sh: no cell $size GiB $k: left out of probe.csv" >&2
+				continue
+			fi
 			read -r wall rss < <(head -1 "$out/cells/probe-$size-$k.time")
 			pass=$(sed -n 2p "$out/cells/probe-$size-$k.time")
 			[ "$adv" = 1 ] && pts=advisor
@@ -180,15 +185,15 @@ wait
 				"$wall" $((rss / 1024))
 		done
 	done
-} > "$out/probe.csv"
+} > "$out/probe.csv.tmp"
+mv "$out/probe.csv.tmp" "$out/probe.csv"
 
 # ---- the plot ----
 if command -v gnuplot >/dev/null; then
 	gp=$work/plot.gp
 	{
 		echo 'set terminal pngcairo size 1000,520 font ",10"'
-		echo "set output '$out/probe.png'"
-		echo 'set datafile separator ","'
+		echo "set output '$out/probe.png.tmp'"
 		echo 'set logscale xy 2'
 		echo 'set xlabel "background guests, GiB (4 guests)"'
 		echo 'set ylabel "seconds after the probe write"'
@@ -198,15 +203,19 @@ if command -v gnuplot >/dev/null; then
 		printf 'plot '
 		i=0
 		for k in "${knob_list[@]}"; do
+			# one file a knob setting: host, T50, T99 (a line joins only its own points)
+			awk -F, -v k="$k" 'NR > 1 && $2 == k && $9 != "" { print $1, $9, $10 }' \
+				"$out/probe.csv" > "$work/$k.dat"
 			[ $i -gt 0 ] && printf ', '
-			printf "'%s' using (strcol(2) eq \"%s\" ? \$1 : NaN):9 with linespoints lt %d pt 7 title \"%s T50\", " \
-				"$out/probe.csv" "$k" $((i + 1)) "$k"
-			printf "'%s' using (strcol(2) eq \"%s\" ? \$1 : NaN):10 with linespoints lt %d dt 2 pt 6 title \"%s T99\"" \
-				"$out/probe.csv" "$k" $((i + 1)) "$k"
+			printf "'%s' using 1:2 with linespoints lt %d pt 7 title \"%s T50\", " \
+				"$work/$k.dat" $((i + 1)) "$k"
+			printf "'%s' using 1:3 with linespoints lt %d dt 2 pt 6 title \"%s T99\"" \
+				"$work/$k.dat" $((i + 1)) "$k"
 			i=$((i + 1))
 		done
 		echo
 	} > "$gp"
 	gnuplot "$gp"
+	mv "$out/probe.png.tmp" "$out/probe.png"
 fi
 echo "exposure.sh: $out/saving.csv, $out/probe.csv, $out/probe.png"
