@@ -15,6 +15,7 @@ fig() {	# fig CSV SCOPE FIGURE: the count column
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 kernel_cross=0
+"$bin" policies | grep -q '^selective ' || { echo "FAIL: ksmsim policies does not list selective"; fail=1; }
 for t in "$root"/tests/golden/*.ksmt "$root"/traces/samples/default.ksmt; do
 	for p in kernel selective; do
 		if ! "$bin" run --check --quiet --trace "$t" --policy "$p" --exposure-csv "$tmp/$p.csv" \
