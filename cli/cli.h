@@ -53,6 +53,7 @@ struct run_options {
 	bool quiet;			/* --quiet */
 	bool interval_given;		/* --interval-ms */
 	GPtrArray *names;		/* the knob options' names, until run_options_free */
+	struct ksm_domains *domains;	/* --domain, until run_options_free; cfg.model points here */
 };
 void run_options_init(struct run_options *o, const char *prog, enum run_options_of cmd);
 void run_options_add(struct run_options *o, GArray *longopts);

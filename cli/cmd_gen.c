@@ -57,6 +57,16 @@ static void usage(FILE *f)
 "                           (analysis/results/README.md section 8), on\n"
 "                           duration / --scale time steps (one a second at\n"
 "                           full size); other workloads have 2017 only\n"
+"  --advisor                'set advisor_mode scan-time' at t=0, after\n"
+"                           pages_to_scan (the advisor then drives it)\n"
+"  --probe-pages K          probe only: the victim's pages the attacker\n"
+"                           knows and copies (default 100)\n"
+"  --probe-at S             probe only: the attacker's first write of the\n"
+"                           copies, seconds (default a tenth of the duration)\n"
+"  --probe-every S          probe only: its writes again every S seconds\n"
+"                           (default 0: once)\n"
+"  --probe-spread S         probe only: page i of K written at --probe-at +\n"
+"                           i x S / K, each round (default 0: all at once)\n"
 "  --hash NAME              checksum-adversarial only: the checksum whose\n"
 "                           colliding pairs it writes (default " HASH_DEFAULT "; a\n"
 "                           32-bit one: see ksmsim hashes)\n"
@@ -106,7 +116,8 @@ static int bad(const char *fmt, const char *a, const char *b)
 
 enum {
 	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
-	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION,
+	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION, OPT_ADVISOR,
+	OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD,
 };
 
 /* --calibration NAME: false after one line naming the valid ones (and a near miss). */
@@ -130,7 +141,7 @@ static bool parse_calibration(const char *arg, enum gen_calibration *c)
 struct args {
 	struct gen_opts o;
 	const char *out;
-	bool help, verbose, quiet, force_progress;
+	bool help, verbose, quiet, force_progress, probe_given;
 };
 
 /* The options: -1 to go on, else the exit status (--list printed, or one line on stderr). */
@@ -149,6 +160,11 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "use-zero-pages", required_argument, NULL, OPT_ZERO },
 		{ "hash", required_argument, NULL, OPT_HASH },
 		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
+		{ "advisor", no_argument, NULL, OPT_ADVISOR },
+		{ "probe-pages", required_argument, NULL, OPT_PROBE_PAGES },
+		{ "probe-at", required_argument, NULL, OPT_PROBE_AT },
+		{ "probe-every", required_argument, NULL, OPT_PROBE_EVERY },
+		{ "probe-spread", required_argument, NULL, OPT_PROBE_SPREAD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -223,6 +239,33 @@ static int parse(int argc, char **argv, struct args *a)
 			if (!parse_calibration(arg, &o->calibration))
 				return EXIT_USAGE;
 			break;
+		case OPT_ADVISOR:
+			o->advisor = true;
+			break;
+		case OPT_PROBE_PAGES:
+			if (!parse_u64(arg, UINT64_C(1) << 24, &o->probe_pages) || !o->probe_pages)
+				return bad("--probe-pages '%s': a count from 1 to 16777216%s", arg, "");
+			a->probe_given = true;
+			break;
+		case OPT_PROBE_AT:
+			if (!parse_double(arg, &o->probe_at_s) || !(o->probe_at_s >= 0) ||
+			    o->probe_at_s > 1e9)
+				return bad("--probe-at '%s': seconds from 0 to 1e9%s", arg, "");
+			a->probe_given = true;
+			break;
+		case OPT_PROBE_EVERY:
+			if (!parse_double(arg, &o->probe_every_s) || !(o->probe_every_s >= 0) ||
+			    o->probe_every_s > 1e9 || (o->probe_every_s > 0 && o->probe_every_s < 1e-3))
+				return bad("--probe-every '%s': seconds, 0 (once) or from 0.001 to 1e9%s",
+					   arg, "");
+			a->probe_given = true;
+			break;
+		case OPT_PROBE_SPREAD:
+			if (!parse_double(arg, &o->probe_spread_s) || !(o->probe_spread_s >= 0) ||
+			    o->probe_spread_s > 1e9)
+				return bad("--probe-spread '%s': seconds from 0 to 1e9%s", arg, "");
+			a->probe_given = true;
+			break;
 		case 'v':
 			a->verbose = true;
 			break;
@@ -257,7 +300,7 @@ int cmd_gen(int argc, char **argv)
 		.o = {
 			.seed = DEF_SEED, .scale = 1.0, .duration_s = -1,
 			.pages_to_scan = DEF_PAGES_TO_SCAN, .sleep_ms = DEF_SLEEP_MS,
-			.use_zero_pages = -1,
+			.use_zero_pages = -1, .probe_at_s = -1,
 		},
 	};
 	int status = parse(argc, argv, &a);
@@ -286,6 +329,12 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (!a.out)
 		return bad("no output file: give -o FILE%s%s", "", "");
+	if (a.probe_given && !wl->takes_probe)
+		return bad("--probe-pages, --probe-at, --probe-every, --probe-spread: only probe takes"
+			   " them, not %s%s", wl->name, "");
+	if (a.o.probe_every_s > 0 && a.o.probe_spread_s > a.o.probe_every_s)
+		return bad("--probe-spread: longer than --probe-every (each round of writes ends"
+			   " before the next begins)%s%s", "", "");
 	if (a.o.hash && !wl->takes_hash)
 		return bad("--hash: %s attacks no checksum (only checksum-adversarial takes"
 			   " --hash)%s", wl->name, "");

@@ -36,7 +36,8 @@ static void usage(FILE *f)
 "  --policy NAME[:KEY=VALUE,...]\n"
 "                         a design in place of the kernel's (default kernel;\n"
 "                         'ksmsim policies' lists them and their keys):\n"
-"                         no-gate, dirty-bit, partial-hash, classified.\n"
+"                         no-gate, dirty-bit, partial-hash, classified,\n"
+"                         selective (trees per --domain).\n"
 "                         no-gate, dirty-bit and partial-hash decide without\n"
 "                         the page checksum, so --hash is refused with them\n"
 "Output (each written whole or not at all):\n"
@@ -62,6 +63,12 @@ static void usage(FILE *f)
 "                         samples the oracle saw); pinned (the\n"
 "                         knobs given here, knob=value;...); every knob's\n"
 "                         value at the end of the run\n"
+"  --exposure-csv FILE    merges across security domains (--domain) and\n"
+"                         within one: count, p50, p90, p99, max of the time\n"
+"                         from a page's last write to its merge, of the time\n"
+"                         merged until its CoW or unshare, and of the domains\n"
+"                         sharing a KSM page at its peak; the saving across\n"
+"                         domains (sim/MODEL.md, 'Exposure')\n"
 "  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
 "                         given), e.g. a name that does not depend on where\n"
 "                         it was kept\n"
@@ -146,19 +153,19 @@ static void on_progress(void *p, const trace_reader *r, uint64_t records, uint64
 struct args {
 	struct run_options ro;		/* the run options, and in ro.cfg the run */
 	const char *hash_name, *policy_spec, *trace_label;
-	const char *marks_path, *csv_path, *summary_path, *mm_stats_path;
+	const char *marks_path, *csv_path, *summary_path, *mm_stats_path, *exposure_path;
 	bool force_progress;
 	char *hash_label;		/* what outputs call the checksum (and the policy) */
 };
 
 /* Its outputs, in the order they are committed. */
 struct outputs {
-	atomic_file *marks, *series, *summary, *mm_stats;
+	atomic_file *marks, *series, *summary, *mm_stats, *exposure;
 };
 
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_SUMMARY, OPT_LABEL, OPT_PROGRESS,
-	OPT_HELP, OPT_MM_STATS, OPT_POLICY,
+	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE,
 };
 
 /* -1: go on; else the exit status (help printed, or one line on stderr). */
@@ -173,6 +180,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "summary-csv", required_argument, NULL, OPT_SUMMARY },
 		{ "trace-label", required_argument, NULL, OPT_LABEL },
+		{ "exposure-csv", required_argument, NULL, OPT_EXPOSURE },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
@@ -195,6 +203,7 @@ static int parse(int argc, char **argv, struct args *a)
 		case OPT_CSV: a->csv_path = optarg; break;
 		case OPT_SUMMARY: a->summary_path = optarg; break;
 		case OPT_LABEL: a->trace_label = optarg; break;
+		case OPT_EXPOSURE: a->exposure_path = optarg; break;
 		case OPT_PROGRESS: a->force_progress = true; break;
 		case 'h':
 		case OPT_HELP:
@@ -241,6 +250,7 @@ static bool resolve(struct args *a, int argc, char **argv)
 		{ "--trace", cfg->trace, false }, { "--costs-csv", cfg->costs_csv, false },
 		{ "--marks-csv", a->marks_path, true }, { "--csv", a->csv_path, true },
 		{ "--summary-csv", a->summary_path, true }, { "--mm-stats-csv", a->mm_stats_path, true },
+		{ "--exposure-csv", a->exposure_path, true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error))
 		goto fail;
@@ -252,6 +262,9 @@ static bool resolve(struct args *a, int argc, char **argv)
 		goto fail;
 	if (!run_config_resolve(cfg, &error))
 		goto fail;
+	/* the figures for the CSV, and for the summary's lines on domains */
+	if (a->exposure_path || cfg->model.policy.class_by >= KSM_CLASS_BY_DOMAIN)
+		cfg->model.exposure = true;
 	if (cfg->model.policy.row)
 		a->hash_label = g_strdup_printf("%s, policy %s", cfg->hash_name,
 						ksm_policy_name(&cfg->model.policy));
@@ -269,7 +282,8 @@ static bool open_outputs(const struct args *a, struct outputs *o, GError **error
 	return (!a->marks_path || (o->marks = atomic_file_open(a->marks_path, error))) &&
 	       (!a->csv_path || (o->series = atomic_file_open(a->csv_path, error))) &&
 	       (!a->summary_path || (o->summary = atomic_file_open(a->summary_path, error))) &&
-	       (!a->mm_stats_path || (o->mm_stats = atomic_file_open(a->mm_stats_path, error)));
+	       (!a->mm_stats_path || (o->mm_stats = atomic_file_open(a->mm_stats_path, error))) &&
+	       (!a->exposure_path || (o->exposure = atomic_file_open(a->exposure_path, error)));
 }
 
 /* The files' comment lines and headers; the streams into ctx. */
@@ -303,6 +317,7 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 		   struct run_summary *sum, GError **error)
 {
 	const struct run_config *cfg = &a->ro.cfg;
+	struct ksm_exposure expo = { 0 };
 	struct run run;
 
 	progress_phase(ctx->progress, "running", "records");
@@ -338,7 +353,19 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 			output_run_summary_header(atomic_file_stream(o->summary));
 			output_run_summary_row(atomic_file_stream(o->summary), sum);
 		}
-		atomic_file **const all[] = { &o->marks, &o->series, &o->summary, &o->mm_stats };
+		if (cfg->model.exposure)
+			ksm_exposure(run.k, &expo);
+		if (o->exposure) {
+			FILE *f = atomic_file_stream(o->exposure);
+			char *label_line = escape_line(a->trace_label);
+			fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s;"
+				" exposure by security domain (times in us of the model's clock)\n",
+				KSMSIM_VERSION, label_line, a->hash_label);
+			g_free(label_line);
+			output_exposure_csv(f, &expo, cfg->model.domains);
+		}
+		atomic_file **const all[] = { &o->marks, &o->series, &o->summary, &o->mm_stats,
+					      &o->exposure };
 		ok = atomic_file_commit_all(all, G_N_ELEMENTS(all), error);
 	}
 	if (ok && !a->ro.quiet) {
@@ -350,7 +377,10 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 			ksm_policy_stats(run.k, &ps);
 			output_policy_text(stdout, &cfg->model.policy, &ps);
 		}
+		if (cfg->model.exposure)
+			output_exposure_text(stdout, &expo);
 	}
+	ksm_exposure_free(&expo);
 	run_close(&run);
 	return ok;
 }
@@ -399,6 +429,7 @@ int cmd_run(int argc, char **argv)
 		atomic_file_abort(o.series);
 		atomic_file_abort(o.summary);
 		atomic_file_abort(o.mm_stats);
+		atomic_file_abort(o.exposure);
 	}
 	progress_free(ctx.progress);
 	g_free(sum);

@@ -17,7 +17,7 @@
 
 enum what {
 	W_CHECK, W_BATCH_TIME, W_NO_IDEAL, W_COSTS, W_INTERVAL, W_IDEAL_INTERVAL, W_MAX_MEMORY,
-	W_QUIET,
+	W_QUIET, W_DOMAIN,
 };
 
 #define RUN RUN_OPTIONS_RUN
@@ -69,6 +69,12 @@ static const struct row {
 	  "the memory all runs at once may take (K, M, G, T:\n"
 	  "powers of 1024; default: the machine's MemAvailable);\n"
 	  "a trace one run of which would need more is refused" },
+	{ "domain", "NAME=MM[,MM...]", RUN, W_DOMAIN,
+	  "a security domain (tenant, VM): these mms (given\n"
+	  "again for more domains; an mm in none is a domain\n"
+	  "of its own, a fork child its parent's). The summary\n"
+	  "then shows merges across domains (--exposure-csv);\n"
+	  "--policy selective merges only within one" },
 	{ "quiet", NULL, RUN, W_QUIET, "no summary on standard output, no progress" },
 	{ "quiet", NULL, ADVISE | TUNE, W_QUIET, "no line per finished run on standard error" },
 };
@@ -94,6 +100,9 @@ void run_options_init(struct run_options *o, const char *prog, enum run_options_
 
 void run_options_free(struct run_options *o)
 {
+	ksm_domains_free(o->domains);
+	o->domains = NULL;
+	o->cfg.model.domains = NULL;
 	g_ptr_array_free(o->names, TRUE);
 	o->names = NULL;
 }
@@ -165,6 +174,24 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 	case W_NO_IDEAL: cfg->ideal = false; break;
 	case W_COSTS: cfg->costs_csv = arg; break;
 	case W_QUIET: o->quiet = true; break;
+	case W_DOMAIN: {
+		GError *error = NULL;
+
+		if (!o->domains)
+			o->domains = ksm_domains_new();
+		if (!ksm_domains_add(o->domains, arg, &error)) {
+			char *v = escape_line(arg), *m = escape_line(error->message);
+
+			fprintf(stderr, "%s: --domain '%s': %s\n", o->prog, v, m);
+			g_free(v);
+			g_free(m);
+			g_error_free(error);
+			return -1;
+		}
+		cfg->model.domains = o->domains;
+		cfg->model.exposure = true;
+		break;
+	}
 	case W_INTERVAL:
 		/* the loop counts microseconds */
 		if (!parse_u64(arg, UINT64_MAX / 1000, &cfg->interval_ms) || !cfg->interval_ms)

@@ -159,6 +159,8 @@ void ksm_cow_ksm_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct p
 		      bool unshare)
 {
 	k->cow_ksm++;
+	if (k->expo)
+		exposure_unmerged(k, mm, vpn, page);
 	k->truth.page_copies++;
 	k->truth.mmu_invalidations++;
 	k->truth.mmu_change_pte++;
@@ -476,6 +478,7 @@ static void stable_tree_append(struct ksm *k, struct rmap_item *rmap_item, struc
 {
 	node->rmap_hlist_len++;
 	rmap_item->head = node;
+	rmap_item->merged = 0;	/* exposure_merged's, after a merge */
 	rmap_item->flags |= STABLE_FLAG;
 	hlist_add_head(&rmap_item->hlist, &node->hlist);
 	if (rmap_item->hlist.next)
@@ -507,6 +510,7 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 		node->rmap_hlist_len--;
 		rmap_item->head = NULL;
 		rmap_item->flags = 0;
+		rmap_item->merged = 0;
 	} else if (rmap_item->flags & UNSTABLE_FLAG) {
 		uint8_t age = (uint8_t)(k->scan.seqnr - (rmap_item->flags & SEQNR_MASK));
 		g_assert(age <= 1);
@@ -636,7 +640,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	}
 	search_walk_prefetch_uncle(&walk);
 	search_walk_end(k, &walk);
-	if (k->nr_classes > 1)
+	if (k->nr_classes > 1 && !k->selective)
 		class_lost_check(k, page, tree);
 	rmap_item->flags |= UNSTABLE_FLAG | (k->scan.seqnr & SEQNR_MASK);
 	rmap_item->tree = tree;
@@ -690,6 +694,8 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		k->batch_cpu_ns += k->opt.costs.memcmp_ns;
 		if (!content_is_zero(page->c))
 			return -1;
+		if (k->expo)
+			exposure_zero_merged(k, mm, page->written_us);
 		pte_set(mm, vpn, KSM_ZERO_PTE);
 		page_put_mapping(k, page);
 		ksm_map_zero_page(k, mm);
@@ -834,11 +840,15 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	remove_rmap_item_from_tree(k, rmap_item);
 
 	if (kpage) {
+		uint64_t written_us = page->written_us;	/* the merge frees page */
 		if (!try_to_merge_with_ksm_page(k, rmap_item, page, kpage)) {
 			/* without max_page_sharing_bypass: it only spares a KSM fork a WARN_ON_ONCE */
 			stable_tree_append(k, rmap_item, page_stable_node(kpage));
-			if (kpage != page)
+			if (kpage != page) {
 				k->truth.merges_stable++;
+				if (k->expo)
+					exposure_merged(k, rmap_item, written_us);
+			}
 		}
 		return;
 	}
@@ -849,12 +859,17 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	if (tree_rmap_item) {
 		/* before the attempt: a failed one may have freed page (break_cow) */
 		bool same_thp = page_thp(page) && page_thp(page) == page_thp(tree_page);
+		uint64_t written_us = page->written_us, tree_written_us = tree_page->written_us;
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
 			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item->mm);
 			stable_tree_append(k, tree_rmap_item, node);
 			stable_tree_append(k, rmap_item, node);
 			k->truth.merges_two++;
+			if (k->expo) {
+				exposure_merged(k, tree_rmap_item, tree_written_us);
+				exposure_merged(k, rmap_item, written_us);
+			}
 		} else if (same_thp) {
 			/* both in one THP: split it now, merge on a later visit */
 			thp_split(k, page_thp(page));
@@ -1338,6 +1353,11 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->scan.mm_slot = &k->mm_head;
 	k->nr_roots = 1;
 	k->nr_classes = MAX(k->opt.policy.classes, 1);
+	k->selective = k->opt.policy.class_by >= KSM_CLASS_BY_DOMAIN;
+	k->domains_next = k->opt.domains ? k->opt.domains->names->len : 0;
+	k->domain_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	if (k->opt.exposure)
+		k->expo = exposure_new(k);
 	k->root_stable_tree = g_new0(struct rb_root, k->nr_classes);
 	k->root_unstable_tree = g_new0(struct rb_root, k->nr_classes);
 	k->ksmd = KSMD_WAITING;
@@ -1387,6 +1407,8 @@ void ksm_free(struct ksm *k)
 	g_free(k->root_stable_tree);
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
+	g_hash_table_destroy(k->domain_seen);
+	exposure_free(k->expo);
 	slab_destroy(&k->rmap_item_cache);
 	slab_destroy(&k->page_slab);
 	g_free(k);

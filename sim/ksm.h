@@ -43,6 +43,7 @@ enum ksm_detector {
 enum ksm_class_by {
 	KSM_CLASS_BY_KEY8,	/* a hash of the page's first 8 bytes */
 	KSM_CLASS_BY_MM,	/* the mm the page is mapped in (its creator's, for a KSM page) */
+	KSM_CLASS_BY_DOMAIN,	/* selective: the mm's security domain */
 };
 
 #define KSM_POLICY_SPEC_MAX 128
@@ -69,6 +70,7 @@ struct ksm_policy_row {
 	const char *summary;		/* one line for `ksmsim policies` */
 	const char *params;		/* "key=default: meaning; ..." or "" */
 	bool uses_hash;			/* decides with the --hash checksum */
+	bool isolates;			/* gives up saving to isolate domains: advise runs it only when named */
 };
 
 /* All rows, in listing order ("kernel" first); *n receives the count. */
@@ -92,8 +94,29 @@ struct ksm_policy_stats {
 	uint64_t class_lost;		/* ... that inserted while an equal page sat in another class */
 };
 
+/*
+ * Security domains (--domain NAME=MM,...): tenants or VMs, by the names of
+ * their mms. An mm named in none is a domain of its own; a fork child not
+ * named in one is its parent's. Domain ids: the named ones 0 .. n - 1 in
+ * the order given, then one per further mm in spawn order.
+ */
+struct ksm_domains {
+	GPtrArray *names;		/* of char *: the named domains, by id */
+	GHashTable *of_mm;		/* mm name -> GUINT_TO_POINTER(id + 1) */
+};
+/* An empty table; ksm_domains_add fills it, ksm_domains_free frees it. */
+struct ksm_domains *ksm_domains_new(void);
+void ksm_domains_free(struct ksm_domains *d);
+/*
+ * Add "NAME=MM[,MM...]"; false with the reason (an empty or repeated
+ * name, no '=', an empty mm, an mm already in a domain).
+ */
+bool ksm_domains_add(struct ksm_domains *d, const char *spec, GError **error);
+
 struct ksm_options {
 	const struct page_hash *hash;	/* NULL: xxhash */
+	const struct ksm_domains *domains;	/* NULL: every mm its own domain */
+	bool exposure;			/* keep the exposure figures (ksm_exposure) */
 	struct ksm_policy policy;	/* zero: the kernel's */
 	struct cost_table costs;
 	bool check;			/* verify invariants after every batch */
@@ -163,6 +186,46 @@ struct ksm_memory {
 	uint64_t total;
 };
 void ksm_memory(const struct ksm *k, struct ksm_memory *out);
+
+/*
+ * Exposure (sim/exposure.c, sim/MODEL.md "Exposure"): for every merge of a
+ * page into a KSM page (or the KSM zero page), whether it joins pages of
+ * different security domains (cross) or one (within), and the
+ * distributions of the time from the page's last write to the merge, of
+ * the time a mapping stayed merged until its CoW or unshare, and of the
+ * distinct domains sharing each KSM page at its peak. Times in the model's
+ * µs; percentiles nearest-rank, exact.
+ */
+enum ksm_expo_figure {
+	KSM_EXPO_WRITE_TO_MERGE,	/* µs from the page's last write to its merge */
+	KSM_EXPO_MERGED,		/* µs from the merge to its CoW or unshare */
+	KSM_EXPO_DOMAINS,		/* distinct domains sharing a KSM page at its peak */
+	KSM_EXPO_NR,
+};
+enum ksm_expo_scope { KSM_EXPO_CROSS, KSM_EXPO_WITHIN, KSM_EXPO_SCOPES };
+struct ksm_expo_dist {
+	uint64_t count, p50, p90, p99, max;
+};
+struct ksm_exposure {
+	struct ksm_expo_dist d[KSM_EXPO_SCOPES][KSM_EXPO_NR];
+	uint64_t zero_merges;		/* of the merges within: into the KSM zero page */
+	/* per named domain (--domain order): its pages' cross merges, the first two figures */
+	size_t named;
+	struct ksm_expo_dist (*by_domain)[2];
+	/*
+	 * Saving at the end: pages_sharing plus KSM zero PTEs; the part that
+	 * partitioning by domain would lose (each KSM page's distinct domains
+	 * less one), and of that part what KSM pages of zeroes hold.
+	 */
+	uint64_t saved, saved_cross, saved_cross_zero;
+};
+/* The figures so far; NULL by_domain with named 0. ksm_exposure_free frees by_domain. */
+void ksm_exposure(const struct ksm *k, struct ksm_exposure *out);
+void ksm_exposure_free(struct ksm_exposure *e);
+/* Bytes the exposure figures add per written page (their sample arrays). */
+#define KSM_EXPOSURE_PAGE_BYTES 32u
+/* Mms named in opt.domains that the model never saw spawned or forked: the first, or NULL. */
+const char *ksm_domains_unseen(const struct ksm *k);
 
 /* Invariant checker: NULL when all hold, else a description (g_free it). */
 char *ksm_check(struct ksm *k);

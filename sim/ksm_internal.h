@@ -104,7 +104,7 @@ struct thp {
 };
 
 /*
- * A physical page: what a PTE points to. 40 bytes: a host of 2^28 pages
+ * A physical page: what a PTE points to. 48 bytes: a host of 2^28 pages
  * keeps one per written page. A KSM page is never part of a THP (the
  * merge splits it first), so its stable node and a THP subpage's folio
  * share a word, told apart by the ksm flag: use page_stable_node() and
@@ -125,6 +125,7 @@ struct page {
 	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
 	bool ideal_seen : 1;		/* met already by the running oracle walk (ideal.c) */
+	uint64_t written_us;		/* the last store (or its allocation): exposure.c */
 };
 
 /* The first 8 bytes, compared before the rest: cheap for a plain content. */
@@ -177,6 +178,11 @@ struct rmap_item {
 	content *seen;
 	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
 	uint32_t tree;			/* index of the unstable tree it sits in (tree_index) */
+	/*
+	 * While STABLE_FLAG after a merge that exposure.c recorded: the merge's
+	 * time + 1, with bit 63 set for a merge across domains; else 0.
+	 */
+	uint64_t merged;
 };
 
 /*
@@ -188,6 +194,7 @@ struct rmap_item {
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
 	bool is_dup;			/* the kernel's head == STABLE_NODE_DUP_HEAD */
+	uint16_t peak_domains;		/* exposure.c: the most distinct domains listed at once */
 	uint32_t tree;			/* index of the tree it was filed in (tree_index) */
 	struct stable_node *chain;	/* dup: its chain */
 	struct hlist_node hlist_dup;	/* dup: in chain->hlist */
@@ -239,6 +246,7 @@ struct mm {
 	uint64_t ksm_zero_pages;
 	uint32_t vma_gen;		/* bumped by every map, unmap and madvise */
 	uint32_t class_id;		/* classified by=mm: spawn order modulo the classes */
+	uint32_t domain;		/* its security domain (struct ksm_domains) */
 };
 
 /* The mm and its mm_slot are one struct here: an mm has a slot while registered. */
@@ -296,6 +304,10 @@ struct ksm {
 	enum ksm_detector detector;	/* the policy's; KSM_DETECT_CHECKSUM: the kernel's */
 	uint32_t nr_classes;		/* trees per node: 1 but for classified */
 	uint32_t mms_spawned;		/* classified by=mm: the next mm's class */
+	uint32_t domains_next;		/* the next unnamed mm's domain */
+	bool selective;			/* selective, zero-only-cross: classes are domains */
+	struct exposure *expo;		/* the exposure figures; NULL unless opt.exposure */
+	GHashTable *domain_seen;	/* names of opt.domains' mms that joined the model */
 	/* partial-hash: the zero page's value for k = 2^i words, i = 0 .. log2(KSM_PARTIAL_WORDS_MAX) */
 	uint64_t partial_zero[__builtin_ctz(KSM_PARTIAL_WORDS_MAX) + 1];
 	struct ksm_policy_stats pstats;
@@ -401,6 +413,18 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
 bool mm_has_mergeable(struct mm *mm);
 void mm_zap_all(struct ksm *k, struct mm *mm);
+
+/* exposure.c: the figures, only while k->expo */
+struct exposure *exposure_new(const struct ksm *k);
+void exposure_free(struct exposure *e);
+/* mm's domain, as it joins the model (fork: parent, else NULL). */
+uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent);
+/* rmap_item's page, last written at written_us, merged now into the KSM page it is listed under. */
+void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t written_us);
+/* mm's page, last written at written_us, merged now into the KSM zero page. */
+void exposure_zero_merged(struct ksm *k, const struct mm *mm, uint64_t written_us);
+/* mm's mapping at vpn of KSM page page ends by CoW or unshare now. */
+void exposure_unmerged(struct ksm *k, const struct mm *mm, uint64_t vpn, const struct page *page);
 
 /* ksm.c */
 void ksm_enter(struct ksm *k, struct mm *mm);

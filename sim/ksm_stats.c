@@ -71,8 +71,8 @@ bool ksm_thp_columns(const struct ksm *k)
  * so that a refused run would really not have fitted.
  */
 #define EST_BASE_BYTES (16u << 20)
-#define EST_PAGE_BYTES 240u
-#define EST_PAGE_BYTES_NO_IDEAL 220u
+#define EST_PAGE_BYTES 256u
+#define EST_PAGE_BYTES_NO_IDEAL 236u
 #define EST_MM_BYTES 2048u
 
 uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
@@ -86,8 +86,8 @@ uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
 
 /* What a simulated page costs: bench model prints it, this keeps it from creeping. */
 G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
-G_STATIC_ASSERT(sizeof(struct rmap_item) == 88);
-G_STATIC_ASSERT(sizeof(struct page) == 40);
+G_STATIC_ASSERT(sizeof(struct rmap_item) == 96);
+G_STATIC_ASSERT(sizeof(struct page) == 48);
 
 #define HEAP_OVERHEAD 16u	/* malloc's header, per object */
 #define TREE_NODE_BYTES 40u	/* a GTreeNode */

@@ -242,6 +242,7 @@ static struct page *page_alloc(struct ksm *k, content *c, uint32_t nid)
 {
 	struct page *p = slab_alloc0(&k->page_slab);
 	p->mapcount = 1;
+	p->written_us = k->now;
 	p->nid = nid;
 	page_set_content(p, c);
 	return p;
@@ -636,6 +637,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	}
 	page_set_content(p, next);
 	p->dirty = true;
+	p->written_us = k->now;
 }
 
 /* Zap every PTE of [start, end). */
@@ -847,9 +849,28 @@ static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 	g_ptr_array_free(vs, TRUE);
 }
 
-/* A new mm, spawned or forked, joins the model: by name, in its class, with its node's trees. */
-static void mm_add(struct ksm *k, struct mm *mm)
+/*
+ * The security domain of a new mm named name (forked from parent, or
+ * NULL); false when selective has no tree left for one more domain.
+ */
+static bool mm_domain(struct ksm *k, const char *name, const struct mm *parent,
+		      uint32_t *domain, GError **error)
 {
+	*domain = domain_of_new_mm(k, name, parent);
+	if (k->selective && *domain >= KSM_CLASSES_MAX - 1) {
+		g_set_error(error, KSM_ERROR, KSM_ERROR_NOT_MODELLED,
+			    "mm '%s': --policy %s keeps trees for %u security domains, and this"
+			    " would be one more (name mms in --domain)", name,
+			    k->opt.policy.row->name, KSM_CLASSES_MAX - 1);
+		return false;
+	}
+	return true;
+}
+
+/* A new mm, spawned or forked, joins the model: by name, in its domain and class, with its node's trees. */
+static void mm_add(struct ksm *k, struct mm *mm, uint32_t domain)
+{
+	mm->domain = domain;
 	g_hash_table_insert(k->mm_by_name, mm->name, mm);
 	classify_mm(k, mm);
 	ksm_grow_roots(k, mm->nid);
@@ -868,6 +889,7 @@ static bool fork_allowed(struct ksm *k, const struct trace_record *r, GError **e
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 {
 	struct mm *mm = NULL;
+	uint32_t domain;
 	if (r->verb != TRACE_SPAWN) {
 		mm = g_hash_table_lookup(k->mm_by_name, r->mm);
 		if (!mm) {
@@ -879,12 +901,16 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 	}
 	switch (r->verb) {
 	case TRACE_SPAWN:
-		mm_add(k, mm_new(r->mm, r->node));
+		if (!mm_domain(k, r->mm, NULL, &domain, error))
+			return false;
+		mm_add(k, mm_new(r->mm, r->node), domain);
 		break;
 	case TRACE_FORK:
 		if (!fork_allowed(k, r, error))
 			return false;
-		mm_add(k, mm_fork(k, mm, r->child));
+		if (!mm_domain(k, r->child, mm, &domain, error))
+			return false;
+		mm_add(k, mm_fork(k, mm, r->child), domain);
 		break;
 	case TRACE_MAP:
 		mm->vma_gen++;

@@ -103,4 +103,16 @@ void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_
 void output_run_summary_header(FILE *f);
 void output_run_summary_row(FILE *f, const struct run_summary *rs);
 
+/*
+ * The exposure figures (ksm_exposure) as CSV, "scope,figure,count,p50,p90,
+ * p99,max": scope cross, within, or domain:NAME (a named domain's pages in
+ * merges across domains); figure write_to_merge_us, merged_us (until the
+ * CoW or unshare), domains_at_peak; then scope all with counts only:
+ * zero_merges (within, all of them), saved_pages, saved_cross_pages,
+ * saved_cross_zero_pages. d names the domains (NULL: none).
+ */
+void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm_domains *d);
+/* The same, a few lines for the summary. */
+void output_exposure_text(FILE *f, const struct ksm_exposure *e);
+
 #endif

@@ -13,7 +13,9 @@
 #include "util/nearest.h"
 #include "util/parse.h"
 
-enum { ROW_KERNEL, ROW_NO_GATE, ROW_DIRTY_BIT, ROW_PARTIAL, ROW_CLASSIFIED, ROW_NR };
+enum {
+	ROW_KERNEL, ROW_NO_GATE, ROW_DIRTY_BIT, ROW_PARTIAL, ROW_CLASSIFIED, ROW_SELECTIVE, ROW_NR
+};
 
 static const struct ksm_policy_row rows[ROW_NR] = {
 	[ROW_KERNEL] = { "kernel",
@@ -37,6 +39,10 @@ static const struct ksm_policy_row rows[ROW_NR] = {
 		"pages of different classes never merge",
 		"classes=16: trees per node (1..4096); "
 		"by=key8: the feature, key8 (a hash of the first 8 bytes) or mm (the process)", true },
+	[ROW_SELECTIVE] = { "selective",
+		"Selective KSM: a stable and an unstable tree per security domain (--domain), so pages "
+		"of different domains never merge",
+		"", true, true },
 };
 
 const struct ksm_policy_row *ksm_policy_all(size_t *n)
@@ -136,6 +142,11 @@ static void defaults(int row, struct ksm_policy *p)
 	case ROW_CLASSIFIED:
 		p->classes = 16;
 		p->class_by = KSM_CLASS_BY_KEY8;
+		break;
+	case ROW_SELECTIVE:
+		/* a class per domain (domain + 1: class 0 stays empty) */
+		p->classes = KSM_CLASSES_MAX;
+		p->class_by = KSM_CLASS_BY_DOMAIN;
 		break;
 	}
 }

@@ -109,7 +109,7 @@ bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rm
 
 uint32_t classify_page(const struct ksm *k, const struct page *page, const struct mm *mm)
 {
-	if (k->opt.policy.class_by == KSM_CLASS_BY_MM)
+	if (k->opt.policy.class_by != KSM_CLASS_BY_KEY8)
 		return mm->class_id;
 	/* Equal pages share their first 8 bytes, so they always share a class. */
 	return (uint32_t)(((page_key8(page) * GOLDEN_RATIO_2_64) >> 32) % k->nr_classes);
@@ -117,7 +117,10 @@ uint32_t classify_page(const struct ksm *k, const struct page *page, const struc
 
 void classify_mm(struct ksm *k, struct mm *mm)
 {
-	mm->class_id = k->mms_spawned++ % k->nr_classes;
+	if (k->selective)	/* a tree per domain */
+		mm->class_id = mm->domain + 1;
+	else
+		mm->class_id = k->mms_spawned++ % k->nr_classes;
 }
 
 /* ---- what the classified policy loses (truth: no cost, no side effects) ---- */

@@ -59,8 +59,13 @@ uint64_t run_memory_need(const struct run_config *cfg, const trace_reader *r)
 {
 	const struct trace_check *ck = trace_reader_check((trace_reader *)r);
 	uint64_t blobs = trace_reader_blobs(r);
-	uint64_t need = ksm_memory_estimate(trace_check_written_pages(ck),
-					    trace_check_live_mms(ck), cfg->ideal);
+	uint64_t pages = trace_check_written_pages(ck);
+	uint64_t need = ksm_memory_estimate(pages, trace_check_live_mms(ck), cfg->ideal);
+
+	/* the exposure figures: a sample or two per merge, in arrays that double */
+	if (cfg->model.exposure && need < UINT64_MAX / 2)
+		need = pages > (UINT64_MAX / 2 - need) / KSM_EXPOSURE_PAGE_BYTES ? UINT64_MAX :
+		       need + pages * KSM_EXPOSURE_PAGE_BYTES;
 
 	/*
 	 * A reader keeps every blob (4 KiB) for the whole read, and the model
@@ -119,11 +124,39 @@ static void limit_blobs(const struct run_config *cfg, trace_reader *r)
 	g_free(why);
 }
 
+/* An mm --domain names that the trace never spawns or forks: refused. */
+static bool domains_seen(const struct run_config *cfg, const char *unseen, GError **error)
+{
+	if (!unseen)
+		return true;
+	g_set_error(error, RUN_ERROR, RUN_ERROR_INPUT, "--domain %s=...: no mm '%s' in %s",
+		    (const char *)cfg->model.domains->names->pdata[
+			    GPOINTER_TO_UINT(g_hash_table_lookup(cfg->model.domains->of_mm, unseen)) - 1],
+		    unseen, cfg->trace);
+	return false;
+}
+
+/* The smallest name of cfg's domain table that seen lacks, or NULL. */
+static const char *first_unseen(const struct run_config *cfg, GHashTable *seen)
+{
+	const char *first = NULL;
+	GHashTableIter it;
+	gpointer key, val;
+
+	g_hash_table_iter_init(&it, cfg->model.domains->of_mm);
+	while (g_hash_table_iter_next(&it, &key, &val))
+		if (!g_hash_table_contains(seen, key) && (!first || strcmp(key, first) < 0))
+			first = key;
+	return first;
+}
+
 bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_estimate *est,
 		  GError **error)
 {
 	trace_reader *r = trace_reader_open(cfg->trace, error);
 	struct trace_record rec;
+	GHashTable *seen = cfg->model.domains ?
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) : NULL;
 	int got;
 
 	*est = (struct run_estimate){ 0 };
@@ -142,6 +175,8 @@ bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_e
 		}
 		est->end_us = rec.t_us;
 		est->digests = trace_reader_digests(r);
+		if (seen && (rec.verb == TRACE_SPAWN || rec.verb == TRACE_FORK))
+			g_hash_table_add(seen, g_strdup(rec.verb == TRACE_FORK ? rec.child : rec.mm));
 		if ((++est->records & 0xffff) == 0 && p)
 			progress_update(p, est->records, trace_reader_offset(r), trace_reader_size(r));
 	}
@@ -149,6 +184,10 @@ bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_e
 		progress_update(p, est->records, trace_reader_offset(r), trace_reader_size(r));
 		progress_finish(p);
 	}
+	if (got == 0 && seen && !domains_seen(cfg, first_unseen(cfg, seen), error))
+		got = -1;
+	if (seen)
+		g_hash_table_destroy(seen);
 	trace_reader_free(r);
 	classify(error);
 	return got == 0;
@@ -230,6 +269,8 @@ bool run_replay(struct run *run, const struct loop_sinks *sinks, struct loop_res
 	}
 	bool ok = loop_run(run->k, run->reader, &s, res, error);
 
+	/* a pipe is read once: an mm --domain names is found missing at its end */
+	ok = ok && domains_seen(run->cfg, ksm_domains_unseen(run->k), error);
 	if (!ok)
 		classify(error);
 	return ok;

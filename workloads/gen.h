@@ -57,7 +57,12 @@ struct gen_opts {
 	int use_zero_pages;	/* -1: leave the kernel's default */
 	const char *hash;	/* the checksum checksum-adversarial attacks; NULL: HASH_DEFAULT */
 	enum gen_calibration calibration;	/* GEN_CAL_2017 unless a workload has others */
+	bool advisor;		/* 'set advisor_mode scan-time' at t=0, after pages_to_scan */
+	/* probe only: known pages, the first probe write (s; negative: duration / 10), its period (0: once) */
+	uint64_t probe_pages;
+	double probe_at_s, probe_every_s, probe_spread_s;
 };
+#define GEN_PROBE_DEF_PAGES 100
 
 /* Sizes a workload resolved from its defaults and the options. */
 struct gen_size {
@@ -124,6 +129,7 @@ struct gen_workload {
 	bool (*run)(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 	bool takes_hash;	/* reads gen_opts.hash; its gen line records hash=NAME */
 	bool calibrated;	/* has every calibration, not only GEN_CAL_2017 */
+	bool takes_probe;	/* reads gen_opts.probe_*; its gen line records them */
 };
 
 const struct gen_workload *gen_workloads(size_t *n);
@@ -145,7 +151,7 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	       const struct gen_size *sz, struct progress *progress, uint64_t *records,
 	       GError **error);
 
-/* Workloads (gen_guests.c, gen_flood.c, gen_crc.c, gen_collide.c). */
+/* Workloads (gen_guests.c, gen_flood.c, gen_crc.c, gen_collide.c, gen_probe.c). */
 bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
@@ -154,5 +160,6 @@ bool gen_zero_heavy(struct gen *g, const struct gen_opts *o, const struct gen_si
 bool gen_ksm_flood(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_crc_adversarial(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_checksum_adversarial(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
+bool gen_probe(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 
 #endif

@@ -223,6 +223,8 @@ static bool gen_preamble(struct gen *g, const struct gen_opts *o)
 {
 	gen_set(g, KNOB_PAGES_TO_SCAN, o->pages_to_scan);
 	gen_set(g, KNOB_SLEEP_MILLISECS, o->sleep_ms);
+	if (o->advisor)
+		gen_set(g, KNOB_ADVISOR_MODE, 1);
 	if (o->use_zero_pages >= 0)
 		gen_set(g, KNOB_USE_ZERO_PAGES, (uint64_t)o->use_zero_pages);
 	gen_set(g, KNOB_RUN, 1);
@@ -237,14 +239,14 @@ static const struct gen_workload workloads[] = {
 	  "identical across guests), compiler heaps rewritten every few seconds, a\n"
 	  "few hot pages rewritten every second, and zeroed free pages taken over\n"
 	  "by the build (copy-on-write of merged zero pages).\n",
-	  4, 4096, 1800, 1800, gen_kernel_build, false, true },
+	  4, 4096, 1800, 1800, gen_kernel_build, false, true, false },
 	{ "iozone", "N guests run iozone passes: a page cache churning through large buffers",
 	  "Guests boot from one image, then run iozone: sequential write, rewrite,\n"
 	  "read and random read/write passes over a file as large as a third of the\n"
 	  "guest's memory. iozone's buffers hold one repeated pattern, so the file's\n"
 	  "page cache is one content: it merges within and across guests and every\n"
 	  "rewrite of a merged page is a copy-on-write.\n",
-	  4, 4096, 1800, 1800, gen_iozone, false, true },
+	  4, 4096, 1800, 1800, gen_iozone, false, true, false },
 	{ "number-crunching", "N guests sweep large arrays of distinct values (big unstable tree)",
 	  "Guests boot from one image, then a numerical kernel fills large arrays of\n"
 	  "distinct values (60% of memory) and updates them in slow sweeps, beside\n"
@@ -252,32 +254,32 @@ static const struct gen_workload workloads[] = {
 	  "same in every guest, that merges while idle and then gets two-byte\n"
 	  "floating-point corrections (copy-on-write): an unstable tree far above\n"
 	  "262144 pages (1 GiB) at the default size.\n",
-	  4, 4096, 1800, 1800, gen_number_crunching, false, true },
+	  4, 4096, 1800, 1800, gen_number_crunching, false, true, false },
 	{ "vm-clones", "N idle guests cloned from one image: the upper bound of sharing",
 	  "Guests boot from one image and idle: image pages and zeroed free pages are\n"
 	  "identical across guests; a few private pages and a small hot set (timers,\n"
 	  "idle-loop state) are all that differ.\n",
-	  4, 4096, 1800, 900, gen_vm_clones, false, false },
+	  4, 4096, 1800, 900, gen_vm_clones, false, false, false },
 	{ "ksm-flood", "LTP ksm02-style merge flood, then a CoW flood",
 	  "N processes (default 3, 128 MiB each, as LTP's ksm tests) map and advise\n"
 	  "their memory, fill it with one byte (merge flood), then step through the\n"
 	  "LTP pattern changes ('c' everywhere; 'a' in one process; 'b'; one page\n"
 	  "'d'), each followed by a settle and a mark; then every page is rewritten\n"
 	  "(CoW flood), re-merged, and everything is unmerged with run=2.\n",
-	  3, 128, 60, 60, gen_ksm_flood, false, false },
+	  3, 128, 60, 60, gen_ksm_flood, false, false, false },
 	{ "zero-heavy", "mostly zero pages, for use_zero_pages",
 	  "Guests whose memory is 85% zeroed free pages; the guest keeps taking zero\n"
 	  "pages for data and zeroing them again when it frees them (init_on_free),\n"
 	  "so zero pages are merged, written (CoW) and re-zeroed all the time. Run\n"
 	  "with 'ksmsim run --use-zero-pages 1' (or gen --use-zero-pages 1).\n",
-	  4, 1024, 600, 600, gen_zero_heavy, false, false },
+	  4, 1024, 600, 600, gen_zero_heavy, false, false, false },
 	{ "crc-adversarial", "changes invisible to crc32c and crc32, mixed with ordinary ones",
 	  "Guests share an image; in part of it, the first guest keeps toggling\n"
 	  "16-byte deltas that leave both crc32c and crc32 of the page unchanged\n"
 	  "(built from CRC linearity), while other pages get ordinary changes. A CRC\n"
 	  "checksum gate takes the toggled pages for stable (they merge and are\n"
 	  "copied again and again); xxhash and jhash2 see every change.\n",
-	  2, 256, 120, 120, gen_crc_adversarial, false, false },
+	  2, 256, 120, 120, gen_crc_adversarial, false, false, false },
 	{ "checksum-adversarial", "pages alternating between two contents with one checksum",
 	  "Guests share an image; some pages (0.2% shared, changed by the first guest\n"
 	  "only, and 0.2% of each guest's own) keep alternating one 64-bit word\n"
@@ -287,7 +289,19 @@ static const struct gen_workload workloads[] = {
 	  "gate takes the alternating pages for stable; any other sees every change.\n"
 	  "Every fixed-seed 32-bit checksum can be attacked; a 64-bit one is refused\n"
 	  "(no pair within the budget).\n",
-	  2, 64, 120, 120, gen_checksum_adversarial, true, false },
+	  2, 64, 120, 120, gen_checksum_adversarial, true, false, false },
+	{ "probe", "the KSM side channel: an attacker probes for K pages a victim holds",
+	  "Background guests (each its own domain) hold a shared image (35%), zeroed\n"
+	  "free pages (15%) and private pages, written at t = 0; a victim mm holds K\n"
+	  "distinct pages (--probe-pages, default 100); at --probe-at S (default a\n"
+	  "tenth of the duration) an attacker mm writes copies of them, and again\n"
+	  "every --probe-every S (default 0: once), as a timing probe does: a write\n"
+	  "(page i of K at --probe-at + i x --probe-spread / K, default all at once)\n"
+	  "that takes a CoW fault tells it the page merged. Run it with\n"
+	  "'ksmsim run --domain victim=victim --domain attacker=attacker\n"
+	  "--exposure-csv FILE': the domain:attacker rows give how soon after the\n"
+	  "probe write its copies merged, and how long each stayed merged.\n",
+	  4, 1024, 600, 600, gen_probe, false, false, true },
 };
 
 static const struct gen_calibration_info calibrations[GEN_CALIBRATIONS] = {
@@ -405,12 +419,20 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	g->next_mark_us = g->mark_period_us;
 	g->progress = progress;
 	/* key=value words that `ksmsim run` reads back (trace_reader_gen_fact) */
+	char *probe = wl->takes_probe ?
+		g_strdup_printf(" probe_pages=%" PRIu64 " probe_at_s=%.6g probe_every_s=%.6g"
+				" probe_spread_s=%.6g",
+				o->probe_pages ? o->probe_pages : GEN_PROBE_DEF_PAGES,
+				o->probe_at_s >= 0 ? o->probe_at_s : sz->duration_us / 1e7,
+				o->probe_every_s, o->probe_spread_s) : g_strdup("");
 	gen_comment(g, "ksmsim gen: workload=%s seed=%" PRIu64 " scale=%.15g vms=%u pages=%" PRIu64
-		    " duration_s=%.6g steps=%u%s%s%s%s", wl->name, o->seed, o->scale, sz->vms,
+		    " duration_s=%.6g steps=%u%s%s%s%s%s%s", wl->name, o->seed, o->scale, sz->vms,
 		    sz->pages, sz->duration_us / 1e6, sz->ticks, wl->takes_hash ? " hash=" : "",
 		    wl->takes_hash ? gen_hash_name(o) : "",
 		    o->calibration != GEN_CAL_2017 ? " calibration=" : "",
-		    o->calibration != GEN_CAL_2017 ? calibrations[o->calibration].name : "");
+		    o->calibration != GEN_CAL_2017 ? calibrations[o->calibration].name : "", probe,
+		    o->advisor ? " advisor_mode=scan-time" : "");
+	g_free(probe);
 	gen_preamble(g, o);
 	ok = !g->failed && wl->run(g, o, sz) && !g->failed;
 	if (ok && progress)

@@ -14,7 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 WORKLOADS="kernel-build iozone number-crunching vm-clones ksm-flood zero-heavy crc-adversarial
 checksum-adversarial"
 listed=$("$KSMSIM" gen --help | awk '/^Workloads/{on=1;next} /^Options/{on=0} on && /^  [a-z]/{print $1}' | tr '\n' ' ')
-[ "$listed" = "$(echo $WORKLOADS) " ] || fail "gen --help lists '$listed'"
+# probe (tests/exposure/probe.sh) spawns a victim and an attacker beside the guests
+[ "$listed" = "$(echo $WORKLOADS) probe " ] || fail "gen --help lists '$listed'"
 
 for w in $WORKLOADS; do
 	scale=0.002

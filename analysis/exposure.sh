@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The KSM side channel in the model (issue 34): how much of the saving
+# crosses security domains on the bundled trace and the generators (what
+# `--policy selective` costs), and how soon an attacker's probe pages merge
+# with a victim's (`ksmsim gen probe`) by host size and knob setting.
+# Results: analysis/results/exposure/README.md.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: analysis/exposure.sh [OPTIONS]
+  --out DIR        where the CSVs, the cells and the plot go
+                   (default analysis/results/exposure)
+  --sizes LIST     host sizes, GiB of background guests (4 guests each;
+                   default 4,8,16,32)
+  --knobs LIST     of default (100 pages / 20 ms), ubuntu (100 / 200 ms),
+                   aggressive (3000 / 20 ms), advisor (scan-time, 20 ms)
+                   (default all four)
+  --scale S        gen --scale of the saving table's workloads (default 0.25)
+  --jobs N         probe cells at once (default 2)
+  --skip-saving    only the probe cells
+  --reuse          keep a probe cell whose exposure CSV is already in DIR/cells
+Every probe cell: `ksmsim gen probe --vms 4 --mem-mib SIZE*256 --probe-pages
+100 --seed 1` with the cell's knobs; with a pass = every page at the cell's
+base rate (pages_to_scan per wake-up; the advisor's at its minimum, 500),
+the probe pages are written once, spread over one pass from t = one pass
+(--probe-at PASS --probe-spread PASS: page i at PASS + i PASS / 100, so
+they meet ksmd's cursor at every phase of its pass), and the trace ends at
+five passes;
+`ksmsim run --no-ideal --domain victim=victim --domain attacker=attacker
+--exposure-csv`, under nice -n 19, its wall time and peak RSS measured
+(/usr/bin/time). T50 and T99 are the 50th and 99th percentiles (nearest
+rank) of the attacker's write_to_merge_us: the time from its probe write
+until its copy merged.
+EOF
+}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+ksmsim=${KSMSIM:-$root/build/cli/ksmsim}
+out=$root/analysis/results/exposure
+sizes=4,8,16,32
+knobs=default,ubuntu,aggressive,advisor
+scale=0.25
+jobs=2
+saving=1
+reuse=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=$2; shift 2 ;;
+	--sizes) sizes=$2; shift 2 ;;
+	--knobs) knobs=$2; shift 2 ;;
+	--scale) scale=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--skip-saving) saving=0; shift ;;
+	--reuse) reuse=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "exposure.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+[ -x "$ksmsim" ] || { echo "exposure.sh: no $ksmsim (build first)" >&2; exit 2; }
+mkdir -p "$out/cells"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# fig CSV SCOPE FIGURE COLUMN: one cell of an exposure CSV (3 count, 4 p50, 5 p90, 6 p99, 7 max)
+fig() {
+	awk -F, -v s="$2" -v f="$3" -v c="$4" '$1 == s && $2 == f { print $c }' "$1"
+}
+# seconds of a µs figure, or empty
+sec() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }' || true; }
+
+# ---- the saving across domains, and what selective costs ----
+if [ "$saving" = 1 ]; then
+	traces="$root/traces/samples/default.ksmt"
+	for w in kernel-build iozone number-crunching vm-clones zero-heavy; do
+		"$ksmsim" gen "$w" --scale "$scale" --seed 1 -o "$work/$w.ksmb" --quiet
+		traces="$traces $work/$w.ksmb"
+	done
+	{
+		echo "trace,saved_pages,saved_cross_pages,saved_cross_zero_pages,cross_share,zero_share_of_cross,selective_saved_pages,selective_cost,merges_cross,merges_within,cross_write_to_merge_p50_s,cross_write_to_merge_p99_s,cross_merged_p50_s,cross_merged_p99_s,cross_domains_p50,cross_domains_max"
+		for t in $traces; do
+			name=$(basename "$t"); name=${name%.*}
+			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --exposure-csv "$work/k.csv"
+			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --policy selective \
+				--exposure-csv "$work/s.csv"
+			cp "$work/k.csv" "$out/cells/saving-$name-kernel.csv"
+			cp "$work/s.csv" "$out/cells/saving-$name-selective.csv"
+			s=$(fig "$work/k.csv" all saved_pages 3)
+			x=$(fig "$work/k.csv" all saved_cross_pages 3)
+			z=$(fig "$work/k.csv" all saved_cross_zero_pages 3)
+			ss=$(fig "$work/s.csv" all saved_pages 3)
+			awk -v n="$name" -v s="$s" -v x="$x" -v z="$z" -v ss="$ss" \
+			    -v mc="$(fig "$work/k.csv" cross write_to_merge_us 3)" \
+			    -v mw="$(fig "$work/k.csv" within write_to_merge_us 3)" \
+			    -v a="$(sec "$(fig "$work/k.csv" cross write_to_merge_us 4)")" \
+			    -v b="$(sec "$(fig "$work/k.csv" cross write_to_merge_us 6)")" \
+			    -v c="$(sec "$(fig "$work/k.csv" cross merged_us 4)")" \
+			    -v d="$(sec "$(fig "$work/k.csv" cross merged_us 6)")" \
+			    -v e="$(fig "$work/k.csv" cross domains_at_peak 4)" \
+			    -v f="$(fig "$work/k.csv" cross domains_at_peak 7)" 'BEGIN {
+				printf "%s,%d,%d,%d,%.3f,%.4f,%d,%.3f,%d,%d,%s,%s,%s,%s,%s,%s\n", n, s, x, z,
+				       s ? x / s : 0, x ? z / x : 0, ss, s ? 1 - ss / s : 0, mc, mw,
+				       a, b, c, d, e, f }'
+		done
+	} > "$out/saving.csv.tmp"
+	mv "$out/saving.csv.tmp" "$out/saving.csv"
+fi
+
+# ---- the probe cells ----
+# knob NAME: pages_to_scan sleep_ms advisor(0|1)
+knob() {
+	case $1 in
+	default) echo "100 20 0" ;;
+	ubuntu) echo "100 200 0" ;;
+	aggressive) echo "3000 20 0" ;;
+	advisor) echo "500 20 1" ;;
+	*) echo "exposure.sh: unknown knob setting '$1'" >&2; exit 2 ;;
+	esac
+}
+
+cell() {	# cell SIZE KNOB: cells/probe-SIZE-KNOB.csv and .time
+	local size=$1 k=$2 pts ms adv
+	read -r pts ms adv < <(knob "$k")
+	local base=$out/cells/probe-$size-$k
+	if [ "$reuse" = 1 ] && [ -s "$base.csv" ] && [ -s "$base.time" ]; then
+		return 0
+	fi
+	# one pass of every page: pages / (pages_to_scan per wake-up of (ms/4 + 1) ticks)
+	local pages=$((size * 262144 + 200))
+	local pass
+	pass=$(awk -v p="$pages" -v n="$pts" -v ms="$ms" \
+		'BEGIN { w = (int((ms * 250 + 999) / 1000) + 1) * 0.004; printf "%d", p / n * w + 1 }')
+	local adv_opt=""
+	[ "$adv" = 1 ] && adv_opt=--advisor
+	"$ksmsim" gen probe --quiet --vms 4 --mem-mib $((size * 256)) --probe-pages 100 --seed 1 \
+		--pages-to-scan "$pts" --sleep-millisecs "$ms" $adv_opt \
+		--probe-at "$pass" --probe-spread "$pass" --duration-s $((5 * pass)) \
+		-o "$work/probe-$size-$k.ksmb"
+	/usr/bin/time -f "%e %M" -o "$base.time.tmp" nice -n 19 "$ksmsim" run --quiet --no-ideal \
+		--trace "$work/probe-$size-$k.ksmb" --domain victim=victim --domain attacker=attacker \
+		--exposure-csv "$base.csv.tmp"
+	echo "$pass" >> "$base.time.tmp"
+	rm -f "$work/probe-$size-$k.ksmb"
+	mv "$base.csv.tmp" "$base.csv"
+	mv "$base.time.tmp" "$base.time"
+}
+
+IFS=, read -r -a size_list <<<"$sizes"
+IFS=, read -r -a knob_list <<<"$knobs"
+running=0
+for size in "${size_list[@]}"; do
+	for k in "${knob_list[@]}"; do
+		knob "$k" >/dev/null
+		cell "$size" "$k" &
+		running=$((running + 1))
+		if [ "$running" -ge "$jobs" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+	done
+done
+wait
+
+{
+	echo "host_gib,knobs,pages_to_scan,sleep_ms,probe_at_s,duration_s,probes,merged,t50_s,t99_s,max_s,attacker_merged_cross,run_wall_s,run_peak_rss_mib"
+	for size in "${size_list[@]}"; do
+		for k in "${knob_list[@]}"; do
+			read -r pts ms adv < <(knob "$k")
+			c=$out/cells/probe-$size-$k.csv
+			if [ ! -s "$c" ] || [ ! -s "$out/cells/probe-$size-$k.time" ]; then
+				echo "exposure.sh: no cell $size GiB $k: left out of probe.csv" >&2
+				continue
+			fi
+			read -r wall rss < <(head -1 "$out/cells/probe-$size-$k.time")
+			pass=$(sed -n 2p "$out/cells/probe-$size-$k.time")
+			[ "$adv" = 1 ] && pts=advisor
+			n=$(fig "$c" domain:attacker write_to_merge_us 3)
+			printf "%s,%s,%s,%s,%s,%s,100,%s,%s,%s,%s,%s,%s,%s\n" "$size" "$k" "$pts" "$ms" \
+				"$pass" $((5 * pass)) "$n" \
+				"$(sec "$(fig "$c" domain:attacker write_to_merge_us 4)")" \
+				"$(sec "$(fig "$c" domain:attacker write_to_merge_us 6)")" \
+				"$(sec "$(fig "$c" domain:attacker write_to_merge_us 7)")" "$n" \
+				"$wall" $((rss / 1024))
+		done
+	done
+} > "$out/probe.csv.tmp"
+mv "$out/probe.csv.tmp" "$out/probe.csv"
+
+# ---- the plot ----
+if command -v gnuplot >/dev/null; then
+	gp=$work/plot.gp
+	{
+		echo 'set terminal pngcairo size 1000,520 font ",10"'
+		echo "set output '$out/probe.png.tmp'"
+		echo 'set logscale xy 2'
+		echo 'set xlabel "background guests, GiB (4 guests)"'
+		echo 'set ylabel "seconds after the probe write"'
+		echo 'set key outside right'
+		echo 'set grid'
+		echo 'set title "Time until an attacker'"'"'s probe page merges with the victim'"'"'s (ksmsim model, gen probe, 100 pages)"'
+		printf 'plot '
+		i=0
+		for k in "${knob_list[@]}"; do
+			# one file a knob setting: host, T50, T99 (a line joins only its own points)
+			awk -F, -v k="$k" 'NR > 1 && $2 == k && $9 != "" { print $1, $9, $10 }' \
+				"$out/probe.csv" > "$work/$k.dat"
+			[ $i -gt 0 ] && printf ', '
+			printf "'%s' using 1:2 with linespoints lt %d pt 7 title \"%s T50\", " \
+				"$work/$k.dat" $((i + 1)) "$k"
+			printf "'%s' using 1:3 with linespoints lt %d dt 2 pt 6 title \"%s T99\"" \
+				"$work/$k.dat" $((i + 1)) "$k"
+			i=$((i + 1))
+		done
+		echo
+	} > "$gp"
+	gnuplot "$gp"
+	mv "$out/probe.png.tmp" "$out/probe.png"
+fi
+echo "exposure.sh: $out/saving.csv, $out/probe.csv, $out/probe.png"

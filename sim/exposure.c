@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Security domains and the exposure figures (sim/MODEL.md, "Exposure"):
+ * which domain each mm belongs to, and for every merge whether it joins
+ * pages of different domains, how long after the page's last write it came
+ * (how soon a probe page becomes observable), how long the mapping stayed
+ * merged before its CoW or unshare (the observation window), and how many
+ * domains shared each KSM page at its peak. ksm.c and mm.c call in where
+ * a merge, a CoW or a zero-page mapping happens, only while k->expo; the
+ * figures are truth, without cost or effect on the model.
+ */
+#include <string.h>
+#include "sim/ksm_internal.h"
+
+#define MERGED_CROSS (UINT64_C(1) << 63)
+
+/* What a merge adds to: cross or within, and per named domain (cross merges of its pages). */
+struct exposure {
+	uint32_t named;
+	GArray *delay[KSM_EXPO_SCOPES][2];	/* of uint64_t: write-to-merge, merged */
+	GArray *(*by_domain)[2];		/* [named][2], cross merges only */
+	GArray *peak_hist;			/* of uint64_t: KSM pages by their peak domains */
+	GArray *scratch;			/* of uint32_t: a node's domains */
+	uint64_t zero_merges;
+};
+
+/* ---- the domain table (--domain) ---- */
+
+struct ksm_domains *ksm_domains_new(void)
+{
+	struct ksm_domains *d = g_new0(struct ksm_domains, 1);
+	d->names = g_ptr_array_new_with_free_func(g_free);
+	d->of_mm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	return d;
+}
+
+void ksm_domains_free(struct ksm_domains *d)
+{
+	if (!d)
+		return;
+	g_ptr_array_free(d->names, TRUE);
+	g_hash_table_destroy(d->of_mm);
+	g_free(d);
+}
+
+static bool refuse(GError **error, const char *fmt, const char *a, const char *b)
+{
+	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fmt, a, b);
+	return false;
+}
+
+bool ksm_domains_add(struct ksm_domains *d, const char *spec, GError **error)
+{
+	const char *eq = strchr(spec, '=');
+	bool ok = true;
+
+	if (!eq)
+		return refuse(error, "NAME=MM[,MM...] expected%s%s", "", "");
+	if (eq == spec)
+		return refuse(error, "an empty domain name%s%s", "", "");
+	char *name = g_strndup(spec, (size_t)(eq - spec));
+	for (guint i = 0; i < d->names->len; i++)
+		if (!strcmp(d->names->pdata[i], name)) {
+			refuse(error, "domain '%s' is given twice%s", name, "");
+			g_free(name);
+			return false;
+		}
+	if (strlen(name) > TRACE_NAME_MAX || d->names->len >= KSM_CLASSES_MAX) {
+		refuse(error, strlen(name) > TRACE_NAME_MAX ? "domain name '%s' is too long%s" :
+			      "more than 4096 domains ('%s')%s", name, "");
+		g_free(name);
+		return false;
+	}
+	gchar **mms = g_strsplit(eq + 1, ",", -1);
+	uint32_t id = d->names->len;
+	if (!mms[0])
+		ok = refuse(error, "domain '%s' names no mm%s", name, "");
+	for (gchar **m = mms; ok && *m; m++) {
+		gpointer other = g_hash_table_lookup(d->of_mm, *m);
+		if (!**m)
+			ok = refuse(error, "an empty mm name in domain '%s'%s", name, "");
+		else if (strlen(*m) > TRACE_NAME_MAX)
+			ok = refuse(error, "mm name '%s' is too long (domain '%s')", *m, name);
+		else if (other && GPOINTER_TO_UINT(other) - 1 == id)
+			ok = refuse(error, "mm '%s' is listed twice in domain '%s'", *m, name);
+		else if (other)
+			ok = refuse(error, "mm '%s' is already in domain '%s'", *m,
+				    d->names->pdata[GPOINTER_TO_UINT(other) - 1]);
+		else
+			g_hash_table_insert(d->of_mm, g_strdup(*m), GUINT_TO_POINTER(id + 1));
+	}
+	g_strfreev(mms);
+	if (!ok) {
+		/* no half-added domain: its mms leave the table */
+		GHashTableIter it;
+		gpointer key, val;
+		g_hash_table_iter_init(&it, d->of_mm);
+		while (g_hash_table_iter_next(&it, &key, &val))
+			if (GPOINTER_TO_UINT(val) - 1 == id)
+				g_hash_table_iter_remove(&it);
+		g_free(name);
+		return false;
+	}
+	g_ptr_array_add(d->names, name);
+	return true;
+}
+
+uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent)
+{
+	const struct ksm_domains *d = k->opt.domains;
+	gpointer v = d ? g_hash_table_lookup(d->of_mm, name) : NULL;
+
+	if (v) {
+		g_hash_table_add(k->domain_seen, g_strdup(name));
+		return GPOINTER_TO_UINT(v) - 1;
+	}
+	if (parent)
+		return parent->domain;
+	return k->domains_next++;
+}
+
+const char *ksm_domains_unseen(const struct ksm *k)
+{
+	const struct ksm_domains *d = k->opt.domains;
+	const char *first = NULL;
+	GHashTableIter it;
+	gpointer key, val;
+
+	if (!d)
+		return NULL;
+	/* the smallest name, so that the message does not depend on hashing */
+	g_hash_table_iter_init(&it, d->of_mm);
+	while (g_hash_table_iter_next(&it, &key, &val))
+		if (!g_hash_table_contains(k->domain_seen, key) && (!first || strcmp(key, first) < 0))
+			first = key;
+	return first;
+}
+
+/* ---- the figures ---- */
+
+struct exposure *exposure_new(const struct ksm *k)
+{
+	struct exposure *e = g_new0(struct exposure, 1);
+	e->named = k->opt.domains ? k->opt.domains->names->len : 0;
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		for (int f = 0; f < 2; f++)
+			e->delay[s][f] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	e->by_domain = g_malloc0_n(MAX(e->named, 1), sizeof(*e->by_domain));
+	for (uint32_t i = 0; i < e->named; i++)
+		for (int f = 0; f < 2; f++)
+			e->by_domain[i][f] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	e->peak_hist = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	e->scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	return e;
+}
+
+void exposure_free(struct exposure *e)
+{
+	if (!e)
+		return;
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		for (int f = 0; f < 2; f++)
+			g_array_free(e->delay[s][f], TRUE);
+	for (uint32_t i = 0; i < e->named; i++)
+		for (int f = 0; f < 2; f++)
+			g_array_free(e->by_domain[i][f], TRUE);
+	g_free(e->by_domain);
+	g_array_free(e->peak_hist, TRUE);
+	g_array_free(e->scratch, TRUE);
+	g_free(e);
+}
+
+/* One sample of figure f (0 write-to-merge, 1 merged) of mm's page. */
+static void record(struct exposure *e, const struct mm *mm, bool cross, int f, uint64_t v)
+{
+	g_array_append_val(e->delay[cross ? KSM_EXPO_CROSS : KSM_EXPO_WITHIN][f], v);
+	if (cross && mm->domain < e->named)
+		g_array_append_val(e->by_domain[mm->domain][f], v);
+}
+
+static uint64_t since(const struct ksm *k, uint64_t t)
+{
+	return k->now > t ? k->now - t : 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct domains of the rmap_items listed under node (in e->scratch, sorted). */
+static uint32_t node_domains(struct exposure *e, const struct stable_node *node)
+{
+	const struct rmap_item *it;
+	uint32_t n = 0;
+
+	g_array_set_size(e->scratch, 0);
+	hlist_for_each_entry(it, &node->hlist, hlist)
+		g_array_append_val(e->scratch, it->mm->domain);
+	qsort(e->scratch->data, e->scratch->len, sizeof(uint32_t), cmp_u32);
+	for (guint i = 0; i < e->scratch->len; i++)
+		if (!i || g_array_index(e->scratch, uint32_t, i) !=
+			  g_array_index(e->scratch, uint32_t, i - 1))
+			n++;
+	return n;
+}
+
+void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t written_us)
+{
+	struct exposure *e = k->expo;
+	struct stable_node *node = rmap_item->head;
+	uint32_t mine = rmap_item->mm->domain, n = 0;
+	const struct rmap_item *it;
+	bool cross = false, seen = false;
+
+	/* across domains when another domain than its own maps the KSM page */
+	hlist_for_each_entry(it, &node->hlist, hlist) {
+		if (it == rmap_item)
+			continue;
+		if (it->mm->domain != mine)
+			cross = true;
+		else
+			seen = true;
+		if (cross && seen)
+			break;
+	}
+	/*
+	 * Its domain was there already: the distinct domains are what they
+	 * were, at most the peak (once there is one). Else count them (the first page of each
+	 * domain only, so a KSM page of 256 mappings is not sorted 256 times).
+	 */
+	if (!seen || !node->peak_domains)
+		n = node_domains(e, node);
+	if (n > node->peak_domains) {
+		uint32_t peak = MIN(n, UINT16_MAX);
+		if (e->peak_hist->len <= peak)
+			g_array_set_size(e->peak_hist, peak + 1);
+		if (node->peak_domains)
+			g_array_index(e->peak_hist, uint64_t, node->peak_domains)--;
+		g_array_index(e->peak_hist, uint64_t, peak)++;
+		node->peak_domains = (uint16_t)peak;
+	}
+	record(e, rmap_item->mm, cross, 0, since(k, written_us));
+	rmap_item->merged = (k->now + 1) | (cross ? MERGED_CROSS : 0);
+}
+
+/*
+ * The zero page is every process's (an untouched page maps it): that a page
+ * merged with it tells another domain nothing of this one. Within.
+ */
+void exposure_zero_merged(struct ksm *k, const struct mm *mm, uint64_t written_us)
+{
+	k->expo->zero_merges++;
+	record(k->expo, mm, false, 0, since(k, written_us));
+}
+
+void exposure_unmerged(struct ksm *k, const struct mm *mm, uint64_t vpn, const struct page *page)
+{
+	struct stable_node *node = page_stable_node(page);
+	struct rmap_item *it;
+
+	if (!node)
+		return;
+	hlist_for_each_entry(it, &node->hlist, hlist) {
+		if (it->mm != mm || it->vpn != vpn)
+			continue;
+		if (it->merged) {
+			uint64_t at = (it->merged & ~MERGED_CROSS) - 1;
+			record(k->expo, mm, it->merged & MERGED_CROSS, 1, since(k, at));
+			it->merged = 0;
+		}
+		return;
+	}
+}
+
+/* ---- what a run reports ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest value with at least p% of the samples at or below it. */
+static uint64_t rank(const uint64_t *v, uint64_t n, unsigned p)
+{
+	uint64_t r = (n * p + 99) / 100;
+	return v[r ? r - 1 : 0];
+}
+
+static struct ksm_expo_dist dist_of(const GArray *a)
+{
+	struct ksm_expo_dist d = { .count = a->len };
+	if (!a->len)
+		return d;
+	uint64_t *v = g_memdup2(a->data, a->len * sizeof(uint64_t));
+	qsort(v, a->len, sizeof(uint64_t), cmp_u64);
+	d.p50 = rank(v, a->len, 50);
+	d.p90 = rank(v, a->len, 90);
+	d.p99 = rank(v, a->len, 99);
+	d.max = v[a->len - 1];
+	g_free(v);
+	return d;
+}
+
+/* The peaks from lo up (1: within is peak 1 only; cross is 2 and up). */
+static struct ksm_expo_dist hist_dist(const GArray *h, guint lo, guint hi)
+{
+	struct ksm_expo_dist d = { 0 };
+	uint64_t seen = 0;
+	const unsigned ps[3] = { 50, 90, 99 };
+	uint64_t *out[3] = { &d.p50, &d.p90, &d.p99 };
+
+	for (guint i = lo; i < MIN(h->len, hi); i++)
+		d.count += g_array_index(h, uint64_t, i);
+	for (guint i = lo; i < MIN(h->len, hi) && d.count; i++) {
+		uint64_t c = g_array_index(h, uint64_t, i);
+		if (!c)
+			continue;
+		for (int j = 0; j < 3; j++)
+			if (seen < (d.count * ps[j] + 99) / 100 && seen + c >= (d.count * ps[j] + 99) / 100)
+				*out[j] = i;
+		seen += c;
+		d.max = i;
+	}
+	return d;
+}
+
+static void saving_of(struct ksm *k, struct exposure *e, const struct stable_node *node,
+		      struct ksm_exposure *out)
+{
+	if (!node->page || !node->rmap_hlist_len)
+		return;
+	uint32_t n = node_domains(e, node);
+	/* in a tree per domain each domain would keep a KSM page of its own */
+	uint64_t lost = n - 1;
+	out->saved += (uint64_t)node->rmap_hlist_len - 1;
+	out->saved_cross += lost;
+	if (content_is_zero(node->page->c))
+		out->saved_cross_zero += lost;
+}
+
+static void saving_walk(struct ksm *k, struct exposure *e, const struct rb_node *n,
+			struct ksm_exposure *out)
+{
+	if (!n)
+		return;
+	const struct stable_node *node = rb_entry(n, struct stable_node, node);
+	if (is_stable_node_chain(node)) {
+		const struct stable_node *dup;
+		hlist_for_each_entry(dup, &node->hlist, hlist_dup)
+			saving_of(k, e, dup, out);
+	} else {
+		saving_of(k, e, node, out);
+	}
+	saving_walk(k, e, n->rb_left, out);
+	saving_walk(k, e, n->rb_right, out);
+}
+
+void ksm_exposure(const struct ksm *kc, struct ksm_exposure *out)
+{
+	struct ksm *k = (struct ksm *)kc;	/* the scratch array only */
+	struct exposure *e = k->expo, *tmp = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!e)
+		e = tmp = exposure_new(k);
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++) {
+		out->d[s][KSM_EXPO_WRITE_TO_MERGE] = dist_of(e->delay[s][0]);
+		out->d[s][KSM_EXPO_MERGED] = dist_of(e->delay[s][1]);
+	}
+	out->zero_merges = e->zero_merges;
+	out->d[KSM_EXPO_WITHIN][KSM_EXPO_DOMAINS] = hist_dist(e->peak_hist, 1, 2);
+	out->d[KSM_EXPO_CROSS][KSM_EXPO_DOMAINS] = hist_dist(e->peak_hist, 2, G_MAXUINT);
+	out->named = e->named;
+	out->by_domain = g_malloc0_n(MAX(e->named, 1), sizeof(*out->by_domain));
+	for (uint32_t i = 0; i < e->named; i++)
+		for (int f = 0; f < 2; f++)
+			out->by_domain[i][f] = dist_of(e->by_domain[i][f]);
+	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
+		saving_walk(k, e, k->root_stable_tree[i].rb_node, out);
+	out->saved += k->zero_pages;
+	exposure_free(tmp);
+}
+
+void ksm_exposure_free(struct ksm_exposure *e)
+{
+	g_free(e->by_domain);
+	e->by_domain = NULL;
+}
