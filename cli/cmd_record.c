@@ -443,9 +443,7 @@ static int choose_find(struct record_opts *o)
 			"in COMMAND); use soft-dirty or compare\n", o->pids ? "--pid" : "--cgroup");
 		return EXIT_USAGE;
 	}
-	if (attached(o) && o->find == RECORD_FIND_AUTO)
-		why = "not for attached processes";
-	else if (o->find == RECORD_FIND_AUTO || o->find == RECORD_FIND_PAGEMAP_SCAN) {
+	if (!attached(o) && (o->find == RECORD_FIND_AUTO || o->find == RECORD_FIND_PAGEMAP_SCAN)) {
 		o->shim = find_shim();
 		if (record_pagemap_scan_works(o->shim, &why)) {
 			o->find = RECORD_FIND_PAGEMAP_SCAN;
@@ -469,9 +467,14 @@ static int choose_find(struct record_opts *o)
 			"(needs CONFIG_MEM_SOFT_DIRTY: /proc/PID/clear_refs '4', pagemap bit 55)\n");
 		return EXIT_USAGE;
 	}
-	fprintf(stderr, "ksmsim record: no PAGEMAP_SCAN write tracking (%s) and no soft-dirty "
-		"tracking (CONFIG_MEM_SOFT_DIRTY) here; finding written pages by comparing their "
-		"bytes (--find compare)\n", why);
+	if (attached(o))
+		fprintf(stderr, "ksmsim record: no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here "
+			"and PAGEMAP_SCAN cannot serve attached processes; finding written pages by "
+			"comparing their bytes (--find compare)\n");
+	else
+		fprintf(stderr, "ksmsim record: no PAGEMAP_SCAN write tracking (%s) and no "
+			"soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here; finding written pages by "
+			"comparing their bytes (--find compare)\n", why);
 	o->find = RECORD_FIND_COMPARE;
 	return -1;
 }
