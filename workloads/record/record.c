@@ -120,11 +120,13 @@ static void throttle(struct recorder *rc)
 	rc->credit -= cpu - rc->cap_cpu;
 	rc->cap_wall = wall;
 	rc->cap_cpu = cpu;
-	if (rc->credit < 0) {
-		double nap = -rc->credit / rc->cap;
+	/* after SIGINT/SIGTERM the capture ends at full speed: it is the last one */
+	if (rc->credit < 0 && !signals_caught()) {
+		double nap = -rc->credit / rc->cap, t0 = now_s();
+		struct timespec ts = { (time_t)nap, (long)((nap - (time_t)nap) * 1e9) };
 
-		g_usleep((gulong)(nap * 1e6));
-		rc->stats.throttled_s += nap;
+		nanosleep(&ts, NULL);	/* a signal cuts it short */
+		rc->stats.throttled_s += now_s() - t0;
 	}
 }
 

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What `ksmsim record --pid` costs the process it is attached to.
+
+  sudo workloads/real/attach_cost.py [-o RESULTS.md] [--size-mib 4096]
+       [--interval-ms 1000] [--on-s 15] [--off-s 10] [--repeats 2]
+       [--max-cpu PCT ...]
+
+One run of build/bench/record-throughput (SIZE_MIB of MADV_MERGEABLE memory
+rewritten page by page flat out; it prints its own rate every second). Once
+it is running, windows alternate: OFF_S seconds alone, then ON_S seconds with
+`ksmsim record --pid PID --interval-ms INTERVAL_MS --max-seconds ON_S`
+attached (uncapped, and once per --max-cpu value), REPEATS times over, and
+OFF_S alone at the end. The first second of every window is left out (the
+transition). The cost of a configuration is 1 - (mean rate while attached) /
+(mean rate of the windows alone just before and after each of its
+windows), so that a slow drift in the machine's load is taken out. The
+recorder's own report (detector, CPU, coverage) is kept with each window.
+Writes a markdown table to RESULTS.md (default workloads/real/attach-cost.md)
+and prints it.
+"""
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cpu_model():
+    out = subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-o", default=os.path.join(TOP, "workloads/real/attach-cost.md"))
+    ap.add_argument("--ksmsim", default=os.path.join(TOP, "build/cli/ksmsim"))
+    ap.add_argument("--bench", default=os.path.join(TOP, "build/bench/record-throughput"))
+    ap.add_argument("--size-mib", type=int, default=4096)
+    ap.add_argument("--interval-ms", type=int, default=1000)
+    ap.add_argument("--on-s", type=int, default=15)
+    ap.add_argument("--off-s", type=int, default=10)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--max-cpu", type=float, nargs="*", default=[25, 10, 5])
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("attach_cost.py: must run as root (ksmsim record --pid)")
+
+    configs = [None] + a.max_cpu
+    plan = [c for _ in range(a.repeats) for c in configs]
+    total = a.off_s + len(plan) * (a.on_s + a.off_s) + 30
+    bench = subprocess.Popen([a.bench, str(a.size_mib), str(total)], stdout=subprocess.PIPE,
+                             text=True)
+    line = bench.stdout.readline().split()
+    if len(line) != 2 or line[0] != "ready":
+        sys.exit("attach_cost.py: the benchmark did not start: %r" % line)
+    pid = int(line[1])
+    rates = []     # (monotonic s at the report, pages/s)
+
+    def reader():
+        for l in bench.stdout:
+            f = l.split()
+            if len(f) == 2:
+                rates.append((time.monotonic(), float(f[1])))
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+
+    windows = []   # (config or "off", t0, t1, recorder report)
+    tmp = tempfile.mkdtemp(prefix="ksmsim-attach-cost-")
+    try:
+        t = time.monotonic()
+        time.sleep(a.off_s)
+        windows.append(("off", t, time.monotonic(), ""))
+        for c in plan:
+            out = os.path.join(tmp, "t.ksmb")
+            cmd = [a.ksmsim, "record", "--pid", str(pid), "--interval-ms", str(a.interval_ms),
+                   "--max-seconds", str(a.on_s), "--quiet", "-o", out]
+            if c is not None:
+                cmd[2:2] = ["--max-cpu", "%g" % c]
+            t = time.monotonic()
+            r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            t1 = time.monotonic()
+            if r.returncode != 0:
+                sys.exit("attach_cost.py: record exited %d: %s" % (r.returncode, r.stderr))
+            windows.append((c, t, t1, r.stderr))
+            os.unlink(out)
+            t = time.monotonic()
+            time.sleep(a.off_s)
+            windows.append(("off", t, time.monotonic(), ""))
+    finally:
+        bench.kill()
+        bench.wait()
+        os.rmdir(tmp)
+
+    def mean_in(t0, t1):
+        # a report covers the second before it: keep those wholly inside, but the first
+        xs = [r for (t, r) in rates if t0 + 2.0 <= t <= t1]
+        return sum(xs) / len(xs) if xs else float("nan"), len(xs)
+
+    rows = {}
+    for i, (c, t0, t1, rep) in enumerate(windows):
+        if c == "off":
+            continue
+        on, n_on = mean_in(t0, t1)
+        b0, n0 = mean_in(*windows[i - 1][1:3])
+        b1, n1 = mean_in(*windows[i + 1][1:3])
+        base = (b0 * n0 + b1 * n1) / (n0 + n1)
+        cov = [l for l in rep.splitlines() if "--max-cpu" in l and "intervals covered" in l]
+        det = [l for l in rep.splitlines() if "detector " in l]
+        cap = [l for l in rep.splitlines() if "capture took" in l]
+        rows.setdefault(c, []).append((base, on, 1 - on / base, det, cap, cov, rep))
+
+    load = open("/proc/loadavg").read().split()[:3]
+    lines = [
+        "# What `ksmsim record --pid` costs the recorded process",
+        "",
+        "Generated by `sudo workloads/real/attach_cost.py` (its docstring says how);",
+        "do not edit.",
+        "",
+        "- CPU: %s, %d CPUs (`lscpu`); kernel %s" % (cpu_model(), os.cpu_count(),
+                                                     platform.release()),
+        "- load average at the end: %s (the machine is shared: other jobs run)" % " ".join(load),
+        "- subject: `record-throughput %d` (%d MiB, every page rewritten whole, flat out; "
+        "its own pages/s every second), one run of it" % (a.size_mib, a.size_mib),
+        "- recorder: `ksmsim record --pid PID --interval-ms %d --max-seconds %d` "
+        "[`--max-cpu PCT`], windows of %d s alone between, %d rounds; the first 2 s of "
+        "each window left out" % (a.interval_ms, a.on_s, a.off_s, a.repeats),
+        "",
+        "| recorder | round | rate alone (pages/s) | rate attached (pages/s) | cost | "
+        "recorder report |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in configs:
+        for k, (base, on, cost, det, cap, cov, rep) in enumerate(rows.get(c, [])):
+            note = "; ".join(x.replace("ksmsim record: ", "") for x in (cov or cap) + det)
+            lines.append("| %s | %d | %.0f | %.0f | %+.1f%% | %s |" % (
+                "uncapped" if c is None else "--max-cpu %g" % c, k + 1, base, on, 100 * cost,
+                note.replace("|", "/")))
+    lines.append("")
+    lines.append("| recorder | mean cost over its rounds |")
+    lines.append("|---|---|")
+    for c in configs:
+        cs = [r[2] for r in rows.get(c, [])]
+        if cs:
+            lines.append("| %s | %+.1f%% |" % ("uncapped" if c is None else "--max-cpu %g" % c,
+                                              100 * sum(cs) / len(cs)))
+    text = "\n".join(lines) + "\n"
+    with open(a.o, "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
