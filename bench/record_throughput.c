@@ -13,7 +13,10 @@
  * each whole, from one of 64 source pages that changes with every pass (so
  * every page's bytes change every pass, the most a recorder can be asked
  * to capture). Every REPORT_MS (default 1000) it prints one line:
- * "T_MS PAGES_PER_S", the pages written in that report period.
+ * "T_MS PAGES_PER_S PAGES_PER_CPU_S", the pages written in that report
+ * period per second of wall time and per second of its own CPU time (on a
+ * shared machine the first also moves with the CPU share it gets; the
+ * second only with how fast it runs when it runs).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,12 +29,17 @@
 #define PAGE 4096
 #define SOURCES 64
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 int main(int argc, char **argv)
@@ -39,7 +47,7 @@ int main(int argc, char **argv)
 	static uint8_t src[SOURCES][PAGE];
 	size_t npages, i = 0, pass = 0;
 	uint64_t done = 0;
-	double t0, next, end, period;
+	double t0, next, end, period, cpu0;
 	uint8_t *m;
 
 	if (argc < 3 || atol(argv[1]) <= 0 || atof(argv[2]) <= 0) {
@@ -61,6 +69,7 @@ int main(int argc, char **argv)
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	t0 = now_s();
+	cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	next = t0 + period;
 	end = t0 + atof(argv[2]);
 	for (;;) {
@@ -76,8 +85,12 @@ int main(int argc, char **argv)
 		double t = now_s();
 
 		if (t >= next) {
-			printf("%.0f %.0f\n", (t - t0) * 1e3, done / (t - next + period));
+			double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+
+			printf("%.0f %.0f %.0f\n", (t - t0) * 1e3, done / (t - next + period),
+			       cpu > cpu0 ? done / (cpu - cpu0) : 0);
 			fflush(stdout);
+			cpu0 = cpu;
 			done = 0;
 			next = t + period;
 			if (t >= end)

@@ -102,7 +102,10 @@ static int usage(FILE *out)
 		"                        used more, so a capture can take longer than an\n"
 		"                        interval; each interval it could not cover in full\n"
 		"                        is a line on standard error (covered = interval /\n"
-		"                        time the capture took), the report sums them up\n"
+		"                        time the capture took), the report sums them up;\n"
+		"                        at --max-seconds a capture still going is cut short\n"
+		"                        (the pages it has not read are left out), so the\n"
+		"                        recording ends on time\n"
 		"  -i, --interval-ms N   capture interval (default 100)\n"
 		"      --as-vm NAME      fold every process into one address space NAME, as\n"
 		"                        inside a guest (default: one mm per process,\n"
@@ -645,7 +648,10 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 		/* the fraction done is known only with a time limit */
 		progress_update(progress, st->pages, (uint64_t)((now_s() - t_start) * 1000),
 				o->max_seconds > 0 ? (uint64_t)(o->max_seconds * 1000) : 0);
-		if (last || recorder_stopped(rc) || recorder_tree_done(rc))
+		if (recorder_cut(rc))
+			fprintf(stderr, "ksmsim record: the last capture was cut short at --max-seconds "
+				"(under --max-cpu): the pages it had not read yet are not in it\n");
+		if (last || recorder_cut(rc) || recorder_stopped(rc) || recorder_tree_done(rc))
 			break;
 		next += o->interval_ms / 1e3;
 		if (next < now_s())
@@ -766,6 +772,8 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	rc = recorder_new(w, o.find, o.scope, o.vm_name);
 	if (o.max_cpu > 0)
 		recorder_set_max_cpu(rc, o.max_cpu, o.interval_ms / 1e3);
+	if (o.max_cpu > 0 && o.max_seconds > 0)
+		recorder_set_deadline(rc, o.max_seconds);
 	if (o.pids) {
 		recorder_attach(rc, (const pid_t *)(void *)o.pids->data, o.pids->len);
 	} else if (o.cgroup) {

@@ -69,6 +69,8 @@ struct recorder {
 	bool cgroup_gone;		/* the cgroup was removed */
 	/* --max-cpu: a budget of CPU seconds, earned at cap per second of wall time */
 	double cap, credit, credit_max, cap_wall, cap_cpu;
+	double deadline;		/* --max-seconds (monotonic s), or 0 */
+	bool cut;			/* this capture was cut short at the deadline */
 	pid_t root;
 	bool root_reaped;
 	int root_status;
@@ -123,11 +125,28 @@ static void throttle(struct recorder *rc)
 	/* after SIGINT/SIGTERM the capture ends at full speed: it is the last one */
 	if (rc->credit < 0 && !signals_caught()) {
 		double nap = -rc->credit / rc->cap, t0 = now_s();
-		struct timespec ts = { (time_t)nap, (long)((nap - (time_t)nap) * 1e9) };
+		struct timespec ts;
 
+		/* no nap past the deadline: the capture is cut there instead */
+		if (rc->deadline > 0 && t0 + nap > rc->deadline) {
+			nap = MAX(rc->deadline - t0, 0);
+			rc->cut = true;
+		}
+		ts.tv_sec = (time_t)nap;
+		ts.tv_nsec = (long)((nap - (time_t)nap) * 1e9);
 		nanosleep(&ts, NULL);	/* a signal cuts it short */
 		rc->stats.throttled_s += now_s() - t0;
 	}
+}
+
+void recorder_set_deadline(struct recorder *rc, double seconds)
+{
+	rc->deadline = now_s() + seconds;
+}
+
+bool recorder_cut(const struct recorder *rc)
+{
+	return rc->cut;
 }
 
 void recorder_set_max_cpu(struct recorder *rc, double pct, double interval_s)
@@ -533,7 +552,7 @@ static bool capture_proc_pagemap(struct recorder *rc, struct proc *p)
 		g_array_free(runs, TRUE);
 		goto out;
 	}
-	for (guint i = 0; i < runs->len && !rc->out.error && !p->gone; i++) {
+	for (guint i = 0; i < runs->len && !rc->out.error && !p->gone && !rc->cut; i++) {
 		struct dirty_run *d = &g_array_index(runs, struct dirty_run, i);
 
 		struct region *r = &g_array_index(p->regions, struct region, d->region);
@@ -561,7 +580,7 @@ static void capture_uffd_run(struct recorder *rc, struct proc *p, const struct r
 {
 	uint64_t u0 = MAX(w->u0, r->u0), u1 = MIN(w->u1, r->u1);
 
-	for (uint64_t u = u0; u < u1 && !rc->out.error && !p->gone;) {
+	for (uint64_t u = u0; u < u1 && !rc->out.error && !p->gone && !rc->cut;) {
 		uint64_t n = MIN((uint64_t)PAGEMAP_RUN_PAGES, u1 - u);
 
 		rc->stats.detected += n;
@@ -852,7 +871,8 @@ void recorder_capture(struct recorder *rc, uint64_t t_us)
 			p = proc_new(rc, pi);
 			g_hash_table_insert(rc->procs, GINT_TO_POINTER(p->pid), p);
 		}
-		p->seen = capture_proc(rc, p);
+		/* cut at the deadline: the rest are not read, but they are still there */
+		p->seen = rc->cut || capture_proc(rc, p);
 	}
 	g_array_free(live, TRUE);
 	g_hash_table_iter_init(&it, rc->procs);

@@ -169,6 +169,15 @@ void recorder_detach(struct recorder *rc);
  */
 void recorder_set_max_cpu(struct recorder *rc, double pct, double interval_s);
 
+/*
+ * --max-seconds under --max-cpu: a nap that would end after seconds from now
+ * ends then, and the capture it is in stops reading (recorder_cut), so the
+ * recording ends on time; the pages not read are left out of that last
+ * capture.
+ */
+void recorder_set_deadline(struct recorder *rc, double seconds);
+bool recorder_cut(const struct recorder *rc);
+
 /* One interval over the whole tree, stamped t_us. */
 void recorder_capture(struct recorder *rc, uint64_t t_us);
 /* A mark, stamped with the last capture's time. */
