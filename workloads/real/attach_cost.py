@@ -4,7 +4,7 @@
 
   sudo workloads/real/attach_cost.py [-o RESULTS.md] [--size-mib 4096]
        [--interval-ms 1000] [--on-s 15] [--off-s 10] [--repeats 2]
-       [--max-cpu PCT ...] [--nice]
+       [--max-cpu PCT ...] [--nice] [--pin] [--subject-nice N]
 
 One run of build/bench/record-throughput (SIZE_MIB of MADV_MERGEABLE memory
 rewritten page by page flat out; every second it prints its own rate, in
@@ -13,7 +13,10 @@ is running, windows alternate: OFF_S seconds alone, then one with
 `ksmsim record --pid PID --interval-ms INTERVAL_MS --max-seconds ON_S`
 attached, for each configuration: uncapped and each --max-cpu value (all
 under `nice -n 19` with --nice); REPEATS times over, and OFF_S alone at the
-end. The first 2 s of every window are left out (the transition). The
+end. With --pin the subject runs on CPU 0 and the recorder on CPU 1
+(taskset), as on a host that keeps a CPU for housekeeping; --subject-nice
+runs the subject at that nice value, so that other jobs on a shared machine
+do not set its CPU share. The first 2 s of every window are left out (the transition). The
 cost of a window is 1 - (mean rate while attached) / (mean rate of the
 windows alone just before and after it), so that a slow drift in the
 machine's load is taken out; it is given for both rates: per wall second
@@ -55,6 +58,11 @@ def main():
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--max-cpu", type=float, nargs="*", default=[5])
     ap.add_argument("--nice", action="store_true", help="the recorder under nice -n 19")
+    ap.add_argument("--subject-nice", type=int, default=0,
+                    help="the subject's nice value (say -10: the machine's other jobs "
+                    "do not set its CPU share)")
+    ap.add_argument("--pin", action="store_true",
+                    help="the subject on CPU 0, the recorder on CPU 1 (taskset)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("attach_cost.py: must run as root (ksmsim record --pid)")
@@ -62,7 +70,10 @@ def main():
     configs = [(a.nice, c) for c in [None] + a.max_cpu]
     plan = [c for _ in range(a.repeats) for c in configs]
     # it runs until killed: a window attached can outlast ON_S (its last capture)
-    bench = subprocess.Popen([a.bench, str(a.size_mib), "1000000"], stdout=subprocess.PIPE,
+    pin = (lambda cpu: ["taskset", "-c", str(cpu)]) if a.pin else (lambda cpu: [])
+    prio = ["nice", "-n", str(a.subject_nice)] if a.subject_nice else []
+    bench = subprocess.Popen(pin(0) + prio + [a.bench, str(a.size_mib), "1000000"],
+                             stdout=subprocess.PIPE,
                              text=True)
     line = bench.stdout.readline().split()
     if len(line) != 2 or line[0] != "ready":
@@ -92,6 +103,7 @@ def main():
                 cmd[2:2] = ["--max-cpu", "%g" % c[1]]
             if c[0]:
                 cmd[0:0] = ["nice", "-n", "19"]
+            cmd[0:0] = pin(1)
             t = time.monotonic()
             r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             t1 = time.monotonic()
@@ -143,10 +155,17 @@ def main():
                                                      platform.release()),
         "- load average at the end: %s (the machine is shared: other jobs run)" % " ".join(load),
         "- subject: `record-throughput %d` (%d MiB, every page rewritten whole, flat out; "
-        "its own pages/s every second), one run of it" % (a.size_mib, a.size_mib),
-        "- recorder: `ksmsim record --pid PID --interval-ms %d --max-seconds %d` "
+        "its own pages/s every second), one run of it%s" % (
+            a.size_mib, a.size_mib, ", at nice %d" % a.subject_nice if a.subject_nice else ""),
+        "- recorder: `%sksmsim record --pid PID --interval-ms %d --max-seconds %d` "
         "[`--max-cpu PCT`], windows of %d s alone between, %d rounds; the first 2 s of "
-        "each window left out" % (a.interval_ms, a.on_s, a.off_s, a.repeats),
+        "each window left out%s" % ("nice -n 19 " if a.nice else "", a.interval_ms, a.on_s,
+                                    a.off_s, a.repeats,
+                                    "; subject pinned to CPU 0, recorder to CPU 1 (`--pin`)"
+                                    if a.pin else ""),
+        "- command: `sudo workloads/real/attach_cost.py%s`" % "".join(
+            " " + x for x in sys.argv[1:] if not x.startswith("/") and x not in
+            ("--ksmsim", "--bench", "-o")),
         "",
         "| recorder | round | pages/s alone | pages/s attached | cost per wall s | "
         "cost per CPU s | subject's CPU share alone / attached | recorder report |",
