@@ -106,9 +106,10 @@ static int usage(FILE *out)
 		"                        interval; each interval it could not cover in full\n"
 		"                        is a line on standard error (covered = interval /\n"
 		"                        time the capture took), the report sums them up;\n"
-		"                        at --max-seconds a capture still going is cut short\n"
-		"                        (the pages it has not read are left out), so the\n"
-		"                        recording ends on time\n"
+		"                        with it or attached, at --max-seconds a capture\n"
+		"                        still going is cut short (the pages it has not read\n"
+		"                        are left out) and the last one gets one interval,\n"
+		"                        so the recording ends on time\n"
 		"  -i, --interval-ms N   capture interval (default 100)\n"
 		"      --as-vm NAME      fold every process into one address space NAME, as\n"
 		"                        inside a guest (default: one mm per process,\n"
@@ -637,6 +638,13 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 
 		if (o->max_seconds > 0 && now_s() - t_start >= o->max_seconds)
 			last = true;
+		/*
+		 * Attached or capped, --max-seconds is kept: a capture still going
+		 * then is cut, and the last one gets one interval
+		 */
+		if ((attached(o) || o->max_cpu > 0) && o->max_seconds > 0)
+			recorder_set_deadline(rc, last ? o->interval_ms / 1e3 :
+					      t_start + o->max_seconds - now_s());
 		recorder_capture(rc, (uint64_t)((now_s() - t_start) * 1e6));
 		cover_interval(cov, o, st->intervals, c0 - t_start, now_s() - c0,
 			       st->throttled_s - slept0);
@@ -653,9 +661,10 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 		progress_update(progress, st->pages, (uint64_t)((now_s() - t_start) * 1000),
 				o->max_seconds > 0 ? (uint64_t)(o->max_seconds * 1000) : 0);
 		if (recorder_cut(rc))
-			fprintf(stderr, "ksmsim record: the last capture was cut short at --max-seconds "
-				"(under --max-cpu): the pages it had not read yet are not in it\n");
-		if (last || recorder_cut(rc) || recorder_stopped(rc) || recorder_tree_done(rc))
+			fprintf(stderr, "ksmsim record: interval %" G_GUINT64_FORMAT " was cut short "
+				"at --max-seconds: the pages it had not read yet are not in it\n",
+				st->intervals);
+		if (last || recorder_stopped(rc) || recorder_tree_done(rc))
 			break;
 		next += o->interval_ms / 1e3;
 		if (next < now_s())
@@ -776,8 +785,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	rc = recorder_new(w, o.find, o.scope, o.vm_name);
 	if (o.max_cpu > 0)
 		recorder_set_max_cpu(rc, o.max_cpu, o.interval_ms / 1e3);
-	if (o.max_cpu > 0 && o.max_seconds > 0)
-		recorder_set_deadline(rc, o.max_seconds);
+
 	if (o.pids) {
 		recorder_attach(rc, (const pid_t *)(void *)o.pids->data, o.pids->len);
 	} else if (o.cgroup) {

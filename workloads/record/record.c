@@ -114,7 +114,9 @@ static void throttle(struct recorder *rc)
 {
 	double wall, cpu;
 
-	if (rc->cap <= 0)
+	if (rc->deadline > 0 && now_s() >= rc->deadline)
+		rc->cut = true;
+	if (rc->cap <= 0 || rc->cut)
 		return;
 	wall = now_s();
 	cpu = process_cpu_s();
@@ -141,7 +143,8 @@ static void throttle(struct recorder *rc)
 
 void recorder_set_deadline(struct recorder *rc, double seconds)
 {
-	rc->deadline = now_s() + seconds;
+	rc->deadline = seconds > 0 ? now_s() + seconds : 0;
+	rc->cut = false;
 }
 
 bool recorder_cut(const struct recorder *rc)

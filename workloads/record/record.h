@@ -170,10 +170,10 @@ void recorder_detach(struct recorder *rc);
 void recorder_set_max_cpu(struct recorder *rc, double pct, double interval_s);
 
 /*
- * --max-seconds under --max-cpu: a nap that would end after seconds from now
- * ends then, and the capture it is in stops reading (recorder_cut), so the
- * recording ends on time; the pages not read are left out of that last
- * capture.
+ * The captures from now on end by seconds from now (0: no limit): past it,
+ * or at a nap that would end past it, a capture stops reading
+ * (recorder_cut: the pages not read yet are left out of it), so that a
+ * starved or capped recorder still ends on time.
  */
 void recorder_set_deadline(struct recorder *rc, double seconds);
 bool recorder_cut(const struct recorder *rc);
