@@ -164,8 +164,8 @@ def main():
                                     "; subject pinned to CPU 0, recorder to CPU 1 (`--pin`)"
                                     if a.pin else ""),
         "- command: `sudo workloads/real/attach_cost.py%s`" % "".join(
-            " " + x for x in sys.argv[1:] if not x.startswith("/") and x not in
-            ("--ksmsim", "--bench", "-o")),
+            " " + x for i, x in enumerate(sys.argv[1:]) if x not in ("--ksmsim", "--bench", "-o")
+            and (i == 0 or sys.argv[i] not in ("--ksmsim", "--bench", "-o"))),
         "",
         "| recorder | round | pages/s alone | pages/s attached | cost per wall s | "
         "cost per CPU s | subject's CPU share alone / attached | recorder report |",
