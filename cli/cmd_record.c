@@ -34,10 +34,21 @@ struct record_opts {
 	bool baseline, quiet, force_progress;
 	enum record_find find;
 	enum record_scope scope;
+	bool scope_given;	/* else advised with --as-vm or attached, all otherwise */
 	enum record_content content;
-	bool scope_given;	/* else advised with --as-vm, all without */
+	bool content_given;	/* else digest when attached, bytes otherwise */
 	char *shim;		/* pagemap-scan: the shim's absolute path, preloaded into COMMAND */
+	/* attached: the running processes (--pid) or a cgroup (--cgroup), not COMMAND */
+	GArray *pids;		/* pid_t, no repeats; NULL without --pid */
+	const char *pid_arg;	/* --pid as given, for the trace's comment */
+	const char *cgroup;
+	double max_cpu;		/* percent of one CPU; 0: no cap */
 };
+
+static bool attached(const struct record_opts *o)
+{
+	return o->pids || o->cgroup;
+}
 
 static double now_s(void)
 {
@@ -52,15 +63,19 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim record [--interval-ms N] [--as-vm NAME] [--max-seconds N]\n"
 		"                     [--mark-every N] [--baseline] [--find MODE]\n"
-		"                     [--scope advised|all] [--content bytes|digest]\n"
+		"                     [--scope advised|all] [--content bytes|digest] [--max-cpu PCT]\n"
 		"                     [--progress | --quiet]\n"
 		"                     -o FILE -- COMMAND [ARG...]\n"
+		"       ksmsim record --pid PID[,PID...] | --cgroup DIR [options] -o FILE\n"
 		"\n"
 		"Run COMMAND (as root) and record the page writes of its whole process tree as\n"
-		"a trace (ksmtrace version 3; 4 with --content digest): every interval, the\n"
-		"pages of anonymous private writable mappings written since the last one\n"
-		"(see --find) are read and written to the trace with their exact bytes; each\n"
-		"distinct page is stored once. New and vanished mappings become map/unmap, exited processes exit.\n"
+		"a trace (ksmtrace version 3; 4 with --content digest), or attach to processes\n"
+		"already running (--pid,\n"
+		"--cgroup) and record them the same way: every interval, the pages of\n"
+		"anonymous private writable mappings written since the last one (see\n"
+		"--find) are read and\n"
+		"written to the trace with their exact bytes; each distinct page is stored\n"
+		"once. New and vanished mappings become map/unmap, exited processes exit.\n"
 		"Which ranges are captured is the scope (--scope); every captured range is\n"
 		"advised mergeable, one that leaves the scope unmergeable. A range the\n"
 		"process advised MADV_HUGEPAGE (QEMU's guest RAM) is also advised hugepage,\n"
@@ -68,14 +83,43 @@ static int usage(FILE *out)
 		"where the kernel did. The trace starts with 'set run 1'; its opening\n"
 		"comment names the scope.\n"
 		"\n"
+		"Attached processes (--pid, --cgroup) are not started, stopped, signalled or\n"
+		"traced: the capture runs until --max-seconds, SIGINT/SIGTERM or until\n"
+		"none is left, then lets go of them, running as they were. Their written\n"
+		"pages are found by soft-dirty bits (else by comparing: pagemap-scan needs a\n"
+		"userfaultfd the process itself made); the soft-dirty bits are not set back\n"
+		"(the kernel has no way to), so do not record a process whose soft-dirty\n"
+		"bits someone else uses (CRIU pre-dump). Soft-dirty costs the process one\n"
+		"minor fault per page (per THP) it writes in an interval; comparing costs it\n"
+		"no fault, but the recorder reads every page in the scope every interval\n"
+		"(--max-cpu caps what that takes).\n"
+		"\n"
 		"Options:\n"
 		"  -o, --output FILE     the trace; .ksmb binary, .gz gzip text, else text\n"
+		"      --pid PID[,PID...]  attach to these running processes and follow\n"
+		"                        their children (one mm each, COMM.PID); one that\n"
+		"                        exits during the capture gets an exit record\n"
+		"      --cgroup DIR      attach to every process of the cgroup v2 directory\n"
+		"                        DIR and of the cgroups below it, as they join,\n"
+		"                        fork, leave and exit (one that leaves or exits gets\n"
+		"                        an exit record); ends when DIR is removed\n"
+		"      --max-cpu PCT     cap the recorder's own CPU time at PCT percent of one\n"
+		"                        CPU (0-100, more than 0): it sleeps whenever it has\n"
+		"                        used more, so a capture can take longer than an\n"
+		"                        interval; each interval it could not cover in full\n"
+		"                        is a line on standard error (covered = interval /\n"
+		"                        time the capture took), the report sums them up;\n"
+		"                        with it or attached, at --max-seconds a capture\n"
+		"                        still going is cut short (the pages it has not read\n"
+		"                        are left out) and the last one gets one interval,\n"
+		"                        so the recording ends on time\n"
 		"  -i, --interval-ms N   capture interval (default 100)\n"
 		"      --as-vm NAME      fold every process into one address space NAME, as\n"
 		"                        inside a guest (default: one mm per process,\n"
 		"                        named COMM.PID)\n"
 		"      --max-seconds N   stop after N seconds: capture once more, then end\n"
 		"                        the trace and terminate COMMAND's process group\n"
+		"                        (attached processes are let go, running)\n"
 		"      --mark-every N    a mark record every N intervals (default 10)\n"
 		"      --baseline        run COMMAND once without recording first, to report\n"
 		"                        the capture overhead on its wall time\n"
@@ -86,11 +130,20 @@ static int usage(FILE *out)
 		"                          changes, or all of a process that set\n"
 		"                          prctl(PR_SET_MEMORY_MERGE); for QEMU with\n"
 		"                          mem-merge=on guest RAM, not its heap or TCG\n"
-		"                          buffer. Default with --as-vm\n"
+		"                          buffer. Default with --as-vm, --pid, --cgroup\n"
 		"                        all      every anonymous private writable mapping,\n"
 		"                          as if COMMAND ran under prctl(PR_SET_MEMORY_MERGE):\n"
 		"                          what KSM would see if turned on for a program that\n"
-		"                          never advises. Default without --as-vm\n"
+		"                          never advises. Default for COMMAND without --as-vm\n"
+		"      --content FORM    how a page that is not zero or one repeated byte is\n"
+		"                        stored: bytes (default for COMMAND) its 4096 bytes,\n"
+		"                        each distinct page once; digest (default with --pid,\n"
+		"                        --cgroup) its 128-bit XXH3 digest (digest:<hex>,\n"
+		"                        trace version 4): 16 bytes a page however many\n"
+		"                        distinct pages, so a host-size capture stays small;\n"
+		"                        equal digests replay as equal pages, but checksum\n"
+		"                        false positives cannot be studied on the trace\n"
+		"                        (collide ksm refuses it)\n"
 		"      --find MODE       how written pages are found (every store is seen but by\n"
 		"                        compare):\n"
 		"                        pagemap-scan  Linux 6.7+: the shim " SHIM_NAME "\n"
@@ -107,13 +160,7 @@ static int usage(FILE *out)
 		"                          and keep those whose bytes changed: costs the most\n"
 		"                          CPU and misses stores of the same bytes\n"
 		"                        auto          (default) the first of these that works\n"
-		"      --content FORM    how a page that is not zero or one repeated byte is\n"
-		"                        stored: bytes (default) its 4096 bytes, each distinct\n"
-		"                        page once; digest its 128-bit XXH3 digest\n"
-		"                        (digest:<hex>, trace version 4): 16 bytes a page\n"
-		"                        however many distinct pages, equal digests replay as\n"
-		"                        equal pages, but checksum false positives cannot be\n"
-		"                        studied on the trace (collide ksm refuses it)\n"
+		"                          (attached: soft-dirty, else compare)\n"
 		"      --progress        progress on standard error (intervals, page writes,\n"
 		"                        percent of --max-seconds) even when it is not a\n"
 		"                        terminal; by default shown on a terminal\n"
@@ -128,11 +175,14 @@ static int usage(FILE *out)
 		"COMMAND runs in its own process group. SIGINT/SIGTERM end the capture after\n"
 		"the current interval; the trace is closed properly and replays, and the\n"
 		"signal is passed on to COMMAND's process group (exit 130/143).\n"
+		"Attached, they only end the capture (exit 130/143); the processes run on.\n"
 		"Exit status: 0 recorded (whatever COMMAND's status), 1 COMMAND ended before\n"
-		"anything was captured, 2 bad usage, not root, COMMAND not found, the\n"
-		"--find MODE asked for not available, an error writing the trace, or out of\n"
-		"memory (COMMAND's process group gets SIGTERM, SIGKILL after 3 s, and the\n"
-		"unfinished trace is removed).\n",
+		"anything was captured (attached: no page was captured), 2 bad usage, not\n"
+		"root, COMMAND not found, a --pid that does not exist or cannot be read, a\n"
+		"--cgroup that is not a cgroup v2 directory, the --find MODE asked for not\n"
+		"available, an error writing the trace, or out of memory (COMMAND's process\n"
+		"group gets SIGTERM, SIGKILL after 3 s; attached processes are left alone;\n"
+		"the unfinished trace is removed).\n",
 		SHIM_UFFD_FD);
 	return out == stdout ? 0 : EXIT_USAGE;
 }
@@ -246,6 +296,30 @@ static int bad_value(const char *opt, const char *arg, const char *want)
 	return EXIT_USAGE;
 }
 
+/* --pid PID[,PID...]: decimal ids from 1, repeats dropped; false when malformed. */
+static bool parse_pids(const char *arg, struct record_opts *o)
+{
+	char **parts = g_strsplit(arg, ",", -1);
+	bool ok = parts[0] != NULL;
+
+	if (o->pids)
+		g_array_free(o->pids, TRUE);
+	o->pids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	o->pid_arg = arg;
+	for (int i = 0; ok && parts[i]; i++) {
+		uint64_t v;
+		bool dup = false;
+
+		ok = parse_u64(parts[i], INT32_MAX, &v) && v >= 1;
+		for (guint j = 0; ok && j < o->pids->len; j++)
+			dup |= g_array_index(o->pids, pid_t, j) == (pid_t)v;
+		if (ok && !dup)
+			g_array_append_val(o->pids, ((pid_t){ (pid_t)v }));
+	}
+	g_strfreev(parts);
+	return ok;
+}
+
 /* The options up to COMMAND; -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -258,7 +332,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "baseline", no_argument, NULL, 'b' },
 		{ "find", required_argument, NULL, 'F' },
 		{ "scope", required_argument, NULL, 'S' },
-		{ "content", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'C' },
+		{ "content", required_argument, NULL, 'T' },
+		{ "max-cpu", required_argument, NULL, 'M' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -321,13 +398,26 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return bad_value("--scope", optarg, "advised or all");
 			o->scope_given = true;
 			break;
-		case 'C':
+		case 'p':
+			if (!parse_pids(optarg, o))
+				return bad_value("--pid", optarg, "process ids, comma-separated");
+			break;
+		case 'T':
 			if (strcmp(optarg, "bytes") == 0)
 				o->content = RECORD_CONTENT_BYTES;
 			else if (strcmp(optarg, "digest") == 0)
 				o->content = RECORD_CONTENT_DIGEST;
 			else
 				return bad_value("--content", optarg, "bytes or digest");
+			o->content_given = true;
+			break;
+		case 'C':
+			o->cgroup = optarg;
+			break;
+		case 'M':
+			if (!parse_double(optarg, &o->max_cpu) || !(o->max_cpu > 0) ||
+			    o->max_cpu > 100)
+				return bad_value("--max-cpu", optarg, "percent of one CPU, 0-100, more than 0");
 			break;
 		case 'h':
 			return usage(stdout);
@@ -377,7 +467,13 @@ static int choose_find(struct record_opts *o)
 {
 	const char *why = NULL;
 
-	if (o->find == RECORD_FIND_AUTO || o->find == RECORD_FIND_PAGEMAP_SCAN) {
+	if (attached(o) && o->find == RECORD_FIND_PAGEMAP_SCAN) {
+		fprintf(stderr, "ksmsim record: --find pagemap-scan is not available for %s: it "
+			"needs a userfaultfd made by each recorded process itself (the shim does that "
+			"in COMMAND); use soft-dirty or compare\n", o->pids ? "--pid" : "--cgroup");
+		return EXIT_USAGE;
+	}
+	if (!attached(o) && (o->find == RECORD_FIND_AUTO || o->find == RECORD_FIND_PAGEMAP_SCAN)) {
 		o->shim = find_shim();
 		if (record_pagemap_scan_works(o->shim, &why)) {
 			o->find = RECORD_FIND_PAGEMAP_SCAN;
@@ -401,9 +497,14 @@ static int choose_find(struct record_opts *o)
 			"(needs CONFIG_MEM_SOFT_DIRTY: /proc/PID/clear_refs '4', pagemap bit 55)\n");
 		return EXIT_USAGE;
 	}
-	fprintf(stderr, "ksmsim record: no PAGEMAP_SCAN write tracking (%s) and no soft-dirty "
-		"tracking (CONFIG_MEM_SOFT_DIRTY) here; finding written pages by comparing their "
-		"bytes (--find compare)\n", why);
+	if (attached(o))
+		fprintf(stderr, "ksmsim record: no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here "
+			"and PAGEMAP_SCAN cannot serve attached processes; finding written pages by "
+			"comparing their bytes (--find compare)\n");
+	else
+		fprintf(stderr, "ksmsim record: no PAGEMAP_SCAN write tracking (%s) and no "
+			"soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here; finding written pages by "
+			"comparing their bytes (--find compare)\n", why);
 	o->find = RECORD_FIND_COMPARE;
 	return -1;
 }
@@ -411,12 +512,29 @@ static int choose_find(struct record_opts *o)
 /* What must hold before anything runs; -1 to go on, else the exit status. */
 static int check_setup(char **cmd, int ncmd, struct record_opts *o)
 {
+	int ret;
+
 	if (!o->out) {
 		fprintf(stderr, "ksmsim record: -o FILE is required\n");
 		return EXIT_USAGE;
 	}
-	if (ncmd < 1) {
-		fprintf(stderr, "ksmsim record: no COMMAND (usage: ksmsim record -o FILE -- COMMAND...)\n");
+	if (o->pids && o->cgroup) {
+		fprintf(stderr, "ksmsim record: --pid and --cgroup exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (attached(o) && ncmd > 0) {
+		fprintf(stderr, "ksmsim record: %s and a COMMAND exclude each other\n",
+			o->pids ? "--pid" : "--cgroup");
+		return EXIT_USAGE;
+	}
+	if (attached(o) && o->baseline) {
+		fprintf(stderr, "ksmsim record: --baseline needs a COMMAND to run, not %s\n",
+			o->pids ? "--pid" : "--cgroup");
+		return EXIT_USAGE;
+	}
+	if (!attached(o) && ncmd < 1) {
+		fprintf(stderr, "ksmsim record: no COMMAND (usage: ksmsim record -o FILE -- COMMAND..., "
+			"or --pid PID, or --cgroup DIR)\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(o->out, "-") == 0) {
@@ -425,14 +543,33 @@ static int check_setup(char **cmd, int ncmd, struct record_opts *o)
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "ksmsim record: must run as root: it reads /proc/PID/pagemap, "
-			"/proc/PID/mem and writes /proc/PID/clear_refs of every process of COMMAND\n");
+			"/proc/PID/mem and writes /proc/PID/clear_refs of every process %s\n",
+			attached(o) ? "it attaches to" : "of COMMAND");
 		return EXIT_USAGE;
 	}
-	if (!command_exists(cmd[0])) {
+	if (!attached(o) && !command_exists(cmd[0])) {
 		fprintf(stderr, "ksmsim record: %s: command not found\n", cmd[0]);
 		return EXIT_USAGE;
 	}
-	return choose_find(o);
+	if (o->cgroup && !record_cgroup_check(o->cgroup)) {
+		char *v = escape_line(o->cgroup);
+
+		fprintf(stderr, "ksmsim record: --cgroup %s: not a cgroup v2 directory (a "
+			"directory under a cgroup2 mount, such as /sys/fs/cgroup/...)\n", v);
+		g_free(v);
+		return EXIT_USAGE;
+	}
+	ret = choose_find(o);
+	for (guint i = 0; ret < 0 && o->pids && i < o->pids->len; i++) {
+		pid_t pid = g_array_index(o->pids, pid_t, i);
+		char why[160];
+
+		if (!record_attach_check(pid, o->find, why, sizeof(why))) {
+			fprintf(stderr, "ksmsim record: --pid %d: %s\n", (int)pid, why);
+			ret = EXIT_USAGE;
+		}
+	}
+	return ret;
 }
 
 static const char *find_text(enum record_find mode)
@@ -453,6 +590,12 @@ static void comment_setup(trace_writer *w, char **cmd, int ncmd, const struct re
 {
 	GString *cmdline = g_string_new("recorded by ksmsim record:");
 
+	if (o->pids)
+		g_string_append_printf(cmdline, " attached to --pid %s (and their children)",
+				       o->pid_arg);
+	else if (o->cgroup)
+		g_string_append_printf(cmdline, " attached to the processes of --cgroup %s",
+				       o->cgroup);
 	for (int i = 0; i < ncmd; i++)
 		g_string_append_printf(cmdline, " %s", cmd[i]);
 	g_string_append_printf(cmdline, "\ninterval %" G_GUINT64_FORMAT " ms; written pages "
@@ -470,8 +613,39 @@ static void comment_setup(trace_writer *w, char **cmd, int ncmd, const struct re
 	g_string_free(cmdline, TRUE);
 }
 
+/* How far the captures kept up with the interval (--max-cpu). */
+struct coverage {
+	uint64_t intervals, full;
+	double sum, low;	/* of the fractions covered */
+};
+
+/*
+ * One capture of took seconds: it covered the interval in full when it took
+ * no longer, else the fraction interval / took (the next capture is that
+ * much late, so the trace's resolution is that much coarser). With
+ * --max-cpu each short one is a line.
+ */
+static void cover_interval(struct coverage *cov, const struct record_opts *o, uint64_t n,
+			   double at, double took, double slept)
+{
+	double iv = o->interval_ms / 1e3, f = took > iv ? iv / took : 1;
+
+	if (cov->intervals++ == 0 || f < cov->low)
+		cov->low = f;
+	cov->sum += f;
+	if (f >= 1) {
+		cov->full++;
+		return;
+	}
+	if (o->max_cpu > 0)
+		fprintf(stderr, "ksmsim record: interval %" G_GUINT64_FORMAT " at %.2f s: covered "
+			"%.0f%% (its capture took %.2f s for a %.2f s interval, %.2f s of it asleep "
+			"under --max-cpu %g)\n", n, at, 100 * f, took, iv, slept, o->max_cpu);
+}
+
 /* Captures every interval until the tree is done, a signal, the time limit or a stop. */
-static void record_loop(struct recorder *rc, const struct record_opts *o, double t_start)
+static void record_loop(struct recorder *rc, const struct record_opts *o, double t_start,
+			struct coverage *cov)
 {
 	const struct record_stats *st = recorder_stats(rc);
 	struct progress *progress;
@@ -482,10 +656,20 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 	progress_phase(progress, "recording", "page writes");
 	for (;;) {
 		bool last = signals_caught() || recorder_stopped(rc);
+		double c0 = now_s(), slept0 = st->throttled_s;
 
 		if (o->max_seconds > 0 && now_s() - t_start >= o->max_seconds)
 			last = true;
+		/*
+		 * Attached or capped, --max-seconds is kept: a capture still going
+		 * then is cut, and the last one gets one interval
+		 */
+		if ((attached(o) || o->max_cpu > 0) && o->max_seconds > 0)
+			recorder_set_deadline(rc, last ? o->interval_ms / 1e3 :
+					      t_start + o->max_seconds - now_s());
 		recorder_capture(rc, (uint64_t)((now_s() - t_start) * 1e6));
+		cover_interval(cov, o, st->intervals, c0 - t_start, now_s() - c0,
+			       st->throttled_s - slept0);
 		if (recorder_full(rc))
 			fprintf(stderr, "ksmsim record: %s: more than 2^32 pages of mappings seen "
 				"(vpns are never reused); capture stopped\n", recorder_full(rc));
@@ -498,6 +682,10 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 		/* the fraction done is known only with a time limit */
 		progress_update(progress, st->pages, (uint64_t)((now_s() - t_start) * 1000),
 				o->max_seconds > 0 ? (uint64_t)(o->max_seconds * 1000) : 0);
+		if (recorder_cut(rc))
+			fprintf(stderr, "ksmsim record: interval %" G_GUINT64_FORMAT " was cut short "
+				"at --max-seconds: the pages it had not read yet are not in it\n",
+				st->intervals);
 		if (last || recorder_stopped(rc) || recorder_tree_done(rc))
 			break;
 		next += o->interval_ms / 1e3;
@@ -527,6 +715,24 @@ static void report_detector(const struct record_stats *rs, const struct record_o
 	fprintf(stderr, ", detector CPU %.3f s, recorder CPU %.3f s\n", rs->detector_cpu_s, cpu);
 }
 
+/* --max-cpu: the recorder's CPU against the cap, and how far it kept up. */
+static void report_cap(const struct record_opts *o, const struct coverage *cov,
+		       const struct record_stats *rs, double wall)
+{
+	struct rusage ru;
+	double cpu = 0;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		      ru.ru_stime.tv_usec / 1e6;
+	fprintf(stderr, "ksmsim record: --max-cpu %g%%: the recorder used %.1f%% of one CPU "
+		"(%.2f s in %.2f s), slept %.2f s under the cap; %" G_GUINT64_FORMAT " of %"
+		G_GUINT64_FORMAT " intervals covered in full, mean coverage %.0f%%, lowest %.0f%%\n",
+		o->max_cpu, wall > 0 ? 100 * cpu / wall : 0, cpu, wall, rs->throttled_s, cov->full,
+		cov->intervals, cov->intervals ? 100 * cov->sum / cov->intervals : 100,
+		cov->intervals ? 100 * cov->low : 100);
+}
+
 static void report(const struct recorder *rc, const char *cmd, const struct record_opts *o,
 		   uint64_t blobs, double wall, double baseline)
 {
@@ -544,6 +750,11 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 	else if (recorder_root_status(rc, &status) && WIFSIGNALED(status))
 		fprintf(stderr, "ksmsim record: %s was killed by signal %d after %.2f s\n",
 			cmd, WTERMSIG(status), wall);
+	if (attached(o))
+		fprintf(stderr, "ksmsim record: attached for %.2f s to %" G_GUINT64_FORMAT
+			" processes, %" G_GUINT64_FORMAT " of them ended (exited%s) meanwhile; the "
+			"others were left running as found\n", wall, rs->procs_seen, rs->exits,
+			o->cgroup ? " or left the cgroup" : "");
 	fprintf(stderr, "ksmsim record: %" G_GUINT64_FORMAT " intervals of %" G_GUINT64_FORMAT
 		" ms, %" G_GUINT64_FORMAT " processes, %" G_GUINT64_FORMAT " maps, %"
 		G_GUINT64_FORMAT " unmaps\n", rs->intervals, o->interval_ms, rs->procs_seen, rs->maps,
@@ -573,12 +784,14 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 static int record_run(int argc, char **argv, struct record_opts o)
 {
 	double baseline = -1, t_start, wall;
+	struct coverage cov = { 0 };
 	struct recorder *rc;
 	trace_writer *w;
 	GError *error = NULL;
 	uint64_t blobs;
 	int err = 0, ret;
 	pid_t root;
+	const char *what = o.pids ? "the processes" : o.cgroup ? "the cgroup" : argv[0];
 
 	if (o.baseline) {
 		fprintf(stderr, "ksmsim record: baseline run of %s without recording...\n", argv[0]);
@@ -598,19 +811,32 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	t_start = now_s();
 	rc = recorder_new(w, o.find, o.scope, o.vm_name);
 	recorder_set_content(rc, o.content);
-	root = start_command(argv, o.shim, &err);
-	if (root < 0) {
-		fprintf(stderr, "ksmsim record: %s: cannot execute: %s\n", argv[0], g_strerror(err));
-		trace_writer_abort(w);
-		recorder_free(rc);
-		return EXIT_USAGE;
-	}
-	recorder_follow(rc, root);
+	if (o.max_cpu > 0)
+		recorder_set_max_cpu(rc, o.max_cpu, o.interval_ms / 1e3);
 
-	record_loop(rc, &o, t_start);
+	if (o.pids) {
+		recorder_attach(rc, (const pid_t *)(void *)o.pids->data, o.pids->len);
+	} else if (o.cgroup) {
+		recorder_attach_cgroup(rc, o.cgroup);
+	} else {
+		root = start_command(argv, o.shim, &err);
+		if (root < 0) {
+			fprintf(stderr, "ksmsim record: %s: cannot execute: %s\n", argv[0],
+				g_strerror(err));
+			trace_writer_abort(w);
+			recorder_free(rc);
+			return EXIT_USAGE;
+		}
+		recorder_follow(rc, root);
+	}
+
+	record_loop(rc, &o, t_start, &cov);
 	wall = now_s() - t_start;
 	recorder_mark(rc, "end");
-	recorder_stop_tree(rc, signals_caught() ? signals_caught() : SIGTERM);
+	if (attached(&o))
+		recorder_detach(rc);
+	else
+		recorder_stop_tree(rc, signals_caught() ? signals_caught() : SIGTERM);
 
 	blobs = trace_writer_blobs(w);
 	if (recorder_error(rc)) {
@@ -627,9 +853,17 @@ static int record_run(int argc, char **argv, struct record_opts o)
 		return EXIT_USAGE;
 	}
 	ret = recorder_full(rc) ? EXIT_USAGE : 0;
-	report(rc, argv[0], &o, blobs, wall, baseline);
-	if (recorder_stats(rc)->intervals <= 1 && recorder_stats(rc)->pages == 0 &&
-	    !signals_caught()) {
+	report(rc, what, &o, blobs, wall, baseline);
+	if (o.max_cpu > 0)
+		report_cap(&o, &cov, recorder_stats(rc), wall);
+	if (attached(&o) && recorder_stats(rc)->pages == 0 && !signals_caught()) {
+		fprintf(stderr, "ksmsim record: no page of %s was captured (scope %s%s)\n", what,
+			record_scope_name(o.scope), o.scope == RECORD_SCOPE_ADVISED ?
+			": nothing advised MADV_MERGEABLE; --scope all takes every anonymous mapping" :
+			"");
+		ret = 1;
+	} else if (!attached(&o) && recorder_stats(rc)->intervals <= 1 &&
+		   recorder_stats(rc)->pages == 0 && !signals_caught()) {
 		fprintf(stderr, "ksmsim record: %s ended before anything was captured "
 			"(the trace holds no pages)\n", argv[0]);
 		ret = 1;
@@ -649,10 +883,15 @@ int cmd_record(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (!o.scope_given)
-		o.scope = o.vm_name ? RECORD_SCOPE_ADVISED : RECORD_SCOPE_ALL;
+		o.scope = o.vm_name || attached(&o) ? RECORD_SCOPE_ADVISED : RECORD_SCOPE_ALL;
+	/* a host-size capture: 16 bytes a page, not 4 KiB (issue 33) */
+	if (!o.content_given)
+		o.content = attached(&o) ? RECORD_CONTENT_DIGEST : RECORD_CONTENT_BYTES;
 	ret = check_setup(argv, argc, &o);
 	if (ret < 0)
 		ret = record_run(argc, argv, o);
 	g_free(o.shim);
+	if (o.pids)
+		g_array_free(o.pids, TRUE);
 	return ret;
 }

@@ -23,6 +23,24 @@ every detector available:
   check_record.py scope-prctl KSMSIM ADVISE  a process that set PR_SET_MEMORY_MERGE:
                                            advised records every region
 
+Attached to running processes (ATTACH: attach.c, which writes pattern.c's
+pages, forks a long-lived and short-lived children, and checks its own pages):
+
+  check_record.py attach KSMSIM ATTACH     record --pid: the trace replays (run --check),
+                                           has the parent's, the child's and the short
+                                           children's mms (exit records for those that
+                                           ended) and every page they wrote; after the
+                                           detach they run on, untraced, no userfaultfd,
+                                           same maps, and their pages held throughout
+  check_record.py cgroup KSMSIM ATTACH     record --cgroup on a cgroup v2 directory made
+                                           for it (removed on every path): two processes
+                                           in it, a third that joins mid-capture and
+                                           forks; none outside it
+  check_record.py attach-errors KSMSIM ATTACH  a pid that does not exist, a kernel
+                                           thread, a bad list, --find pagemap-scan, a
+                                           path that is not a cgroup v2 directory, a PID
+                                           with a COMMAND: one line, exit 2, no file
+
 The detectors, with WRITER (writer.c: known stores in steps, pauses far
 longer than the interval between them, so each step has captures of its own):
 
@@ -760,6 +778,318 @@ def test_measure(ksmsim, pattern, tmp, writer):
         sys.exit(1)
 
 
+def start_attach(attach, solo=False, preexec=None):
+    """Starts ATTACH (attach.c); returns (process, pid, child pid) once it is ready."""
+    p = subprocess.Popen([attach] + (["solo"] if solo else []), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, preexec_fn=preexec)
+    line = p.stdout.readline().split()
+    if len(line) != 3 or line[0] != "ready":
+        p.kill()
+        fail("attach program did not start: %r" % line)
+    return p, int(line[1]), int(line[2])
+
+
+def finish_attach(p, tag):
+    """Ends ATTACH (end of input): it checks its pages once more; its verdict."""
+    try:
+        out, _ = p.communicate(input="", timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("%s: the attach program did not end" % tag)
+    if p.returncode != 0 or not out.strip().startswith("ok"):
+        fail("%s: the attach program reports %r (exit %d): its memory changed" %
+             (tag, out.strip(), p.returncode))
+    return out.strip()
+
+
+def proc_state(pid):
+    """(state letter, TracerPid, uses a userfaultfd) of a live pid, or None."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            st = dict(line.split(":", 1) for line in f if ":" in line)
+        fds = os.listdir("/proc/%d/fd" % pid)
+        uffd = any("userfaultfd" in os.readlink("/proc/%d/fd/%s" % (pid, fd)) for fd in fds)
+    except OSError:
+        return None
+    return st["State"].split()[0], int(st["TracerPid"]), uffd
+
+
+def maps_of(pid):
+    with open("/proc/%d/maps" % pid) as f:
+        return f.read()
+
+
+def check_left_as_found(pid, maps_before, tag):
+    """After the detach: pid runs on, not stopped, not traced, no userfaultfd, same maps."""
+    st = proc_state(pid)
+    if st is None:
+        fail("%s: pid %d is gone after the detach" % (tag, pid))
+    state, tracer, uffd = st
+    if state in ("T", "t", "Z", "X") or tracer or uffd:
+        fail("%s: pid %d after the detach: state %s, TracerPid %d, userfaultfd %s" %
+             (tag, pid, state, tracer, uffd))
+    if maps_of(pid) != maps_before:
+        fail("%s: pid %d's maps changed across the capture" % (tag, pid))
+
+
+def trace_mms(ksmsim, out):
+    """{mm: (spawn time, exit time or None, {vpn: [bytes, ...]})} and the records."""
+    cat = subprocess.run([ksmsim, "trace", "cat", out], stdout=subprocess.PIPE, text=True,
+                         check=True)
+    blobs, recs = parse(cat.stdout)
+    mms = {}
+    for t, verb, args in recs:
+        if verb == "spawn":
+            mms[args[0]] = [t, None, {}]
+        elif verb == "exit":
+            mms[args[0]][1] = t
+        elif verb == "write":
+            mms[args[0]][2].setdefault(int(args[1], 16), []).append(content(blobs, args[2]))
+    return mms, recs
+
+
+def phases_in(pages, k, n):
+    """Whether the mm's page writes hold all n pages of phase k, each at one vpn run."""
+    found = {}
+    for vpn, seen in pages.items():
+        for b in seen:
+            if b[:8] == b"KSMPATT\0":
+                kk, src = int.from_bytes(b[8:12], "little"), int.from_bytes(b[12:16], "little")
+                if b != page_bytes(kk, src):
+                    fail("vpn 0x%x: bytes differ from phase %d page %d" % (vpn, kk, src))
+                if kk == k and src == 0:
+                    found.setdefault(vpn, 0)
+    for base in found:
+        if all(page_bytes(k, i) in pages.get(base + i, []) for i in range(n)):
+            return True
+    return False
+
+
+def replay_check(ksmsim, out, tag):
+    run = subprocess.run([ksmsim, "run", "--check", "--trace", out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        fail("%s: run --check on the trace: %d: %s" % (tag, run.returncode, run.stderr))
+
+
+def record_attached(ksmsim, out, args, seconds=2.0):
+    # bytes, so that the pages can be checked; attached, the default is digest
+    r = subprocess.run([ksmsim, "record", "--interval-ms", "50", "--max-seconds", str(seconds),
+                        "--content", "bytes", *args, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        fail("record %s exited %d" % (" ".join(args), r.returncode))
+    return r.stderr
+
+
+def test_attach(ksmsim, attach, tmp):
+    need_root(ksmsim, tmp)
+    p, pid, child = start_attach(attach)
+    try:
+        time.sleep(0.5)     # running well before the recorder comes
+        maps = {x: maps_of(x) for x in (pid, child)}
+        out = os.path.join(tmp, "a.ksmb")
+        err = record_attached(ksmsim, out, ["--pid", str(pid)])
+        # without --content an attached capture stores digests: version 4
+        dig = os.path.join(tmp, "d.ksmt")
+        r = subprocess.run([ksmsim, "record", "--interval-ms", "50", "--max-seconds", "1",
+                            "--pid", str(pid), "-o", dig], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        if r.returncode != 0:
+            fail("attach: record --pid without --content exited %d" % r.returncode)
+        with open(dig) as f:
+            text = f.read()
+        if not text.startswith("ksmtrace 4\n") or " digest:" not in text:
+            fail("attach: the default attached capture is not a digest trace (version 4)")
+        replay_check(ksmsim, dig, "attach digest")
+        for x in (pid, child):
+            check_left_as_found(x, maps[x], "attach")
+        time.sleep(0.5)     # a few more rounds, each checking the pages
+        verdict = finish_attach(p, "attach")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+            try:
+                os.kill(child, signal.SIGKILL)  # else it loops on, orphaned
+            except OSError:
+                pass
+    if "attached for" not in err or "left running as found" not in err:
+        fail("no attach line in the report")
+    replay_check(ksmsim, out, "attach")
+    mms, recs = trace_mms(ksmsim, out)
+    names = {int(mm.rsplit(".", 1)[1]): mm for mm in mms}
+    if pid not in names or child not in names:
+        fail("attach: mms %s lack the parent %d or the child %d" % (sorted(mms), pid, child))
+    shorts = [n for x, n in names.items() if x not in (pid, child)]
+    if not shorts:
+        fail("attach: no short child in the trace (forked every 0.75 s)")
+    for mm in (names[pid], names[child]):
+        if mms[mm][1] is not None:
+            fail("attach: %s has an exit record, but it runs on" % mm)
+    ended = [n for n in shorts if mms[n][1] is not None]
+    if not ended:
+        fail("attach: no short child's exit record (each lives 0.4 s)")
+    for k in range(3):
+        if not phases_in(mms[names[pid]][2], k, NPAGES):
+            fail("attach: the parent's phase %d is not in the trace" % k)
+    for k in (100, 101, 102):
+        if not phases_in(mms[names[child]][2], k, CHILD_PAGES):
+            fail("attach: the child's phase %d is not in the trace" % k)
+    if not any(phases_in(mms[n][2], 200, 8) for n in shorts):
+        fail("attach: no short child's pages in the trace")
+    # the scope is advised: the programs' stacks and libc data are not in it
+    other = sum(1 for mm in mms.values() for v, seen in mm[2].items()
+                for b in seen if b[:8] != b"KSMPATT\0" and b.count(b[0]) != PAGE)
+    if other:
+        fail("attach: %d page writes outside the advised pages (scope advised)" % other)
+    print("ok   attach: %d mms (%d short children, %d ended), every phase; %s" %
+          (len(mms), len(shorts), len(ended), verdict))
+
+
+def cgroup2_root():
+    """Where cgroup v2 is mounted, or None."""
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            dev, mnt, fstype = line.split()[:3]
+            if fstype == "cgroup2":
+                return mnt
+    return None
+
+
+def test_cgroup(ksmsim, attach, tmp):
+    need_root(ksmsim, tmp)
+    root = cgroup2_root()
+    if not root or not root.startswith("/sys/fs/cgroup"):
+        print("no cgroup v2 under /sys/fs/cgroup: skipped")
+        sys.exit(SKIP)
+    cg = os.path.join(root, "ksmsim-test-%d" % os.getpid())
+    try:
+        os.mkdir(cg)
+    except OSError as e:
+        print("cannot make a cgroup in %s (%s): skipped" % (root, e))
+        sys.exit(SKIP)
+    procs = []
+
+    def join():
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write("0")
+    try:
+        a = start_attach(attach, solo=True, preexec=join)
+        b = start_attach(attach, solo=True, preexec=join)
+        outside = start_attach(attach, solo=True)
+        procs += [a, b, outside]
+        maps = {x[1]: maps_of(x[1]) for x in (a, b)}
+        out = os.path.join(tmp, "c.ksmt")
+        rec = subprocess.Popen([ksmsim, "record", "--interval-ms", "50", "--max-seconds", "3",
+                                "--content", "bytes", "--cgroup", cg, "-o", out], stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        c = start_attach(attach, preexec=join)      # joins mid-capture, and forks
+        procs.append(c)
+        _, err = rec.communicate(timeout=60)
+        sys.stderr.write(err)
+        if rec.returncode != 0:
+            fail("record --cgroup exited %d" % rec.returncode)
+        for x in (a, b):
+            check_left_as_found(x[1], maps[x[1]], "cgroup")
+        for x in (a, b, c, outside):
+            finish_attach(x[0], "cgroup pid %d" % x[1])
+        replay_check(ksmsim, out, "cgroup")
+        mms, _ = trace_mms(ksmsim, out)
+        names = {int(mm.rsplit(".", 1)[1]): mm for mm in mms}
+        for x, what in ((a, "A"), (b, "B"), (c, "C (joined)")):
+            if x[1] not in names:
+                fail("cgroup: %s (pid %d) not in the trace's mms %s" % (what, x[1], sorted(mms)))
+            for k in range(3):
+                if not phases_in(mms[names[x[1]]][2], k, NPAGES):
+                    fail("cgroup: %s's phase %d not in the trace" % (what, k))
+        if outside[1] in names:
+            fail("cgroup: a process outside the cgroup was recorded")
+        if c[2] not in names:
+            fail("cgroup: C's child (pid %d, born in the cgroup) not in the trace" % c[2])
+        if mms[names[c[1]]][0] < 500000:
+            fail("cgroup: C spawned at %d us, before it joined" % mms[names[c[1]]][0])
+        extra = set(names) - {a[1], b[1], c[1], c[2]}
+        print("ok   cgroup: A, B, C (joined at %.2f s) and its child, %d short children; "
+              "not the one outside" % (mms[names[c[1]]][0] / 1e6, len(extra)))
+    finally:
+        for x in procs:
+            if x[0].poll() is None:
+                x[0].kill()
+                x[0].wait()
+        # whatever is left in it (children orphaned by a kill): every path empties it
+        try:
+            with open(os.path.join(cg, "cgroup.kill"), "w") as f:
+                f.write("1")
+        except OSError:
+            try:
+                for pid in open(os.path.join(cg, "cgroup.procs")).read().split():
+                    os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        for _ in range(100):
+            try:
+                os.rmdir(cg)
+                break
+            except OSError:
+                time.sleep(0.05)    # the killed ones may take a moment to leave it
+        if os.path.exists(cg):
+            fail("cgroup %s could not be removed" % cg)
+
+
+def test_attach_errors(ksmsim, attach, tmp):
+    out = os.path.join(tmp, "e.ksmt")
+
+    def refused(args, want, tag):
+        r = subprocess.run([ksmsim, "record", "-o", out, *args], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=30)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 2 or os.path.exists(out) or not lines or want not in lines[-1]:
+            fail("%s: exit %d, file %s, stderr %r (want %r)" % (tag, r.returncode,
+                 os.path.exists(out), r.stderr, want))
+    refused(["--pid", "12x"], "bad --pid '12x'", "malformed pid")
+    refused(["--pid", "1,,2"], "bad --pid '1,,2'", "empty pid")
+    refused(["--pid", "0"], "bad --pid '0'", "pid 0")
+    refused(["--max-cpu", "0", "--pid", "1"], "bad --max-cpu '0'", "--max-cpu 0")
+    refused(["--max-cpu", "101", "--pid", "1"], "bad --max-cpu '101'", "--max-cpu 101")
+    if os.geteuid() != 0:
+        refused(["--pid", "1"], "must run as root", "not root")
+        print("ok (as non-root)")
+        return
+    refused(["--pid", "1", "--", "true"], "--pid and a COMMAND exclude each other", "pid+cmd")
+    refused(["--pid", "1", "--cgroup", "/sys/fs/cgroup"], "exclude each other", "pid+cgroup")
+    # a pid that does not exist: above pid_max
+    with open("/proc/sys/kernel/pid_max") as f:
+        gone = int(f.read()) + 1
+    refused(["--pid", str(gone)], "--pid %d: no such process" % gone, "no such pid")
+    refused(["--pid", "%d,%d" % (os.getpid(), gone)], "--pid %d: no such process" % gone,
+            "one of two missing")
+    refused(["--pid", "2"], "--pid 2: is a kernel thread", "kernel thread")
+    refused(["--pid", str(os.getpid()), "--find", "pagemap-scan"],
+            "--find pagemap-scan is not available for --pid", "pagemap-scan attached")
+    refused(["--cgroup", tmp], "--cgroup %s: not a cgroup v2 directory" % tmp, "not a cgroup")
+    refused(["--cgroup", os.path.join(tmp, "nope")], "not a cgroup v2 directory", "no path")
+    root = cgroup2_root()
+    if root:
+        procs = os.path.join(root, "cgroup.procs")
+        refused(["--cgroup", procs], "not a cgroup v2 directory", "cgroup file")
+    # a thread, not a process: one of this python's threads if it has one
+    import threading
+    ev = threading.Event()
+    t = threading.Thread(target=ev.wait)
+    t.start()
+    try:
+        tids = [int(x) for x in os.listdir("/proc/self/task") if int(x) != os.getpid()]
+        if tids:
+            refused(["--pid", str(tids[0])], "--pid %d: is a thread of process %d" %
+                    (tids[0], os.getpid()), "a thread")
+    finally:
+        ev.set()
+        t.join()
+    print("ok   attach errors")
+
+
 def main():
     mode, ksmsim, pattern = sys.argv[1:4]
     writer = sys.argv[4] if len(sys.argv) > 4 else None
@@ -771,6 +1101,10 @@ def main():
                  "errors": test_errors, "sigint": test_sigint,
                  "progress": test_progress, "hugepage": test_hugepage,
                  "scope": test_scope, "scope-prctl": test_scope_prctl}
+        if mode in ("attach", "cgroup", "attach-errors"):
+            {"attach": test_attach, "cgroup": test_cgroup,
+             "attach-errors": test_attach_errors}[mode](ksmsim, pattern, tmp)
+            return
         detectors = {"pagemap-scan": test_pagemap_scan, "agree": test_agree,
                      "fallback": test_fallback, "orphan": test_orphan, "measure": test_measure}
         if mode in tests:

@@ -5,6 +5,9 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +23,9 @@
  */
 #define HUGE_REGION_PAGES (UINT64_C(1) << 24)
 
-/* pid's comm, state, ppid and starttime from /proc/PID/stat; false if gone. */
+#define PF_KTHREAD_FLAG 0x00200000u	/* include/linux/sched.h: PF_KTHREAD */
+
+/* pid's comm, state, ppid, flags and starttime from /proc/PID/stat; false if gone. */
 static bool read_stat(pid_t pid, struct pinfo *pi)
 {
 	char path[64], buf[1024], *open_p, *close_p, *s, *end;
@@ -43,13 +48,17 @@ static bool read_stat(pid_t pid, struct pinfo *pi)
 	g_strlcpy(pi->comm, open_p + 1, MIN(sizeof(pi->comm), (size_t)(close_p - open_p)));
 	s = close_p + 2;
 	pi->state = *s;
-	/* fields after the comm: 3 state, 4 ppid, ..., 22 starttime */
+	pi->pid = pid;
+	pi->kthread = false;
+	/* fields after the comm: 3 state, 4 ppid, ..., 9 flags, ..., 22 starttime */
 	for (field = 3; field < 22 && s; field++) {
 		if (field == 4) {
 			pi->ppid = strtol(s, &end, 10);
 			if (end == s)
 				return false;
 		}
+		if (field == 9)
+			pi->kthread = (strtoul(s, NULL, 10) & PF_KTHREAD_FLAG) != 0;
 		s = strchr(s, ' ');
 		if (s)
 			s++;
@@ -60,30 +69,57 @@ static bool read_stat(pid_t pid, struct pinfo *pi)
 	return end != s;
 }
 
-GArray *procfs_tree(pid_t root)
+bool procfs_pinfo(pid_t pid, struct pinfo *pi)
+{
+	return read_stat(pid, pi);
+}
+
+/* Every process of /proc, struct pinfo. */
+static GArray *all_procs(void)
 {
 	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct pinfo));
-	GArray *out = g_array_new(FALSE, FALSE, sizeof(struct pinfo));
-	GHashTable *in = g_hash_table_new(g_direct_hash, g_direct_equal);
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	bool grew = true;
 
 	while (d && (de = readdir(d))) {
 		struct pinfo pi;
 		char *end;
+		long pid = strtol(de->d_name, &end, 10);
 
-		pi.pid = strtol(de->d_name, &end, 10);
-		if (*end || pi.pid <= 0)
+		if (*end || pid <= 0)
 			continue;
-		if (read_stat(pi.pid, &pi))
+		if (read_stat((pid_t)pid, &pi))
 			g_array_append_val(all, pi);
 	}
 	if (d)
 		closedir(d);
-	g_hash_table_add(in, GINT_TO_POINTER(root));
+	return all;
+}
+
+static bool seeded(GHashTable *seeds, const struct pinfo *pi)
+{
+	gpointer v;
+
+	if (!g_hash_table_lookup_extended(seeds, GINT_TO_POINTER(pi->pid), NULL, &v))
+		return false;
+	return GPOINTER_TO_SIZE(v) == 0 || GPOINTER_TO_SIZE(v) == pi->start + 1;
+}
+
+GArray *procfs_procs(GHashTable *seeds, bool follow)
+{
+	GArray *all = all_procs();
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(struct pinfo));
+	GHashTable *in = g_hash_table_new(g_direct_hash, g_direct_equal);
+	bool grew = true;
+
+	for (guint i = 0; i < all->len; i++) {
+		struct pinfo *pi = &g_array_index(all, struct pinfo, i);
+
+		if (seeded(seeds, pi))
+			g_hash_table_add(in, GINT_TO_POINTER(pi->pid));
+	}
 	/* parents usually come before children in /proc order, so this rarely loops */
-	while (grew) {
+	while (follow && grew) {
 		grew = false;
 		for (guint i = 0; i < all->len; i++) {
 			struct pinfo *pi = &g_array_index(all, struct pinfo, i);
@@ -99,12 +135,79 @@ GArray *procfs_tree(pid_t root)
 		struct pinfo *pi = &g_array_index(all, struct pinfo, i);
 
 		if (g_hash_table_contains(in, GINT_TO_POINTER(pi->pid)) && pi->state != 'Z' &&
-		    pi->state != 'X')
+		    pi->state != 'X' && !pi->kthread)
 			g_array_append_val(out, *pi);
 	}
 	g_hash_table_destroy(in);
 	g_array_free(all, TRUE);
 	return out;
+}
+
+GArray *procfs_tree(pid_t root)
+{
+	GHashTable *seeds = g_hash_table_new(g_direct_hash, g_direct_equal);
+	GArray *out;
+
+	g_hash_table_insert(seeds, GINT_TO_POINTER(root), GSIZE_TO_POINTER(0));
+	out = procfs_procs(seeds, true);
+	g_hash_table_destroy(seeds);
+	return out;
+}
+
+bool procfs_is_cgroup2(const char *path)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC &&
+	       stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Depth of nested cgroups followed: far more than any real hierarchy. */
+#define CGROUP_DEPTH_MAX 64
+
+static void cgroup_walk(const char *dir, GHashTable *seeds, int depth)
+{
+	char *procs = g_build_filename(dir, "cgroup.procs", NULL), *text = NULL;
+	DIR *d;
+	struct dirent *de;
+
+	if (g_file_get_contents(procs, &text, NULL, NULL)) {
+		for (char *s = text, *end; *s; s = end) {
+			long pid = strtol(s, &end, 10);
+
+			if (end == s)
+				break;
+			if (pid > 0)
+				g_hash_table_insert(seeds, GINT_TO_POINTER((pid_t)pid),
+						    GSIZE_TO_POINTER(0));
+		}
+	}
+	g_free(text);
+	g_free(procs);
+	if (depth >= CGROUP_DEPTH_MAX || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		char *sub;
+
+		/* child cgroups are directories; d_type is reliable on cgroupfs */
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = g_build_filename(dir, de->d_name, NULL);
+		cgroup_walk(sub, seeds, depth + 1);
+		g_free(sub);
+	}
+	closedir(d);
+}
+
+bool procfs_cgroup_pids(const char *dir, GHashTable *seeds)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	cgroup_walk(dir, seeds, 0);
+	return true;
 }
 
 GArray *procfs_vmflag_ranges(pid_t pid, const char *flag)

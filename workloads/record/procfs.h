@@ -26,11 +26,32 @@ struct pinfo {
 	pid_t pid, ppid;
 	unsigned long long start;	/* starttime: tells a reused pid apart */
 	char state;
+	bool kthread;		/* PF_KTHREAD: a kernel thread, no user memory */
 	char comm[64];
 };
 
 /* The live (non-zombie) processes of root's tree, struct pinfo: root and its descendants. */
 GArray *procfs_tree(pid_t root);
+
+/*
+ * The live (non-zombie) processes, struct pinfo, that are in seeds (pid ->
+ * starttime + 1, or 0 for any start: a pid reused by another process is not
+ * taken for the one seeded) and, with follow, their descendants by ppid.
+ */
+GArray *procfs_procs(GHashTable *seeds, bool follow);
+
+/* pid's /proc/PID/stat; false when there is no such process. */
+bool procfs_pinfo(pid_t pid, struct pinfo *pi);
+
+/* Whether path is a directory of a cgroup v2 hierarchy (statfs: cgroup2). */
+bool procfs_is_cgroup2(const char *path);
+
+/*
+ * The processes (not threads) of the cgroup v2 directory dir and of every
+ * cgroup below it (cgroup.procs), as pid keys added to seeds (value 0: any
+ * start). False when dir is gone (the cgroup was removed).
+ */
+bool procfs_cgroup_pids(const char *dir, GHashTable *seeds);
 
 /*
  * The anonymous private writable mappings of /proc/PID/maps, as sorted,

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -51,12 +52,25 @@ struct proc {
 	bool own_vs;			/* vs is this process's own mm */
 };
 
+/* Whose processes are recorded (record.h). */
+enum record_source {
+	SOURCE_COMMAND, SOURCE_PIDS, SOURCE_CGROUP,
+};
+
 struct recorder {
 	enum record_find mode;
 	enum record_scope scope;
 	struct emit out;
 	GHashTable *procs;		/* pid -> struct proc */
 	struct vspace *vm;		/* as_vm */
+	enum record_source source;
+	GHashTable *seeds;		/* SOURCE_PIDS: pid -> starttime + 1 of those attached to */
+	char *cgroup;			/* SOURCE_CGROUP: its directory */
+	bool cgroup_gone;		/* the cgroup was removed */
+	/* --max-cpu: a budget of CPU seconds, earned at cap per second of wall time */
+	double cap, credit, credit_max, cap_wall, cap_cpu;
+	double deadline;		/* --max-seconds (monotonic s), or 0 */
+	bool cut;			/* this capture was cut short at the deadline */
 	pid_t root;
 	bool root_reaped;
 	int root_status;
@@ -80,6 +94,71 @@ static double cpu_s(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* This process's CPU time, every thread, user and system: what --max-cpu caps. */
+static double process_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * --max-cpu: the CPU used since the last call is taken from the budget, the
+ * wall time added to it at the cap's rate (at most one interval's worth is
+ * saved up); when the budget is spent, sleep until it is back to zero.
+ */
+static void throttle(struct recorder *rc)
+{
+	double wall, cpu;
+
+	if (rc->deadline > 0 && now_s() >= rc->deadline)
+		rc->cut = true;
+	if (rc->cap <= 0 || rc->cut)
+		return;
+	wall = now_s();
+	cpu = process_cpu_s();
+	rc->credit = MIN(rc->credit + rc->cap * (wall - rc->cap_wall), rc->credit_max);
+	rc->credit -= cpu - rc->cap_cpu;
+	rc->cap_wall = wall;
+	rc->cap_cpu = cpu;
+	/* after SIGINT/SIGTERM the capture ends at full speed: it is the last one */
+	if (rc->credit < 0 && !signals_caught()) {
+		double nap = -rc->credit / rc->cap, t0 = now_s();
+		struct timespec ts;
+
+		/* no nap past the deadline: the capture is cut there instead */
+		if (rc->deadline > 0 && t0 + nap > rc->deadline) {
+			nap = MAX(rc->deadline - t0, 0);
+			rc->cut = true;
+		}
+		ts.tv_sec = (time_t)nap;
+		ts.tv_nsec = (long)((nap - (time_t)nap) * 1e9);
+		nanosleep(&ts, NULL);	/* a signal cuts it short */
+		rc->stats.throttled_s += now_s() - t0;
+	}
+}
+
+void recorder_set_deadline(struct recorder *rc, double seconds)
+{
+	rc->deadline = seconds > 0 ? now_s() + seconds : 0;
+	rc->cut = false;
+}
+
+bool recorder_cut(const struct recorder *rc)
+{
+	return rc->cut;
+}
+
+void recorder_set_max_cpu(struct recorder *rc, double pct, double interval_s)
+{
+	rc->cap = pct / 100;
+	rc->credit_max = rc->cap * MAX(interval_s, 0.1);
+	rc->credit = rc->credit_max;
+	rc->cap_wall = now_s();
+	rc->cap_cpu = process_cpu_s();
 }
 
 const char *record_scope_name(enum record_scope scope)
@@ -420,6 +499,8 @@ static void capture_run(struct recorder *rc, struct proc *p, const struct region
 			emit_page(&rc->out, p->vs->name, r->vpn + (u + i - r->u0),
 				  rc->buf + i * TRACE_PAGE_SIZE);
 	rc->emit_cpu += cpu_s() - t0;
+	/* a nap is neither the detector's CPU nor capture's: it spends none */
+	throttle(rc);
 }
 
 /* capture_run of pages the detector found: reading them is capture, not detection. */
@@ -474,7 +555,7 @@ static bool capture_proc_pagemap(struct recorder *rc, struct proc *p)
 		g_array_free(runs, TRUE);
 		goto out;
 	}
-	for (guint i = 0; i < runs->len && !rc->out.error && !p->gone; i++) {
+	for (guint i = 0; i < runs->len && !rc->out.error && !p->gone && !rc->cut; i++) {
 		struct dirty_run *d = &g_array_index(runs, struct dirty_run, i);
 
 		struct region *r = &g_array_index(p->regions, struct region, d->region);
@@ -502,7 +583,7 @@ static void capture_uffd_run(struct recorder *rc, struct proc *p, const struct r
 {
 	uint64_t u0 = MAX(w->u0, r->u0), u1 = MIN(w->u1, r->u1);
 
-	for (uint64_t u = u0; u < u1 && !rc->out.error && !p->gone;) {
+	for (uint64_t u = u0; u < u1 && !rc->out.error && !p->gone && !rc->cut;) {
 		uint64_t n = MIN((uint64_t)PAGEMAP_RUN_PAGES, u1 - u);
 
 		rc->stats.detected += n;
@@ -648,6 +729,7 @@ static bool capture_proc(struct recorder *rc, struct proc *p)
 		ok = capture_proc_pagemap(rc, p);
 	}
 	rc->stats.detector_cpu_s += cpu_s() - t0 - rc->emit_cpu - rc->found_cpu;
+	throttle(rc);
 	return ok;
 }
 
@@ -673,6 +755,7 @@ static void proc_end(struct recorder *rc, struct proc *p)
 		p->fallback = true;
 		rc->stats.fallbacks++;
 	}
+	rc->stats.exits++;
 	if (rc->vm) {
 		for (guint i = 0; i < p->regions->len; i++) {
 			struct region *r = &g_array_index(p->regions, struct region, i);
@@ -727,6 +810,43 @@ static void reap(struct recorder *rc)
 	}
 }
 
+/*
+ * The processes to record now: COMMAND's tree; the attached pids and their
+ * descendants, and every process already followed (so an orphan, whose
+ * ppid changed, stays); every process of the cgroup.
+ */
+static GArray *live_procs(struct recorder *rc)
+{
+	GHashTable *seeds;
+	GHashTableIter it;
+	gpointer val;
+	GArray *live;
+
+	if (rc->source == SOURCE_COMMAND)
+		return procfs_tree(rc->root);
+	seeds = g_hash_table_new(g_direct_hash, g_direct_equal);
+	if (rc->source == SOURCE_PIDS) {
+		GHashTableIter si;
+		gpointer k, v;
+
+		g_hash_table_iter_init(&si, rc->seeds);
+		while (g_hash_table_iter_next(&si, &k, &v))
+			g_hash_table_insert(seeds, k, v);
+		g_hash_table_iter_init(&it, rc->procs);
+		while (g_hash_table_iter_next(&it, NULL, &val)) {
+			const struct proc *p = val;
+
+			g_hash_table_insert(seeds, GINT_TO_POINTER(p->pid),
+					    GSIZE_TO_POINTER(p->start + 1));
+		}
+	} else if (!procfs_cgroup_pids(rc->cgroup, seeds)) {
+		rc->cgroup_gone = true;
+	}
+	live = procfs_procs(seeds, rc->source == SOURCE_PIDS);
+	g_hash_table_destroy(seeds);
+	return live;
+}
+
 void recorder_capture(struct recorder *rc, uint64_t t_us)
 {
 	double t0 = now_s();
@@ -736,7 +856,7 @@ void recorder_capture(struct recorder *rc, uint64_t t_us)
 
 	rc->out.t_us = t_us;
 	reap(rc);
-	live = procfs_tree(rc->root);
+	live = live_procs(rc);
 	g_hash_table_iter_init(&it, rc->procs);
 	while (g_hash_table_iter_next(&it, &key, &val))
 		((struct proc *)val)->seen = false;
@@ -754,7 +874,8 @@ void recorder_capture(struct recorder *rc, uint64_t t_us)
 			p = proc_new(rc, pi);
 			g_hash_table_insert(rc->procs, GINT_TO_POINTER(p->pid), p);
 		}
-		p->seen = capture_proc(rc, p);
+		/* cut at the deadline: the rest are not read, but they are still there */
+		p->seen = rc->cut || capture_proc(rc, p);
 	}
 	g_array_free(live, TRUE);
 	g_hash_table_iter_init(&it, rc->procs);
@@ -807,6 +928,9 @@ void recorder_free(struct recorder *rc)
 	if (!rc)
 		return;
 	g_hash_table_destroy(rc->procs);
+	if (rc->seeds)
+		g_hash_table_destroy(rc->seeds);
+	g_free(rc->cgroup);
 	g_free(rc->vm);
 	g_free(rc->buf);
 	emit_fini(&rc->out);
@@ -874,7 +998,112 @@ const char *recorder_full(const struct recorder *rc)
 
 bool recorder_tree_done(const struct recorder *rc)
 {
-	return rc->root_reaped && !g_hash_table_size(rc->procs);
+	if (g_hash_table_size(rc->procs) || !rc->stats.intervals)
+		return false;
+	switch (rc->source) {
+	case SOURCE_PIDS:
+		return true;
+	case SOURCE_CGROUP:
+		return rc->cgroup_gone;
+	default:
+		return rc->root_reaped;
+	}
+}
+
+void recorder_attach(struct recorder *rc, const pid_t *pids, guint n)
+{
+	rc->source = SOURCE_PIDS;
+	rc->seeds = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (guint i = 0; i < n; i++) {
+		struct pinfo pi;
+
+		/* the start time now: a pid reused after it exits is someone else */
+		if (procfs_pinfo(pids[i], &pi))
+			g_hash_table_insert(rc->seeds, GINT_TO_POINTER(pids[i]),
+					    GSIZE_TO_POINTER(pi.start + 1));
+	}
+}
+
+bool record_cgroup_check(const char *dir)
+{
+	return procfs_is_cgroup2(dir);
+}
+
+void recorder_attach_cgroup(struct recorder *rc, const char *dir)
+{
+	rc->source = SOURCE_CGROUP;
+	rc->cgroup = g_strdup(dir);
+}
+
+void recorder_detach(struct recorder *rc)
+{
+	GHashTableIter it;
+	gpointer val;
+
+	/*
+	 * Attached processes never get a userfaultfd registration (record.h);
+	 * an fd we hold is closed, which is all a detach needs. Soft-dirty
+	 * bits stay as the kernel keeps them.
+	 */
+	g_hash_table_iter_init(&it, rc->procs);
+	while (g_hash_table_iter_next(&it, NULL, &val)) {
+		struct proc *p = val;
+
+		if (p->uffd >= 0) {
+			close(p->uffd);
+			p->uffd = -1;
+		}
+	}
+}
+
+/* The checks of record_attach_check() on an open of /proc/PID/file. */
+static bool can_open(pid_t pid, const char *file, int flags, char *why, size_t n)
+{
+	int fd = open_proc_file(pid, file, flags);
+
+	if (fd < 0) {
+		snprintf(why, n, "cannot open /proc/%d/%s: %s", (int)pid, file, g_strerror(errno));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+bool record_attach_check(pid_t pid, enum record_find mode, char *why, size_t n)
+{
+	struct pinfo pi;
+	char path[64], *status = NULL, *tgid;
+	long leader = pid;
+
+	if (pid == getpid()) {
+		snprintf(why, n, "is this ksmsim record itself");
+		return false;
+	}
+	if (!procfs_pinfo(pid, &pi)) {
+		snprintf(why, n, "no such process");
+		return false;
+	}
+	if (pi.state == 'Z' || pi.state == 'X') {
+		snprintf(why, n, "has exited (a zombie)");
+		return false;
+	}
+	if (pi.kthread) {
+		snprintf(why, n, "is a kernel thread (%s): it has no user memory", pi.comm);
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (g_file_get_contents(path, &status, NULL, NULL) && (tgid = strstr(status, "\nTgid:")))
+		leader = strtol(tgid + 6, NULL, 10);
+	g_free(status);
+	if (leader != pid) {
+		snprintf(why, n, "is a thread of process %ld: give that pid", leader);
+		return false;
+	}
+	if (!can_open(pid, "pagemap", O_RDONLY, why, n) || !can_open(pid, "mem", O_RDONLY, why, n))
+		return false;
+	if (mode == RECORD_FIND_SOFT_DIRTY && !can_open(pid, "clear_refs", O_WRONLY, why, n))
+		return false;
+	return true;
 }
 
 /* Once the tree is gone its pid may be reused: nothing left to stop. */

@@ -21,6 +21,24 @@
  * interval /proc is walked for the descendants of the root by ppid. A pid
  * with a new start time or a new comm (an exec) is a new mm.
  *
+ * Attached (recorder_attach, recorder_attach_cgroup): processes that were
+ * running before, which the recorder neither started nor signals nor
+ * stops. With pids, those processes and their descendants, each followed
+ * by pid and start time until it exits (an orphan stays followed); with a
+ * cgroup v2 directory, every process in it or in a cgroup below it, each
+ * interval anew: one that joins is new, one that leaves or exits ends
+ * (an exit record). Their written pages are found by soft-dirty or
+ * compare, never pagemap-scan: a userfaultfd can only be made by the
+ * process whose memory it acts on, which a running process does not do for
+ * us without ptrace (pidfd_getfd only copies an fd the process already
+ * has). Detaching leaves the process as it was, but for its soft-dirty
+ * bits: writing clear_refs is the kernel's interface for clearing them,
+ * and nothing sets them back, so after the capture the pages written since
+ * the last interval are soft-dirty and the others are not (a process or a
+ * checkpointer, such as CRIU's pre-dump, that tracks soft-dirty itself
+ * must not be recorded at the same time). The cost to the process is one
+ * minor write fault per page (per THP) it writes in an interval.
+ *
  * User addresses (up to 2^47) do not fit the trace's 2^32 pages, so
  * mappings are compacted: each newly seen range of user pages gets the next
  * free vpns of its address space, in order of appearance, and vpns are never
@@ -103,7 +121,7 @@ bool record_soft_dirty_works(void);
 bool record_pagemap_scan_works(const char *shim, const char **why);
 
 struct record_stats {
-	uint64_t intervals, procs_seen, maps, unmaps;
+	uint64_t intervals, procs_seen, exits, maps, unmaps;
 	uint64_t pages, zero_pages, uniform_pages;	/* page writes recorded */
 	uint64_t digest_pages;	/* ... of them stored as digests (RECORD_CONTENT_DIGEST) */
 	uint64_t mem_errors;	/* pages that could not be read: skipped */
@@ -118,6 +136,7 @@ struct record_stats {
 	 */
 	uint64_t detected, uffd_procs, fallbacks;
 	double detector_cpu_s;
+	double throttled_s;	/* --max-cpu: time slept to stay under the cap */
 };
 
 struct recorder;
@@ -142,6 +161,42 @@ void recorder_set_content(struct recorder *rc, enum record_content content);
 /* The tree to record is root (a child of ours) and its descendants. */
 void recorder_follow(struct recorder *rc, pid_t root);
 
+/*
+ * Whether pid can be attached to (record.h: attached): it exists, is a
+ * process (not a thread, a zombie, a kernel thread or this process) and its
+ * pagemap, memory and, for soft-dirty, clear_refs open. On false, why
+ * (of n bytes) says what is wrong, to follow the pid in an error line.
+ */
+bool record_attach_check(pid_t pid, enum record_find mode, char *why, size_t n);
+
+/* Whether dir is a cgroup v2 directory, for recorder_attach_cgroup. */
+bool record_cgroup_check(const char *dir);
+
+/* Records the n running processes pids (checked) and their descendants instead of a tree. */
+void recorder_attach(struct recorder *rc, const pid_t *pids, guint n);
+
+/* Records every process of the cgroup v2 directory dir and the cgroups below it. */
+void recorder_attach_cgroup(struct recorder *rc, const char *dir);
+
+/* The end of an attached capture: lets go of the processes, as they were. */
+void recorder_detach(struct recorder *rc);
+
+/*
+ * Caps this process's CPU time at pct percent of one CPU: capture sleeps
+ * whenever it has used more (up to one interval's worth of saved-up
+ * budget). Counted in record_stats.throttled_s.
+ */
+void recorder_set_max_cpu(struct recorder *rc, double pct, double interval_s);
+
+/*
+ * The captures from now on end by seconds from now (0: no limit): past it,
+ * or at a nap that would end past it, a capture stops reading
+ * (recorder_cut: the pages not read yet are left out of it), so that a
+ * starved or capped recorder still ends on time.
+ */
+void recorder_set_deadline(struct recorder *rc, double seconds);
+bool recorder_cut(const struct recorder *rc);
+
 /* One interval over the whole tree, stamped t_us. */
 void recorder_capture(struct recorder *rc, uint64_t t_us);
 /* A mark, stamped with the last capture's time. */
@@ -156,7 +211,10 @@ const GError *recorder_error(const struct recorder *rc);
 /* The address space that saw more than 2^32 pages of mappings, or NULL. */
 const char *recorder_full(const struct recorder *rc);
 
-/* The root has been reaped and no process of the tree is left. */
+/*
+ * No process is left to record: the root has been reaped and its tree is
+ * gone; every attached pid and descendant has exited; the cgroup was removed.
+ */
 bool recorder_tree_done(const struct recorder *rc);
 /* Ends the root's process group: sig, then SIGKILL after 3 s; reaps it. */
 void recorder_stop_tree(struct recorder *rc, int sig);
