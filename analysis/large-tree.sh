@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The large-tree study: `ksmsim gen large-tree` (an unstable tree of ~86%
+# of guest memory among pages with small changes) at each size, seed and
+# checksum, as one sweep.sh grid per size (so it runs on Slurm as well:
+# give sweep.sh's options after --). Knobs: pages_to_scan 1600 per 16 GiB
+# of guests, sleep_millisecs 200 (8,000 pages/s per 16 GiB: 5 full scans
+# in the trace's 3000 s), smart_scan 0 (see results/README.md), the
+# oracle every 600 s. Every run's cost (wall, CPU, peak RSS) is logged by
+# timed-ksmsim.sh. Writes RESULTS/runs.csv (a row per run) and
+# RESULTS/summary.csv (means and 95% t intervals per size and hash) with
+# analysis/summarise.py.
+#
+# usage: analysis/large-tree.sh [--sizes 16,64] [--seeds 1,2,3,4,5]
+#        [--seeds-for SIZE:LIST]... [--hashes jhash2,crc32c,xxhash,xxh64]
+#        [--out DIR] [--results DIR] [--jobs N] [-- SWEEP-OPTIONS]
+# A size is GiB of guest memory in total: 4 guests up to 64 GiB, 16 above.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+sizes=16,64 seeds=1,2,3,4,5 hashes=jhash2,crc32c,xxhash,xxh64 jobs=1
+out=$here/out/large-tree res=$here/results/large-tree
+declare -A seeds_for=([256]=1,2)
+sweep_args=()
+die() { echo "large-tree.sh: $*" >&2; exit 2; }
+while (($#)); do
+	case $1 in
+	--sizes) sizes=${2:?}; shift 2 ;;
+	--seeds) seeds=${2:?}; shift 2 ;;
+	--seeds-for) [[ ${2:-} =~ ^([0-9]+):([0-9]+(,[0-9]+)*)$ ]] ||
+		die "--seeds-for ${2:-}: SIZE:LIST, e.g. 256:1,2"
+		seeds_for[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
+	--hashes) hashes=${2:?}; shift 2 ;;
+	--out) out=${2:?}; shift 2 ;;
+	--results) res=${2:?}; shift 2 ;;
+	--jobs) jobs=${2:?}; shift 2 ;;
+	--) shift; sweep_args=("$@"); break ;;
+	-h | --help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+done
+[[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: a comma list of GiB"
+[[ $seeds =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds $seeds: a comma list of numbers"
+. "$here/steps.sh" large-tree.sh
+mkdir -p "$out" "$res"
+out=$(cd "$out" && pwd)
+export KSMSIM_REAL=$ksmsim KSMSIM_TIMES=$out/times.tsv
+IFS=, read -r -a szl <<<"$sizes"
+for g in "${szl[@]}"; do
+	((g % 16 == 0 && g >= 16)) || die "--sizes: $g is not a multiple of 16 GiB"
+	vms=4
+	((g > 64)) && vms=16
+	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
+	o=$out/g$g
+	mkdir -p "$o/traces"
+	# cells made by an older binary are stale: start this size over
+	if [[ -e $o/cells.tsv && $ksmsim -nt $o/cells.tsv ]]; then
+		rm -rf "$o/cells" "$o/sweep.csv" "$o/cells.tsv"
+	fi
+	traces=()
+	IFS=, read -r -a sl <<<"${seeds_for[$g]:-$seeds}"
+	for s in "${sl[@]}"; do
+		t=$o/traces/large-tree-g$g-n$s.ksmb
+		if [[ ! -e $t || $ksmsim -nt $t ]]; then
+			step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed "$s" \
+				--pages-to-scan "$pts" -o "$t"
+		fi
+		traces+=(--trace "$t")
+	done
+	step nice -n 19 "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan "$pts" \
+		--sleep-millisecs 200 --knob smart_scan=0 \
+		--run-args "--ideal-interval-ms 600000 --max-memory 10G" --jobs "$jobs" \
+		--ksmsim "$here/timed-ksmsim.sh" --out "$o" "${sweep_args[@]}" || true
+done
+# every size whose sweep is complete goes into the tables
+parts=()
+for g in "${szl[@]}"; do
+	[[ -e $out/g$g/sweep.csv ]] && parts+=("$out/g$g/sweep.csv")
+done
+((${#parts[@]})) || die "no size complete yet (rerun to resume)"
+step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${parts[@]}" \
+	-o "$res/summary.csv" --runs "$res/runs.csv"
