@@ -35,6 +35,8 @@ done
 . "$here/steps.sh" seeds-2017.sh
 mkdir -p "$out/traces" "$res"
 out=$(cd "$out" && pwd)
+# each run's wall and CPU time and peak RSS go to OUT/times.tsv
+export KSMSIM_REAL=$ksmsim KSMSIM_TIMES=$out/times.tsv
 # cells made by an older binary are stale: start over
 if [[ -e $out/cells.tsv && $ksmsim -nt $out/cells.tsv ]]; then
 	rm -rf "$out/cells" "$out/sweep.csv" "$out/cells.tsv"
@@ -53,8 +55,9 @@ for w in kernel-build iozone; do
 	done
 done
 step "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan 1600 \
-	--sleep-millisecs 200 --run-args "--batch-time" --jobs "$jobs" --ksmsim "$ksmsim" \
+	--sleep-millisecs 200 --run-args "--batch-time" --jobs "$jobs" --ksmsim "$here/timed-ksmsim.sh" \
 	--out "$out" "${sweep_args[@]}"
 [[ -e $out/sweep.csv ]] || exit 0	# --slurm: merged later; rerun to summarise
 cp "$out/sweep.csv" "$res/runs.csv.tmp" && mv "$res/runs.csv.tmp" "$res/runs.csv"
-step python3 "$here/summarise.py" 2017 "$res/runs.csv" -o "$res/summary.csv"
+step python3 "$here/summarise.py" 2017 "$res/runs.csv" --times "$out/times.tsv" \
+	-o "$res/summary.csv"

@@ -164,6 +164,25 @@ def hash_key(h):
     return HASH_ORDER.index(h) if h in HASH_ORDER else len(HASH_ORDER)
 
 
+def read_times(path):
+    """timed-ksmsim.sh's log: (trace label, hash) -> (wall s, CPU s, peak RSS KiB)."""
+    cost = {}
+    if not path or not os.path.exists(path):
+        return cost
+    with open(path) as f:
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) < 5:
+                continue
+            a = p[4].split(" ")
+            try:
+                lab, h = a[a.index("--trace-label") + 1], a[a.index("--hash") + 1]
+                cost[(lab, h)] = (float(p[0]), float(p[1]) + float(p[2]), float(p[3]))
+            except (ValueError, IndexError):
+                continue
+    return cost
+
+
 # ---------------------------------------------------------------- large-tree
 
 LT_METRICS = ["cow_ksm", "pages_sharing", "pages_unshared", "avg_pages_unshared",
@@ -191,19 +210,7 @@ def large_tree(args):
             files.append(a)
     if not files or not out or not runs_out:
         die("large-tree needs SWEEP.csv..., -o SUMMARY.csv and --runs RUNS.csv")
-    cost = {}
-    if times and os.path.exists(times):
-        with open(times) as f:
-            for line in f:
-                p = line.rstrip("\n").split("\t")
-                if len(p) < 5:
-                    continue
-                a = p[4].split(" ")
-                try:
-                    lab, h = a[a.index("--trace-label") + 1], a[a.index("--hash") + 1]
-                    cost[(lab, h)] = (float(p[0]), float(p[1]) + float(p[2]), float(p[3]))
-                except (ValueError, IndexError):
-                    continue
+    cost = read_times(times)
     runs = []
     for path in files:
         for r in read_rows(path, ("trace", "hash", "gate_changed", "ksmd_cpu_ms")):
@@ -276,10 +283,12 @@ def y2017(args):
     here = os.path.dirname(os.path.abspath(__file__))
     tables = os.path.join(here, "results", "2017", "tables.csv")
     published = os.path.join(here, "results", "2017", "published.csv")
-    out, files = None, []
+    out, files, times = None, [], None
     it = iter(args)
     for a in it:
-        if a == "--tables":
+        if a == "--times":
+            times = next(it, None)
+        elif a == "--tables":
             tables = next(it, None)
         elif a == "--published":
             published = next(it, None)
@@ -298,13 +307,17 @@ def y2017(args):
     ns = {}
     for r in read_rows(tables, ("hash", "checksum_ns_per_page")):
         ns[r["hash"]] = num(tables, r, "checksum_ns_per_page")
-    runs = read_rows(files[0], ["workload", "seed", "hash"] + Y17_METRICS)
+    runs = read_rows(files[0], ["trace", "workload", "seed", "hash"] + Y17_METRICS)
+    cost = read_times(times)
     by = {}
     for r in runs:
         v = {m: num(files[0], r, m) for m in Y17_METRICS}
         if r["hash"] not in ns:
             die(f"{tables}: no checksum_ns_per_page for '{r['hash']}'")
         v["checksum_time"] = v["checksums"] * ns[r["hash"]]
+        c = cost.get((r["trace"], r["hash"]))
+        if c:
+            v["wall_s"], v["cpu_s"], v["max_rss_mib"] = c[0], c[1], c[2] / 1024
         by[(r["workload"], r["hash"], int(r["seed"]))] = v
     out_rows = []
     wl = sorted({k[0] for k in by}, key=lambda w: (w != "kernel-build", w))
@@ -312,8 +325,11 @@ def y2017(args):
         hashes = sorted({k[1] for k in by if k[0] == w}, key=hash_key)
         for h in hashes:
             seeds = sorted(k[2] for k in by if k[0] == w and k[1] == h)
-            for met in Y17_METRICS:
-                n, m, sd, lo, hi = mean_ci([by[(w, h, s)][met] for s in seeds])
+            for met in Y17_METRICS + ["wall_s", "cpu_s", "max_rss_mib"]:
+                vals = [by[(w, h, s)][met] for s in seeds if met in by[(w, h, s)]]
+                if not vals:
+                    continue
+                n, m, sd, lo, hi = mean_ci(vals)
                 out_rows.append({"workload": w, "hash": h, "metric": met, "n": n, "mean": m,
                                  "sd": sd, "ci95_low": lo, "ci95_high": hi,
                                  "published_2017": pub.get((w, h, met))})
