@@ -80,3 +80,8 @@ done
 ((${#parts[@]})) || die "no size complete yet (rerun to resume)"
 step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${parts[@]}" \
 	-o "$res/summary.csv" --runs "$res/runs.csv"
+if command -v gnuplot >/dev/null; then
+	step "$here/plot_large_tree.sh" "$res/summary.csv" "$res"
+else
+	echo "large-tree.sh: no gnuplot: figures not remade" >&2
+fi
