@@ -14,14 +14,16 @@
 #
 # usage: analysis/large-tree.sh [--sizes 16,64] [--seeds 1,2,3,4,5]
 #        [--seeds-for SIZE:LIST]... [--hashes jhash2,crc32c,xxhash,xxh64]
-#        [--out DIR] [--results DIR] [--jobs N] [-- SWEEP-OPTIONS]
+#        [--out DIR] [--results DIR] [--jobs N] [--summarise-only]
+#        [-- SWEEP-OPTIONS]
 # A size is GiB of guest memory in total: 4 guests up to 64 GiB, 16 above.
+# --summarise-only: no runs, only the tables and figures from the runs done.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 sizes=16,64 seeds=1,2,3,4,5 hashes=jhash2,crc32c,xxhash,xxh64 jobs=1
 out=$here/out/large-tree res=$here/results/large-tree
 declare -A seeds_for=([256]=1,2)
-sweep_args=()
+sweep_args=() only=0
 die() { echo "large-tree.sh: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -34,8 +36,9 @@ while (($#)); do
 	--out) out=${2:?}; shift 2 ;;
 	--results) res=${2:?}; shift 2 ;;
 	--jobs) jobs=${2:?}; shift 2 ;;
+	--summarise-only) only=1; shift ;;
 	--) shift; sweep_args=("$@"); break ;;
-	-h | --help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) awk 'NR > 2 && /^#/ {sub(/^# ?/, ""); print; next} NR > 2 {exit}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -54,30 +57,38 @@ for g in "${szl[@]}"; do
 	o=$out/g$g
 	mkdir -p "$o/traces"
 	# cells made by an older binary are stale: start this size over
-	if [[ -e $o/cells.tsv && $ksmsim -nt $o/cells.tsv ]]; then
+	if ((!only)) && [[ -e $o/cells.tsv && $ksmsim -nt $o/cells.tsv ]]; then
 		rm -rf "$o/cells" "$o/sweep.csv" "$o/cells.tsv"
 	fi
 	traces=()
 	IFS=, read -r -a sl <<<"${seeds_for[$g]:-$seeds}"
 	for s in "${sl[@]}"; do
 		t=$o/traces/large-tree-g$g-n$s.ksmb
-		if [[ ! -e $t || $ksmsim -nt $t ]]; then
+		if ((!only)) && [[ ! -e $t || $ksmsim -nt $t ]]; then
 			step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed "$s" \
 				--pages-to-scan "$pts" -o "$t"
 		fi
 		traces+=(--trace "$t")
 	done
-	step nice -n 19 "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan "$pts" \
+	((only)) || step nice -n 19 "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan "$pts" \
 		--sleep-millisecs 200 --knob smart_scan=0 \
 		--run-args "--ideal-interval-ms 600000 --max-memory 10G" --jobs "$jobs" \
 		--ksmsim "$here/timed-ksmsim.sh" --out "$o" "${sweep_args[@]}" || true
 done
-# every size whose sweep is complete goes into the tables
+# every size with runs done goes into the tables: a sweep cut short (a
+# deadline, a time limit) by the cells it finished, which summary.csv's
+# n column shows
 parts=()
 for g in "${szl[@]}"; do
-	[[ -e $out/g$g/sweep.csv ]] && parts+=("$out/g$g/sweep.csv")
+	o=$out/g$g
+	if [[ -e $o/sweep.csv ]]; then
+		parts+=("$o/sweep.csv")
+	elif compgen -G "$o/cells/*.csv" >/dev/null; then
+		"$here/sweep.sh" --merge --out "$o" 2>/dev/null || true
+		[[ -e $o/sweep.partial.csv ]] && parts+=("$o/sweep.partial.csv")
+	fi
 done
-((${#parts[@]})) || die "no size complete yet (rerun to resume)"
+((${#parts[@]})) || die "no run done yet (rerun to resume)"
 step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${parts[@]}" \
 	-o "$res/summary.csv" --runs "$res/runs.csv"
 if command -v gnuplot >/dev/null; then
