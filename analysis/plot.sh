@@ -207,8 +207,8 @@ declare -A what=(
 	[extra_unstable_inserts]="unstable-tree inserts beyond the fewest"
 	[missed_merges]="missed merges at the end" [missed_merges_end]="missed merges at the end"
 	[mean_missed_merges]="missed merges, mean" [avg_missed_merges]="missed merges, mean"
-	[checksum_ns_per_page]="checksum time per page" [checksum_ns]="checksum time per page"
-	[checksum_ms]="checksum CPU time" [ksmd_cpu_ms]="ksmd CPU time"
+	[checksum_ns_per_page]="checksum time per page (the model's input)" [checksum_ns]="checksum time per page (the model's input)"
+	[checksum_ms]="checksum CPU time (modelled)" [ksmd_cpu_ms]="ksmd CPU time (modelled)"
 	[dedup_fraction]="share of ideal dedup reached" [dedup_fraction_end]="share of ideal dedup reached"
 	[mean_dedup_fraction]="share of ideal dedup, mean" [avg_dedup_fraction]="share of ideal dedup, mean" [pages_sharing]="pages_sharing at the end")
 unit() {
@@ -437,6 +437,8 @@ set format y '%.0s%c'
 			script+="set yrange [0:${hi/#0/1}*1.15]
 "
 		fi
+		local style=linespoints
+		(($(pick "$f" "$x" | sed '/^$/d' | sort -gu | wc -l) > 2)) || style=points
 		# lines drawn first are the widest: where all coincide, each shows
 		sort -t, -k2,2n -o "$work/sw/lines" "$work/sw/lines"
 		while IFS=, read -r pn pt; do
@@ -446,7 +448,8 @@ set format y '%.0s%c'
 			while IFS=, read -r lp lt h; do
 				[[ $lp == "$pn" ]] || continue
 				lw=$(awk -v j=$j -v n="$nl" 'BEGIN { print 1.5 + 2 * (n - 1 - j), 1.2 + 0.6 * (n - 1 - j) }')
-				plots+="'$work/sw/$pn-$lt' using 1:(\$2 > 0 || '$ys' eq 'lin' ? \$2 : NaN) with linespoints lt $lt lw ${lw% *} ps ${lw#* } title $(q "$h"), "
+				# two knob values are two points: no line invents what lies between
+				plots+="'$work/sw/$pn-$lt' using 1:(\$2 > 0 || '$ys' eq 'lin' ? \$2 : NaN) with $style lt $lt lw ${lw% *} ps ${lw#* } title $(q "$h"), "
 				j=$((j + 1))
 			done <"$work/sw/lines"
 			script+="set title $(q "$pt")
@@ -553,11 +556,11 @@ first_collision() {
 	[[ -s $work/q.dat ]] && plots+="'$work/q.dat' using 1:2:2:4:4:6 with candlesticks lc variable lw 2 fill solid 0.3 title '10th to 90th percentile', \\
      '' using 1:3:6 with points pt 7 ps 2 lc variable title 'median', \\
      '' using 1:3:7 with labels left offset 2,0 font ',10' notitle, \\
-     '' using 1:5 with points pt 2 ps 2.5 lw 2 lc 'black' title 'formula mean', "
+     '' using 1:(\$5 * sqrt(4 * log(2) / pi)) with points pt 2 ps 2.5 lw 2 lc 'black' title 'formula median', "
 	[[ -s $work/cens.dat ]] && plots+="'$work/cens.dat' using 1:($hi/2):2 with labels font ',11' notitle, "
 	[[ -n $plots ]] || die "$f: no rows"
 	gp "$outdir/$b-first-collision.png" 1200 720 "
-set title $(q "${title:+$title: }Distinct pages hashed until a checksum first repeats").\"\\nbox: 10th to 90th percentile of the trials; dot: median; x: the formula mean sqrt(pi 2^bits / 2)\"
+set title $(q "${title:+$title: }Distinct pages hashed until a checksum first repeats").\"\\nbox: 10th to 90th percentile of the trials; dot: median; x: the formula median sqrt(2 ln 2 x 2^bits)\"
 set ylabel 'distinct pages hashed (thousands)'
 set xtics ($(cat "$work/qt")) scale 0
 set xrange [0.4:$n.6]
