@@ -61,3 +61,6 @@ step "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan 1600 \
 cp "$out/sweep.csv" "$res/runs.csv.tmp" && mv "$res/runs.csv.tmp" "$res/runs.csv"
 step python3 "$here/summarise.py" 2017 "$res/runs.csv" --times "$out/times.tsv" \
 	-o "$res/summary.csv"
+if command -v gnuplot >/dev/null; then
+	step "$here/plot_2017_seeds.sh" "$res/summary.csv" "$res"
+fi
