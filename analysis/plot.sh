@@ -325,11 +325,23 @@ $(cat "$work/glabels")
 	for m; do
 		i=$((i + 1))
 		local yc=$((2 * i + 1)) lc=$((2 * i + 2))
-		# log axis when positive values span a factor of 20 (about 1.3 decades)
+		# a published reference beside our bars (reproduce_2017.sh's METRIC_2017):
+		# a black cross on the bar it compares with
+		local ref=""
+		rm -f "$work/ref-$i.dat"
+		if has "$f" "${m}_2017"; then
+			pick "$f" "${m}_2017" | paste -d, <(cut -d, -f1 "$work/bars.dat") - |
+				awk -F, '$2 != ""' >"$work/ref-$i.dat"
+			[[ -s $work/ref-$i.dat ]] && ref=", '$work/ref-$i.dat' using 1:2 with points pt 2 ps 2.5 lw 2.5 lc 'black' title '2017 (published)'"
+		fi
+		# log axis when positive values span a factor of 20 (about 1.3 decades);
+		# the range holds the references too
 		local ax
-		ax=$(awk -F, -v c=$yc '$c != "" && $c > 0 { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
-			END { if (n && hi / lo >= 20) printf "log %g %g", lo / 3, hi * 4; else printf "lin 0 %g", (hi > 0 ? hi * 1.15 : 1) }' \
-			"$work/bars.dat")
+		: >>"$work/ref-$i.dat"
+		ax=$(awk -F, -v c=$yc 'FNR == 1 { f++ } f == 2 { c = 2 }
+			$c != "" && $c > 0 { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
+			END { if (n && hi / lo >= 20) printf "log %g %g", lo / 3, hi * 4; else printf "lin 0 %g", (hi > 0 ? hi * 1.25 : 1) }' \
+			"$work/bars.dat" "$work/ref-$i.dat")
 		read -r kind lo hi <<<"$ax"
 		local lt=""; [[ $kind == log ]] && lt=" (log scale)"
 		script+="set title $(q "$(label "$m")$lt")
@@ -346,8 +358,11 @@ set yrange [0:$hi]
 set format y '$(awk -v h="$hi" 'BEGIN { print (h >= 10 ? "%.0f" : "%.2g") }')'
 "
 		fi
+		[[ -n $ref ]] && script+="set key top left
+" || script+="set key off
+"
 		script+="plot '$work/bars.dat' using 1:(\$$yc == 0 && '$kind' eq 'log' ? NaN : \$$yc):2 with boxes lc variable dt 1 notitle, \\
-     '' using 1:(\$$yc == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$$yc):$lc with labels offset 0,0.7 font ',10' notitle
+     '' using 1:(\$$yc == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$$yc):$lc with labels offset 0,0.7 font ',10' notitle$ref
 "
 	done
 	script+="unset multiplot"
