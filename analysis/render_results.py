@@ -274,8 +274,7 @@ def table_lt_cost():
             raise RenderError(f"large-tree/runs.csv: no run of {size} GiB has its cost")
         guests = "4" if size <= 64 else "16"
         out.append(f"| {size} GiB | {guests} x {size * 1024 // int(guests) // 1024} GiB | "
-                   f"{runs} | {min(walls):,.0f}-{max(walls):,.0f} | "
-                   f"{min(cpus):,.0f}-{max(cpus):,.0f} | {min(rss):,.0f}-{max(rss):,.0f} |")
+                   f"{runs} | {rng(walls, ',.0f')} | {rng(cpus, ',.0f')} | {rng(rss, ',.0f')} |")
     return "\n".join(out)
 
 

@@ -34,8 +34,8 @@ python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" 
 awk '/^## Verdict/ {on = 1; next} /^## / {on = 0} on' "$res/README.md" >"$T/verdict"
 paras=$(awk 'NF {if (!inp) n++; inp = 1; next} {inp = 0} END {print n}' "$T/verdict")
 [[ $paras == 1 ]] || fail "the verdict is $paras paragraphs"
-# a sentence ends at '.', '!' or '?' before a space and a capital (not "0.1 s", "e.g. x")
-sentences=$(tr '\n' ' ' <"$T/verdict" | grep -oE '[.!?] +[A-Z`]' | wc -l)
+# a sentence ends at '.', '!' or '?' before a space and a letter (not "0.1 s")
+sentences=$(tr '\n' ' ' <"$T/verdict" | grep -oE '[.!?] +[A-Za-z`(]' | wc -l)
 sentences=$((sentences + 1))
 ((sentences <= 3)) || fail "the verdict has $sentences sentences"
 
