@@ -32,10 +32,10 @@ awk -F, -v OFS='\t' '
 n=$(wc -l <"$T/d.tsv")
 w=$((560 + 120 * n))
 gnuplot <<EOF
-set terminal pngcairo size $w,560 noenhanced font 'Sans,11'
+set terminal pngcairo size $w,640 noenhanced font 'Sans,11'
 set datafile separator '\t'
 set output '$T/gate.png'
-set title "large-tree: every hash sees the same changes and lets none through\n(means over seeds with 95% intervals; observed false positives written under each group)"
+set title "large-tree: every hash sees the same changes and lets none through\n(means over seeds with 95% intervals; the false positives observed are under each group)"
 set logscale y
 set yrange [1e-6:*]
 set format y '%.0e'
@@ -44,15 +44,16 @@ set style data histograms
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
-set xtics rotate by -30 scale 0
+set xtics scale 0
 set key below horizontal maxrows 2
+set bmargin 9
 set grid ytics
-plot '$T/d.tsv' using 2:3:4:xtic(1) title 'changes the gate saw' lc rgb '#4477aa', \
+plot '$T/d.tsv' using 2:3:4:xtic(sprintf("%s\nfalse positives: %g", strcol(1), \$11)) title 'changes the gate saw' lc rgb '#4477aa', \
      '' using 5:6:7 title 'changed after insertion' lc rgb '#66ccee', \
      '' using 8:9:10 title 'corrupt unstable walks' lc rgb '#228833', \
-     '' using 14:15:16 title 'false positives expected by chance (2^-bits x changes)' lc rgb '#aa3377', \
-     '' using 0:(3e-6):(sprintf('observed: %g', \$11)) with labels tc rgb '#cc3311' notitle
+     '' using 14:15:16 title 'false positives expected by chance (2^-bits x changes)' lc rgb '#aa3377'
 set output '$T/cpu.png'
+set bmargin -1
 unset logscale y
 set format y '%g'
 set yrange [0:*]
