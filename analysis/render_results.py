@@ -134,6 +134,11 @@ def lt(size, h, metric, col="mean"):
     return v("large-tree/summary.csv", col, size_gib=size, hash=h, metric=metric)
 
 
+def probe(size, col):
+    """large-tree.sh --probe's row for SIZE GiB (large-tree/probe.csv)."""
+    return v("large-tree/probe.csv", col, size_gib=size)
+
+
 def lt_runs(col, **sel):
     rows = _match("large-tree/runs.csv", sel)
     if not rows:
@@ -279,7 +284,7 @@ def table_lt_cost():
 
 
 NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "ns_meas": ns_meas,
-         "repriced": repriced, "lt": lt, "lt_runs": lt_runs, "lt_sizes": lt_sizes, "ci": ci,
+         "repriced": repriced, "lt": lt, "lt_runs": lt_runs, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
          "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
          "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
          "math": math}

@@ -189,7 +189,7 @@ LT_METRICS = ["cow_ksm", "pages_sharing", "pages_unshared", "avg_pages_unshared"
               "peak_pages_unshared", "unstable_tree_gib", "missed_merges",
               "unstable_corrupt_walks", "unstable_changed_after_insert", "gate_changed",
               "false_positives", "expected_false_positives", "ksmd_cpu_ms", "ksmd_cpu_pct",
-              "full_scans", "wall_s", "cpu_s", "max_rss_mib"]
+              "full_scans", "pages_scanned", "wall_s", "cpu_s", "max_rss_mib"]
 
 
 def large_tree(args):
@@ -225,7 +225,7 @@ def large_tree(args):
                  ("cow_ksm", "pages_sharing", "pages_unshared", "avg_pages_unshared",
                   "peak_pages_unshared", "missed_merges", "unstable_corrupt_walks",
                   "unstable_changed_after_insert", "gate_changed", "false_positives",
-                  "ksmd_cpu_ms", "full_scans", "sim_us")}
+                  "ksmd_cpu_ms", "full_scans", "pages_scanned", "sim_us")}
             row = {"size_gib": int(m.group(1)), "seed": int(m.group(2)), "hash": h,
                    "hash_bits": bits, **g}
             row["unstable_tree_gib"] = g["peak_pages_unshared"] * 4096 / 2 ** 30
@@ -242,7 +242,7 @@ def large_tree(args):
                          "unstable_tree_gib", "missed_merges", "unstable_corrupt_walks",
                          "unstable_changed_after_insert", "gate_changed", "false_positives",
                          "expected_false_positives", "ksmd_cpu_ms", "ksmd_cpu_pct",
-                         "cost_table", "full_scans", "sim_us", "wall_s", "cpu_s",
+                         "cost_table", "full_scans", "pages_scanned", "sim_us", "wall_s", "cpu_s",
                          "max_rss_mib"], runs)
     out_rows = []
     groups = sorted({(r["size_gib"], r["hash"]) for r in runs}, key=lambda k: (k[0], hash_key(k[1])))

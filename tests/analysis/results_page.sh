@@ -48,9 +48,9 @@ for q in "1 12.706" "4 2.776" "30 2.042"; do
 		fail "t(0.975, $1) = $got, not $2"
 done
 {
-	echo "trace,hash,cow_ksm,pages_sharing,pages_unshared,avg_pages_unshared,peak_pages_unshared,missed_merges,unstable_corrupt_walks,unstable_changed_after_insert,gate_changed,false_positives,ksmd_cpu_ms,full_scans,sim_us"
+	echo "trace,hash,cow_ksm,pages_sharing,pages_unshared,avg_pages_unshared,peak_pages_unshared,missed_merges,unstable_corrupt_walks,unstable_changed_after_insert,gate_changed,false_positives,ksmd_cpu_ms,full_scans,pages_scanned,sim_us"
 	for s in 1 2 3; do
-		echo "traces/large-tree-g16-n$s.ksmb,xxhash,$((s * 10)),1,1,1,262144,0,0,0,$((s * 1000)),0,1000,5,1000000"
+		echo "traces/large-tree-g16-n$s.ksmb,xxhash,$((s * 10)),1,1,1,262144,0,0,0,$((s * 1000)),0,1000,5,1310720,1000000"
 	done
 } >"$T/sweep.csv"
 python3 "$py" large-tree "$T/sweep.csv" -o "$T/sum.csv" --runs "$T/runs.csv"
