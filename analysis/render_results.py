@@ -179,7 +179,9 @@ def rng(values, spec):
     """'LOW-HIGH' of some values, or one value where they print alike."""
     values = list(values)
     a, b = f(min(values), spec), f(max(values), spec)
-    return a if a == b else f"{a} to {b}" if a.startswith("-") or b.startswith("-") else f"{a}-{b}"
+    if a == b:
+        return a
+    return f"{a} to {b}" if "-" in a + b or "e" in spec else f"{a}-{b}"
 
 
 def _mci(m, lo, hi, spec):
