@@ -426,14 +426,29 @@ bool advise_plot_available(GError **error)
 	return gnuplot_available(ADVISE_ERROR, error);
 }
 
-/* One datablock of rows, x y "label"; frontier rows in CPU order so the line joins them. */
+/* Today's kernel: the kernel policy with its own checksum, xxhash. */
+static bool is_today(const struct advise_config *c)
+{
+	char *name = advise_config_name(c);
+	bool today = strcmp(name, "kernel/" HASH_DEFAULT) == 0;
+
+	g_free(name);
+	return today;
+}
+
+/*
+ * One datablock of rows, x y "label" (which: 0 dominated, 1 frontier, 2
+ * the pick, 3 today's kernel); frontier rows in CPU order so the
+ * staircase joins them.
+ */
 static void gp_block(GString *s, const char *name, const struct advise_config *cfg,
 		     const struct advise_row *rows, size_t n, int which)
 {
 	size_t *order = g_new(size_t, n ? n : 1), m = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		bool in = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier : rows[i].pick;
+		bool in = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier :
+			  which == 2 ? rows[i].pick : is_today(&cfg[i]);
 
 		if (!in)
 			continue;
@@ -459,17 +474,19 @@ static void gp_block(GString *s, const char *name, const struct advise_config *c
 	/*
 	 * Labels one by one. Along the frontier CPU and pages saved rise
 	 * together, so the cheapest point's label goes below it, the others'
-	 * above, and the pick's further below.
+	 * above, the pick's further below and today's kernel's further still.
+	 * Dominated rows stay unlabelled: many share one pages-saved value, and
+	 * their labels would cover each other (the table names every row).
 	 */
 	for (size_t k = 0; which && k < m; k++) {
 		char *label = advise_config_name(&cfg[order[k]]);
 
 		g_string_append(s, "set label ");
 		gnuplot_quoted(s, label);
-		g_string_append_printf(s, " at %.3f,%.3f left offset 1.2,%s tc rgb '%s'\n",
+		g_string_append_printf(s, " at %.3f,%.3f left offset 1.2,%s tc rgb '%s'%s\n",
 				       rows[order[k]].cpu_ms, rows[order[k]].saved_mean,
-				       which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
-				       which == 2 ? "#0050c0" : "#c00000");
+				       which == 3 ? "-3.1" : which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
+				       which == 3 ? "#208020" : which == 2 ? "#0050c0" : "#c00000", "");
 		g_free(label);
 	}
 	g_free(order);
@@ -500,19 +517,27 @@ bool advise_plot(FILE *png, const char *title, const struct advise_config *cfg,
 	/* a log scale: the sha rows cost ten times the rest, which would crowd together */
 	g_string_append_printf(s, "\nset xlabel 'modelled ksmd CPU (ms, log scale)'\n"
 			       "set ylabel 'pages saved (pages_sharing + ksm_zero_pages), mean over"
-			       " the run'\nset grid xtics ytics\nset key bottom right\n"
+			       " the run'\nset grid xtics ytics\nset key below horizontal\n"
 			       "set logscale x\nset xrange [%.6g:%.6g]\nset yrange [%.3f:%.3f]\n",
 			       xmin / 1.25, xmax * 2.2, ymin - pad, ymax + pad);
 	gnuplot_log_tics(s, xmin / 1.25, xmax * 2.2);
 	gp_block(s, "rest", cfg, rows, n, 0);
 	gp_block(s, "front", cfg, rows, n, 1);
 	gp_block(s, "pick", cfg, rows, n, 2);
+	gp_block(s, "today", cfg, rows, n, 3);
+	/*
+	 * The frontier as a staircase: between two of its points, more CPU
+	 * buys nothing until the next one.
+	 */
 	g_string_append(s, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
 			" title 'dominated', "
-			"$front using 1:2 with linespoints pt 7 ps 1.7 lw 2 lc rgb '#c00000'"
+			"$front using 1:2 with steps lw 2 lc rgb '#c00000' notitle, "
+			"$front using 1:2 with points pt 7 ps 1.7 lc rgb '#c00000'"
 			" title 'Pareto frontier', "
 			"$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
-			" title 'pick (kernel checksum)'\n");
+			" title 'pick (kernel checksum)', "
+			"$today using 1:2 with points pt 4 ps 3.6 lw 2 lc rgb '#208020'"
+			" title 'today: kernel/xxhash'\n");
 	bool ok = gnuplot_draw(png, s->str, ADVISE_ERROR, error);
 
 	g_string_free(s, TRUE);

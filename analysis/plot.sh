@@ -207,8 +207,8 @@ declare -A what=(
 	[extra_unstable_inserts]="unstable-tree inserts beyond the fewest"
 	[missed_merges]="missed merges at the end" [missed_merges_end]="missed merges at the end"
 	[mean_missed_merges]="missed merges, mean" [avg_missed_merges]="missed merges, mean"
-	[checksum_ns_per_page]="checksum time per page" [checksum_ns]="checksum time per page"
-	[checksum_ms]="checksum CPU time" [ksmd_cpu_ms]="ksmd CPU time"
+	[checksum_ns_per_page]="checksum time per page (the model's input)" [checksum_ns]="checksum time per page (the model's input)"
+	[checksum_ms]="checksum CPU time (modelled)" [ksmd_cpu_ms]="ksmd CPU time (modelled)"
 	[dedup_fraction]="share of ideal dedup reached" [dedup_fraction_end]="share of ideal dedup reached"
 	[mean_dedup_fraction]="share of ideal dedup, mean" [avg_dedup_fraction]="share of ideal dedup, mean" [pages_sharing]="pages_sharing at the end")
 unit() {
@@ -325,11 +325,23 @@ $(cat "$work/glabels")
 	for m; do
 		i=$((i + 1))
 		local yc=$((2 * i + 1)) lc=$((2 * i + 2))
-		# log axis when positive values span a factor of 20 (about 1.3 decades)
+		# a published reference beside our bars (reproduce_2017.sh's METRIC_2017):
+		# a black cross on the bar it compares with
+		local ref=""
+		rm -f "$work/ref-$i.dat"
+		if has "$f" "${m}_2017"; then
+			pick "$f" "${m}_2017" | paste -d, <(cut -d, -f1 "$work/bars.dat") - |
+				awk -F, '$2 != ""' >"$work/ref-$i.dat"
+			[[ -s $work/ref-$i.dat ]] && ref=", '$work/ref-$i.dat' using 1:2 with points pt 2 ps 2.5 lw 2.5 lc 'black' title '2017 (published)'"
+		fi
+		# log axis when positive values span a factor of 20 (about 1.3 decades);
+		# the range holds the references too
 		local ax
-		ax=$(awk -F, -v c=$yc '$c != "" && $c > 0 { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
-			END { if (n && hi / lo >= 20) printf "log %g %g", lo / 3, hi * 4; else printf "lin 0 %g", (hi > 0 ? hi * 1.15 : 1) }' \
-			"$work/bars.dat")
+		: >>"$work/ref-$i.dat"
+		ax=$(awk -F, -v c=$yc 'FNR == 1 { f++ } f == 2 { c = 2 }
+			$c != "" && $c > 0 { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
+			END { if (n && hi / lo >= 20) printf "log %g %g", lo / 3, hi * 4; else printf "lin 0 %g", (hi > 0 ? hi * 1.25 : 1) }' \
+			"$work/bars.dat" "$work/ref-$i.dat")
 		read -r kind lo hi <<<"$ax"
 		local lt=""; [[ $kind == log ]] && lt=" (log scale)"
 		script+="set title $(q "$(label "$m")$lt")
@@ -346,8 +358,11 @@ set yrange [0:$hi]
 set format y '$(awk -v h="$hi" 'BEGIN { print (h >= 10 ? "%.0f" : "%.2g") }')'
 "
 		fi
+		[[ -n $ref ]] && script+="set key top left
+" || script+="set key off
+"
 		script+="plot '$work/bars.dat' using 1:(\$$yc == 0 && '$kind' eq 'log' ? NaN : \$$yc):2 with boxes lc variable dt 1 notitle, \\
-     '' using 1:(\$$yc == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$$yc):$lc with labels offset 0,0.7 font ',10' notitle
+     '' using 1:(\$$yc == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$$yc):$lc with labels offset 0,0.7 font ',10' notitle$ref
 "
 	done
 	script+="unset multiplot"
@@ -437,6 +452,8 @@ set format y '%.0s%c'
 			script+="set yrange [0:${hi/#0/1}*1.15]
 "
 		fi
+		local style=linespoints
+		(($(pick "$f" "$x" | sed '/^$/d' | sort -gu | wc -l) > 2)) || style=points
 		# lines drawn first are the widest: where all coincide, each shows
 		sort -t, -k2,2n -o "$work/sw/lines" "$work/sw/lines"
 		while IFS=, read -r pn pt; do
@@ -446,7 +463,8 @@ set format y '%.0s%c'
 			while IFS=, read -r lp lt h; do
 				[[ $lp == "$pn" ]] || continue
 				lw=$(awk -v j=$j -v n="$nl" 'BEGIN { print 1.5 + 2 * (n - 1 - j), 1.2 + 0.6 * (n - 1 - j) }')
-				plots+="'$work/sw/$pn-$lt' using 1:(\$2 > 0 || '$ys' eq 'lin' ? \$2 : NaN) with linespoints lt $lt lw ${lw% *} ps ${lw#* } title $(q "$h"), "
+				# two knob values are two points: no line invents what lies between
+				plots+="'$work/sw/$pn-$lt' using 1:(\$2 > 0 || '$ys' eq 'lin' ? \$2 : NaN) with $style lt $lt lw ${lw% *} ps ${lw#* } title $(q "$h"), "
 				j=$((j + 1))
 			done <"$work/sw/lines"
 			script+="set title $(q "$pt")
@@ -553,11 +571,11 @@ first_collision() {
 	[[ -s $work/q.dat ]] && plots+="'$work/q.dat' using 1:2:2:4:4:6 with candlesticks lc variable lw 2 fill solid 0.3 title '10th to 90th percentile', \\
      '' using 1:3:6 with points pt 7 ps 2 lc variable title 'median', \\
      '' using 1:3:7 with labels left offset 2,0 font ',10' notitle, \\
-     '' using 1:5 with points pt 2 ps 2.5 lw 2 lc 'black' title 'formula mean', "
+     '' using 1:(\$5 * sqrt(4 * log(2) / pi)) with points pt 2 ps 2.5 lw 2 lc 'black' title 'formula median', "
 	[[ -s $work/cens.dat ]] && plots+="'$work/cens.dat' using 1:($hi/2):2 with labels font ',11' notitle, "
 	[[ -n $plots ]] || die "$f: no rows"
 	gp "$outdir/$b-first-collision.png" 1200 720 "
-set title $(q "${title:+$title: }Distinct pages hashed until a checksum first repeats").\"\\nbox: 10th to 90th percentile of the trials; dot: median; x: the formula mean sqrt(pi 2^bits / 2)\"
+set title $(q "${title:+$title: }Distinct pages hashed until a checksum first repeats").\"\\nbox: 10th to 90th percentile of the trials; dot: median; x: the formula median sqrt(2 ln 2 x 2^bits)\"
 set ylabel 'distinct pages hashed (thousands)'
 set xtics ($(cat "$work/qt")) scale 0
 set xrange [0.4:$n.6]

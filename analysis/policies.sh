@@ -61,6 +61,12 @@ advise crc-adversarial "$t"
 advise kernel-build-s0.1-dirty-flush analysis/out/traces/kernel-build-s0.1-n1.ksmt \
 	--hashes xxhash,crc32c \
 	--policies kernel,dirty-bit:flush_ns=1,dirty-bit:flush_ns=1000,dirty-bit,dirty-bit:flush_ns=16000
+# its figure: CPU against the flush cost, the break-even marked (in place of
+# advise's frontier plot, which has one pages-saved value for every row)
+if command -v gnuplot >/dev/null; then
+	step "$here/plot_dirty_flush.sh" "$res/kernel-build-s0.1-dirty-flush.csv" \
+		"$res/kernel-build-s0.1-dirty-flush.png"
+fi
 
 # 2. captured programs, where recorded
 for r in fio numpy; do

@@ -72,7 +72,8 @@ static void usage(FILE *f)
 "                      The output does not depend on it\n"
 "  -o, --csv FILE      the rows as CSV (frontier and pick as 0/1)\n"
 "  --plot PNG          CPU against mean saved, drawn by gnuplot (pngcairo):\n"
-"                      the frontier joined and labelled, the pick circled;\n"
+"                      the frontier as a labelled staircase, the pick\n"
+"                      circled, today's kernel (kernel/xxhash) boxed;\n"
 "                      without gnuplot: an error before any run\n"
 "Run options, the same for every configuration:\n");
 	run_options_help(f, RUN_OPTIONS_ADVISE, 22);

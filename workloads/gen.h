@@ -151,7 +151,8 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	       const struct gen_size *sz, struct progress *progress, uint64_t *records,
 	       GError **error);
 
-/* Workloads (gen_guests.c, gen_flood.c, gen_crc.c, gen_collide.c, gen_probe.c). */
+/* Workloads (gen_guests.c, gen_flood.c, gen_crc.c, gen_collide.c, gen_probe.c,
+ * gen_large_tree.c). */
 bool gen_kernel_build(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_number_crunching(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
@@ -161,5 +162,6 @@ bool gen_ksm_flood(struct gen *g, const struct gen_opts *o, const struct gen_siz
 bool gen_crc_adversarial(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_checksum_adversarial(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_probe(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
+bool gen_large_tree(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 
 #endif

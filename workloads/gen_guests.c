@@ -10,7 +10,7 @@
  * Each of kernel-build, iozone and number-crunching has one table of
  * parameters per calibration (gen.h): 2017, fitted to the 2017 KVM
  * experiment's averages, and guests-tcg, fitted to the traces of real
- * 4 x 512 MiB TCG guests (analysis/results/README.md section 8), on a clock
+ * 4 x 512 MiB TCG guests (analysis/results/README.md section 9), on a clock
  * of one tick per second at full size (gen_resolve).
  */
 #include <stdio.h>

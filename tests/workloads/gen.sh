@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 WORKLOADS="kernel-build iozone number-crunching vm-clones ksm-flood zero-heavy crc-adversarial
-checksum-adversarial"
+checksum-adversarial large-tree"
 listed=$("$KSMSIM" gen --help | awk '/^Workloads/{on=1;next} /^Options/{on=0} on && /^  [a-z]/{print $1}' | tr '\n' ' ')
 # probe (tests/exposure/probe.sh) spawns a victim and an attacker beside the guests
 [ "$listed" = "$(echo $WORKLOADS) probe " ] || fail "gen --help lists '$listed'"
@@ -78,4 +78,21 @@ cow=$(awk -F, 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "cow_ksm") c = i; next
 awk '$2 == "write" && $5 ~ /^bytes:/ {n++; split($5, b, ":"); if (b[2] % 8 || length(b[3]) != 4) bad++}
 	END {exit !(n > 0 && !bad)}' "$T/n.txt" ||
 	fail "number-crunching: corrections are not two low bytes of a double"
+# large-tree: after the boot fills, every write is one word (counters,
+# timestamps, array elements, bitmaps); the gate sees changes, pages
+# change after their insertion in the unstable tree, which holds most of
+# memory, and the pages the guests share change in lock step (CoW).
+"$KSMSIM" gen large-tree --scale 0.01 -o "$T/l.ksmb"
+"$KSMSIM" trace cat "$T/l.ksmb" > "$T/l.txt"
+awk '$2 == "write" {n++; if ($5 !~ /^word:/) bad++} END {exit !(n > 1000 && !bad)}' "$T/l.txt" ||
+	fail "large-tree: changes are not single-word writes"
+"$KSMSIM" run --trace "$T/l.ksmb" --quiet --smart-scan 0 --summary-csv "$T/s.csv"
+col() { awk -F, -v n="$1" 'NR==1 {for (i = 1; i <= NF; i++) if ($i == n) c = i; next} c {print $c}' "$T/s.csv"; }
+pages=$((4 * 10485))
+[ "$(col full_scans)" -ge 5 ] || fail "large-tree: $(col full_scans) full scans, not 5"
+[ "$(col gate_changed)" -gt 1000 ] || fail "large-tree: gate_changed $(col gate_changed)"
+[ "$(col unstable_changed_after_insert)" -gt 0 ] || fail "large-tree: nothing changed after insertion"
+[ "$(col cow_ksm)" -gt 0 ] || fail "large-tree: no CoW of the shared changing pages"
+[ "$(col peak_pages_unshared)" -gt $((pages * 8 / 10)) ] ||
+	fail "large-tree: unstable tree $(col peak_pages_unshared) of $pages pages"
 echo ok

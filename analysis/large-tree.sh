@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The large-tree study: `ksmsim gen large-tree` (an unstable tree of ~86%
+# of guest memory among pages with small changes) at each size, seed and
+# checksum, as one sweep.sh grid per size (so it runs on Slurm as well:
+# give sweep.sh's options after --). Knobs: pages_to_scan 1600 per 16 GiB
+# of guests, sleep_millisecs 200 (8,000 pages/s per 16 GiB: 5 full scans
+# in the trace's 3000 s), smart_scan 0 (see results/README.md), the
+# oracle every 600 s. Every run's cost (wall, CPU, peak RSS) is logged by
+# timed-ksmsim.sh. Writes RESULTS/runs.csv (a row per run) and
+# RESULTS/summary.csv (means and 95% t intervals per size and hash) with
+# analysis/summarise.py.
+#
+# usage: analysis/large-tree.sh [--sizes 16,64] [--seeds 1,2,3,4,5]
+#        [--seeds-for SIZE:LIST]... [--hashes jhash2,crc32c,xxhash,xxh64]
+#        [--out DIR] [--results DIR] [--jobs N] [--summarise-only] [--probe SIZE:SECONDS]
+#        [-- SWEEP-OPTIONS]
+# A size is GiB of guest memory in total: 4 guests up to 64 GiB, 16 above.
+# --summarise-only: no runs, only the tables and figures from the runs done.
+# --probe SIZE:SECONDS: instead, one short run (xxhash, seed 1, SECONDS of
+# trace) to measure what a size costs before running it: its row (scans,
+# pages scanned, wall and CPU s, peak RSS) is added to RESULTS/probe.csv.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+sizes=16,64 seeds=1,2,3,4,5 hashes=jhash2,crc32c,xxhash,xxh64 jobs=1
+out=$here/out/large-tree res=$here/results/large-tree
+declare -A seeds_for=([256]=1,2)
+sweep_args=() only=0 probe=""
+die() { echo "large-tree.sh: $*" >&2; exit 2; }
+while (($#)); do
+	case $1 in
+	--sizes) sizes=${2:?}; shift 2 ;;
+	--seeds) seeds=${2:?}; shift 2 ;;
+	--seeds-for) [[ ${2:-} =~ ^([0-9]+):([0-9]+(,[0-9]+)*)$ ]] ||
+		die "--seeds-for ${2:-}: SIZE:LIST, e.g. 256:1,2"
+		seeds_for[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
+	--hashes) hashes=${2:?}; shift 2 ;;
+	--out) out=${2:?}; shift 2 ;;
+	--results) res=${2:?}; shift 2 ;;
+	--jobs) jobs=${2:?}; shift 2 ;;
+	--summarise-only) only=1; shift ;;
+	--probe) [[ ${2:-} =~ ^([0-9]+):([0-9]+)$ ]] || die "--probe ${2:-}: SIZE:SECONDS, e.g. 64:700"
+		probe=$2; shift 2 ;;
+	--) shift; sweep_args=("$@"); break ;;
+	-h | --help) awk 'NR > 2 && /^#/ {sub(/^# ?/, ""); print; next} NR > 2 {exit}' "$0"; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+done
+[[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: a comma list of GiB"
+[[ $seeds =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds $seeds: a comma list of numbers"
+. "$here/steps.sh" large-tree.sh
+mkdir -p "$out" "$res"
+out=$(cd "$out" && pwd)
+export KSMSIM_REAL=$ksmsim KSMSIM_TIMES=$out/times.tsv
+if [[ -n $probe ]]; then
+	g=${probe%%:*} dur=${probe#*:}
+	((g % 16 == 0 && g >= 16 && dur > 0)) || die "--probe $probe: a multiple of 16 GiB and some seconds"
+	vms=4
+	((g > 64)) && vms=16
+	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
+	mkdir -p "$out/probe"
+	t=$out/probe/large-tree-g$g-d$dur.ksmb
+	step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed 1 --pages-to-scan "$pts" \
+		--duration-s "$dur" -o "$t"
+	step nice -n 19 /usr/bin/time -f '%e %U %S %M' -o "$out/probe/time" "$ksmsim" run --quiet \
+		--trace "$t" --hash xxhash --smart-scan 0 --pages-to-scan "$pts" --sleep-millisecs 200 \
+		--ideal-interval-ms 600000 --max-memory 10G --summary-csv "$out/probe/summary.csv"
+	read -r wall user sys rss <"$out/probe/time"
+	row=$(awk -F, -v g="$g" -v d="$dur" -v w="$wall" -v c="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+		-v r="$rss" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+		{ printf "%s,%s,xxhash,%s,%s,%s,%s,%.1f\n", g, d, $k["full_scans"], $k["pages_scanned"], w, c, r / 1024 }' \
+		"$out/probe/summary.csv")
+	[[ -e $res/probe.csv ]] || echo "size_gib,duration_s,hash,full_scans,pages_scanned,wall_s,cpu_s,max_rss_mib" >"$res/probe.csv"
+	grep -v "^$g,$dur,xxhash," "$res/probe.csv" >"$res/probe.csv.tmp" || true
+	echo "$row" >>"$res/probe.csv.tmp"
+	mv "$res/probe.csv.tmp" "$res/probe.csv"
+	echo "large-tree.sh: probe $row" >&2
+	exit 0
+fi
+IFS=, read -r -a szl <<<"$sizes"
+for g in "${szl[@]}"; do
+	((g % 16 == 0 && g >= 16)) || die "--sizes: $g is not a multiple of 16 GiB"
+	vms=4
+	((g > 64)) && vms=16
+	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
+	o=$out/g$g
+	mkdir -p "$o/traces"
+	# cells made by an older binary are stale: start this size over
+	if ((!only)) && [[ -e $o/cells.tsv && $ksmsim -nt $o/cells.tsv ]]; then
+		rm -rf "$o/cells" "$o/sweep.csv" "$o/cells.tsv"
+	fi
+	traces=()
+	IFS=, read -r -a sl <<<"${seeds_for[$g]:-$seeds}"
+	for s in "${sl[@]}"; do
+		t=$o/traces/large-tree-g$g-n$s.ksmb
+		if ((!only)) && [[ ! -e $t || $ksmsim -nt $t ]]; then
+			step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed "$s" \
+				--pages-to-scan "$pts" -o "$t"
+		fi
+		traces+=(--trace "$t")
+	done
+	((only)) || step nice -n 19 "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan "$pts" \
+		--sleep-millisecs 200 --knob smart_scan=0 \
+		--run-args "--ideal-interval-ms 600000 --max-memory 10G" --jobs "$jobs" \
+		--ksmsim "$here/timed-ksmsim.sh" --out "$o" "${sweep_args[@]}" || true
+done
+# every size with runs done goes into the tables: a sweep cut short (a
+# deadline, a time limit) by the cells it finished, which summary.csv's
+# n column shows
+parts=()
+for g in "${szl[@]}"; do
+	o=$out/g$g
+	if [[ -e $o/sweep.csv ]]; then
+		parts+=("$o/sweep.csv")
+	elif compgen -G "$o/cells/*.csv" >/dev/null; then
+		"$here/sweep.sh" --merge --out "$o" 2>/dev/null || true
+		[[ -e $o/sweep.partial.csv ]] && parts+=("$o/sweep.partial.csv")
+	fi
+done
+((${#parts[@]})) || die "no run done yet (rerun to resume)"
+step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${parts[@]}" \
+	-o "$res/summary.csv" --runs "$res/runs.csv"
+if command -v gnuplot >/dev/null; then
+	step "$here/plot_large_tree.sh" "$res/summary.csv" "$res"
+else
+	echo "large-tree.sh: no gnuplot: figures not remade" >&2
+fi

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The 2017 question in one figure, from seeds-2017.sh's summary.csv: per
+# workload, crc32c's difference from jhash2 in % (CoW, mean
+# pages_sharing, mean pages_unshared, checksum time), the model's mean
+# over seeds with its 95% interval beside 2017's one-run difference.
+# usage: analysis/plot_2017_seeds.sh SUMMARY.csv DIR   (writes DIR/2017-deltas.png)
+set -euo pipefail
+sum=${1:?usage: plot_2017_seeds.sh SUMMARY.csv DIR} dir=${2:?usage: plot_2017_seeds.sh SUMMARY.csv DIR}
+command -v gnuplot >/dev/null || { echo "plot_2017_seeds.sh: gnuplot not found" >&2; exit 2; }
+[[ -r $sum ]] || { echo "plot_2017_seeds.sh: cannot read $sum" >&2; exit 2; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for w in kernel-build iozone; do
+	awk -F, -v OFS='\t' -v w="$w" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["workload"] == w && $c["hash"] == "crc32c" && $c["metric"] ~ /_vs_jhash2_pct$/ {
+			m = $c["metric"]; sub(/_vs_jhash2_pct$/, "", m)
+			lab["cow_ksm"] = "CoW"; lab["avg_pages_sharing"] = "pages_sharing"
+			lab["avg_pages_unshared"] = "pages_unshared"
+			if (!(m in lab)) next
+			lo = $c["ci95_low"]; hi = $c["ci95_high"]; if (lo == "") { lo = $c["mean"]; hi = lo }
+			p = $c["published_2017"]; if (p == "") p = "NaN"
+			print lab[m], $c["mean"], lo, hi, p, $c["n"] }' "$sum" >"$T/$w.tsv"
+	[[ -s $T/$w.tsv ]] || { echo "plot_2017_seeds.sh: no crc32c rows for $w in $sum" >&2; exit 2; }
+done
+n=$(awk -F'\t' '{print $6; exit}' "$T/kernel-build.tsv")
+ct=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["workload"] == "kernel-build" && $c["hash"] == "crc32c" && $c["metric"] == "checksum_time_vs_jhash2_pct" {
+	printf "checksum time: model %+.1f%%, 2017 %+.0f%%", $c["mean"], $c["published_2017"] }' "$sum")
+gnuplot <<EOF
+set terminal pngcairo size 1200,560 noenhanced font 'Sans,11'
+set output '$T/d.png'
+set datafile separator '\t'
+set multiplot layout 1,2 title "crc32c minus jhash2, in %: the model over $n seeds (bar, 95% interval) beside 2017's one run each (x)\n$ct (not drawn: off the scale)"
+set style data histograms
+set style histogram errorbars gap 2 lw 1.5
+set style fill solid 0.6 border -1
+set boxwidth 0.8
+set grid ytics
+set xtics scale 0
+set yrange [-6:6]
+set ylabel '% against jhash2'
+set xzeroaxis lt -1
+set key top left
+do for [w in "kernel-build iozone"] {
+	set title w
+	plot '$T/'.w.'.tsv' using 2:3:4:xtic(1) title 'model (mean, 95% interval)' lc rgb '#4477aa', \
+	     '' using (\$0):5 with points pt 2 ps 3 lw 3 lc rgb '#cc3311' title '2017 (one run a hash)'
+}
+unset multiplot
+EOF
+[[ -s $T/d.png ]] || { echo "plot_2017_seeds.sh: gnuplot made no figure" >&2; exit 2; }
+mkdir -p "$dir"
+cp "$T/d.png" "$dir/.2017-deltas.png.tmp" && mv "$dir/.2017-deltas.png.tmp" "$dir/2017-deltas.png"
+echo "$dir/2017-deltas.png"

@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Renders analysis/results/README.md from README.md.in and the CSVs.
+
+  render_results.py [--results DIR] [--check]
+
+Every figure the page quotes from a result is a placeholder in the
+template, {{EXPR}} or {{EXPR|FORMAT}}: EXPR a Python expression over the
+helpers below, FORMAT a format spec (",.0f", "+.1f", ".2e"; default: the
+value as the CSV holds it). Helpers:
+
+  v(FILE, COLUMN, KEY=VALUE...)   the COLUMN of the one row of FILE (a CSV
+                                  under DIR) whose KEY columns hold VALUEs
+  y17(WORKLOAD, HASH, METRIC[, COLUMN])   2017/seeds/summary.csv (mean)
+  lt(SIZE, HASH, METRIC[, COLUMN])        large-tree/summary.csv (mean)
+  lt_runs(COLUMN, KEY=VALUE...)           every matching large-tree run
+  ci(LOW, HIGH, FORMAT)           "LOW to HIGH", each formatted
+  table17(), table_lt(), table_lt_cost()  whole Markdown tables
+
+--check renders in memory and compares with README.md: exit 1 naming the
+first line that differs (a figure typed by hand, or a CSV that changed
+since the page was rendered). Errors (a missing file, column or row, a
+placeholder that does not evaluate) are one line on stderr and exit 2.
+"""
+import csv
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_cache = {}
+RES = os.path.join(HERE, "results")
+
+
+class RenderError(Exception):
+    pass
+
+
+def _rows(path):
+    full = os.path.join(RES, path)
+    if full not in _cache:
+        try:
+            with open(full, newline="") as f:
+                _cache[full] = list(csv.DictReader(l for l in f if not l.startswith("#")))
+        except OSError as e:
+            raise RenderError(f"{path}: {e.strerror}")
+    return _cache[full]
+
+
+def _val(s):
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        return float(s)
+    except ValueError:
+        return s
+
+
+def _match(path, sel):
+    rows = _rows(path)
+    out = [r for r in rows if all(str(r.get(k)) == str(val) for k, val in sel.items())]
+    return out
+
+
+def v(path, col, **sel):
+    rows = _match(path, sel)
+    if len(rows) != 1:
+        raise RenderError(f"{path}: {len(rows)} rows match {sel}, not 1")
+    if col not in rows[0]:
+        raise RenderError(f"{path}: no column '{col}'")
+    if rows[0][col] == "":
+        raise RenderError(f"{path}: column '{col}' is empty where {sel}")
+    return _val(rows[0][col])
+
+
+def vals(path, col, **sel):
+    """The COLUMN of every row of FILE whose KEY columns hold VALUEs."""
+    rows = _match(path, sel)
+    if not rows:
+        raise RenderError(f"{path}: no rows match {sel}")
+    return [_val(r[col]) for r in rows]
+
+
+KSM_FILES = ("collide/ksm.csv", "collide/ksm_crc_adversarial.csv")
+
+
+def table_ksm(path):
+    """A `collide ksm` CSV as the page's table (counts at the end of the run)."""
+    cols = (("false positives", "false_positives"), ("extra unstable inserts",
+            "extra_unstable_inserts"), ("corrupt unstable walks", "unstable_corrupt_walks"),
+            ("changed after insert", "unstable_changed_after_insert"), ("CoW", "cow_ksm"),
+            ("missed merges", "missed_merges"), ("peak unshared", "peak_pages_unshared"),
+            ("ksmd CPU ms (modelled)", "ksmd_cpu_ms"))
+    out = ["| hash | " + " | ".join(c[0] for c in cols) + " |",
+           "|---|" + "---:|" * len(cols)]
+    for r in _rows(path):
+        out.append(f"| {r['hash']} | " + " | ".join(f(_val(r[c]), ",.0f") for _, c in cols) + " |")
+    return "\n".join(out)
+
+
+def y17(w, h, metric, col="mean"):
+    return v("2017/seeds/summary.csv", col, workload=w, hash=h, metric=metric)
+
+
+def pub17(w, h, metric):
+    """2017's published figure (or difference) beside ours, None where it has none."""
+    rows = _match("2017/seeds/summary.csv", {"workload": w, "hash": h, "metric": metric})
+    if len(rows) != 1:
+        raise RenderError(f"2017/seeds/summary.csv: {len(rows)} rows for {w}/{h}/{metric}")
+    x = rows[0].get("published_2017", "")
+    return _val(x) if x != "" else None
+
+
+def ns_model(h):
+    """The model's built-in ns per cold page (as 2017/tables.csv records it)."""
+    return v("2017/tables.csv", "checksum_ns_per_page", workload="kernel-build", hash=h)
+
+
+def ns_meas(h):
+    """This machine's measured ns per cold page (costs.csv)."""
+    return v("costs.csv", "cold_ns_per_page", name=h)
+
+
+def repriced(w, h):
+    """Mean modelled ksmd ms of a 2017 workload with the checksum term priced by
+    costs.csv instead of the built-in table (first order: nothing else moves)."""
+    return y17(w, h, "ksmd_cpu_ms") - y17(w, h, "checksums") * (ns_model(h) - ns_meas(h)) / 1e6
+
+
+def lt(size, h, metric, col="mean"):
+    return v("large-tree/summary.csv", col, size_gib=size, hash=h, metric=metric)
+
+
+def probe(size, col):
+    """large-tree.sh --probe's row for SIZE GiB (large-tree/probe.csv)."""
+    return v("large-tree/probe.csv", col, size_gib=size)
+
+
+def lt_runs(col, **sel):
+    rows = _match("large-tree/runs.csv", sel)
+    if not rows:
+        raise RenderError(f"large-tree/runs.csv: no rows match {sel}")
+    return [_val(r[col]) for r in rows]
+
+
+def lt_hashes(size):
+    """The hashes with runs at SIZE GiB, in the page's order."""
+    have = {r["hash"] for r in _rows("large-tree/summary.csv") if int(r["size_gib"]) == size}
+    return [h for h in ("jhash2", "crc32c", "xxhash", "xxh64") if h in have]
+
+
+def lt32(size, metric, col="mean"):
+    """A figure of a 32-bit gate at SIZE (xxhash's where it ran, else another's):
+    the counters do not depend on which (no --batch-time)."""
+    for h in ("xxhash", "jhash2", "crc32c"):
+        if h in lt_hashes(size):
+            return lt(size, h, metric, col)
+    raise RenderError(f"large-tree/summary.csv: no 32-bit hash at {size} GiB")
+
+
+def lt_sizes():
+    return sorted({int(r["size_gib"]) for r in _rows("large-tree/summary.csv")})
+
+
+def f(x, spec):
+    if isinstance(x, str):
+        return x
+    return format(x, spec)
+
+
+def ci(lo, hi, spec):
+    return f"{f(lo, spec)} to {f(hi, spec)}"
+
+
+def rng(values, spec):
+    """'LOW-HIGH' of some values, or one value where they print alike."""
+    values = list(values)
+    a, b = f(min(values), spec), f(max(values), spec)
+    if a == b:
+        return a
+    return f"{a} to {b}" if "-" in a + b or "e" in spec else f"{a}-{b}"
+
+
+def _mci(m, lo, hi, spec):
+    """A mean and its 95% interval, or the mean alone where every seed gave it."""
+    if lo == "" or hi == "" or (f(lo, spec) == f(m, spec) == f(hi, spec)):
+        return f"{f(m, spec)} (every seed)" if lo != "" else f(m, spec)
+    return f"{f(m, spec)} ({ci(lo, hi, spec)})"
+
+
+def _pm(w, h, met, spec):
+    return _mci(y17(w, h, met), y17(w, h, met, "ci95_low"), y17(w, h, met, "ci95_high"), spec)
+
+
+def table17():
+    """Ours (mean and 95% interval over seeds) beside 2017's, per workload."""
+    out = []
+    hashes = ["jhash2", "crc32c", "xxhash"]
+    for w in ("kernel-build", "iozone"):
+        n = y17(w, "jhash2", "cow_ksm", "n")
+        out.append(f"**{w}** (4 guests x 4 GiB, 1800 s, pages_to_scan 1600, sleep_millisecs "
+                   f"200, `--batch-time`; {n} seeds; mean and 95% interval):\n")
+        out.append("| figure | " + " | ".join(hashes) + " | 2017 jhash2 | 2017 crc32c |")
+        out.append("|---|" + "---:|" * (len(hashes) + 2))
+
+        def row(label, met, spec):
+            cells = [_pm(w, h, met, spec) for h in hashes]
+            p = [pub17(w, h, met) for h in ("jhash2", "crc32c")]
+            out.append(f"| {label} | " + " | ".join(cells + [f(x, spec) if x is not None else "-"
+                                                           for x in p]) + " |")
+
+        row("CoW (cow_ksm over the run)", "cow_ksm", ",.0f")
+        row("pages_sharing (mean of 1 s samples)", "avg_pages_sharing", ",.0f")
+        row("pages_unshared (mean of 1 s samples)", "avg_pages_unshared", ",.0f")
+        for label, met, spec in (
+                ("ksmd CPU, modelled (ms over the run)", "ksmd_cpu_ms", ",.0f"),
+                ("checksums taken", "checksums", ",.0f"),
+                ("changes the gate saw (gate_changed)", "gate_changed", ",.0f"),
+                ("false positives", "false_positives", ",.0f"),
+                ("corrupt unstable walks", "unstable_corrupt_walks", ",.0f"),
+                ("changed after insertion in the unstable tree",
+                 "unstable_changed_after_insert", ",.0f"),
+                ("missed merges (oracle, end)", "missed_merges", ",.0f")):
+            out.append(f"| {label} | " + " | ".join(_pm(w, h, met, spec) for h in hashes)
+                       + " | - | - |")
+        out.append("")
+        out.append(f"Differences from jhash2 on {w}, in %, paired by seed (mean and 95% "
+                   "interval), beside 2017's (one run per hash):\n")
+        out.append("| figure | crc32c, ours | crc32c, 2017 | xxhash, ours |")
+        out.append("|---|---:|---:|---:|")
+        for label, met in (("CoW", "cow_ksm"), ("pages_sharing", "avg_pages_sharing"),
+                           ("pages_unshared", "avg_pages_unshared"),
+                           ("checksum time (checksums x model ns/page)", "checksum_time"),
+                           ("ksmd CPU, modelled", "ksmd_cpu_ms")):
+            m = met + "_vs_jhash2_pct"
+            p = pub17(w, "crc32c", m)
+            out.append(f"| {label} | {_pm(w, 'crc32c', m, '+.2f')} | "
+                       f"{f(p, '+.1f') if p is not None else '-'} | {_pm(w, 'xxhash', m, '+.2f')} |")
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+LT_ROWS = (("unstable tree, peak (GiB)", "unstable_tree_gib", ",.1f"),
+           ("full scans", "full_scans", ",.0f"),
+           ("changes the gate saw (gate_changed)", "gate_changed", ",.0f"),
+           ("false positives", "false_positives", ",.0f"),
+           ("expected by chance (gate_changed x 2^-bits)", "expected_false_positives", ".1e"),
+           ("changed after insertion", "unstable_changed_after_insert", ",.0f"),
+           ("corrupt unstable walks", "unstable_corrupt_walks", ",.0f"),
+           ("CoW", "cow_ksm", ",.0f"),
+           ("pages_sharing (end)", "pages_sharing", ",.0f"),
+           ("pages_unshared (end)", "pages_unshared", ",.0f"),
+           ("missed merges (oracle, end)", "missed_merges", ",.0f"),
+           ("ksmd CPU, modelled (% of one CPU)", "ksmd_cpu_pct", ".2f"))
+
+
+def _lt_cell(size, h, met, spec):
+    if lt(size, h, met, "n") < 2:
+        return f(lt(size, h, met), spec)
+    return _mci(lt(size, h, met), lt(size, h, met, "ci95_low"), lt(size, h, met, "ci95_high"),
+                spec)
+
+
+def table_lt():
+    out = []
+    for size in lt_sizes():
+        hashes = lt_hashes(size)
+        n = min(lt(size, h, "cow_ksm", "n") for h in hashes)
+        out.append(f"**{size} GiB of guests** ({n} seed{'s' if n > 1 else ''} a hash"
+                   f"{' at least' if any(lt(size, h, 'cow_ksm', 'n') > n for h in hashes) else ''}; "
+                   "mean and 95% interval):\n")
+        out.append("| figure | " + " | ".join(hashes) + " |")
+        out.append("|---|" + "---:|" * len(hashes))
+        for label, met, spec in LT_ROWS:
+            out.append(f"| {label} | "
+                       + " | ".join(_lt_cell(size, h, met, spec) for h in hashes) + " |")
+        for label, met in (("ksmd CPU against jhash2 (%, paired)", "ksmd_cpu_ms_vs_jhash2_pct"),
+                           ("CoW against jhash2 (%, paired)", "cow_ksm_vs_jhash2_pct")):
+            cells = ["-" if h == "jhash2" or "jhash2" not in hashes else
+                     _lt_cell(size, h, met, "+.2f") for h in hashes]
+            out.append(f"| {label} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+def table_lt_cost():
+    out = ["| size | guests | runs | wall s a run | CPU s a run | peak RSS MiB |",
+           "|---|---|---:|---:|---:|---:|"]
+    for size in lt_sizes():
+        runs = len(lt_runs("hash", size_gib=size))
+        walls, cpus, rss = ([x for x in lt_runs(c, size_gib=size) if x != ""]
+                            for c in ("wall_s", "cpu_s", "max_rss_mib"))
+        if not walls:	# runs made without timed-ksmsim.sh
+            walls = cpus = rss = ["-"]
+        guests = "4" if size <= 64 else "16"
+        cost = (f"{rng(walls, ',.0f')} | {rng(cpus, ',.0f')} | {rng(rss, ',.0f')}"
+                if walls[0] != "-" else "- | - | -")
+        out.append(f"| {size} GiB | {guests} x {size * 1024 // int(guests) // 1024} GiB | "
+                   f"{runs} | {cost} |")
+    return "\n".join(out)
+
+
+NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "ns_meas": ns_meas,
+         "repriced": repriced, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
+         "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
+         "str": str, "zip": zip, "int": int, "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
+         "math": math}
+
+PLACEHOLDER = re.compile(r"\{\{(.+?)\}\}", re.S)
+
+
+def render(text, where):
+    def sub(m):
+        body = m.group(1)
+        expr, _, spec = body.rpartition("|") if "|" in body else (body, "", "")
+        expr = expr.strip()
+        line = text.count("\n", 0, m.start()) + 1
+        try:
+            x = eval(expr, {"__builtins__": {}, **NAMES})  # our own template, not input
+            return f(x, spec.strip()) if spec.strip() else (x if isinstance(x, str) else str(x))
+        except RenderError as e:
+            raise RenderError(f"{where}:{line}: {{{{{expr}}}}}: {e}")
+        except Exception as e:  # noqa: BLE001 - any failure of a placeholder is one line
+            raise RenderError(f"{where}:{line}: {{{{{expr}}}}}: {type(e).__name__}: {e}")
+    return PLACEHOLDER.sub(sub, text)
+
+
+def main(argv):
+    global RES
+    check = False
+    it = iter(argv[1:])
+    for a in it:
+        if a == "--results":
+            RES = next(it, None) or RES
+        elif a == "--check":
+            check = True
+        elif a in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0
+        else:
+            print(f"render_results.py: unknown option {a}", file=sys.stderr)
+            return 2
+    tpl = os.path.join(RES, "README.md.in")
+    page = os.path.join(RES, "README.md")
+    try:
+        with open(tpl) as fh:
+            text = fh.read()
+        out = render(text, tpl)
+    except (OSError, RenderError) as e:
+        print(f"render_results.py: {e}", file=sys.stderr)
+        return 2
+    out = ("<!-- Made by analysis/render_results.py from README.md.in and the CSVs it "
+           "names: edit those, not this file. -->\n" + out)
+    if check:
+        try:
+            with open(page) as fh:
+                have = fh.read()
+        except OSError as e:
+            print(f"render_results.py: {page}: {e.strerror}", file=sys.stderr)
+            return 2
+        if have == out:
+            return 0
+        a, b = have.splitlines(), out.splitlines()
+        for i in range(max(len(a), len(b))):
+            x = a[i] if i < len(a) else "<end>"
+            y = b[i] if i < len(b) else "<end>"
+            if x != y:
+                print(f"render_results.py: {page}:{i + 1} differs from its CSVs:\n"
+                      f"  page:    {x}\n  from CSV: {y}", file=sys.stderr)
+                return 1
+        return 1
+    tmp = f"{page}.tmp.{os.getpid()}"
+    with open(tmp, "w") as fh:
+        fh.write(out)
+    os.replace(tmp, page)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

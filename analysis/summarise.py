@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Means and 95% intervals over seeds for the seeded studies.
+
+  summarise.py large-tree [--times TIMES.tsv] [--cost-table NAME]
+               SWEEP.csv... -o SUMMARY.csv --runs RUNS.csv
+  summarise.py 2017 RUNS.csv [--tables 2017/tables.csv]
+               [--published published.csv] -o SUMMARY.csv
+  summarise.py t-quantile P DF        (prints Student's t quantile)
+
+Inputs are sweep.sh's CSVs (one `ksmsim run --summary-csv` row per run).
+An interval is mean +- t(0.975, n-1) x sd / sqrt(n) (Student's t, the
+seeds taken as independent draws); with one run it is empty. Differences
+between hashes are paired by seed: the per-seed difference in % from
+jhash2, then its mean and interval. Outputs are written whole (a temporary
+file renamed) or not at all; bad input is one line on stderr and exit 2.
+"""
+import csv
+import math
+import os
+import re
+import sys
+
+# ---------------------------------------------------------------- statistics
+
+
+def _betacf(a, b, x):
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+           + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t, df):
+    x = df / (df + t * t)
+    tail = 0.5 * betainc(df / 2.0, 0.5, x)
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_quantile(p, df):
+    """Student's t quantile by bisection on the CDF (p in (0.5, 1))."""
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def mean_ci(values):
+    """(n, mean, sd, low, high); low/high None with fewer than two values."""
+    n = len(values)
+    if n == 0:
+        return 0, None, None, None, None
+    m = sum(values) / n
+    if n < 2:
+        return n, m, None, None, None
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    half = t_quantile(0.975, n - 1) * sd / math.sqrt(n)
+    return n, m, sd, m - half, m + half
+
+
+# ---------------------------------------------------------------- I/O
+
+
+def die(msg):
+    print(f"summarise.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_rows(path, need=()):
+    try:
+        with open(path, newline="") as f:
+            rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    if not rows:
+        die(f"{path}: no rows")
+    for c in need:
+        if c not in rows[0]:
+            die(f"{path}: no column '{c}'")
+    return rows
+
+
+def num(path, row, col):
+    v = row.get(col, "")
+    try:
+        return float(v)
+    except ValueError:
+        die(f"{path}: column '{col}' of {row.get('trace', '?')}/{row.get('hash', '?')} "
+            f"is not a number: '{v}'")
+
+
+def fmt(v):
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int) or (float(v).is_integer() and abs(v) < 1e15):
+        return str(int(v))
+    return f"{v:.6g}" if abs(v) < 1e-3 else f"{v:.4f}".rstrip("0").rstrip(".")
+
+
+def write_csv(path, header, rows):
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(header)
+            for r in rows:
+                w.writerow([fmt(r.get(h)) for h in header])
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        die(f"{path}: {e.strerror}")
+
+
+HASH_BITS = {"jhash2": 32, "crc32c": 32, "crc32": 32, "xxhash": 32, "xxh32": 32,
+             "xxh64": 64, "xxh3": 64, "sha1": 64, "sha256": 64}
+HASH_ORDER = ["jhash2", "crc32c", "xxhash", "crc32", "xxh32", "xxh64", "xxh3", "sha1", "sha256"]
+
+
+def hash_key(h):
+    return HASH_ORDER.index(h) if h in HASH_ORDER else len(HASH_ORDER)
+
+
+def read_times(path):
+    """timed-ksmsim.sh's log: (trace label, hash) -> (wall s, CPU s, peak RSS KiB)."""
+    cost = {}
+    if not path or not os.path.exists(path):
+        return cost
+    with open(path) as f:
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) < 5:
+                continue
+            a = p[4].split(" ")
+            try:
+                lab, h = a[a.index("--trace-label") + 1], a[a.index("--hash") + 1]
+                cost[(lab, h)] = (float(p[0]), float(p[1]) + float(p[2]), float(p[3]))
+            except (ValueError, IndexError):
+                continue
+    return cost
+
+
+# ---------------------------------------------------------------- large-tree
+
+LT_METRICS = ["cow_ksm", "pages_sharing", "pages_unshared", "avg_pages_unshared",
+              "peak_pages_unshared", "unstable_tree_gib", "missed_merges",
+              "unstable_corrupt_walks", "unstable_changed_after_insert", "gate_changed",
+              "false_positives", "expected_false_positives", "ksmd_cpu_ms", "ksmd_cpu_pct",
+              "full_scans", "pages_scanned", "wall_s", "cpu_s", "max_rss_mib"]
+
+
+def large_tree(args):
+    times, cost_table, out, runs_out, files = None, "built-in (hashes/registry.c)", None, None, []
+    it = iter(args)
+    for a in it:
+        if a == "--times":
+            times = next(it, None)
+        elif a == "--cost-table":
+            cost_table = next(it, None)
+        elif a == "-o":
+            out = next(it, None)
+        elif a == "--runs":
+            runs_out = next(it, None)
+        elif a.startswith("-"):
+            die(f"unknown option {a}")
+        else:
+            files.append(a)
+    if not files or not out or not runs_out:
+        die("large-tree needs SWEEP.csv..., -o SUMMARY.csv and --runs RUNS.csv")
+    cost = read_times(times)
+    runs = []
+    for path in files:
+        for r in read_rows(path, ("trace", "hash", "gate_changed", "ksmd_cpu_ms")):
+            m = re.search(r"large-tree-g(\d+)-n(\d+)", r["trace"])
+            if not m:
+                die(f"{path}: trace '{r['trace']}' is not a large-tree-gSIZE-nSEED trace")
+            h = r["hash"]
+            bits = HASH_BITS.get(h)
+            if bits is None:
+                die(f"{path}: unknown hash '{h}'")
+            g = {c: num(path, r, c) for c in
+                 ("cow_ksm", "pages_sharing", "pages_unshared", "avg_pages_unshared",
+                  "peak_pages_unshared", "missed_merges", "unstable_corrupt_walks",
+                  "unstable_changed_after_insert", "gate_changed", "false_positives",
+                  "ksmd_cpu_ms", "full_scans", "pages_scanned", "sim_us")}
+            row = {"size_gib": int(m.group(1)), "seed": int(m.group(2)), "hash": h,
+                   "hash_bits": bits, **g}
+            row["unstable_tree_gib"] = g["peak_pages_unshared"] * 4096 / 2 ** 30
+            row["expected_false_positives"] = g["gate_changed"] * 2.0 ** -bits
+            row["ksmd_cpu_pct"] = 100.0 * g["ksmd_cpu_ms"] * 1000 / g["sim_us"]
+            row["cost_table"] = cost_table
+            c = cost.get((r["trace"], h))
+            if c:
+                row["wall_s"], row["cpu_s"], row["max_rss_mib"] = c[0], c[1], c[2] / 1024
+            runs.append(row)
+    runs.sort(key=lambda r: (r["size_gib"], hash_key(r["hash"]), r["seed"]))
+    write_csv(runs_out, ["size_gib", "hash", "seed", "hash_bits", "cow_ksm", "pages_sharing",
+                         "pages_unshared", "avg_pages_unshared", "peak_pages_unshared",
+                         "unstable_tree_gib", "missed_merges", "unstable_corrupt_walks",
+                         "unstable_changed_after_insert", "gate_changed", "false_positives",
+                         "expected_false_positives", "ksmd_cpu_ms", "ksmd_cpu_pct",
+                         "cost_table", "full_scans", "pages_scanned", "sim_us", "wall_s", "cpu_s",
+                         "max_rss_mib"], runs)
+    out_rows = []
+    groups = sorted({(r["size_gib"], r["hash"]) for r in runs}, key=lambda k: (k[0], hash_key(k[1])))
+    for size, h in groups:
+        rs = [r for r in runs if r["size_gib"] == size and r["hash"] == h]
+        for met in LT_METRICS:
+            vals = [r[met] for r in rs if r.get(met) is not None]
+            n, m, sd, lo, hi = mean_ci(vals)
+            if n:
+                out_rows.append({"size_gib": size, "hash": h, "metric": met, "n": n, "mean": m,
+                                 "sd": sd, "ci95_low": lo, "ci95_high": hi,
+                                 "min": min(vals), "max": max(vals)})
+        # the cost of a hash against jhash2's, paired by seed
+        base = {r["seed"]: r for r in runs if r["size_gib"] == size and r["hash"] == "jhash2"}
+        if h != "jhash2" and base:
+            for met in ("ksmd_cpu_ms", "cow_ksm", "pages_sharing", "avg_pages_unshared"):
+                d = [100.0 * (r[met] - base[r["seed"]][met]) / base[r["seed"]][met]
+                     for r in rs if r["seed"] in base and base[r["seed"]][met]]
+                n, m, sd, lo, hi = mean_ci(d)
+                if n:
+                    out_rows.append({"size_gib": size, "hash": h, "metric": met + "_vs_jhash2_pct",
+                                     "n": n, "mean": m, "sd": sd, "ci95_low": lo,
+                                     "ci95_high": hi, "min": min(d), "max": max(d)})
+    write_csv(out, ["size_gib", "hash", "metric", "n", "mean", "sd", "ci95_low", "ci95_high",
+                    "min", "max"], out_rows)
+
+
+# ---------------------------------------------------------------- 2017
+
+Y17_METRICS = ["cow_ksm", "avg_pages_sharing", "avg_pages_unshared", "ksmd_cpu_ms",
+               "checksums", "gate_changed", "false_positives", "unstable_corrupt_walks",
+               "unstable_changed_after_insert", "missed_merges", "avg_missed_merges"]
+Y17_DELTAS = ["cow_ksm", "avg_pages_sharing", "avg_pages_unshared", "ksmd_cpu_ms",
+              "checksum_time"]
+
+
+def y2017(args):
+    here = os.path.dirname(os.path.abspath(__file__))
+    tables = os.path.join(here, "results", "2017", "tables.csv")
+    published = os.path.join(here, "results", "2017", "published.csv")
+    out, files, times = None, [], None
+    it = iter(args)
+    for a in it:
+        if a == "--times":
+            times = next(it, None)
+        elif a == "--tables":
+            tables = next(it, None)
+        elif a == "--published":
+            published = next(it, None)
+        elif a == "-o":
+            out = next(it, None)
+        elif a.startswith("-"):
+            die(f"unknown option {a}")
+        else:
+            files.append(a)
+    if len(files) != 1 or not out:
+        die("2017 needs RUNS.csv and -o SUMMARY.csv")
+    # 2017's published figures and the model's ns per checksummed page
+    pub = {}
+    for r in read_rows(published, ("workload", "hash", "figure", "value")):
+        pub[(r["workload"], r["hash"], r["figure"])] = num(published, r, "value")
+    ns = {}
+    for r in read_rows(tables, ("hash", "checksum_ns_per_page")):
+        ns[r["hash"]] = num(tables, r, "checksum_ns_per_page")
+    runs = read_rows(files[0], ["trace", "workload", "seed", "hash"] + Y17_METRICS)
+    cost = read_times(times)
+    by = {}
+    for r in runs:
+        v = {m: num(files[0], r, m) for m in Y17_METRICS}
+        if r["hash"] not in ns:
+            die(f"{tables}: no checksum_ns_per_page for '{r['hash']}'")
+        v["checksum_time"] = v["checksums"] * ns[r["hash"]]
+        c = cost.get((r["trace"], r["hash"]))
+        if c:
+            v["wall_s"], v["cpu_s"], v["max_rss_mib"] = c[0], c[1], c[2] / 1024
+        by[(r["workload"], r["hash"], int(r["seed"]))] = v
+    out_rows = []
+    wl = sorted({k[0] for k in by}, key=lambda w: (w != "kernel-build", w))
+    for w in wl:
+        hashes = sorted({k[1] for k in by if k[0] == w}, key=hash_key)
+        for h in hashes:
+            seeds = sorted(k[2] for k in by if k[0] == w and k[1] == h)
+            for met in Y17_METRICS + ["wall_s", "cpu_s", "max_rss_mib"]:
+                vals = [by[(w, h, s)][met] for s in seeds if met in by[(w, h, s)]]
+                if not vals:
+                    continue
+                n, m, sd, lo, hi = mean_ci(vals)
+                out_rows.append({"workload": w, "hash": h, "metric": met, "n": n, "mean": m,
+                                 "sd": sd, "ci95_low": lo, "ci95_high": hi,
+                                 "published_2017": pub.get((w, h, met))})
+            if h == "jhash2":
+                continue
+            for met in Y17_DELTAS:
+                d = [100.0 * (by[(w, h, s)][met] - by[(w, "jhash2", s)][met])
+                     / by[(w, "jhash2", s)][met]
+                     for s in seeds if (w, "jhash2", s) in by and by[(w, "jhash2", s)][met]]
+                n, m, sd, lo, hi = mean_ci(d)
+                p17 = None
+                a, b = pub.get((w, h, met)), pub.get((w, "jhash2", met))
+                if a is not None and b:
+                    p17 = 100.0 * (a - b) / b
+                if met == "checksum_time":
+                    p17 = pub.get(("any", h, "checksum_time_vs_jhash2_pct"))
+                if n:
+                    out_rows.append({"workload": w, "hash": h, "metric": met + "_vs_jhash2_pct",
+                                     "n": n, "mean": m, "sd": sd, "ci95_low": lo,
+                                     "ci95_high": hi, "published_2017": p17})
+    write_csv(out, ["workload", "hash", "metric", "n", "mean", "sd", "ci95_low", "ci95_high",
+                    "published_2017"], out_rows)
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) >= 2 else 2
+    if argv[1] == "large-tree":
+        large_tree(argv[2:])
+    elif argv[1] == "2017":
+        y2017(argv[2:])
+    elif argv[1] == "t-quantile" and len(argv) == 4:
+        print(f"{t_quantile(float(argv[2]), float(argv[3])):.6f}")
+    else:
+        die(f"unknown mode '{argv[1]}' (large-tree, 2017, t-quantile)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

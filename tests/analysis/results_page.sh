@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# analysis/results/README.md against its CSVs: rendering README.md.in from
+# the committed CSVs gives the committed page byte for byte (no figure
+# typed by hand, none stale); a CSV changed under the page is caught and
+# named; the verdict is at most three sentences; summarise.py's Student-t
+# quantiles and intervals are right; 2017's published figures are the
+# ones reproduce_2017.sh compares with.
+set -euo pipefail
+src=$1
+res=$src/analysis/results
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+python3 "$src/analysis/render_results.py" --check ||
+	fail "README.md differs from what README.md.in and the CSVs give (run analysis/render_results.py)"
+
+# A figure the page quotes, changed in its CSV, is caught with its line.
+cp -r "$res" "$T/res"
+awk -F, 'BEGIN {OFS=","} $1 == "\"jhash2\"" {$6 = "\"1999.99\""} {print}' "$res/costs.csv" >"$T/res/costs.csv"
+cmp -s "$res/costs.csv" "$T/res/costs.csv" && fail "could not alter costs.csv"
+rc=0
+python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
+[[ $rc == 1 ]] || fail "a changed CSV gave exit $rc, not 1"
+grep -q 'README.md:[0-9]* differs from its CSVs' "$T/err" || fail "no line named: $(cat "$T/err")"
+# A placeholder whose row is gone is one line and exit 2.
+grep -v '^"crc32c"' "$res/costs.csv" >"$T/res/costs.csv"
+rc=0
+python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
+[[ $rc == 2 && $(wc -l <"$T/err") == 1 ]] || fail "a missing row: exit $rc, $(cat "$T/err")"
+
+# The verdict: one paragraph of at most three sentences.
+awk '/^## Verdict/ {on = 1; next} /^## / {on = 0} on' "$res/README.md" >"$T/verdict"
+paras=$(awk 'NF {if (!inp) n++; inp = 1; next} {inp = 0} END {print n}' "$T/verdict")
+[[ $paras == 1 ]] || fail "the verdict is $paras paragraphs"
+# a sentence ends at '.', '!' or '?' before a space and a letter (not "0.1 s")
+sentences=$(tr '\n' ' ' <"$T/verdict" | grep -oE '[.!?] +[A-Za-z`(]' | wc -l)
+sentences=$((sentences + 1))
+((sentences <= 3)) || fail "the verdict has $sentences sentences"
+
+# Student's t: known quantiles, and an interval from three runs.
+py=$src/analysis/summarise.py
+for q in "1 12.706" "4 2.776" "30 2.042"; do
+	set -- $q
+	got=$(python3 "$py" t-quantile 0.975 "$1")
+	awk -v g="$got" -v w="$2" 'BEGIN {exit !(g - w < 0.001 && w - g < 0.001)}' ||
+		fail "t(0.975, $1) = $got, not $2"
+done
+{
+	echo "trace,hash,cow_ksm,pages_sharing,pages_unshared,avg_pages_unshared,peak_pages_unshared,missed_merges,unstable_corrupt_walks,unstable_changed_after_insert,gate_changed,false_positives,ksmd_cpu_ms,full_scans,pages_scanned,sim_us"
+	for s in 1 2 3; do
+		echo "traces/large-tree-g16-n$s.ksmb,xxhash,$((s * 10)),1,1,1,262144,0,0,0,$((s * 1000)),0,1000,5,1310720,1000000"
+	done
+} >"$T/sweep.csv"
+python3 "$py" large-tree "$T/sweep.csv" -o "$T/sum.csv" --runs "$T/runs.csv"
+# cow 10, 20, 30: mean 20, sd 10, half-width t(0.975, 2) x 10 / sqrt(3) = 24.841
+awk -F, '$3 == "cow_ksm" {ok = ($4 == 3 && $5 == 20 && $6 == 10 && $7 - (-4.8414) < 0.001 &&
+	$7 - (-4.8414) > -0.001 && $8 - 44.8414 < 0.001 && $8 - 44.8414 > -0.001)} END {exit !ok}' \
+	"$T/sum.csv" || fail "interval of 10, 20, 30: $(grep cow_ksm "$T/sum.csv")"
+awk -F, '$3 == "expected_false_positives" {ok = ($5 - 2000 * 2^-32 < 1e-12)} END {exit !ok}' \
+	"$T/sum.csv" || fail "expected false positives: $(grep expected "$T/sum.csv")"
+awk -F, '$3 == "unstable_tree_gib" {ok = ($5 == 1)} END {exit !ok}' "$T/sum.csv" ||
+	fail "unstable tree GiB: $(grep unstable_tree_gib "$T/sum.csv")"
+
+# 2017's published figures are the ones reproduce_2017.sh compares with.
+sed -n "/^ref2017='/,/^'/p" "$src/analysis/reproduce_2017.sh" | awk 'NF == 5 {
+	print $1 "," $2 ",cow_ksm," $3; print $1 "," $2 ",avg_pages_sharing," $4
+	print $1 "," $2 ",avg_pages_unshared," $5 }' | sort >"$T/ref"
+grep -v '^#' "$res/2017/published.csv" | grep -v '^any,' | tail -n +2 | sort >"$T/pub"
+cmp -s "$T/ref" "$T/pub" || fail "2017/published.csv and reproduce_2017.sh's ref2017 differ"
+echo ok
