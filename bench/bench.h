@@ -54,6 +54,7 @@ struct bench_calibrate_opts {
 	 * kernel needed, and the fit must give that table back (the fit's test).
 	 */
 	const char *synthetic;
+	double wait_s;		/* in all, while another process uses KSM (then 1) */
 };
 int bench_calibrate(const struct bench_calibrate_opts *o);
 /* This CPU's model name (/proc/cpuinfo), "unknown CPU" when none. */

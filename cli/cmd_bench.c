@@ -238,7 +238,8 @@ static int run_model_bench(int argc, char **argv)
 static void calibrate_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ksmsim bench calibrate [-o FILE] [--repeat N] [--scale F] [--synthetic TABLE]\n\n"
+		"usage: ksmsim bench calibrate [-o FILE] [--repeat N] [--scale F] [--wait S]\n"
+		"                              [--synthetic TABLE]\n\n"
 		"Fits the model's cost table to the live ksmd (root; live KSM unused by\n"
 		"anything else, else it says why and exits 77): %s designed scenario\n"
 		"traces, each isolating one or two cost terms (distinct pages at three\n"
@@ -251,14 +252,16 @@ static void calibrate_usage(FILE *out)
 		"Prints each term with its uncertainty (1 sd) and each scenario's residual;\n"
 		"-o writes the table 'ksmsim run --costs-csv' takes (sim/MODEL.md, \"What\n"
 		"ksmd's CPU costs\"). --scale F multiplies the scenarios' pages (default 1).\n"
-		"KSM's knobs are saved first and restored on every exit path.\n"
+		"KSM's knobs are saved first and restored on every exit path. While another\n"
+		"process uses KSM a replay waits (--wait S in all, default 600, then exit 1),\n"
+		"and a replay during which one began is thrown away and run again.\n"
 		"--synthetic TABLE checks the fit without a kernel: the model's CPU with\n"
 		"TABLE stands for the live ksmd's, and the fit must give TABLE back.\n", "12");
 }
 
 static int run_calibrate_bench(int argc, char **argv)
 {
-	struct bench_calibrate_opts o = { .repeat = 3, .scale = 1 };
+	struct bench_calibrate_opts o = { .repeat = 3, .scale = 1, .wait_s = 600 };
 
 	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -272,6 +275,8 @@ static int run_calibrate_bench(int argc, char **argv)
 			o.out = v;
 		} else if (!strcmp(opt, "--repeat") && v && parse_u64(v, 64, &n) && n >= 1) {
 			o.repeat = (int)n;
+		} else if (!strcmp(opt, "--wait") && v && parse_double(v, &f) && f >= 0 && f <= 86400) {
+			o.wait_s = f;
 		} else if (!strcmp(opt, "--synthetic") && v) {
 			o.synthetic = v;
 		} else if (!strcmp(opt, "--scale") && v && parse_double(v, &f) && f >= 0.01 &&
