@@ -420,7 +420,7 @@ static void compare_cpu(struct marks_file m[2], GPtrArray *ra, GPtrArray *rb, co
 	c.row = g_strdup(label);
 	c.ratio = c.a_ms > 0 ? c.b_ms / c.a_ms : 0;
 	c.below_floor = c.a_ms < o->cpu_floor_ms && c.b_ms < o->cpu_floor_ms;
-	c.within = c.below_floor ||
+	c.within = c.a_ms == c.b_ms || c.below_floor ||
 		   (c.a_ms > 0 && c.ratio >= 1 - o->cpu_tolerance && c.ratio <= 1 + o->cpu_tolerance);
 	d->cpu_outside += !c.within;
 	g_array_append_val(d->cpu, c);
