@@ -2,10 +2,11 @@
 /*
  * What ksmd's work costs in CPU time, per operation, each term named for
  * the kernel's work (sim/MODEL.md, "What ksmd's CPU costs"). The built-in
- * figures are those `ksmsim bench calibrate` fitted on the reference
- * machine against the live ksmd, so that runs stay reproducible;
- * --costs-csv substitutes a table fitted or measured on the machine at
- * hand.
+ * figures are fixed, so that runs stay reproducible: visit, tree level,
+ * long memcmp and each checksum as `ksmsim bench costs` measured them once
+ * on the reference machine, the newer terms 0 until a live fit is built
+ * in; --costs-csv substitutes a table `ksmsim bench calibrate` fitted on
+ * the machine at hand.
  */
 #ifndef KSMSIM_SIM_COST_MODEL_H
 #define KSMSIM_SIM_COST_MODEL_H
