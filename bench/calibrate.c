@@ -573,8 +573,8 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		else
 			fprintf(f, "# ksmsim bench calibrate on %s, %d live replays a scenario "
 				"(median)\n", bench_cpu_model(), o->repeat);
-		fprintf(f, "# checksum:xxhash fitted; the others xxhash's times their ratio "
-			"measured by bench costs' kernel-shaped loops\n");
+		fprintf(f, "# checksum:xxhash fitted; the others xxhash's times their ratio to it as "
+			"ksmd computes them (kernel_hash_ratio), or the registry's cold ratio\n");
 		cost_table_write(f, &t, names, ns, nh);
 		g_free(names);
 		g_free(ns);
