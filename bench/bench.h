@@ -39,4 +39,25 @@ struct bench_model_opts {
 };
 int bench_model(const struct bench_model_opts *o);
 
+/*
+ * The cost table fitted to the live ksmd (root, live KSM): designed
+ * scenarios replayed live repeat times each (median) and through the
+ * model, fitted by weighted non-negative least squares; the table to out
+ * (NULL: printed only). 77 where live KSM cannot be used.
+ */
+struct bench_calibrate_opts {
+	const char *out;
+	int repeat;		/* 1 .. 64 */
+	double scale;		/* the scenarios' pages (1: as designed) */
+	/*
+	 * A costs CSV whose modelled CPU stands for the live ksmd's: no live
+	 * kernel needed, and the fit must give that table back (the fit's test).
+	 */
+	const char *synthetic;
+	double wait_s;		/* in all, while another process uses KSM (then 1) */
+};
+int bench_calibrate(const struct bench_calibrate_opts *o);
+/* This CPU's model name (/proc/cpuinfo), "unknown CPU" when none. */
+const char *bench_cpu_model(void);
+
 #endif

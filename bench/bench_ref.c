@@ -113,7 +113,7 @@ static uint64_t wrprotect_flush(const void *page)
 	return r;
 }
 
-static struct cost_ref refs[16];
+static struct cost_ref refs[24];
 static size_t nrefs;
 
 static void add(const char *name, unsigned bits, page_hash_fn one,
@@ -137,6 +137,13 @@ static gpointer refs_init(gpointer unused)
 	    "jhash2 as the kernel header reads, plain -O2");
 	add("xxh64-lib", 64, ref_xxh64_lib, NULL,
 	    "XXH64 via libxxhash.so");
+	add("xxh64-kernel", 64, ref_xxh64_kernel, NULL,
+	    "XXH64 scalar as ksmd runs it (the kernel's C shape, no vectors)");
+	add("jhash2-kernel", 32, ref_jhash2_plain, NULL,
+	    "jhash2 as ksmd runs it (the kernel header's C, as jhash2-plain)");
+	add("crc32c-kernel", 32, ref_crc32c_kernel, NULL,
+	    "CRC-32C as x86 ksmd runs it: 3 crc32 streams + pclmul join "
+	    "(without kernel_fpu_begin/end)");
 	add("xxh3-inline", 64, page_xxh3_inline, NULL,
 	    "XXH3_64bits with XXH_INLINE_ALL, widest vector build");
 	add("xxh3-lib", 64, ref_xxh3_lib, NULL,

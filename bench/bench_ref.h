@@ -30,6 +30,19 @@ const struct cost_ref *cost_refs(size_t *n);
 uint64_t ref_jhash2_plain(const void *page);	/* ref_jhash2.c */
 uint64_t ref_xxh3_lib(const void *page);	/* ref_xxh_lib.c */
 uint64_t ref_xxh64_lib(const void *page);
+/*
+ * The checksums as ksmd computes them (ref_kernel.c): XXH64 scalar as the
+ * kernel's C code, CRC-32C as x86's 3-way crc32 + pclmul join (the
+ * kernel's jhash2 is ref_jhash2_plain).
+ */
+uint64_t ref_xxh64_kernel(const void *page);
+uint64_t ref_crc32c_kernel(const void *page);
+/*
+ * A checksum's cost over xxhash's, both as ksmd computes them, streaming
+ * 32 MiB (median of 7, three rounds interleaved): 1 for xxhash and xxh64,
+ * 0 for a checksum without a kernel-shaped twin here.
+ */
+double kernel_hash_ratio(const char *name);
 /* libxxhash's own x86 dispatch; NULL when the installed library has none. */
 page_hash_fn ref_xxh3_lib_dispatch(void);
 

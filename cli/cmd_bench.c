@@ -9,6 +9,7 @@
 #include <string.h>
 #include "bench/bench.h"
 #include "cli/cli.h"
+#include "util/escape.h"
 #include "util/parse.h"
 
 /* Each parser: -1 to go on, else the exit status (help printed, or the refusal). */
@@ -234,6 +235,67 @@ static int run_model_bench(int argc, char **argv)
 	return status >= 0 ? status : bench_model(&o);
 }
 
+static void calibrate_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ksmsim bench calibrate [-o FILE] [--repeat N] [--scale F] [--wait S]\n"
+		"                              [--synthetic TABLE]\n\n"
+		"Fits the model's cost table to the live ksmd (root; live KSM unused by\n"
+		"anything else, else it says why and exits 77): %s designed scenario\n"
+		"traces, each isolating one or two cost terms (distinct pages at three\n"
+		"tree sizes and two pass counts, pairs, identical pages into chains and\n"
+		"already merged, zero pages with use_zero_pages, smart-scan skips, many\n"
+		"passes of few pages), each replayed on the live ksmd --repeat times\n"
+		"(default 3; its CPU time from /proc/<ksmd>/schedstat at the last mark,\n"
+		"the median kept) and through the model, which counts each term. The fit:\n"
+		"weighted non-negative least squares (Lawson-Hanson, weights 1/live time).\n"
+		"Prints each term with its uncertainty (1 sd) and each scenario's residual;\n"
+		"-o writes the table 'ksmsim run --costs-csv' takes (sim/MODEL.md, \"What\n"
+		"ksmd's CPU costs\"). --scale F multiplies the scenarios' pages (default 1).\n"
+		"KSM's knobs are saved first and restored on every exit path. While another\n"
+		"process uses KSM a replay waits (--wait S in all, default 600, then exit 1),\n"
+		"and a replay during which one began is thrown away and run again.\n"
+		"--synthetic TABLE checks the fit without a kernel: the model's CPU with\n"
+		"TABLE stands for the live ksmd's, and the fit must give TABLE back.\n", "12");
+}
+
+static int run_calibrate_bench(int argc, char **argv)
+{
+	struct bench_calibrate_opts o = { .repeat = 3, .scale = 1, .wait_s = 600 };
+
+	for (int i = 1; i < argc; i++) {
+		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t n;
+		double f;
+
+		if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+			calibrate_usage(stdout);
+			return 0;
+		} else if ((!strcmp(opt, "-o") || !strcmp(opt, "--out")) && v) {
+			o.out = v;
+		} else if (!strcmp(opt, "--repeat") && v && parse_u64(v, 64, &n) && n >= 1) {
+			o.repeat = (int)n;
+		} else if (!strcmp(opt, "--wait") && v && parse_double(v, &f) && f >= 0 && f <= 86400) {
+			o.wait_s = f;
+		} else if (!strcmp(opt, "--synthetic") && v) {
+			o.synthetic = v;
+		} else if (!strcmp(opt, "--scale") && v && parse_double(v, &f) && f >= 0.01 &&
+			   f <= 16) {
+			o.scale = f;
+		} else {
+			char *e = escape_line(v ? v : "");
+
+			fprintf(stderr, "ksmsim bench calibrate: %s%s%s%s: bad option or value "
+				"(-o FILE, --repeat 1..64, --scale 0.01..16; see --help)\n", opt,
+				v ? " '" : "", v ? e : "", v ? "'" : "");
+			g_free(e);
+			return EXIT_USAGE;
+		}
+		i++;
+	}
+	return bench_calibrate(&o);
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	static const struct {
@@ -244,12 +306,14 @@ int cmd_bench(int argc, char **argv)
 		{ "trace", run_trace_bench, "records/s parsing large text and binary traces" },
 		{ "costs", run_costs_bench, "per-page cost of each checksum, memcmp, copy" },
 		{ "model", run_model_bench, "model visits per second, peak RSS, bytes per page" },
+		{ "calibrate", run_calibrate_bench,
+		  "the cost table fitted to the live ksmd's CPU (root)" },
 	};
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		FILE *out = argc < 2 ? stderr : stdout;
 		fprintf(out, "usage: ksmsim bench WHAT [OPTIONS]\n\n");
 		for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
-			fprintf(out, "  %-6s %s\n", benches[i].name, benches[i].summary);
+			fprintf(out, "  %-9s %s\n", benches[i].name, benches[i].summary);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "live/ksmd.h"
+#include "live/live.h"
 #include "util/signals.h"
 
 #define FALLBACK_NS 100000000	/* 100 ms, where ksmd cannot be seen */
@@ -83,6 +84,37 @@ static bool nap(long ns, GError **error)
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
 		return false;
 	}
+	return true;
+}
+
+bool live_ksmd_cpu_ns(uint64_t *ns, bool *seen, GError **error)
+{
+	long pid = ksmd_pid();
+	char path[64];
+	unsigned long long run_ns;
+	FILE *f;
+	int n;
+
+	*ns = 0;
+	*seen = pid != 0;
+	if (!pid)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%ld/schedstat", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "%s: ksmd's CPU time cannot be read: %s", path, g_strerror(errno));
+		return false;
+	}
+	/* "run_ns wait_ns timeslices": the first is the time ksmd ran on a CPU */
+	n = fscanf(f, "%llu", &run_ns);
+	fclose(f);
+	if (n != 1) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s: no run time in ksmd's schedstat", path);
+		return false;
+	}
+	*ns = run_ns;
 	return true;
 }
 

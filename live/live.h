@@ -60,6 +60,14 @@ struct live_session *live_session_begin(GError **error);
 void live_hold_khugepaged(bool hold);
 bool live_session_end(struct live_session *s, GError **error);
 
+/*
+ * ksmd's own CPU time so far (/proc/<ksmd>/schedstat's first field: the
+ * nanoseconds it ran on a CPU, not the wall time it was awake; the marks'
+ * ksmd_cpu_ms counts it from the trace's start). *seen false (and *ns 0)
+ * where /proc shows no ksmd (another pid namespace).
+ */
+bool live_ksmd_cpu_ns(uint64_t *ns, bool *seen, GError **error);
+
 /* Whether this process may run on cpu (for checking --cpu). */
 bool live_cpu_allowed(int cpu);
 

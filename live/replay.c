@@ -47,6 +47,8 @@ struct replay {
 	 * less what run=2 took from it (mod 2^64).
 	 */
 	struct ksm_counters start;
+	uint64_t start_cpu_ns;	/* ksmd's schedstat run time at the trace's start */
+	bool ksmd_seen;		/* /proc shows ksmd: the marks carry its CPU time */
 	int want_run;		/* the trace's run (the session left 0) */
 	uint64_t sleep_ms;	/* the trace's sleep_millisecs */
 	int kernel_run;		/* what we last wrote (the session: 0) */
@@ -207,6 +209,9 @@ static void print_header(FILE *f, const char *trace_name, int version)
 		marks_columns[MARKS_FULL_SCANS].name);
 	fprintf(f, "# all other counters: the kernel's values at the mark; t_us: the "
 		"mark's timestamp as written in the trace\n");
+	fprintf(f, "# %s: ksmd's own CPU time since the start of the trace "
+		"(/proc/<ksmd>/schedstat run time; empty where ksmd is not visible)\n",
+		marks_columns[MARKS_KSMD_CPU_MS].name);
 	if (version >= MARKS_THP_VERSION) {
 		fputs("# ", f);
 		marks_put_cumulative(f, MARKS_THP_VERSION);
@@ -256,8 +261,16 @@ static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **
 	if (!ksmfs_read_counters(&c, error))
 		return false;
 	marks_since(&c, &rp->start);
+	/* ksmd's own run time, as the model's ksmd_cpu_ms counts it: from the start */
+	struct ksm_truth t = { 0 };
+	uint64_t cpu_ns;
+	bool seen;
+
+	if (!live_ksmd_cpu_ns(&cpu_ns, &seen, error))
+		return false;
+	t.cpu_ns = (double)(cpu_ns - rp->start_cpu_ns);
 	marks_write_row(rp->p->marks, MARKS_SET_KERNEL, rp->version, rec->label, rec->t_us,
-			&(struct marks_values){ .c = &c });
+			&(struct marks_values){ .c = &c, .t = rp->ksmd_seen ? &t : NULL });
 	return true;
 }
 
@@ -427,7 +440,9 @@ bool live_replay(const struct live_replay_params *p, trace_reader *r, GError **e
 			"recorded by replaying %s\n", p->trace_name);
 		marks_mm_write_header(p->mm_stats);
 	}
-	ok = ksmfs_read_counters(&rp.start, error) && replay_records(&rp, r, error);
+	ok = ksmfs_read_counters(&rp.start, error) &&
+	     live_ksmd_cpu_ns(&rp.start_cpu_ns, &rp.ksmd_seen, error) &&
+	     replay_records(&rp, r, error);
 	kill_all(rp.mms);
 	g_hash_table_destroy(rp.mms);
 	return ok;

@@ -64,7 +64,7 @@ const struct marks_column marks_columns[MARKS_NR] = {
 	[MARKS_MMU_CHANGE_PTE] = TRU(mmu_change_pte, "secondary-MMU change_pte-style updates"),
 	[MARKS_KSMD_CPU_MS] = { "ksmd_cpu_ms", MARKS_TRUTH, MARKS_MS,
 				offsetof(struct ksm_truth, cpu_ns), 0, true,
-				"modelled ksmd CPU time" },
+				"modelled ksmd CPU time", true },
 	[MARKS_MERGEABLE_PAGES] = ORA(mergeable_pages, "present pages in mergeable areas"),
 	[MARKS_IDEAL_SAVED] = ORA(ideal_saved, "pages an oracle merging everything would save"),
 	[MARKS_ACTUAL_SAVED] = ORA(actual_saved, "pages saved now (mappings beyond one of a KSM"
@@ -85,6 +85,11 @@ bool marks_kernel(const struct marks_column *col)
 	return col->source == MARKS_SYSFS || col->source == MARKS_VMSTAT;
 }
 
+bool marks_measured(const struct marks_column *col)
+{
+	return col->live;
+}
+
 bool marks_in_format(const struct marks_column *col)
 {
 	return marks_kernel(col) && !col->version;
@@ -92,5 +97,5 @@ bool marks_in_format(const struct marks_column *col)
 
 bool marks_shown(const struct marks_column *col, enum marks_set set, int version)
 {
-	return col->version <= version && (set == MARKS_SET_ALL || marks_kernel(col));
+	return col->version <= version && (set == MARKS_SET_ALL || marks_kernel(col) || col->live);
 }

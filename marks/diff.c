@@ -233,6 +233,47 @@ static bool check_numbers(struct marks_file *m, GPtrArray *cols, GError **error)
 	return true;
 }
 
+/* The measured column a name is (ksmd_cpu_ms), or NULL. */
+static const char *measured_col(const char *name)
+{
+	for (size_t i = 0; i < MARKS_NR; i++)
+		if (marks_measured(&marks_columns[i]) && !strcmp(marks_columns[i].name, name))
+			return marks_columns[i].name;
+	return NULL;
+}
+
+/* A measured cell: a non-negative finite number, or empty (not measured). */
+static bool parse_ms(const char *s, double *v, bool *empty)
+{
+	char *end;
+
+	*empty = !*s;
+	if (*empty)
+		return true;
+	errno = 0;
+	*v = strtod(s, &end);
+	return !*end && !errno && *v >= 0 && *v < 1e300;
+}
+
+static bool check_measured(struct marks_file *m, const char *col, GError **error)
+{
+	int i = col_index(m->header, col);
+
+	for (guint r = 0; r < m->rows->len; r++) {
+		const char *cell = ((GPtrArray *)m->rows->pdata[r])->pdata[i];
+		double v;
+		bool empty;
+
+		if (!parse_ms(cell, &v, &empty)) {
+			g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT
+				    ": %s '%s' is not a number of milliseconds", m->path,
+				    (guint64)g_array_index(m->lines, uint64_t, r), col, cell);
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool in_list(char **list, const char *name)
 {
 	for (char **p = list; p && *p; p++)
@@ -288,15 +329,26 @@ static void add_default(GPtrArray *cols, struct marks_file m[2], char **ignore, 
 	g_ptr_array_add(cols, (char *)name);
 }
 
-/* only (less ignore, never label), or the standard columns of the files' kind less ignore. */
-static GPtrArray *columns(struct marks_file m[2], char **only, char **ignore, GError **error)
+/*
+ * only (less ignore, never label), or the standard columns of the files'
+ * kind less ignore; *cpu the measured column compared by ratio (listed in
+ * only, or by default where both files have it), or NULL.
+ */
+static GPtrArray *columns(struct marks_file m[2], char **only, char **ignore, const char **cpu,
+			  GError **error)
 {
 	GPtrArray *cols = g_ptr_array_new();
 
+	*cpu = NULL;
 	if (only) {
-		for (char **p = only; *p; p++)
-			if (**p && strcmp(*p, "label") && !in_list(ignore, *p))
+		for (char **p = only; *p; p++) {
+			if (!**p || !strcmp(*p, "label") || in_list(ignore, *p))
+				continue;
+			if (measured_col(*p))
+				*cpu = measured_col(*p);
+			else
 				g_ptr_array_add(cols, *p);
+		}
 	} else {
 		bool per_mm = col_index(m[0].header, "mm") >= 0 && col_index(m[1].header, "mm") >= 0;
 
@@ -308,6 +360,25 @@ static GPtrArray *columns(struct marks_file m[2], char **only, char **ignore, GE
 			if (marks_kernel(&marks_columns[i]))
 				add_default(cols, m, ignore, marks_columns[i].name,
 					    !marks_in_format(&marks_columns[i]));
+		for (size_t i = 0; !per_mm && i < MARKS_NR; i++) {
+			const char *name = marks_columns[i].name;
+
+			if (marks_measured(&marks_columns[i]) && !in_list(ignore, name) &&
+			    col_index(m[0].header, name) >= 0 && col_index(m[1].header, name) >= 0)
+				*cpu = name;
+		}
+	}
+	for (int f = 0; *cpu && f < 2; f++) {
+		if (col_index(m[f].header, *cpu) < 0) {
+			g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD,
+				    "%s: the header has no column '%s'", m[f].path, *cpu);
+			g_ptr_array_unref(cols);
+			return NULL;
+		}
+		if (!check_measured(&m[f], *cpu, error)) {
+			g_ptr_array_unref(cols);
+			return NULL;
+		}
 	}
 	for (guint c = 0; c < cols->len; c++) {
 		for (int f = 0; f < 2; f++) {
@@ -329,7 +400,34 @@ static GPtrArray *columns(struct marks_file m[2], char **only, char **ignore, GE
 	return cols;
 }
 
-static void compare_rows(struct marks_file m[2], GPtrArray *cols, struct marks_diff *d)
+/* The measured column of one row pair, by ratio (marks.h). */
+static void compare_cpu(struct marks_file m[2], GPtrArray *ra, GPtrArray *rb, const char *label,
+			const struct marks_diff_opts *o, struct marks_diff *d)
+{
+	const char *col = d->cpu_column;
+	char *cell = g_strdup_printf("%s.%s", label, col);
+	bool skip = g_hash_table_contains(m[0].skip, cell) || g_hash_table_contains(m[1].skip, cell);
+	struct marks_cpu_cell c = { 0 };
+	bool ea, eb;
+
+	g_free(cell);
+	parse_ms(ra->pdata[col_index(m[0].header, col)], &c.a_ms, &ea);
+	parse_ms(rb->pdata[col_index(m[1].header, col)], &c.b_ms, &eb);
+	if (skip || ea || eb) {
+		d->skipped++;
+		return;
+	}
+	c.row = g_strdup(label);
+	c.ratio = c.a_ms > 0 ? c.b_ms / c.a_ms : 0;
+	c.below_floor = c.a_ms < o->cpu_floor_ms && c.b_ms < o->cpu_floor_ms;
+	c.within = c.a_ms == c.b_ms || c.below_floor ||
+		   (c.a_ms > 0 && c.ratio >= 1 - o->cpu_tolerance && c.ratio <= 1 + o->cpu_tolerance);
+	d->cpu_outside += !c.within;
+	g_array_append_val(d->cpu, c);
+}
+
+static void compare_rows(struct marks_file m[2], GPtrArray *cols, const struct marks_diff_opts *o,
+			 struct marks_diff *d)
 {
 	guint nrows = MIN(m[0].rows->len, m[1].rows->len);
 
@@ -363,6 +461,8 @@ static void compare_rows(struct marks_file m[2], GPtrArray *cols, struct marks_d
 			if (strcmp(a, b))
 				add_cell(d, la, col, a, b);
 		}
+		if (d->cpu_column)
+			compare_cpu(m, ra, rb, la, o, d);
 		g_free(la);
 		g_free(lb);
 	}
@@ -377,23 +477,36 @@ static void compare_rows(struct marks_file m[2], GPtrArray *cols, struct marks_d
 	}
 }
 
-bool marks_diff(const char *path_a, const char *path_b, char **only, char **ignore,
+static void clear_cpu(gpointer p)
+{
+	g_free(((struct marks_cpu_cell *)p)->row);
+}
+
+bool marks_diff(const char *path_a, const char *path_b, const struct marks_diff_opts *opts,
 		struct marks_diff *out, GError **error)
 {
+	static const struct marks_diff_opts defaults = {
+		.cpu_tolerance = MARKS_CPU_TOLERANCE_PCT / 100, .cpu_floor_ms = MARKS_CPU_FLOOR_MS,
+	};
+	const struct marks_diff_opts *o = opts ? opts : &defaults;
 	struct marks_file m[2];
 	GPtrArray *cols = NULL;
+	const char *cpu = NULL;
 	bool ok;
 
 	memset(out, 0, sizeof(*out));
 	memset(m, 0, sizeof(m));
 	ok = marks_load(&m[0], path_a, error) && marks_load(&m[1], path_b, error) &&
-	     (cols = columns(m, only, ignore, error));
+	     (cols = columns(m, o->only, o->ignore, &cpu, error));
 	if (ok) {
 		out->cells = g_array_new(FALSE, FALSE, sizeof(struct marks_cell_diff));
 		g_array_set_clear_func(out->cells, clear_cell);
+		out->cpu = g_array_new(FALSE, FALSE, sizeof(struct marks_cpu_cell));
+		g_array_set_clear_func(out->cpu, clear_cpu);
+		out->cpu_column = cpu;
 		out->rows_a = m[0].rows->len;
 		out->rows_b = m[1].rows->len;
-		compare_rows(m, cols, out);
+		compare_rows(m, cols, o, out);
 		g_ptr_array_unref(cols);
 	}
 	marks_free(&m[0]);
@@ -405,5 +518,7 @@ void marks_diff_clear(struct marks_diff *d)
 {
 	if (d->cells)
 		g_array_unref(d->cells);
+	if (d->cpu)
+		g_array_unref(d->cpu);
 	memset(d, 0, sizeof(*d));
 }

@@ -117,6 +117,7 @@ struct marks_column {
 	int version;		/* the oldest trace version whose rows show it; 0: every one */
 	bool cumulative;	/* counts from the trace's start (live: less the start's) */
 	const char *help;	/* the model's summary */
+	bool live;		/* not the kernel's file, yet `ksmsim live` measures it too */
 };
 
 /* The columns in the order rows show them: indexes of marks_columns[]. */
@@ -143,13 +144,16 @@ extern const struct marks_column marks_columns[MARKS_NR];
 
 /* Read from the live kernel: /sys/kernel/mm/ksm or /proc/vmstat. */
 bool marks_kernel(const struct marks_column *col);
+/* ksmd_cpu_ms: compared by ratio within a tolerance, not exactly (ksmsim diff). */
+bool marks_measured(const struct marks_column *col);
 /* One of the format's columns: the kernel's, shown for traces of every version. */
 bool marks_in_format(const struct marks_column *col);
 
 /* ------------------------------------------------------------ the writers */
 
 /*
- * Which columns a file shows after its own first ones: the kernel's, as
+ * Which columns a file shows after its own first ones: the kernel's and
+ * ksmd_cpu_ms (the one column live measures that no sysfs file shows), as
  * `ksmsim live` prints them, or all, as the model does (the kernel's first,
  * in the same order); either only those its trace version has.
  */
@@ -162,7 +166,7 @@ bool marks_shown(const struct marks_column *col, enum marks_set set, int version
 /* One row's numbers. */
 struct marks_values {
 	const struct ksm_counters *c;
-	const struct ksm_truth *t;		/* MARKS_SET_ALL only */
+	const struct ksm_truth *t;		/* MARKS_SET_ALL; live: cpu_ns only, or NULL */
 	const struct ksm_ideal *ideal;		/* NULL: the oracle's cells are empty */
 };
 
@@ -223,7 +227,20 @@ enum marks_error {
  * those named in only (extra columns too), less those in ignore; both
  * lists may be NULL. Cells either file lists in a "cells that differ
  * between runs: label.column=..., ..." comment are skipped.
+ *
+ * ksmd_cpu_ms (marks_measured) is a time, not a count: where both files
+ * have it (and it is not ignored) it is compared apart, by the ratio B/A
+ * within 1 +- cpu_tolerance, rows where both values are below cpu_floor_ms
+ * counted as agreeing (a batch or two of noise); an empty cell (a live
+ * replay that could not see ksmd) is not compared.
  */
+#define MARKS_CPU_TOLERANCE_PCT 15.0
+#define MARKS_CPU_FLOOR_MS 10.0
+struct marks_diff_opts {
+	char **only, **ignore;
+	double cpu_tolerance;	/* a fraction: 0.15 */
+	double cpu_floor_ms;
+};
 struct marks_cell_diff {
 	char *row;		/* label, label@mm, or "row N" when the labels differ */
 	char *column;		/* "label" (labels differ), "(row)" (one file lacks the row) */
@@ -231,13 +248,23 @@ struct marks_cell_diff {
 	bool has_delta;		/* both integers */
 	long long delta;	/* b - a */
 };
+struct marks_cpu_cell {
+	char *row;
+	double a_ms, b_ms;
+	double ratio;		/* b / a; 0 when a is 0 */
+	bool below_floor;	/* both under cpu_floor_ms: agreeing */
+	bool within;		/* below_floor, or the ratio within tolerance */
+};
 struct marks_diff {
-	GArray *cells;		/* struct marks_cell_diff, in file order */
+	GArray *cells;		/* struct marks_cell_diff, in file order: the exact counters */
+	GArray *cpu;		/* struct marks_cpu_cell, one per row compared (empty: none) */
 	unsigned rows_a, rows_b;
 	unsigned compared, skipped;
+	unsigned cpu_outside;	/* cpu cells outside the tolerance */
+	const char *cpu_column;	/* the column cpu compares, or NULL when neither file has it */
 };
 /* false: a file is unreadable or not a marks file (MARKS_ERROR, naming file:line). */
-bool marks_diff(const char *path_a, const char *path_b, char **only, char **ignore,
+bool marks_diff(const char *path_a, const char *path_b, const struct marks_diff_opts *opts,
 		struct marks_diff *out, GError **error);
 void marks_diff_clear(struct marks_diff *d);
 

@@ -1,29 +1,87 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What ksmd's work costs in CPU time, per operation. The defaults are
- * figures `ksmsim bench costs` measured once on the project's reference
- * machine (2-core x86-64 VM), so that runs stay reproducible; --costs-csv
- * substitutes a table measured on the machine at hand.
+ * What ksmd's work costs in CPU time, per operation, each term named for
+ * the kernel's work (sim/MODEL.md, "What ksmd's CPU costs"). The built-in
+ * figures are fixed, so that runs stay reproducible: visit, tree level,
+ * long memcmp and each checksum as `ksmsim bench costs` measured them once
+ * on the reference machine, the newer terms 0 until a live fit is built
+ * in; --costs-csv substitutes a table `ksmsim bench calibrate` fitted on
+ * the machine at hand.
  */
 #ifndef KSMSIM_SIM_COST_MODEL_H
 #define KSMSIM_SIM_COST_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
 #include <glib.h>
 
 struct cost_table {
-	double checksum_ns;	/* one page checksum with the run's hash (cold) */
-	double memcmp_ns;	/* one full-page compare (cold) */
-	double copy_ns;		/* one page copy */
-	double visit_ns;	/* fixed cost of visiting an rmap item */
-	double node_ns;		/* one tree level: fetch node, get page */
+	double checksum_ns;	/* one page checksum with the run's hash */
+	double memcmp_ns;	/* one compare whose first 8 bytes tie (runs long) */
+	double copy_ns;		/* one page copy (a CoW: the faulting process's, not ksmd's) */
+	double visit_ns;	/* visiting an rmap item: the page-table walk, the item lookup */
+	double node_ns;		/* one tree level: fetch node, get page, first-8-byte compare */
 	double dirty_clear_ns;	/* dirty-bit: clear a set bit and flush its TLB entry */
+	double memcmp_byte_ns;	/* per byte a compare reads (early exit counted) */
+	double merge_ns;	/* a merge: write-protect, TLB flush, replace_page */
+	double stable_insert_ns;	/* a stable node made and linked */
+	double rmap_item_ns;	/* a new rmap_item allocated */
+	double thp_split_ns;	/* split_huge_page of a THP ksmd wants to merge */
+	double skip_ns;		/* a smart-scan skip */
+	double full_pass_ns;	/* the end of a pass: lru_add_drain_all, tree reset */
 };
+
+/*
+ * The terms, for the costs CSV, the counts and the fit. checksum is the
+ * run's hash; its row in a CSV is "checksum:NAME" per hash.
+ */
+enum cost_term {
+	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MEMCMP_LONG, COST_MEMCMP_BYTE,
+	COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM, COST_THP_SPLIT, COST_SKIP,
+	COST_FULL_PASS,
+	COST_NR
+};
+struct cost_term_info {
+	const char *name;	/* the CSV row */
+	size_t off;		/* in struct cost_table */
+	const char *what;	/* what one count is */
+};
+extern const struct cost_term_info cost_terms[COST_NR];
+
+/* How many of each the model charged: what the CPU time is the sum of. */
+struct cost_counts {
+	uint64_t n[COST_NR];
+};
+
+static inline double cost_get(const struct cost_table *t, enum cost_term term)
+{
+	return *(const double *)((const char *)t + cost_terms[term].off);
+}
+static inline void cost_set(struct cost_table *t, enum cost_term term, double v)
+{
+	*(double *)((char *)t + cost_terms[term].off) = v;
+}
 
 /* Defaults for the named checksum. */
 void cost_table_default(struct cost_table *t, const char *hash_name);
-/* Overrides from a `ksmsim bench costs --csv` file; false with error set. */
+
+/*
+ * A table from FILE: either a terms table ("term,ns" then one row per term
+ * of cost_terms[], the checksum as "checksum:NAME" for each hash the
+ * registry computes, "copy" and "wrprotect-flush" optional), as `bench
+ * calibrate -o` writes it, or a `bench costs --csv` table (its cold
+ * figures for the checksum, memcmp, copy and wrprotect-flush; the other
+ * terms keep their defaults). A terms table with a row missing, negative,
+ * not a number, unknown or given twice is refused with one line
+ * "FILE:LINE:COLUMN: problem". false with error set.
+ */
 bool cost_table_load(struct cost_table *t, const char *path, const char *hash_name,
 		     GError **error);
+
+/* The terms table of t (the checksum row for every hash: checksum_ns[i] for hash i). */
+void cost_table_write(FILE *f, const struct cost_table *t, const char *const *hash_names,
+		      const double *checksum_ns, size_t nhashes);
 
 #endif

@@ -61,6 +61,7 @@ static uint64_t counted_checksum(struct ksm *k, uint64_t checksum)
 {
 	k->truth.checksums++;
 	k->batch_cpu_ns += k->opt.costs.checksum_ns;
+	k->cost_n.n[COST_CHECKSUM]++;
 	return checksum;
 }
 
@@ -377,6 +378,7 @@ static inline struct page *chain_prune(struct ksm *k, struct stable_node **s_n_d
 				       struct stable_node **s_n, struct rb_root *root)
 {
 	k->batch_cpu_ns += k->opt.costs.node_ns;
+	k->cost_n.n[COST_TREE_LEVEL]++;
 	return __stable_node_chain(k, s_n_d, s_n, root, true);
 }
 
@@ -384,6 +386,7 @@ static inline struct page *chain(struct ksm *k, struct stable_node **s_n_d,
 				 struct stable_node **s_n, struct rb_root *root)
 {
 	k->batch_cpu_ns += k->opt.costs.node_ns;
+	k->cost_n.n[COST_TREE_LEVEL]++;
 	return __stable_node_chain(k, s_n_d, s_n, root, false);
 }
 
@@ -454,6 +457,7 @@ again:
 		}
 	}
 	struct stable_node *sdup = alloc_stable_node();
+	k->cost_n.n[COST_STABLE_INSERT]++;
 	sdup->page = kpage;
 	sdup->nid = nid;
 	sdup->tree = tree;
@@ -559,6 +563,7 @@ static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
 	}
 	struct rmap_item *rmap_item = slab_alloc0(&k->rmap_item_cache);
 	k->rmap_items++;
+	k->cost_n.n[COST_RMAP_ITEM]++;
 	mm->ksm_rmap_items++;
 	rmap_item->mm = mm;
 	rmap_item->vpn = vpn;
@@ -670,8 +675,10 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 {
 	if (page == kpage)
 		return 0;
-	if (page_thp(page))
+	if (page_thp(page)) {
 		thp_split(k, page_thp(page));	/* split_huge_page: a small page from here */
+		k->cost_n.n[COST_THP_SPLIT]++;
+	}
 	k->truth.mmu_invalidations++;	/* write_protect_page */
 	if (pte_get(mm, vpn) != page)
 		return -1;	/* not mapped here now: a split gave it to the zero page */
@@ -692,6 +699,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		k->truth.memcmp_calls++;
 		k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
 		k->batch_cpu_ns += k->opt.costs.memcmp_ns;
+		k->cost_n.n[COST_MEMCMP_LONG]++;
 		if (!content_is_zero(page->c))
 			return -1;
 		if (k->expo)
@@ -873,6 +881,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 		} else if (same_thp) {
 			/* both in one THP: split it now, merge on a later visit */
 			thp_split(k, page_thp(page));
+			k->cost_n.n[COST_THP_SPLIT]++;
 		}
 	}
 }
@@ -933,6 +942,7 @@ static bool should_skip_rmap_item(struct ksm *k, struct page *page, struct rmap_
 		return false;
 	}
 	k->pages_skipped++;
+	k->cost_n.n[COST_SKIP]++;
 	rmap_item->remaining_skips--;
 	remove_rmap_item_from_tree(k, rmap_item);
 	return true;
@@ -965,12 +975,15 @@ static uint64_t ewma(uint64_t prev, uint64_t curr)
  * percent, and the value at most advisor_max_pages_to_scan. All integer
  * arithmetic, in the kernel's order: the truncations are part of the result.
  */
+static void charge_deferred(struct ksm *k);
+
 static void scan_time_advisor(struct ksm *k)
 {
 	struct advisor_ctx *ctx = &k->advisor;
 	uint64_t scan_time = (k->now - ctx->start_scan_us) / 1000 / MSEC_PER_SEC;
 	if (!scan_time)
 		scan_time = 1;
+	charge_deferred(k);
 	double cpu_now = k->truth.cpu_ns + k->batch_cpu_ns;
 	uint64_t cpu_time_diff_ms = (uint64_t)((cpu_now - ctx->cpu_ns) / NSEC_PER_MSEC);
 	uint64_t cpu_percent = cpu_time_diff_ms * 100 / (scan_time * MSEC_PER_SEC);
@@ -1092,6 +1105,7 @@ no_vmas:
 	advisor_stop_scan(k);
 	s->seqnr++;
 	k->full_scans_total++;
+	k->cost_n.n[COST_FULL_PASS]++;
 	return NULL;
 }
 
@@ -1104,6 +1118,7 @@ static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 		if (!rmap_item)
 			return;
 		k->batch_cpu_ns += k->opt.costs.visit_ns;
+		k->cost_n.n[COST_VISIT]++;
 		walks_ahead_plan(k);	/* loads only, for speed (walk_ahead.h) */
 		cmp_and_merge_page(k, page, rmap_item);
 		k->pages_scanned++;
@@ -1133,6 +1148,38 @@ uint64_t ksm_next_batch(const struct ksm *k)
 	return k->ksmd == KSMD_WAITING ? UINT64_MAX : k->wake_at;
 }
 
+/*
+ * The terms counted where they happen but priced here, at the batch's end
+ * (or when the advisor reads the time): bytes compared, merges, stable
+ * inserts, new rmap_items, THP splits, skips, passes. Priced 0 (the
+ * built-in table before calibration) they add nothing, not even rounding.
+ */
+static void charge_deferred(struct ksm *k)
+{
+	static const enum cost_term deferred[] = {
+		COST_MEMCMP_BYTE, COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM,
+		COST_THP_SPLIT, COST_SKIP, COST_FULL_PASS,
+	};
+	struct cost_counts now;
+
+	ksm_cost_counts(k, &now);
+	for (size_t i = 0; i < G_N_ELEMENTS(deferred); i++) {
+		enum cost_term t = deferred[i];
+		uint64_t d = now.n[t] - k->cost_charged.n[t];
+
+		if (d && cost_get(&k->opt.costs, t) != 0)
+			k->batch_cpu_ns += (double)d * cost_get(&k->opt.costs, t);
+		k->cost_charged.n[t] = now.n[t];
+	}
+}
+
+void ksm_cost_counts(const struct ksm *k, struct cost_counts *out)
+{
+	*out = k->cost_n;
+	out->n[COST_MEMCMP_BYTE] = k->truth.memcmp_bytes;
+	out->n[COST_MERGE] = k->truth.merges_two + k->truth.merges_stable + k->truth.merges_zero;
+}
+
 /* One turn of ksm_scan_thread(): a batch, then the sleep until the next. */
 uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 {
@@ -1140,6 +1187,7 @@ uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 	k->batch_cpu_ns = 0;
 	if (ksmd_should_run(k))
 		ksm_do_scan(k, k->knob[KNOB_PAGES_TO_SCAN]);
+	charge_deferred(k);
 	uint64_t cost_us = (uint64_t)(k->batch_cpu_ns / 1000);
 	k->truth.cpu_ns += k->batch_cpu_ns;
 	k->batch_cpu_ns = 0;

@@ -162,6 +162,8 @@ uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us);
 
 void ksm_counters(const struct ksm *k, struct ksm_counters *c);
 void ksm_truth(const struct ksm *k, struct ksm_truth *t);
+/* How many of each cost term the model charged so far (cost_model.h). */
+void ksm_cost_counts(const struct ksm *k, struct cost_counts *out);
 void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out);
 void ksm_ideal(struct ksm *k, struct ksm_ideal *out);
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob);

@@ -341,6 +341,12 @@ struct ksm {
 	uint64_t now;			/* simulated µs */
 	struct advisor_ctx advisor;
 	double batch_cpu_ns;
+	/*
+	 * What each cost term counted (cost_model.h); the terms priced at the
+	 * batch's end (charge_deferred) up to cost_charged. The others are
+	 * priced where they happen, as they always were.
+	 */
+	struct cost_counts cost_n, cost_charged;
 	struct slab rmap_item_cache;
 	struct slab page_slab;
 
@@ -481,12 +487,14 @@ static inline int memcmp_pages(struct ksm *k, const struct page *pa, const struc
 	if (ka != kb) {
 		k->truth.memcmp_bytes += 1 + __builtin_clzll(ka ^ kb) / 8;
 		k->batch_cpu_ns += k->opt.costs.node_ns;
+		k->cost_n.n[COST_TREE_LEVEL]++;
 		return ka < kb ? -1 : 1;
 	}
 	int r = a == b ? 0 : content_cmp(a, b);
 	/* Where bytes tie past the first 8 the compare usually runs long. */
 	k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
 	k->batch_cpu_ns += k->opt.costs.memcmp_ns;
+	k->cost_n.n[COST_MEMCMP_LONG]++;
 	return r;
 }
 

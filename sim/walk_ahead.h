@@ -77,6 +77,7 @@ struct search_walk {
 	double node_ns;			/* a level's cost */
 	/* compares decided by the cached keys (high half) and their bytes (low half): one add a level */
 	uint64_t key_cmps;
+	uint64_t levels;		/* node_ns charges: the tree_level count */
 	uint64_t key;			/* the page's first 8 bytes */
 	bool corrupt;			/* went through a node whose page changed */
 	unsigned head, n_ahead, turn;	/* the walks ahead: the first, how many, the next to step */
@@ -107,6 +108,7 @@ static inline void search_walk_start(struct ksm *k, struct search_walk *s, uint3
 	s->cpu_ns = k->batch_cpu_ns;
 	s->node_ns = k->opt.costs.node_ns;
 	s->key_cmps = 0;
+	s->levels = 0;
 	s->key = page_key8(page);
 	s->corrupt = false;
 	s->head = w->head;
@@ -123,6 +125,7 @@ static inline void search_walk_level(struct ksm *k, struct search_walk *s)
 	if (s->n_ahead)
 		s->turn = walks_ahead_step(&k->ahead, s->head, s->n_ahead, s->turn);
 	s->cpu_ns += s->node_ns;
+	s->levels++;
 }
 
 /*
@@ -142,6 +145,7 @@ static inline int search_walk_memcmp(struct ksm *k, struct search_walk *s, const
 		if (tree_key != s->key) {
 			s->key_cmps += (UINT64_C(1) << 32) + 1 + __builtin_clzll(tree_key ^ s->key) / 8;
 			s->cpu_ns += s->node_ns;
+			s->levels++;
 			return s->key < tree_key ? -1 : 1;
 		}
 	} else {
@@ -184,6 +188,7 @@ static inline void search_walk_prefetch_uncle(const struct search_walk *s)
 static inline void search_walk_end(struct ksm *k, const struct search_walk *s)
 {
 	k->batch_cpu_ns = s->cpu_ns;
+	k->cost_n.n[COST_TREE_LEVEL] += s->levels;
 	k->truth.memcmp_calls += s->key_cmps >> 32;
 	k->truth.memcmp_bytes += (uint32_t)s->key_cmps;
 	if (s->corrupt)

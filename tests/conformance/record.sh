@@ -34,7 +34,16 @@ for i in range(1, runs + 1):
     lines = open(f"{stem}.{i}.csv").read().splitlines()
     files.append(([l for l in lines if l.startswith("#")],
                   list(csv.reader(l for l in lines if not l.startswith("#")))))
+# ksmd_cpu_ms is this machine's CPU time, not a count the model must
+# reproduce anywhere: the expected files leave it out (sim/MODEL.md,
+# "Calibrating the cost table", holds the model's CPU to the live one).
+for _, rs in files:
+    if rs and "ksmd_cpu_ms" in rs[0]:
+        k = rs[0].index("ksmd_cpu_ms")
+        for row in rs:
+            del row[k]
 comments, rows = files[0]
+comments = [l for l in comments if not l.startswith("# ksmd_cpu_ms")]
 header = rows[0]
 varying = []
 mm = header.index("mm") if "mm" in header else None

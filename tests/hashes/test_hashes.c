@@ -258,6 +258,30 @@ static void test_jhash2_pages(void **state)
 }
 
 /*
+ * The checksums as ksmd computes them (bench/ref_kernel.c) against the
+ * library and the registry: XXH64 scalar is libxxhash's XXH64, the 3-way
+ * CRC-32C the registry's crc32c, on patterns and random pages.
+ */
+static void test_kernel_shaped(void **state)
+{
+	unsigned char *p = page_alloc();
+	uint64_t rng = 7;
+
+	for (int i = 0; i < NPAT + 500; i++) {
+		if (i < NPAT)
+			page_pattern(p, i);
+		else
+			page_random(p, &rng);
+		assert_true(ref_xxh64_kernel(p) == ref_xxh64_lib(p));
+		assert_true((uint32_t)ref_xxh64_kernel(p) == (uint32_t)hash_of("xxhash", p));
+		assert_true(ref_crc32c_kernel(p) == hash_of("crc32c", p));
+	}
+	assert_float_equal(kernel_hash_ratio("xxhash"), 1.0, 0);
+	assert_float_equal(kernel_hash_ratio("sha1"), 0.0, 0);
+	free(p);
+}
+
+/*
  * Every XXH3 page function the CPU can run, ours and xxHash's inlined
  * builds, against the shared library: random pages, then pages that
  * stress the lane bookkeeping (zero, ones, one set bit in each of the
@@ -546,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_refs),
+		cmocka_unit_test(test_kernel_shaped),
 		cmocka_unit_test(test_costs_csv),
 	};
 

@@ -61,4 +61,25 @@ has nan-line "$tmp/out" "nan.csv:3:"
 "$bin" diff "$tmp/a.csv" "$tmp/missing.csv" >"$tmp/out" 2>&1; check missing-file 2 $?
 has missing-names-file "$tmp/out" "missing.csv"
 "$bin" diff "$tmp/a.csv" >"$tmp/out" 2>&1; check one-file 2 $?
+
+# ksmd_cpu_ms: by ratio, apart from the exact counters, and said which failed
+sed -e "s/^$hdr\$/$hdr,ksmd_cpu_ms/" -e 's/^merged,.*/&,100.0/' -e 's/^after_cow,.*/&,200.0/' \
+  "$tmp/a.csv" >"$tmp/live.csv"
+sed -e 's/,100.0$/,110.0/' -e 's/,200.0$/,212.0/' "$tmp/live.csv" >"$tmp/near.csv"
+sed -e 's/,200.0$/,300.0/' "$tmp/live.csv" >"$tmp/far.csv"
+"$bin" diff "$tmp/live.csv" "$tmp/near.csv" >"$tmp/out" 2>&1; check cpu-within 0 $?
+has cpu-ratio "$tmp/out" "after_cow *200.000 *212.000 *1.060 *ok"
+"$bin" diff "$tmp/live.csv" "$tmp/far.csv" >"$tmp/out" 2>&1; check cpu-outside 1 $?
+has cpu-outside-says "$tmp/out" "ksmd_cpu_ms: 1 of 2 rows outside the tolerance; exact counters: agree"
+has cpu-outside-counters "$tmp/out" "^no differences"
+"$bin" diff "$tmp/live.csv" "$tmp/far.csv" --cpu-tolerance 60 >"$tmp/out" 2>&1; check cpu-tolerance 0 $?
+"$bin" diff "$tmp/a.csv" "$tmp/far.csv" >"$tmp/out" 2>&1; check cpu-one-side 0 $?
+sed 's/^after_cow,0,2,400,1,199/after_cow,0,2,400,1,198/' "$tmp/near.csv" >"$tmp/nearb.csv"
+"$bin" diff "$tmp/live.csv" "$tmp/nearb.csv" >"$tmp/out" 2>&1; check cpu-ok-counter-differs 1 $?
+has cpu-ok-counter-says "$tmp/out" "0 of 2 rows outside the tolerance; exact counters: differ"
+"$bin" diff "$tmp/live.csv" "$tmp/near.csv" --cpu-tolerance x >"$tmp/out" 2>&1; check cpu-tolerance-bad 2 $?
+has cpu-tolerance-names "$tmp/out" "cpu-tolerance: 'x'"
+sed 's/,212.0$/,2x2/' "$tmp/near.csv" >"$tmp/nancpu.csv"
+"$bin" diff "$tmp/live.csv" "$tmp/nancpu.csv" >"$tmp/out" 2>&1; check cpu-not-a-number 2 $?
+has cpu-nan-line "$tmp/out" "nancpu.csv:4: ksmd_cpu_ms"
 [ "$fails" -eq 0 ]

@@ -92,17 +92,20 @@ static char *header(enum marks_set set, int version)
 	return out_close(&o);
 }
 
-/* The live replay's header is the model's, cut after the kernel's columns. */
+/*
+ * The live replay's header is the model's, cut after the kernel's columns,
+ * and then ksmd_cpu_ms, the one column it measures that no sysfs file shows.
+ */
 static void test_headers(void **state)
 {
 	for (int version = 1; version <= MARKS_THP_VERSION; version++) {
 		char *live = header(MARKS_SET_KERNEL, version), *model = header(MARKS_SET_ALL, version);
-		size_t n = strlen(live) - 1;	/* less the newline */
+		size_t n = strlen(live) - strlen(",ksmd_cpu_ms\n");
 		GString *want = g_string_new(format_header);
 
 		if (version >= MARKS_THP_VERSION)
 			g_string_append(want, ",thp_fault_alloc,thp_split_page,thp_split_pmd");
-		g_string_append_c(want, '\n');
+		g_string_append(want, ",ksmd_cpu_ms\n");
 		assert_string_equal(live, want->str);
 		assert_memory_equal(model, live, n);
 		assert_int_equal(model[n], ',');
@@ -155,12 +158,18 @@ static void test_rows(void **state)
 	char *live, *model, *bare;
 
 	fill(&c, &t, &id);
+	/* live: ksmd's CPU last, empty where ksmd cannot be seen */
 	live = row(MARKS_SET_KERNEL, 3, "m1", &(struct marks_values){ .c = &c });
-	assert_string_equal(live, "m1,42,3,1200,1,199,0,0,0,0,0,0,-64,2,0,0,5\n");
+	assert_string_equal(live, "m1,42,3,1200,1,199,0,0,0,0,0,0,-64,2,0,0,5,\n");
+	free(live);
+	live = row(MARKS_SET_KERNEL, 3, "m1", &(struct marks_values){ .c = &c, .t = &t });
+	assert_string_equal(live, "m1,42,3,1200,1,199,0,0,0,0,0,0,-64,2,0,0,5,1.500\n");
 	model = row(MARKS_SET_ALL, 3, "m1", &(struct marks_values){ .c = &c, .t = &t, .ideal = &id });
 	/* the same cells first, then the model's */
-	assert_memory_equal(model, live, strlen(live) - 1);
-	assert_string_equal(model + strlen(live) - 1,
+	size_t kn = strlen(live) - strlen(",1.500\n");
+
+	assert_memory_equal(model, live, kn);
+	assert_string_equal(model + kn,
 			    ",400,100,7,0,0,0,0,0,0,0,0,0,0,9,0,0,0,0,0,0,0,0,1.500,"
 			    "400,300,200,100,0.6667\n");
 	free(live);
@@ -267,7 +276,7 @@ static void test_diff(void **state)
 	GError *err = NULL;
 
 	/* thp_fault_alloc only one file has: left out; the extra column is not compared */
-	assert_true(marks_diff(a, b, NULL, NULL, &d, &err));
+	assert_true(marks_diff(a, b, NULL, &d, &err));
 	assert_int_equal(d.cells->len, 1);
 	assert_string_equal(cell(&d, 0)->row, "after_cow");
 	assert_string_equal(cell(&d, 0)->column, "pages_sharing");
@@ -276,29 +285,101 @@ static void test_diff(void **state)
 	assert_int_equal(d.compared, 2 * 13);
 	marks_diff_clear(&d);
 
-	assert_true(marks_diff(a, b, NULL, ignore, &d, &err));
+	assert_true(marks_diff(a, b, &(struct marks_diff_opts){ .ignore = ignore, .cpu_tolerance = 0.15 }, &d, &err));
 	assert_int_equal(d.cells->len, 0);
 	assert_int_equal(d.compared, 2 * 12);
 	marks_diff_clear(&d);
-	assert_true(marks_diff(a, b, only, NULL, &d, &err));
+	assert_true(marks_diff(a, b, &(struct marks_diff_opts){ .only = only, .cpu_tolerance = 0.15 }, &d, &err));
 	assert_int_equal(d.cells->len, 0);
 	assert_int_equal(d.compared, 2 * 2);
 	marks_diff_clear(&d);
 
 	/* a varying cell either file names is skipped */
-	assert_true(marks_diff(b, skip, NULL, NULL, &d, &err));
+	assert_true(marks_diff(b, skip, NULL, &d, &err));
 	assert_int_equal(d.cells->len, 0);
 	assert_int_equal(d.skipped, 1);
 	marks_diff_clear(&d);
 
-	assert_false(marks_diff(a, b, extra, NULL, &d, &err));
+	assert_false(marks_diff(a, b, &(struct marks_diff_opts){ .only = extra, .cpu_tolerance = 0.15 }, &d, &err));
 	assert_true(g_error_matches(err, MARKS_ERROR, MARKS_ERROR_BAD));
 	assert_non_null(strstr(err->message, "the header has no column 'extra'"));
 	g_clear_error(&err);
-	assert_false(marks_diff(a, bad, NULL, NULL, &d, &err));
+	assert_false(marks_diff(a, bad, NULL, &d, &err));
 	assert_non_null(strstr(err->message, "bad.csv:2: pages_sharing '1x9' is not an integer"));
 	g_clear_error(&err);
 	for (char *p[] = { a, b, skip, bad, NULL }, **q = p; *q; q++) {
+		unlink(*q);
+		g_free(*q);
+	}
+}
+
+/*
+ * ksmd_cpu_ms is compared by ratio, apart from the exact counters: a live
+ * file with it against a model file, an expected file without it.
+ */
+static void test_diff_cpu(void **state)
+{
+	char *live = file("live_cpu.csv", HDR ",ksmd_cpu_ms\n"
+			  "early,0,0,0,0,0,0,0,0,0,0,0,0,0,2.000\n"
+			  "merged,1,2,400,1,199,0,0,0,0,0,0,802304,0,100.000\n"
+			  "late,2,4,800,1,199,0,0,0,0,0,0,802304,0,200.000\n");
+	char *model = file("model_cpu.csv", HDR ",rmap_items,ksmd_cpu_ms\n"
+			   "early,0,0,0,0,0,0,0,0,0,0,0,0,0,9,5.000\n"
+			   "merged,1,2,400,1,199,0,0,0,0,0,0,802304,0,9,110.000\n"
+			   "late,2,4,800,1,198,0,0,0,0,0,0,802304,0,9,260.000\n");
+	char *old = file("old_cpu.csv", HDR "\n"
+			 "early,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+			 "merged,1,2,400,1,199,0,0,0,0,0,0,802304,0\n"
+			 "late,2,4,800,1,199,0,0,0,0,0,0,802304,0\n");
+	char *empty = file("empty_cpu.csv", HDR ",ksmd_cpu_ms\n"
+			   "early,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+			   "merged,1,2,400,1,199,0,0,0,0,0,0,802304,0,\n"
+			   "late,2,4,800,1,199,0,0,0,0,0,0,802304,0,\n");
+	char *bad = file("bad_cpu.csv", HDR ",ksmd_cpu_ms\n"
+			 "early,0,0,0,0,0,0,0,0,0,0,0,0,0,-1\n");
+	char *ignore[] = { "ksmd_cpu_ms", NULL };
+	struct marks_diff d;
+	GError *err = NULL;
+
+	/* early: both under the floor; merged 1.10 inside; late 1.30 outside; one exact cell */
+	assert_true(marks_diff(live, model, NULL, &d, &err));
+	assert_string_equal(d.cpu_column, "ksmd_cpu_ms");
+	assert_int_equal(d.cells->len, 1);
+	assert_string_equal(cell(&d, 0)->column, "pages_sharing");
+	assert_int_equal(d.cpu->len, 3);
+	assert_true(g_array_index(d.cpu, struct marks_cpu_cell, 0).below_floor);
+	assert_true(g_array_index(d.cpu, struct marks_cpu_cell, 1).within);
+	assert_false(g_array_index(d.cpu, struct marks_cpu_cell, 2).within);
+	assert_float_equal(g_array_index(d.cpu, struct marks_cpu_cell, 2).ratio, 1.3, 1e-9);
+	assert_int_equal(d.cpu_outside, 1);
+	assert_int_equal(d.compared, 3 * 13);	/* the exact counters only */
+	marks_diff_clear(&d);
+	/* a wider tolerance takes late in */
+	assert_true(marks_diff(live, model, &(struct marks_diff_opts){ .cpu_tolerance = 0.35,
+				.cpu_floor_ms = 10 }, &d, &err));
+	assert_int_equal(d.cpu_outside, 0);
+	assert_int_equal(d.cells->len, 1);
+	marks_diff_clear(&d);
+	/* ignored, or one file without it (the expected files): not compared, counters as before */
+	assert_true(marks_diff(live, model, &(struct marks_diff_opts){ .ignore = ignore }, &d, &err));
+	assert_null(d.cpu_column);
+	assert_int_equal(d.cpu->len, 0);
+	marks_diff_clear(&d);
+	assert_true(marks_diff(old, model, NULL, &d, &err));
+	assert_null(d.cpu_column);
+	assert_int_equal(d.cells->len, 1);
+	assert_int_equal(d.compared, 3 * 13);
+	marks_diff_clear(&d);
+	/* an empty cell (ksmd not visible) is skipped, not a difference */
+	assert_true(marks_diff(empty, model, NULL, &d, &err));
+	assert_int_equal(d.cpu->len, 0);
+	assert_int_equal(d.skipped, 3);
+	marks_diff_clear(&d);
+	/* a cell that is not a number of milliseconds: bad input naming file and line */
+	assert_false(marks_diff(bad, bad, NULL, &d, &err));
+	assert_non_null(strstr(err->message, "bad_cpu.csv:2: ksmd_cpu_ms '-1' is not a number"));
+	g_clear_error(&err);
+	for (char *p[] = { live, model, old, empty, bad, NULL }, **q = p; *q; q++) {
 		unlink(*q);
 		g_free(*q);
 	}
@@ -316,7 +397,7 @@ static void test_diff_mm(void **state)
 	GError *err = NULL;
 
 	/* ksm_merge_any, which older files lack, is left out; rows pair on label and mm */
-	assert_true(marks_diff(a, b, NULL, NULL, &d, &err));
+	assert_true(marks_diff(a, b, NULL, &d, &err));
 	assert_int_equal(d.cells->len, 1);
 	assert_string_equal(cell(&d, 0)->row, "row 2");
 	assert_string_equal(cell(&d, 0)->column, "label");
@@ -339,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_cumulative),
 		cmocka_unit_test(test_ksm_stat),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff_cpu),
 		cmocka_unit_test(test_diff_mm),
 	};
 	int rc;

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ksmsim bench calibrate: the cost table fitted to what the live ksmd
+ * spends. Each designed scenario is a small trace (written here) that
+ * isolates one or two of the model's cost terms; it is replayed on the live
+ * kernel --repeat times (ksmd's own CPU time from schedstat, at the last
+ * mark: the marks' ksmd_cpu_ms), and once through the model, which counts
+ * how many of each term the same trace costs (ksm_cost_counts). The live
+ * medians are then fitted as a non-negative sum of counts times costs by
+ * weighted non-negative least squares (Lawson-Hanson; weights 1/live time,
+ * so every scenario's relative error counts alike).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include "bench/bench.h"
+#include "bench/bench_ref.h"
+#include "hashes/hash.h"
+#include "live/live.h"
+#include "marks/marks.h"
+#include "sim/cost_model.h"
+#include "sim/run.h"
+#include "util/atomic_file.h"
+#include "util/exit_status.h"
+#include "util/signals.h"
+
+#define SKIP_STATUS 77
+#define MAX_SCEN 16
+
+/* What the scenarios fit; the others keep a fixed value (see fixed_terms). */
+static const enum cost_term fitted[] = {
+	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MEMCMP_BYTE, COST_MERGE,
+	COST_STABLE_INSERT, COST_RMAP_ITEM, COST_SKIP, COST_FULL_PASS,
+};
+#define NFIT G_N_ELEMENTS(fitted)
+
+enum shape {
+	SHAPE_DISTINCT,		/* every page different: checksums, unstable tree */
+	SHAPE_PAIRS,		/* two mms with the same pages: one merge per pair */
+	SHAPE_IDENTICAL,	/* one content everywhere: merges, chains at max_page_sharing */
+	SHAPE_ZERO,		/* zero pages with use_zero_pages 1 */
+	SHAPE_SMART,		/* distinct, smart_scan 1: skips after the first passes */
+};
+
+struct scenario {
+	const char *name;
+	const char *isolates;
+	enum shape shape;
+	unsigned pages;		/* over two mms */
+	unsigned passes;
+	/* filled in */
+	char *path;
+	struct cost_counts counts;	/* the model's, at the last mark */
+	double model_ms;		/* the built-in table's */
+	double live_ms;			/* median */
+	double live_min, live_max;
+	double fit_ms;
+};
+
+#define SCEN(n, w, sh, p, ps) { .name = n, .isolates = w, .shape = sh, .pages = p, .passes = ps }
+static struct scenario scenarios[] = {
+	SCEN("distinct-4k", "visit, checksum, rmap_item_new", SHAPE_DISTINCT, 4096, 4),
+	SCEN("distinct-16k", "visit, checksum, tree_level", SHAPE_DISTINCT, 16384, 4),
+	SCEN("distinct-64k", "tree_level, memcmp_byte (a deeper tree)", SHAPE_DISTINCT, 65536, 4),
+	SCEN("distinct-64k-2", "rmap_item_new against visits (fewer passes)", SHAPE_DISTINCT, 65536, 2),
+	SCEN("distinct-16k-10", "visit, checksum (many passes)", SHAPE_DISTINCT, 16384, 10),
+	SCEN("pairs-16k", "merge, stable_insert (one each per pair)", SHAPE_PAIRS, 16384, 3),
+	SCEN("pairs-64k", "merge, stable_insert, stable tree levels", SHAPE_PAIRS, 65536, 3),
+	SCEN("identical-32k", "merge into chains (stable_insert per 256)", SHAPE_IDENTICAL, 32768, 3),
+	SCEN("identical-32k-12", "already merged: visit alone", SHAPE_IDENTICAL, 32768, 12),
+	SCEN("zero-32k", "merge with the zero page, memcmp_byte", SHAPE_ZERO, 32768, 3),
+	SCEN("smart-32k-12", "smart_scan_skip", SHAPE_SMART, 32768, 12),
+	SCEN("tiny-64-400", "full_pass (64 pages, 400 passes)", SHAPE_DISTINCT, 64, 400),
+};
+#define NSCEN G_N_ELEMENTS(scenarios)
+
+/* --------------------------------------------------------- the traces */
+
+static bool write_trace(struct scenario *s, const char *dir, double scale, GError **error)
+{
+	unsigned pages = (unsigned)MAX(16.0, s->pages * scale);
+	unsigned half = pages / 2;
+	GString *t = g_string_new("ksmtrace 1\n");
+
+	if (s->pages <= 64)
+		half = s->pages / 2;	/* the per-pass scenario keeps its size */
+	g_string_append_printf(t, "# bench calibrate scenario %s: %s\n", s->name, s->isolates);
+	g_string_append(t, "0 set pages_to_scan 10000\n0 set sleep_millisecs 10\n"
+			   "0 set max_page_sharing 256\n0 set stable_node_chains_prune_millisecs 0\n");
+	g_string_append_printf(t, "0 set smart_scan %d\n0 set use_zero_pages %d\n",
+			       s->shape == SHAPE_SMART, s->shape == SHAPE_ZERO);
+	for (int m = 0; m < 2; m++) {
+		g_string_append_printf(t, "0 spawn m%d\n0 map m%d 0x100000 %u\n"
+				       "0 advise m%d 0x100000 %u mergeable\n", m, m, half, m, half);
+		switch (s->shape) {
+		case SHAPE_DISTINCT:
+		case SHAPE_SMART:
+			g_string_append_printf(t, "0 fillseq m%d 0x100000 %u %u\n", m, half,
+					       1000000u * (m + 1));
+			break;
+		case SHAPE_PAIRS:
+			g_string_append_printf(t, "0 fillseq m%d 0x100000 %u 5000000\n", m, half);
+			break;
+		case SHAPE_IDENTICAL:
+			g_string_append_printf(t, "0 fill m%d 0x100000 %u byte:5a\n", m, half);
+			break;
+		case SHAPE_ZERO:
+			g_string_append_printf(t, "0 fill m%d 0x100000 %u zero\n", m, half);
+			break;
+		}
+	}
+	g_string_append_printf(t, "0 set run 1\n0 settle %u\n0 mark end\n", s->passes);
+	s->path = g_build_filename(dir, s->name, NULL);
+	bool ok = g_file_set_contents(s->path, t->str, (gssize)t->len, error);
+	g_string_free(t, TRUE);
+	return ok;
+}
+
+/* --------------------------------------------------------- the model */
+
+struct model_ctx {
+	struct cost_counts counts;
+	double cpu_ns;
+};
+
+static bool on_mark(void *ctx, const char *label, uint64_t t_us, struct ksm *k, GError **error)
+{
+	struct model_ctx *m = ctx;
+	struct ksm_truth t;
+
+	(void)label, (void)t_us, (void)error;
+	ksm_cost_counts(k, &m->counts);
+	ksm_truth(k, &t);
+	m->cpu_ns = t.cpu_ns;
+	return true;
+}
+
+/* The model's counts of s and its CPU time with costs (NULL: the built-in table). */
+static bool model_run(struct scenario *s, const char *costs, double *cpu_ms, GError **error)
+{
+	struct run_config cfg = { .trace = s->path, .costs_csv = costs };
+	struct run run;
+	struct model_ctx m = { 0 };
+	struct loop_sinks sinks = { .mark = on_mark, .ctx = &m };
+	struct loop_result res;
+
+	if (!run_config_resolve(&cfg, error) || !run_open(&run, &cfg, error))
+		return false;
+	bool ok = run_replay(&run, &sinks, &res, error);
+	run_close(&run);
+	s->counts = m.counts;
+	*cpu_ms = m.cpu_ns / 1e6;
+	return ok;
+}
+
+/* --------------------------------------------------------- the live ksmd */
+
+/* ksmd_cpu_ms of the last row of a live marks file. */
+static bool last_cpu_ms(const char *text, double *ms, GError **error)
+{
+	const char *end = text + strlen(text);
+
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	const char *line = end;
+	while (line > text && line[-1] != '\n')
+		line--;
+	const char *comma = NULL;
+	for (const char *p = line; p < end; p++)
+		if (*p == ',')
+			comma = p;
+	char *num = comma ? g_strndup(comma + 1, (gsize)(end - comma - 1)) : NULL;
+	char *stop = NULL;
+	if (num && *num)
+		*ms = g_ascii_strtod(num, &stop);
+	bool ok = num && *num && stop && !*stop;
+	if (!ok)
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			    "the live replay wrote no ksmd_cpu_ms (is ksmd visible in /proc?)");
+	g_free(num);
+	return ok;
+}
+
+static bool live_once(const struct scenario *s, double *ms, GError **error)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct live_replay_params p = {
+		.trace_name = s->name, .settle_timeout = 600, .base = LIVE_DEFAULT_BASE,
+		.cpu = LIVE_CPU_LEAST_BUSY, .marks = f,
+	};
+	GError *rerr = NULL;
+	trace_reader *r;
+	struct live_session *sess;
+	bool ok;
+
+	if (!f) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "open_memstream failed");
+		return false;
+	}
+	r = trace_reader_open(s->path, error);
+	if (!r) {
+		fclose(f);
+		free(buf);
+		return false;
+	}
+	sess = live_session_begin(error);
+	if (!sess) {
+		trace_reader_free(r);
+		fclose(f);
+		free(buf);
+		return false;
+	}
+	ok = live_replay(&p, r, error);
+	trace_reader_free(r);
+	if (!live_session_end(sess, &rerr)) {
+		if (ok)
+			g_propagate_prefixed_error(error, rerr, "restoring KSM failed: ");
+		else
+			g_error_free(rerr);
+		ok = false;
+	}
+	fclose(f);
+	ok = ok && last_cpu_ms(buf, ms, error);
+	free(buf);
+	return ok;
+}
+
+/*
+ * One clean replay: wait (up to wait_s in all) while another process uses
+ * KSM, and throw a replay away when one began to meanwhile (its pages
+ * would be in ksmd's time). The machine is shared; the knobs are ours.
+ */
+static bool live_clean(const struct scenario *s, double *ms, double *waited, double wait_s,
+		       GError **error)
+{
+	for (;;) {
+		GError *busy = NULL;
+
+		if (live_check_usable(&busy)) {
+			if (!live_once(s, ms, error))
+				return false;
+			if (live_check_usable(NULL))
+				return true;
+			printf("  (%s: another process used KSM during the replay: again)\n", s->name);
+			continue;
+		}
+		if (*waited >= wait_s) {
+			g_propagate_prefixed_error(error, busy, "waited %.0f s: ", *waited);
+			return false;
+		}
+		g_error_free(busy);
+		struct timespec ts = { 2, 0 };
+		nanosleep(&ts, NULL);
+		*waited += 2;
+		if (signals_caught()) {
+			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
+			return false;
+		}
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* --------------------------------------------------------- the fit */
+
+/*
+ * Solves the n x n system m x = v (row-major, overwritten) by Gaussian
+ * elimination with partial pivoting; false when singular.
+ */
+static bool solve(double *m, double *v, size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		size_t piv = c;
+
+		for (size_t r = c + 1; r < n; r++)
+			if (fabs(m[r * n + c]) > fabs(m[piv * n + c]))
+				piv = r;
+		if (fabs(m[piv * n + c]) < 1e-300)
+			return false;
+		if (piv != c) {
+			for (size_t k = 0; k < n; k++) {
+				double tmp = m[c * n + k];
+
+				m[c * n + k] = m[piv * n + k];
+				m[piv * n + k] = tmp;
+			}
+			double tmp = v[c];
+			v[c] = v[piv];
+			v[piv] = tmp;
+		}
+		for (size_t r = 0; r < n; r++) {
+			if (r == c)
+				continue;
+			double f = m[r * n + c] / m[c * n + c];
+
+			for (size_t k = c; k < n; k++)
+				m[r * n + k] -= f * m[c * n + k];
+			v[r] -= f * v[c];
+		}
+	}
+	for (size_t c = 0; c < n; c++)
+		v[c] /= m[c * n + c];
+	return true;
+}
+
+/* Least squares of a (rows x cols, row-major) on b over the columns in set; x gets them. */
+static bool ls_subset(const double *a, const double *b, size_t rows, size_t cols,
+		      const bool *set, double *x, double *inv_diag)
+{
+	size_t idx[NFIT], n = 0;
+	double m[NFIT * NFIT], v[NFIT];
+
+	for (size_t j = 0; j < cols; j++)
+		if (set[j])
+			idx[n++] = j;
+	for (size_t p = 0; p < n; p++) {
+		v[p] = 0;
+		for (size_t r = 0; r < rows; r++)
+			v[p] += a[r * cols + idx[p]] * b[r];
+		for (size_t q = 0; q < n; q++) {
+			m[p * n + q] = 0;
+			for (size_t r = 0; r < rows; r++)
+				m[p * n + q] += a[r * cols + idx[p]] * a[r * cols + idx[q]];
+		}
+	}
+	/* the inverse's diagonal, for the uncertainties: one solve per unit vector */
+	if (inv_diag) {
+		for (size_t p = 0; p < n; p++) {
+			double mm[NFIT * NFIT], e[NFIT] = { 0 };
+
+			memcpy(mm, m, sizeof(double) * n * n);
+			e[p] = 1;
+			if (!solve(mm, e, n))
+				return false;
+			inv_diag[idx[p]] = e[p];
+		}
+	}
+	if (!solve(m, v, n))
+		return false;
+	for (size_t j = 0; j < cols; j++)
+		x[j] = 0;
+	for (size_t p = 0; p < n; p++)
+		x[idx[p]] = v[p];
+	return true;
+}
+
+/*
+ * Lawson and Hanson's NNLS: min |a x - b| with x >= 0, the active set
+ * grown by the largest gradient and shrunk where a step would go negative.
+ */
+static bool nnls(const double *a, const double *b, size_t rows, size_t cols, double *x,
+		 bool *passive)
+{
+	double z[NFIT], w[NFIT];
+
+	for (size_t j = 0; j < cols; j++)
+		x[j] = 0, passive[j] = false;
+	for (int iter = 0; iter < 100; iter++) {
+		size_t best = cols;
+		double wmax = 1e-12;
+
+		for (size_t j = 0; j < cols; j++) {
+			w[j] = 0;
+			for (size_t r = 0; r < rows; r++) {
+				double res = b[r];
+
+				for (size_t k = 0; k < cols; k++)
+					res -= a[r * cols + k] * x[k];
+				w[j] += a[r * cols + j] * res;
+			}
+			if (!passive[j] && w[j] > wmax)
+				wmax = w[j], best = j;
+		}
+		if (best == cols)
+			return true;
+		passive[best] = true;
+		for (;;) {
+			if (!ls_subset(a, b, rows, cols, passive, z, NULL))
+				return false;
+			bool neg = false;
+
+			for (size_t j = 0; j < cols; j++)
+				neg |= passive[j] && z[j] <= 0;
+			if (!neg) {
+				memcpy(x, z, sizeof(double) * cols);
+				break;
+			}
+			double alpha = 1;
+
+			for (size_t j = 0; j < cols; j++)
+				if (passive[j] && z[j] <= 0)
+					alpha = MIN(alpha, x[j] / (x[j] - z[j]));
+			for (size_t j = 0; j < cols; j++) {
+				x[j] += alpha * (z[j] - x[j]);
+				if (passive[j] && x[j] <= 1e-15)
+					passive[j] = false, x[j] = 0;
+			}
+		}
+	}
+	return true;
+}
+
+/* --------------------------------------------------------- the report */
+
+/* The other checksums: xxhash's fitted cost times each one's measured ratio to it. */
+static void checksum_rows(double xxhash_ns, const char ***names, double **ns, size_t *n)
+{
+	size_t nh;
+	const struct page_hash *hs = hash_all(&nh);
+	const struct page_hash *xx = hash_lookup("xxhash");
+
+	*names = g_new0(const char *, nh);
+	*ns = g_new0(double, nh);
+	*n = 0;
+	for (size_t i = 0; i < nh; i++) {
+		if (!hs[i].fn)
+			continue;
+		double ratio = kernel_hash_ratio(hs[i].name);
+
+		if (ratio <= 0)	/* no kernel-shaped twin: the registry's cold figures */
+			ratio = hs[i].cold_ns / xx->cold_ns;
+		(*names)[*n] = hs[i].name;
+		(*ns)[(*n)++] = xxhash_ns * ratio;
+	}
+}
+
+int bench_calibrate(const struct bench_calibrate_opts *o)
+{
+	GError *err = NULL;
+	char *dir = NULL;
+	atomic_file *af = NULL;
+	int rc = 1;
+
+	if (!o->synthetic && !live_check_usable(&err)) {
+		printf("ksmsim bench calibrate: skipped: %s\n", err->message);
+		g_error_free(err);
+		return SKIP_STATUS;
+	}
+	signals_install(SIGNALS_DEFER);
+	if (o->out && !(af = atomic_file_open(o->out, &err))) {
+		fprintf(stderr, "ksmsim bench calibrate: %s\n", err->message);
+		g_error_free(err);
+		return EXIT_USAGE;
+	}
+	double waited = 0;
+
+	dir = g_dir_make_tmp("ksmsim-calibrate-XXXXXX", &err);
+	if (!dir)
+		goto fail;
+
+	if (o->synthetic)
+		printf("bench calibrate: %zu scenarios, SYNTHETIC: the model's CPU with %s stands "
+		       "for the live ksmd's (a check of the fit)\n", NSCEN, o->synthetic);
+	else
+		printf("bench calibrate: %zu scenarios, %d live replays each (median), ksmd's CPU "
+		       "from /proc/<ksmd>/schedstat, on %s\n", NSCEN, o->repeat, bench_cpu_model());
+	for (size_t i = 0; i < NSCEN; i++) {
+		struct scenario *s = &scenarios[i];
+		double t[64];
+
+		if (!write_trace(s, dir, o->scale, &err) || !model_run(s, NULL, &s->model_ms, &err))
+			goto fail;
+		for (int r = 0; r < o->repeat; r++) {
+			if (o->synthetic ? !model_run(s, o->synthetic, &t[r], &err)
+					 : !live_clean(s, &t[r], &waited, o->wait_s, &err))
+				goto fail;
+			if (signals_caught()) {
+				g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
+				goto fail;
+			}
+		}
+		qsort(t, (size_t)o->repeat, sizeof(double), cmp_double);
+		s->live_ms = o->repeat % 2 ? t[o->repeat / 2]
+					   : (t[o->repeat / 2 - 1] + t[o->repeat / 2]) / 2;
+		s->live_min = t[0];
+		s->live_max = t[o->repeat - 1];
+		printf("  %-18s live %9.1f ms (%.1f-%.1f)  model (built-in table) %9.1f ms\n",
+		       s->name, s->live_ms, s->live_min, s->live_max, s->model_ms);
+		fflush(stdout);
+	}
+
+	/* weighted: rows divided by the live time, so the fit minimises relative errors */
+	double a[NSCEN * NFIT], b[NSCEN], x[NFIT], scale[NFIT], inv[NFIT] = { 0 };
+	bool passive[NFIT];
+
+	for (size_t j = 0; j < NFIT; j++) {
+		scale[j] = 0;
+		for (size_t i = 0; i < NSCEN; i++)
+			scale[j] = MAX(scale[j], (double)scenarios[i].counts.n[fitted[j]] /
+					       (scenarios[i].live_ms * 1e6));
+		if (scale[j] == 0)
+			scale[j] = 1;
+	}
+	for (size_t i = 0; i < NSCEN; i++) {
+		b[i] = 1;
+		for (size_t j = 0; j < NFIT; j++)
+			a[i * NFIT + j] = (double)scenarios[i].counts.n[fitted[j]] /
+					  (scenarios[i].live_ms * 1e6) / scale[j];
+	}
+	if (!nnls(a, b, NSCEN, NFIT, x, passive) ||
+	    !ls_subset(a, b, NSCEN, NFIT, passive, x, inv)) {
+		g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			    "the fit is singular: the scenarios do not separate the terms");
+		goto fail;
+	}
+	size_t nfree = 0;
+	double rss = 0;
+
+	for (size_t j = 0; j < NFIT; j++)
+		nfree += passive[j];
+	for (size_t i = 0; i < NSCEN; i++) {
+		double fit = 0;
+
+		for (size_t j = 0; j < NFIT; j++)
+			fit += a[i * NFIT + j] * x[j];
+		rss += (1 - fit) * (1 - fit);
+		scenarios[i].fit_ms = fit * scenarios[i].live_ms;
+	}
+	double sigma2 = NSCEN > nfree ? rss / (double)(NSCEN - nfree) : 0;
+
+	struct cost_table t;
+	cost_table_default(&t, "xxhash");
+	cost_set(&t, COST_MEMCMP_LONG, 0);	/* its bytes are in memcmp_byte */
+	cost_set(&t, COST_THP_SPLIT, 0);
+	printf("\nfit: weighted non-negative least squares (Lawson-Hanson), weights 1/live time;\n"
+	       "uncertainty: 1 sd from sigma^2 (A'A)^-1 over the terms off the bound, "
+	       "sigma^2 = RSS/(%zu - %zu)\n\n", NSCEN, nfree);
+	printf("%-16s %12s %12s  %s\n", "term", "ns", "+- ns", "one count is");
+	for (size_t j = 0; j < NFIT; j++) {
+		double v = x[j] / scale[j], sd = passive[j] ? sqrt(sigma2 * inv[j]) / scale[j] : 0;
+
+		char sds[32];
+
+		snprintf(sds, sizeof(sds), passive[j] ? "%.3f" : "(at 0)", sd);
+		cost_set(&t, fitted[j], v);
+		printf("%-16s %12.3f %12s  %s\n", cost_terms[fitted[j]].name, v, sds,
+		       cost_terms[fitted[j]].what);
+	}
+	printf("%-16s %12.3f %12s  %s\n", cost_terms[COST_MEMCMP_LONG].name, 0.0, "(fixed)",
+	       "its bytes are priced by memcmp_byte");
+	printf("%-16s %12.3f %12s  %s\n", cost_terms[COST_THP_SPLIT].name, 0.0, "(fixed)",
+	       "no scenario splits THPs: not fitted");
+	printf("\n%-18s %12s %12s %9s\n", "scenario", "live ms", "fitted ms", "residual");
+	for (size_t i = 0; i < NSCEN; i++)
+		printf("%-18s %12.1f %12.1f %+8.1f%%\n", scenarios[i].name, scenarios[i].live_ms,
+		       scenarios[i].fit_ms,
+		       100 * (scenarios[i].fit_ms - scenarios[i].live_ms) / scenarios[i].live_ms);
+
+	if (af) {
+		const char **names;
+		double *ns;
+		size_t nh;
+		FILE *f = atomic_file_stream(af);
+
+		checksum_rows(t.checksum_ns, &names, &ns, &nh);
+		if (o->synthetic)
+			fprintf(f, "# ksmsim bench calibrate --synthetic: fitted to the model's own "
+				"CPU, not a live ksmd's\n");
+		else
+			fprintf(f, "# ksmsim bench calibrate on %s, %d live replays a scenario "
+				"(median)\n", bench_cpu_model(), o->repeat);
+		fprintf(f, "# checksum:xxhash fitted; the others xxhash's times their ratio to it as "
+			"ksmd computes them (kernel_hash_ratio), or the registry's cold ratio\n");
+		cost_table_write(f, &t, names, ns, nh);
+		g_free(names);
+		g_free(ns);
+		if (!atomic_file_commit(af, &err)) {
+			af = NULL;
+			goto fail;
+		}
+		af = NULL;
+		printf("\nwrote %s\n", o->out);
+	}
+	rc = 0;
+fail:
+	if (err) {
+		fprintf(stderr, "ksmsim bench calibrate: %s\n", err->message);
+		g_error_free(err);
+	}
+	if (af)
+		atomic_file_abort(af);
+	for (size_t i = 0; i < NSCEN; i++) {
+		if (scenarios[i].path) {
+			g_unlink(scenarios[i].path);
+			g_free(scenarios[i].path);
+			scenarios[i].path = NULL;
+		}
+	}
+	if (dir) {
+		g_rmdir(dir);
+		g_free(dir);
+	}
+	return signals_exit_status(rc);
+}
+
+const char *bench_cpu_model(void)
+{
+	static char model[128] = "";
+	char *text = NULL;
+
+	if (model[0])
+		return model;
+	g_strlcpy(model, "unknown CPU", sizeof(model));
+	if (g_file_get_contents("/proc/cpuinfo", &text, NULL, NULL)) {
+		char *p = strstr(text, "model name");
+
+		if (p && (p = strchr(p, ':'))) {
+			char *end = strchr(p, '\n');
+
+			if (end)
+				*end = '\0';
+			g_strlcpy(model, g_strstrip(p + 1), sizeof(model));
+		}
+		g_free(text);
+	}
+	return model;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench calibrate's fit, without a live kernel (--synthetic): the model's CPU
+# with a known table stands for the live ksmd's, and the table written must
+# give every fitted term back within 1%; bad options are refused (exit 2).
+set -u
+bin=${1:?usage: test_calibrate.sh PATH/TO/ksmsim}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+{
+	echo "term,ns"
+	echo "visit,210"; echo "tree_level,75"; echo "memcmp_long,0"; echo "memcmp_byte,0.35"
+	echo "merge,4100"; echo "stable_insert,950"; echo "rmap_item_new,520"; echo "thp_split,0"
+	echo "smart_scan_skip,60"; echo "full_pass,150000"
+	"$bin" hashes | awk '$1 != "none" { print "checksum:" $1 ",1700" }'
+} >"$tmp/known.csv"
+if ! "$bin" bench calibrate --synthetic "$tmp/known.csv" --repeat 1 --scale 0.25 \
+	-o "$tmp/fit.csv" >"$tmp/out" 2>&1; then
+	echo "FAIL calibrate --synthetic: $(tail -n 3 "$tmp/out")"; exit 1
+fi
+python3 - "$tmp/known.csv" "$tmp/fit.csv" <<'PY' || fails=$((fails + 1))
+import sys
+def table(p):
+    return {l.split(",")[0]: float(l.split(",")[1]) for l in open(p)
+            if "," in l and not l.startswith(("#", "term,"))}
+known, fit = table(sys.argv[1]), table(sys.argv[2])
+bad = 0
+for k in ["visit", "tree_level", "memcmp_byte", "merge", "stable_insert", "rmap_item_new",
+          "smart_scan_skip", "full_pass", "checksum:xxhash"]:
+    ok = abs(fit[k] - known[k]) <= 0.01 * known[k]
+    print(f"{'ok  ' if ok else 'FAIL'} {k}: fitted {fit[k]:.3f}, known {known[k]:.3f}")
+    bad += not ok
+missing = set(known) - set(fit)
+if missing:
+    print("FAIL rows missing from the fitted table:", sorted(missing)); bad += 1
+sys.exit(1 if bad else 0)
+PY
+"$bin" run --trace "$(dirname "$0")/../../traces/samples/default.ksmt" --costs-csv "$tmp/fit.csv" \
+	>/dev/null 2>"$tmp/err" || { echo "FAIL run does not take the fitted table: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+for bad in "--repeat 0" "--repeat 65" "--repeat x" "--scale 0" "--bogus" "-o"; do
+	"$bin" bench calibrate $bad >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ]; then echo "ok   refused: $bad"
+	else echo "FAIL $bad: exit $rc: $(cat "$tmp/out")"; fails=$((fails + 1)); fi
+done
+[ "$fails" -eq 0 ]
