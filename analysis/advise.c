@@ -17,6 +17,7 @@
 #include "analysis/advise.h"
 #include "analysis/gnuplot.h"
 #include "analysis/workers.h"
+#include "marks/marks.h"
 #include "sim/output.h"
 #include "traces/reader.h"
 
@@ -375,24 +376,6 @@ void advise_verdict(FILE *f, const struct advise_config *cfg, const struct advis
 	g_free(order);
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *f, const char *v, bool first)
-{
-	if (!first)
-		fputc(',', f);
-	if (!strpbrk(v, ",\"\r\n")) {
-		fputs(v, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *p = v; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 void advise_csv(FILE *f, const struct advise_config *cfg, const struct advise_row *rows,
 		size_t n)
 {
@@ -404,8 +387,8 @@ void advise_csv(FILE *f, const struct advise_config *cfg, const struct advise_ro
 		const struct advise_row *r = &rows[i];
 		const struct ksm_policy_stats *st = &r->stats;
 
-		csv_field(f, ksm_policy_name(&cfg[i].policy), true);
-		csv_field(f, hash_column(&cfg[i]), false);
+		marks_put_field(f, ksm_policy_name(&cfg[i].policy), true);
+		marks_put_field(f, hash_column(&cfg[i]), false);
 		fprintf(f, ",%.3f,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", r->cpu_ms, r->saved_end,
 			r->saved_mean, r->pages_sharing, r->ksm_zero_pages, r->samples, r->cow_ksm,

@@ -22,6 +22,9 @@ usage: analysis/exposure.sh [OPTIONS]
   --jobs N         probe cells at once (default 2)
   --skip-saving    only the probe cells
   --reuse          keep a probe cell whose exposure CSV is already in DIR/cells
+  --trace FILE     (repeatable) only the saving table, over these traces (a
+                   recorded guest trace, each mm its own domain), written to
+                   DIR/saving-recorded.csv; no probe cells
 Every probe cell: `ksmsim gen probe --vms 4 --mem-mib SIZE*256 --probe-pages
 100 --seed 1` with the cell's knobs; with a pass = every page at the cell's
 base rate (pages_to_scan per wake-up; the advisor's at its minimum, 500),
@@ -46,6 +49,7 @@ scale=0.25
 jobs=2
 saving=1
 reuse=0
+given=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -55,6 +59,8 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift 2 ;;
 	--skip-saving) saving=0; shift ;;
 	--reuse) reuse=1; shift ;;
+	--trace) [ -r "${2:-}" ] || { echo "exposure.sh: --trace: cannot read '${2:-}'" >&2; exit 2; }
+		given+=("$2"); shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "exposure.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -73,11 +79,17 @@ sec() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }' || true;
 
 # ---- the saving across domains, and what selective costs ----
 if [ "$saving" = 1 ]; then
-	traces="$root/traces/samples/default.ksmt"
-	for w in kernel-build iozone number-crunching vm-clones zero-heavy; do
-		"$ksmsim" gen "$w" --scale "$scale" --seed 1 -o "$work/$w.ksmb" --quiet
-		traces="$traces $work/$w.ksmb"
-	done
+	saving_csv=$out/saving.csv
+	if [ ${#given[@]} -gt 0 ]; then
+		traces="${given[*]}"
+		saving_csv=$out/saving-recorded.csv
+	else
+		traces="$root/traces/samples/default.ksmt"
+		for w in kernel-build iozone number-crunching vm-clones zero-heavy; do
+			"$ksmsim" gen "$w" --scale "$scale" --seed 1 -o "$work/$w.ksmb" --quiet
+			traces="$traces $work/$w.ksmb"
+		done
+	fi
 	{
 		echo "trace,saved_pages,saved_cross_pages,saved_cross_zero_pages,cross_share,zero_share_of_cross,selective_saved_pages,selective_cost,merges_cross,merges_within,cross_write_to_merge_p50_s,cross_write_to_merge_p99_s,cross_merged_p50_s,cross_merged_p99_s,cross_domains_p50,cross_domains_max"
 		for t in $traces; do
@@ -104,8 +116,12 @@ if [ "$saving" = 1 ]; then
 				       s ? x / s : 0, x ? z / x : 0, ss, s ? 1 - ss / s : 0, mc, mw,
 				       a, b, c, d, e, f }'
 		done
-	} > "$out/saving.csv.tmp"
-	mv "$out/saving.csv.tmp" "$out/saving.csv"
+	} > "$saving_csv.tmp"
+	mv "$saving_csv.tmp" "$saving_csv"
+fi
+if [ ${#given[@]} -gt 0 ]; then
+	echo "exposure.sh: $saving_csv"
+	exit 0
 fi
 
 # ---- the probe cells ----

@@ -9,23 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "analysis/gnuplot.h"
-
-static bool write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		len -= (size_t)w;
-	}
-	return true;
-}
+#include "util/fd_io.h"
 
 /* gnuplot with script on its standard input and its standard output on out_fd (-1: /dev/null). */
 static bool gnuplot(const char *script, int out_fd, int *ws, GQuark domain, GError **error)
@@ -60,7 +44,7 @@ static bool gnuplot(const char *script, int out_fd, int *ws, GQuark domain, GErr
 	close(in[0]);
 	/* a gnuplot that dies early must not end us by SIGPIPE: its status says what happened */
 	sigaction(SIGPIPE, &ign, &old);
-	write_full(in[1], script, strlen(script));
+	fd_write_all(in[1], script, strlen(script));
 	close(in[1]);
 	sigaction(SIGPIPE, &old, NULL);
 	while (waitpid(pid, ws, 0) < 0)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "analysis/gnuplot.h"
 #include "analysis/tune.h"
+#include "marks/marks.h"
 #include "analysis/workers.h"
 #include "sim/output.h"
 #include "util/escape.h"
@@ -484,22 +485,6 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 	g_free(name);
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *f, const char *v)
-{
-	if (!strpbrk(v, ",\"\r\n")) {
-		fputs(v, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *p = v; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tune_setting *s,
 	      const struct tune_row *rows, size_t n, double budget_pct)
 {
@@ -513,9 +498,8 @@ void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tu
 		const struct tune_setting *st = &s[i];
 		char *name = tune_setting_name(st);
 
-		csv_field(f, trace);
-		fputc(',', f);
-		csv_field(f, name);
+		marks_put_field(f, trace, true);
+		marks_put_field(f, name, false);
 		g_free(name);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%s,", st->pages_to_scan, st->sleep_millisecs,
 			st->advisor ? "scan-time" : "none");
@@ -535,7 +519,7 @@ void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tu
 		fprintf(f, ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRIu64 ",",
 			r->cow_ksm, r->cow_per_s, r->rmap_items, r->rmap_bytes, r->general_profit,
 			r->pages_to_scan_end);
-		csv_field(f, costs_csv ? costs_csv : "built-in");
+		marks_put_field(f, costs_csv ? costs_csv : "built-in", true);
 		fprintf(f, ",%.3f,%d,%d,%d\n", budget_pct, r->within, r->frontier, r->pick);
 	}
 }

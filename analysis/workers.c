@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "analysis/workers.h"
+#include "util/fd_io.h"
 #include "util/signals.h"
 
 /* What a worker writes to its pipe: its status, then its row. */
@@ -49,40 +50,6 @@ static void worker_signals(pid_t parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
-}
-
-static bool write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		len -= (size_t)w;
-	}
-	return true;
-}
-
-static size_t read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = read(fd, p + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
 }
 
 struct slot {
@@ -138,7 +105,7 @@ static bool spawn(const struct workers_spec *s, size_t idx, struct slot *slot, G
 
 		m->status = s->run(s->ctx, idx, m->row, m->error, sizeof(m->error));
 		m->wall_s = (g_get_monotonic_time() - t0) / 1e6;
-		_exit(write_full(p[1], m, size) ? 0 : 1);
+		_exit(fd_write_all(p[1], m, size) ? 0 : 1);
 	}
 	close(p[1]);
 	slot->pid = pid;
@@ -202,7 +169,7 @@ bool workers_run(const struct workers_spec *s, void *rows, GError **error)
 				sl = &slots[j];
 		if (!sl)
 			continue;
-		size_t got = read_full(sl->fd, m, size);
+		size_t got = fd_read_all(sl->fd, m, size);
 		close(sl->fd);
 		sl->pid = 0;
 		running--;

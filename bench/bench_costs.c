@@ -48,7 +48,7 @@ struct cold_buf {
 	size_t cursor;		/* next page; walks on across rows and reps */
 };
 
-static double now_ns(void)
+double bench_now_ns(void)
 {
 	struct timespec ts;
 
@@ -63,7 +63,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+double bench_median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -78,7 +78,7 @@ static double gib_s(double ns)
 static double hot_once(const struct row *r, unsigned char *a, unsigned char *b,
 		       unsigned char *tmp, long iters)
 {
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 
 	if (r->one)
 		for (long i = 0; i < iters; i++)
@@ -86,7 +86,7 @@ static double hot_once(const struct row *r, unsigned char *a, unsigned char *b,
 	else
 		for (long i = 0; i < iters; i++)
 			sink += r->two(a, b, tmp);
-	return (now_ns() - t0) / iters;
+	return (bench_now_ns() - t0) / iters;
 }
 
 /* Size one hot repetition of r to about HOT_REP_NS (this also warms it up). */
@@ -118,7 +118,7 @@ static void measure_hot_all(struct row *rows, size_t n, int reps, unsigned char 
 		for (size_t i = 0; i < n; i++)
 			t[i * reps + rep] = hot_once(&rows[i], a, b, tmp, iters[i]);
 	for (size_t i = 0; i < n; i++)
-		rows[i].hot_ns = median(t + i * reps, reps);
+		rows[i].hot_ns = bench_median(t + i * reps, reps);
 	g_free(iters);
 	g_free(t);
 }
@@ -128,7 +128,7 @@ static double cold_once(const struct row *r, struct cold_buf *cb, size_t n,
 			unsigned char *tmp)
 {
 	size_t half = cb->pages / 2;
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 
 	for (size_t k = 0; k < n; k++) {
 		size_t i = cb->cursor;
@@ -144,7 +144,7 @@ static double cold_once(const struct row *r, struct cold_buf *cb, size_t n,
 		}
 		cb->cursor = i + 1 == cb->pages ? 0 : i + 1;
 	}
-	return (now_ns() - t0) / n;
+	return (bench_now_ns() - t0) / n;
 }
 
 static void measure_cold(struct row *r, int reps, struct cold_buf *cb,
@@ -159,7 +159,7 @@ static void measure_cold(struct row *r, int reps, struct cold_buf *cb,
 	n = n < floor ? floor : n > cb->pages ? cb->pages : n;
 	for (int i = 0; i < reps; i++)
 		t[i] = cold_once(r, cb, n, tmp);
-	r->cold_ns = median(t, reps);
+	r->cold_ns = bench_median(t, reps);
 	r->cold_pages = n;
 }
 
@@ -319,7 +319,7 @@ int bench_costs(const struct bench_costs_opts *o)
 		"cold/jh2", "cold MiB");
 	fflush(out);
 
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	const struct row *jh = find_row(rows, n, "jhash2");
 	bool tty = isatty(STDERR_FILENO);
 
@@ -352,7 +352,7 @@ int bench_costs(const struct bench_costs_opts *o)
 	print_checks(out, rows, n);
 	fprintf(out, "\nratios are ns/page relative to jhash2 (< 1 is cheaper); "
 		"cold MiB = distinct data read per figure; %.1f s\n",
-		(now_ns() - t0) / 1e9);
+		(bench_now_ns() - t0) / 1e9);
 
 	int rc = 0;
 

@@ -46,4 +46,12 @@ double kernel_hash_ratio(const char *name);
 /* libxxhash's own x86 dispatch; NULL when the installed library has none. */
 page_hash_fn ref_xxh3_lib_dispatch(void);
 
+/*
+ * Timing helpers the bench files share (bench_costs.c): a monotonic clock
+ * in ns, and the median of n values, which sorts v in place (even n: the
+ * mean of the middle two).
+ */
+double bench_now_ns(void);
+double bench_median(double *v, size_t n);
+
 #endif

@@ -268,13 +268,6 @@ static bool live_clean(const struct scenario *s, double *ms, double *waited, dou
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* --------------------------------------------------------- the fit */
 
 /*
@@ -483,9 +476,7 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 				goto fail;
 			}
 		}
-		qsort(t, (size_t)o->repeat, sizeof(double), cmp_double);
-		s->live_ms = o->repeat % 2 ? t[o->repeat / 2]
-					   : (t[o->repeat / 2 - 1] + t[o->repeat / 2]) / 2;
+		s->live_ms = bench_median(t, (size_t)o->repeat);	/* sorts t */
 		s->live_min = t[0];
 		s->live_max = t[o->repeat - 1];
 		printf("  %-18s live %9.1f ms (%.1f-%.1f)  model (built-in table) %9.1f ms\n",

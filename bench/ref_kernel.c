@@ -80,21 +80,6 @@ uint64_t ref_crc32c_kernel(const void *page)
 	return crc32c_own(0, page, HASH_PAGE_SIZE);
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 #define RATIO_PAGES 8192	/* 32 MiB: past the caches, as ksmd's pages are */
 #define RATIO_REPS 7
 
@@ -106,14 +91,13 @@ static double stream_ns(page_hash_fn fn, const unsigned char *buf)
 	double t[RATIO_REPS];
 
 	for (int r = 0; r < RATIO_REPS; r++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 
 		for (size_t i = 0; i < RATIO_PAGES; i++)
 			sink += fn(buf + i * HASH_PAGE_SIZE);
-		t[r] = (now_ns() - t0) / RATIO_PAGES;
+		t[r] = (bench_now_ns() - t0) / RATIO_PAGES;
 	}
-	qsort(t, RATIO_REPS, sizeof(double), cmp_double);
-	return t[RATIO_REPS / 2];
+	return bench_median(t, RATIO_REPS);
 }
 
 static page_hash_fn kernel_twin(const char *name)
