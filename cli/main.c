@@ -22,13 +22,13 @@ static const struct command {
 	{ "diff", cmd_diff, "compare two marks CSV files counter by counter" },
 	{ "trace", cmd_trace, "convert, cat or describe trace files (text, .gz, binary)" },
 	{ "gen", cmd_gen, "generate a synthetic workload trace" },
-	{ "record", cmd_record, "capture a running program's page writes as a trace (root)" },
+	{ "record", cmd_record, "capture a program's page writes as a trace, or attach to running ones (root)" },
 	{ "collide", cmd_collide, "checksum collision and false-positive study" },
 	{ "advise", cmd_advise, "every checksum and policy on one trace: Pareto frontier, the pick" },
 	{ "tune", cmd_tune, "a trace under a grid of knob settings: saving, CPU, the setting to use" },
 	{ "hashes", cmd_hashes, "list the page checksums --hash accepts" },
 	{ "policies", cmd_policies, "list the designs --policy accepts in place of the kernel's" },
-	{ "bench", cmd_bench, "benchmarks: trace parsing, checksum costs, the model" },
+	{ "bench", cmd_bench, "benchmarks: trace parsing, checksum costs, the model; calibrate on the live ksmd" },
 };
 
 static void usage(FILE *out)
