@@ -30,9 +30,9 @@ field() {
 	>/dev/null 2>"$tmp/fd.err"
 [[ $(field "$tmp/fd.csv" trials) == 10000000 ]] ||
 	fail "default false-positive trials: $(field "$tmp/fd.csv" trials), want 10000000"
-"$ksmsim" collide birthday --help | grep -qE -- '^ +--trials N .*default 2000[^0-9]' ||
+"$ksmsim" collide birthday --help | grep -E -- '^ +--trials N .*default 2000[^0-9]' >/dev/null ||
 	fail "birthday --help: --trials not 2000"
-"$ksmsim" collide false-positive --help | grep -qE -- '^ +--trials N .*default 10000000[^0-9]' ||
+"$ksmsim" collide false-positive --help | grep -E -- '^ +--trials N .*default 10000000[^0-9]' >/dev/null ||
 	fail "false-positive --help: --trials not 10000000"
 # threads: every CPU this process may run on, whatever is online
 cpus=$(nproc)
