@@ -37,9 +37,15 @@
 /* What the scenarios fit; the others keep a fixed value (see fixed_terms). */
 static const enum cost_term fitted[] = {
 	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MEMCMP_BYTE, COST_MERGE,
-	COST_STABLE_INSERT, COST_RMAP_ITEM, COST_SKIP, COST_FULL_PASS,
+	COST_STABLE_INSERT, COST_RMAP_ITEM, COST_SKIP, COST_FULL_PASS, COST_CHAIN_STEP,
+	COST_TREE_COLD,
 };
 #define NFIT G_N_ELEMENTS(fitted)
+/* their column heads in the counts table */
+static const char *const fitted_short[NFIT] = {
+	"visit", "checksum", "level", "cmp_byte", "merge", "st_insert", "rmap_new", "skip",
+	"pass", "chain", "cold",
+};
 
 enum shape {
 	SHAPE_DISTINCT,		/* every page different: checksums, unstable tree */
@@ -47,6 +53,7 @@ enum shape {
 	SHAPE_IDENTICAL,	/* one content everywhere: merges, chains at max_page_sharing */
 	SHAPE_ZERO,		/* zero pages with use_zero_pages 1 */
 	SHAPE_SMART,		/* distinct, smart_scan 1: skips after the first passes */
+	SHAPE_CONTENTS,		/* 64 contents, each on many pages: merges into many chains */
 };
 
 struct scenario {
@@ -55,6 +62,7 @@ struct scenario {
 	enum shape shape;
 	unsigned pages;		/* over two mms */
 	unsigned passes;
+	unsigned max_page_sharing;	/* 0: 256, the kernel's default */
 	/* filled in */
 	char *path;
 	struct cost_counts counts;	/* the model's, at the last mark */
@@ -65,6 +73,8 @@ struct scenario {
 };
 
 #define SCEN(n, w, sh, p, ps) { .name = n, .isolates = w, .shape = sh, .pages = p, .passes = ps }
+#define SCEN_MPS(n, w, sh, p, ps, mps)                                                             \
+	{ .name = n, .isolates = w, .shape = sh, .pages = p, .passes = ps, .max_page_sharing = mps }
 static struct scenario scenarios[] = {
 	SCEN("distinct-4k", "visit, checksum, rmap_item_new", SHAPE_DISTINCT, 4096, 4),
 	SCEN("distinct-16k", "visit, checksum, tree_level", SHAPE_DISTINCT, 16384, 4),
@@ -78,6 +88,16 @@ static struct scenario scenarios[] = {
 	SCEN("zero-32k", "merge with the zero page, memcmp_byte", SHAPE_ZERO, 32768, 3),
 	SCEN("smart-32k-12", "smart_scan_skip", SHAPE_SMART, 32768, 12),
 	SCEN("tiny-64-400", "full_pass (64 pages, 400 passes)", SHAPE_DISTINCT, 64, 400),
+	/*
+	 * Chains: the same merges at two chain lengths (stable_node_dup walks
+	 * every dup while stable_node_chains_prune_millisecs is 0), so the
+	 * walk's steps separate from the merges; and trees, compares and
+	 * merges at a size past the caches, where each level's page is cold.
+	 */
+	SCEN_MPS("chains-32k-8", "chain_step (chains of 8 dups)", SHAPE_CONTENTS, 32768, 3, 64),
+	SCEN_MPS("chains-32k-128", "chain_step (chains of 128 dups)", SHAPE_CONTENTS, 32768, 3, 4),
+	SCEN("distinct-256k", "tree_level, memcmp_byte (cold, 1 GiB)", SHAPE_DISTINCT, 262144, 3),
+	SCEN("pairs-256k", "merge, stable_insert (cold, 1 GiB)", SHAPE_PAIRS, 262144, 3),
 };
 #define NSCEN G_N_ELEMENTS(scenarios)
 
@@ -92,8 +112,10 @@ static bool write_trace(struct scenario *s, const char *dir, double scale, GErro
 	if (s->pages <= 64)
 		half = s->pages / 2;	/* the per-pass scenario keeps its size */
 	g_string_append_printf(t, "# bench calibrate scenario %s: %s\n", s->name, s->isolates);
-	g_string_append(t, "0 set pages_to_scan 10000\n0 set sleep_millisecs 10\n"
-			   "0 set max_page_sharing 256\n0 set stable_node_chains_prune_millisecs 0\n");
+	g_string_append_printf(t, "0 set pages_to_scan 10000\n0 set sleep_millisecs 10\n"
+			       "0 set max_page_sharing %u\n"
+			       "0 set stable_node_chains_prune_millisecs 0\n",
+			       s->max_page_sharing ? s->max_page_sharing : 256);
 	g_string_append_printf(t, "0 set smart_scan %d\n0 set use_zero_pages %d\n",
 			       s->shape == SHAPE_SMART, s->shape == SHAPE_ZERO);
 	for (int m = 0; m < 2; m++) {
@@ -113,6 +135,12 @@ static bool write_trace(struct scenario *s, const char *dir, double scale, GErro
 			break;
 		case SHAPE_ZERO:
 			g_string_append_printf(t, "0 fill m%d 0x100000 %u zero\n", m, half);
+			break;
+		case SHAPE_CONTENTS:
+			/* 64 runs of one byte each, the same in both mms */
+			for (unsigned c = 0, each = MAX(1u, half / 64); c < 64; c++)
+				g_string_append_printf(t, "0 fill m%d 0x%x %u byte:%02x\n", m,
+						       0x100000 + c * each, each, 0x40 + c);
 			break;
 		}
 	}
@@ -431,6 +459,62 @@ static void checksum_rows(double xxhash_ns, const char ***names, double **ns, si
 	}
 }
 
+/*
+ * The fit at one cold depth h: the scenarios' rows weighted by their live
+ * time (so the fit minimises relative errors), each column scaled to at
+ * most 1, the non-negative solution and the plain least squares over its
+ * free terms (for the uncertainties); each scenario's fitted time set.
+ */
+#define COLD_DEPTH_MIN 4
+#define COLD_DEPTH_MAX 32
+struct fit {
+	unsigned cold_depth;
+	double x[NFIT], scale[NFIT], inv[NFIT], rss;
+	bool passive[NFIT];
+	size_t nfree;
+};
+
+static uint64_t count_at(const struct scenario *s, size_t j, unsigned cold_depth)
+{
+	return fitted[j] == COST_TREE_COLD ? cost_cold_levels(&s->counts, cold_depth)
+					   : s->counts.n[fitted[j]];
+}
+
+static bool fit_at(unsigned h, struct fit *f)
+{
+	double a[NSCEN * NFIT], b[NSCEN];
+
+	memset(f, 0, sizeof(*f));
+	f->cold_depth = h;
+	for (size_t j = 0; j < NFIT; j++) {
+		for (size_t i = 0; i < NSCEN; i++)
+			f->scale[j] = MAX(f->scale[j], (double)count_at(&scenarios[i], j, h) /
+						       (scenarios[i].live_ms * 1e6));
+		if (f->scale[j] == 0)
+			f->scale[j] = 1;
+	}
+	for (size_t i = 0; i < NSCEN; i++) {
+		b[i] = 1;
+		for (size_t j = 0; j < NFIT; j++)
+			a[i * NFIT + j] = (double)count_at(&scenarios[i], j, h) /
+					  (scenarios[i].live_ms * 1e6) / f->scale[j];
+	}
+	if (!nnls(a, b, NSCEN, NFIT, f->x, f->passive) ||
+	    !ls_subset(a, b, NSCEN, NFIT, f->passive, f->x, f->inv))
+		return false;
+	for (size_t j = 0; j < NFIT; j++)
+		f->nfree += f->passive[j];
+	for (size_t i = 0; i < NSCEN; i++) {
+		double fit = 0;
+
+		for (size_t j = 0; j < NFIT; j++)
+			fit += a[i * NFIT + j] * f->x[j];
+		f->rss += (1 - fit) * (1 - fit);
+		scenarios[i].fit_ms = fit * scenarios[i].live_ms;
+	}
+	return true;
+}
+
 int bench_calibrate(const struct bench_calibrate_opts *o)
 {
 	GError *err = NULL;
@@ -484,49 +568,44 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		fflush(stdout);
 	}
 
-	/* weighted: rows divided by the live time, so the fit minimises relative errors */
-	double a[NSCEN * NFIT], b[NSCEN], x[NFIT], scale[NFIT], inv[NFIT] = { 0 };
-	bool passive[NFIT];
+	/* the cold depth is not a price: each depth is fitted, the best kept */
+	struct fit best = { .rss = INFINITY }, f;
 
-	for (size_t j = 0; j < NFIT; j++) {
-		scale[j] = 0;
-		for (size_t i = 0; i < NSCEN; i++)
-			scale[j] = MAX(scale[j], (double)scenarios[i].counts.n[fitted[j]] /
-					       (scenarios[i].live_ms * 1e6));
-		if (scale[j] == 0)
-			scale[j] = 1;
+	printf("\ncold depth (levels a search keeps in the caches), weighted RSS of the fit:\n");
+	for (unsigned h = COLD_DEPTH_MIN; h <= COLD_DEPTH_MAX; h++) {
+		if (!fit_at(h, &f)) {
+			g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+				    "the fit is singular: the scenarios do not separate the terms");
+			goto fail;
+		}
+		printf("  %2u: %.5f%s", h, f.rss, (h - COLD_DEPTH_MIN) % 6 == 5 ? "\n" : "");
+		if (f.rss < best.rss * (1 - 1e-9))
+			best = f;
 	}
-	for (size_t i = 0; i < NSCEN; i++) {
-		b[i] = 1;
-		for (size_t j = 0; j < NFIT; j++)
-			a[i * NFIT + j] = (double)scenarios[i].counts.n[fitted[j]] /
-					  (scenarios[i].live_ms * 1e6) / scale[j];
-	}
-	if (!nnls(a, b, NSCEN, NFIT, x, passive) ||
-	    !ls_subset(a, b, NSCEN, NFIT, passive, x, inv)) {
-		g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-			    "the fit is singular: the scenarios do not separate the terms");
-		goto fail;
-	}
-	size_t nfree = 0;
-	double rss = 0;
+	printf("\n");
+	fit_at(best.cold_depth, &best);	/* its residuals into the scenarios */
+	const double *x = best.x, *scale = best.scale, *inv = best.inv;
+	const bool *passive = best.passive;
+	size_t nfree = best.nfree;
+	double sigma2 = NSCEN > nfree ? best.rss / (double)(NSCEN - nfree) : 0;
 
+	/* the design matrix: what each scenario counts of each term */
+	printf("\nthe model's counts (thousands; cold levels past depth %u):\n%-18s",
+	       best.cold_depth, "scenario");
 	for (size_t j = 0; j < NFIT; j++)
-		nfree += passive[j];
+		printf(" %9s", fitted_short[j]);
 	for (size_t i = 0; i < NSCEN; i++) {
-		double fit = 0;
-
+		printf("\n%-18s", scenarios[i].name);
 		for (size_t j = 0; j < NFIT; j++)
-			fit += a[i * NFIT + j] * x[j];
-		rss += (1 - fit) * (1 - fit);
-		scenarios[i].fit_ms = fit * scenarios[i].live_ms;
+			printf(" %9.1f", (double)count_at(&scenarios[i], j, best.cold_depth) / 1e3);
 	}
-	double sigma2 = NSCEN > nfree ? rss / (double)(NSCEN - nfree) : 0;
+	printf("\n");
 
 	struct cost_table t;
 	cost_table_default(&t, "xxhash");
 	cost_set(&t, COST_MEMCMP_LONG, 0);	/* its bytes are in memcmp_byte */
 	cost_set(&t, COST_THP_SPLIT, 0);
+	t.cold_depth = best.cold_depth;
 	printf("\nfit: weighted non-negative least squares (Lawson-Hanson), weights 1/live time;\n"
 	       "uncertainty: 1 sd from sigma^2 (A'A)^-1 over the terms off the bound, "
 	       "sigma^2 = RSS/(%zu - %zu)\n\n", NSCEN, nfree);
@@ -541,6 +620,8 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		printf("%-16s %12.3f %12s  %s\n", cost_terms[fitted[j]].name, v, sds,
 		       cost_terms[fitted[j]].what);
 	}
+	printf("%-16s %12u %12s  %s\n", "tree_level_cold_depth", best.cold_depth, "(best RSS)",
+	       "levels of a search that stay in the caches (not ns)");
 	printf("%-16s %12.3f %12s  %s\n", cost_terms[COST_MEMCMP_LONG].name, 0.0, "(fixed)",
 	       "its bytes are priced by memcmp_byte");
 	printf("%-16s %12.3f %12s  %s\n", cost_terms[COST_THP_SPLIT].name, 0.0, "(fixed)",

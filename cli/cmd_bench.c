@@ -241,11 +241,12 @@ static void calibrate_usage(FILE *out)
 		"usage: ksmsim bench calibrate [-o FILE] [--repeat N] [--scale F] [--wait S]\n"
 		"                              [--synthetic TABLE]\n\n"
 		"Fits the model's cost table to the live ksmd (root; live KSM unused by\n"
-		"anything else, else it says why and exits 77): %s designed scenario\n"
-		"traces, each isolating one or two cost terms (distinct pages at three\n"
-		"tree sizes and two pass counts, pairs, identical pages into chains and\n"
-		"already merged, zero pages with use_zero_pages, smart-scan skips, many\n"
-		"passes of few pages), each replayed on the live ksmd --repeat times\n"
+		"anything else, else it says why and exits 77): 16 designed scenario\n"
+		"traces, each isolating one or two cost terms (distinct pages at four\n"
+		"tree sizes and three pass counts, pairs at two sizes, identical pages\n"
+		"into chains and already merged, 64 contents into chains of 8 and of 128\n"
+		"dups, zero pages with use_zero_pages, smart-scan skips, many passes of\n"
+		"few pages), each replayed on the live ksmd --repeat times\n"
 		"(default 3; its CPU time from /proc/<ksmd>/schedstat at the last mark,\n"
 		"the median kept) and through the model, which counts each term. The fit:\n"
 		"weighted non-negative least squares (Lawson-Hanson, weights 1/live time).\n"
@@ -256,7 +257,7 @@ static void calibrate_usage(FILE *out)
 		"process uses KSM a replay waits (--wait S in all, default 600, then exit 1),\n"
 		"and a replay during which one began is thrown away and run again.\n"
 		"--synthetic TABLE checks the fit without a kernel: the model's CPU with\n"
-		"TABLE stands for the live ksmd's, and the fit must give TABLE back.\n", "12");
+		"TABLE stands for the live ksmd's, and the fit must give TABLE back.\n");
 }
 
 static int run_calibrate_bench(int argc, char **argv)

@@ -28,6 +28,10 @@ const struct cost_term_info cost_terms[COST_NR] = {
 	[COST_SKIP] = TERM(skip_ns, "smart_scan_skip", "an rmap_item smart scan skipped"),
 	[COST_FULL_PASS] = TERM(full_pass_ns, "full_pass",
 				"a pass's end and start (lru_add_drain_all, tree reset)"),
+	[COST_CHAIN_STEP] = TERM(chain_step_ns, "chain_step",
+				 "a dup of a stable-node chain looked at (stable_node_dup)"),
+	[COST_TREE_COLD] = TERM(cold_ns, "tree_level_cold",
+				"a tree level deeper than tree_level_cold_depth (from memory)"),
 };
 #undef TERM
 
@@ -38,18 +42,19 @@ const struct cost_term_info cost_terms[COST_NR] = {
  * costs` measured them.
  */
 static const struct cost_table builtin = {
-	.visit_ns = 338.019, .node_ns = 124.807, .memcmp_ns = 0, .memcmp_byte_ns = 0.188,
-	.merge_ns = 0, .stable_insert_ns = 0, .rmap_item_ns = 56.585, .thp_split_ns = 0,
-	.skip_ns = 277.121, .full_pass_ns = 0,
+	.visit_ns = 246.750, .node_ns = 0, .memcmp_ns = 0, .memcmp_byte_ns = 0,
+	.merge_ns = 0, .stable_insert_ns = 0, .rmap_item_ns = 0, .thp_split_ns = 0,
+	.skip_ns = 132.450, .full_pass_ns = 64774.493, .chain_step_ns = 29.692,
+	.cold_ns = 393.459, .cold_depth = 7,
 	.copy_ns = 920, .dirty_clear_ns = 3100,	/* bench costs' wrprotect-flush, local flush */
 };
 static const struct {
 	const char *hash;
 	double ns;
 } builtin_checksum[] = {
-	{ "xxhash", 1223.073 }, { "jhash2", 5552.776 }, { "crc32c", 2140.124 },
-	{ "crc32", 2391.484 }, { "xxh32", 1520.301 }, { "xxh64", 1223.073 },
-	{ "xxh3", 837.019 }, { "sha1", 17082.030 }, { "sha256", 34164.060 },
+	{ "xxhash", 1503.513 }, { "jhash2", 4719.287 }, { "crc32c", 1828.769 },
+	{ "crc32", 2939.831 }, { "xxh32", 1868.892 }, { "xxh64", 1503.513 },
+	{ "xxh3", 1028.941 }, { "sha1", 20998.791 }, { "sha256", 41997.583 },
 };
 
 void cost_table_default(struct cost_table *t, const char *hash_name)
@@ -94,6 +99,7 @@ static bool load_bench_costs(struct cost_table *t, const char *path, const char 
 #define TERMS_HEADER "term,ns"
 #define CHECKSUM_PREFIX "checksum:"
 #define MAX_LINE 256
+#define COLD_DEPTH_ROW "tree_level_cold_depth"
 
 static bool bad(GError **error, const char *path, unsigned line, unsigned col, const char *fmt,
 		...) G_GNUC_PRINTF(5, 6);
@@ -112,7 +118,7 @@ static bool bad(GError **error, const char *path, unsigned line, unsigned col, c
 }
 
 /* The row a name is: a term (*term), a hash's checksum (*hash), copy or wrprotect-flush. */
-enum row_kind { ROW_TERM, ROW_HASH, ROW_COPY, ROW_FLUSH, ROW_UNKNOWN };
+enum row_kind { ROW_TERM, ROW_HASH, ROW_COPY, ROW_FLUSH, ROW_DEPTH, ROW_UNKNOWN };
 static enum row_kind row_kind(const char *name, int *term, const struct page_hash **hash)
 {
 	for (int i = 0; i < COST_NR; i++)
@@ -129,6 +135,8 @@ static enum row_kind row_kind(const char *name, int *term, const struct page_has
 		return ROW_COPY;
 	if (!strcmp(name, "wrprotect-flush"))
 		return ROW_FLUSH;
+	if (!strcmp(name, COLD_DEPTH_ROW))
+		return ROW_DEPTH;
 	return ROW_UNKNOWN;
 }
 
@@ -139,7 +147,7 @@ static bool load_terms(struct cost_table *t, const char *path, char **lines, con
 	const struct page_hash *hs = hash_all(&nh);
 	bool seen_term[COST_NR] = { false };
 	bool *seen_hash = g_new0(bool, nh);
-	unsigned seen_line_copy = 0, seen_line_flush = 0, ln = 0, header = 0;
+	unsigned seen_line_copy = 0, seen_line_flush = 0, seen_line_depth = 0, ln = 0, header = 0;
 	bool ok = true;
 	double hash_ns = -1;
 
@@ -190,7 +198,13 @@ static bool load_terms(struct cost_table *t, const char *path, char **lines, con
 		bool *seen = k == ROW_TERM ? &seen_term[term] : NULL;
 		if (k == ROW_HASH)
 			seen = &seen_hash[h - hs];
-		unsigned *seen_line = k == ROW_COPY ? &seen_line_copy : &seen_line_flush;
+		if (k == ROW_DEPTH && (v != (double)(unsigned)v || v >= COST_DEPTHS)) {
+			ok = bad(error, path, ln, col, "%s: '%s' is not a whole number of tree "
+				 "levels from 0 to %d", l, num, COST_DEPTHS - 1);
+			break;
+		}
+		unsigned *seen_line = k == ROW_COPY ? &seen_line_copy
+				      : k == ROW_FLUSH ? &seen_line_flush : &seen_line_depth;
 		if ((seen && *seen) || (!seen && *seen_line)) {
 			ok = bad(error, path, ln, 1, "row '%s' given twice", l);
 			break;
@@ -213,6 +227,9 @@ static bool load_terms(struct cost_table *t, const char *path, char **lines, con
 		case ROW_FLUSH:
 			t->dirty_clear_ns = v;
 			break;
+		case ROW_DEPTH:
+			t->cold_depth = v;
+			break;
 		case ROW_UNKNOWN:
 			break;
 		}
@@ -226,6 +243,9 @@ static bool load_terms(struct cost_table *t, const char *path, char **lines, con
 		if (i != COST_CHECKSUM && !seen_term[i])
 			ok = bad(error, path, ln + 1, 1, "no row '%s' (%s): every term needs one",
 				 cost_terms[i].name, cost_terms[i].what);
+	if (ok && !seen_line_depth)
+		ok = bad(error, path, ln + 1, 1, "no row '" COLD_DEPTH_ROW "' (how many levels "
+			 "of a tree search stay in the caches; `bench calibrate` fits it)");
 	for (size_t i = 0; ok && i < nh; i++)
 		if (hs[i].fn && !seen_hash[i])
 			ok = bad(error, path, ln + 1, 1, "no row '" CHECKSUM_PREFIX "%s': every "
@@ -276,6 +296,7 @@ void cost_table_write(FILE *f, const struct cost_table *t, const char *const *ha
 	for (int i = 0; i < COST_NR; i++)
 		if (i != COST_CHECKSUM)
 			fprintf(f, "%s,%.3f\n", cost_terms[i].name, cost_get(t, i));
+	fprintf(f, COLD_DEPTH_ROW ",%.0f\n", t->cold_depth);
 	for (size_t i = 0; i < nhashes; i++)
 		fprintf(f, CHECKSUM_PREFIX "%s,%.3f\n", hash_names[i], checksum_ns[i]);
 	fprintf(f, "copy,%.3f\nwrprotect-flush,%.3f\n", t->copy_ns, t->dirty_clear_ns);

@@ -31,6 +31,16 @@ struct cost_table {
 	double thp_split_ns;	/* split_huge_page of a THP ksmd wants to merge */
 	double skip_ns;		/* a smart-scan skip */
 	double full_pass_ns;	/* the end of a pass: lru_add_drain_all, tree reset */
+	double chain_step_ns;	/* a dup of a stable-node chain looked at (stable_node_dup) */
+	double cold_ns;		/* a tree level past cold_depth: its node and page from memory */
+	/*
+	 * Not a price: how many levels of a tree search stay in the caches.
+	 * Every search goes through the top levels, so their nodes and pages
+	 * stay cached; below this depth a level's nodes outnumber what the
+	 * caches hold, and each level pays cold_ns more (bench calibrate fits
+	 * both; 0 with cold_ns 0: no such level).
+	 */
+	double cold_depth;
 };
 
 /*
@@ -40,7 +50,7 @@ struct cost_table {
 enum cost_term {
 	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MEMCMP_LONG, COST_MEMCMP_BYTE,
 	COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM, COST_THP_SPLIT, COST_SKIP,
-	COST_FULL_PASS,
+	COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD,
 	COST_NR
 };
 struct cost_term_info {
@@ -50,10 +60,27 @@ struct cost_term_info {
 };
 extern const struct cost_term_info cost_terms[COST_NR];
 
-/* How many of each the model charged: what the CPU time is the sum of. */
+/*
+ * How many of each the model charged: what the CPU time is the sum of; and
+ * how many tree searches went down each number of levels (the last bucket
+ * also holds the deeper ones), from which the levels past any cold depth
+ * follow (cost_cold_levels).
+ */
+#define COST_DEPTHS 96
 struct cost_counts {
 	uint64_t n[COST_NR];
+	uint64_t depths[COST_DEPTHS];
 };
+
+/* The levels below depth, over the searches of c: what COST_TREE_COLD counts. */
+static inline uint64_t cost_cold_levels(const struct cost_counts *c, unsigned depth)
+{
+	uint64_t n = 0;
+
+	for (unsigned d = depth + 1; d < COST_DEPTHS; d++)
+		n += c->depths[d] * (d - depth);
+	return n;
+}
 
 static inline double cost_get(const struct cost_table *t, enum cost_term term)
 {
@@ -70,7 +97,8 @@ void cost_table_default(struct cost_table *t, const char *hash_name);
 /*
  * A table from FILE: either a terms table ("term,ns" then one row per term
  * of cost_terms[], the checksum as "checksum:NAME" for each hash the
- * registry computes, "copy" and "wrprotect-flush" optional), as `bench
+ * registry computes, "tree_level_cold_depth" (levels, not ns), "copy" and
+ * "wrprotect-flush" optional), as `bench
  * calibrate -o` writes it, or a `bench costs --csv` table (its cold
  * figures for the checksum, memcmp, copy and wrprotect-flush; the other
  * terms keep their defaults). A terms table with a row missing, negative,

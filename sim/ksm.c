@@ -320,6 +320,7 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 		chain->chain_prune_time = now;
 
 	hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
+		k->cost_n.n[COST_CHAIN_STEP]++;
 		struct page *p = ksm_get_folio(k, dup);
 		if (!p)
 			continue;
@@ -402,13 +403,18 @@ static struct page *stable_tree_search(struct ksm *k, struct page *page, const s
 		return page;	/* a KSM page already: its rmap_item may not track it yet */
 
 	struct rb_root *root = &k->root_stable_tree[tree_index(k, page, mm)];
-again:;
+	unsigned depth;
+again:
+	depth = 0;
 	struct rb_node **new = &root->rb_node;
 	while (*new) {
 		struct stable_node *node = rb_entry(*new, struct stable_node, node), *dup;
 		struct page *tree_page = chain_prune(k, &dup, &node, root);
-		if (!tree_page)
+		depth++;
+		if (!tree_page) {
+			search_depth_note(k, depth);	/* the levels walked until the stale node */
 			goto again;
+		}
 		int ret = memcmp_pages(k, page, tree_page);
 		struct rb_node *parent = *new;
 		if (ret < 0) {
@@ -416,11 +422,13 @@ again:;
 		} else if (ret > 0) {
 			new = &parent->rb_right;
 		} else {
+			search_depth_note(k, depth);
 			if (!is_page_sharing_candidate(k, dup))
 				return NULL;
 			return tree_page;
 		}
 	}
+	search_depth_note(k, depth);
 	return NULL;
 }
 
@@ -437,14 +445,19 @@ static struct stable_node *stable_tree_insert(struct ksm *k, struct page *kpage,
 	struct rb_node **new, *parent;
 	struct stable_node *node = NULL, *dup;
 	bool need_chain = false;
+	unsigned depth;
 again:
 	parent = NULL;
+	depth = 0;
 	new = &root->rb_node;
 	while (*new) {
 		node = rb_entry(*new, struct stable_node, node);
 		struct page *tree_page = chain(k, &dup, &node, root);
-		if (!tree_page)
+		depth++;
+		if (!tree_page) {
+			search_depth_note(k, depth);
 			goto again;
+		}
 		int ret = memcmp_pages(k, kpage, tree_page);
 		parent = *new;
 		if (ret < 0) {
@@ -456,6 +469,7 @@ again:
 			break;
 		}
 	}
+	search_depth_note(k, depth);
 	struct stable_node *sdup = alloc_stable_node();
 	k->cost_n.n[COST_STABLE_INSERT]++;
 	sdup->page = kpage;
@@ -1158,7 +1172,7 @@ static void charge_deferred(struct ksm *k)
 {
 	static const enum cost_term deferred[] = {
 		COST_MEMCMP_BYTE, COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM,
-		COST_THP_SPLIT, COST_SKIP, COST_FULL_PASS,
+		COST_THP_SPLIT, COST_SKIP, COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD,
 	};
 	struct cost_counts now;
 
@@ -1178,6 +1192,7 @@ void ksm_cost_counts(const struct ksm *k, struct cost_counts *out)
 	*out = k->cost_n;
 	out->n[COST_MEMCMP_BYTE] = k->truth.memcmp_bytes;
 	out->n[COST_MERGE] = k->truth.merges_two + k->truth.merges_stable + k->truth.merges_zero;
+	out->n[COST_TREE_COLD] = cost_cold_levels(out, (unsigned)k->opt.costs.cold_depth);
 }
 
 /* One turn of ksm_scan_thread(): a batch, then the sleep until the next. */

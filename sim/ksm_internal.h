@@ -498,6 +498,12 @@ static inline int memcmp_pages(struct ksm *k, const struct page *pa, const struc
 	return r;
 }
 
+/* A tree search went down depth levels: for the levels past the cold depth (cost_model.h). */
+static inline void search_depth_note(struct ksm *k, unsigned depth)
+{
+	k->cost_n.depths[depth < COST_DEPTHS ? depth : COST_DEPTHS - 1]++;
+}
+
 /* Remember the bytes of this visit: what the next visit is judged by. */
 static inline void rmap_item_set_seen(struct rmap_item *rmap_item, content *c)
 {

@@ -78,6 +78,7 @@ struct search_walk {
 	/* compares decided by the cached keys (high half) and their bytes (low half): one add a level */
 	uint64_t key_cmps;
 	uint64_t levels;		/* node_ns charges: the tree_level count */
+	unsigned depth;			/* tree levels gone down (for the cold levels) */
 	uint64_t key;			/* the page's first 8 bytes */
 	bool corrupt;			/* went through a node whose page changed */
 	unsigned head, n_ahead, turn;	/* the walks ahead: the first, how many, the next to step */
@@ -109,6 +110,7 @@ static inline void search_walk_start(struct ksm *k, struct search_walk *s, uint3
 	s->node_ns = k->opt.costs.node_ns;
 	s->key_cmps = 0;
 	s->levels = 0;
+	s->depth = 0;
 	s->key = page_key8(page);
 	s->corrupt = false;
 	s->head = w->head;
@@ -126,6 +128,7 @@ static inline void search_walk_level(struct ksm *k, struct search_walk *s)
 		s->turn = walks_ahead_step(&k->ahead, s->head, s->n_ahead, s->turn);
 	s->cpu_ns += s->node_ns;
 	s->levels++;
+	s->depth++;
 }
 
 /*
@@ -189,6 +192,7 @@ static inline void search_walk_end(struct ksm *k, const struct search_walk *s)
 {
 	k->batch_cpu_ns = s->cpu_ns;
 	k->cost_n.n[COST_TREE_LEVEL] += s->levels;
+	search_depth_note(k, s->depth);
 	k->truth.memcmp_calls += s->key_cmps >> 32;
 	k->truth.memcmp_bytes += (uint32_t)s->key_cmps;
 	if (s->corrupt)

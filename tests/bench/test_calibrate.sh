@@ -12,7 +12,8 @@ fails=0
 	echo "term,ns"
 	echo "visit,210"; echo "tree_level,75"; echo "memcmp_long,0"; echo "memcmp_byte,0.35"
 	echo "merge,4100"; echo "stable_insert,950"; echo "rmap_item_new,520"; echo "thp_split,0"
-	echo "smart_scan_skip,60"; echo "full_pass,150000"
+	echo "smart_scan_skip,60"; echo "full_pass,150000"; echo "chain_step,14"
+	echo "tree_level_cold,45"; echo "tree_level_cold_depth,11"
 	"$bin" hashes | awk '$1 != "none" { print "checksum:" $1 ",1700" }'
 } >"$tmp/known.csv"
 if ! "$bin" bench calibrate --synthetic "$tmp/known.csv" --repeat 1 --scale 0.25 \
@@ -27,7 +28,7 @@ def table(p):
 known, fit = table(sys.argv[1]), table(sys.argv[2])
 bad = 0
 for k in ["visit", "tree_level", "memcmp_byte", "merge", "stable_insert", "rmap_item_new",
-          "smart_scan_skip", "full_pass", "checksum:xxhash"]:
+          "smart_scan_skip", "full_pass", "chain_step", "tree_level_cold", "tree_level_cold_depth", "checksum:xxhash"]:
     ok = abs(fit[k] - known[k]) <= 0.01 * known[k]
     print(f"{'ok  ' if ok else 'FAIL'} {k}: fitted {fit[k]:.3f}, known {known[k]:.3f}")
     bad += not ok

@@ -24,7 +24,7 @@ static char *path_of(const char *name)
 	return g_build_filename(dir, name, NULL);
 }
 
-/* A complete terms table, each term i at 10 + i, each checksum at 500 + its index. */
+/* A complete terms table, each term i at 10 + i, each checksum at 500 + its index, cold depth 9. */
 static char *good_table(const char *name, const char *extra_row, const char *drop)
 {
 	GString *s = g_string_new("# a comment\nterm,ns\n");
@@ -35,6 +35,8 @@ static char *good_table(const char *name, const char *extra_row, const char *dro
 	for (int i = 0; i < COST_NR; i++)
 		if (i != COST_CHECKSUM && (!drop || strcmp(drop, cost_terms[i].name)))
 			g_string_append_printf(s, "%s,%d\n", cost_terms[i].name, 10 + i);
+	if (!drop || strcmp(drop, "tree_level_cold_depth"))
+		g_string_append(s, "tree_level_cold_depth,9\n");
 	for (size_t i = 0; i < nh; i++)
 		if (hs[i].fn)
 			g_string_append_printf(s, "checksum:%s,%zu.5\n", hs[i].name, 500 + i);
@@ -63,6 +65,7 @@ static void test_load(void **state)
 			assert_float_equal(cost_get(&t, i), 10 + i, 0);
 	assert_float_equal(t.checksum_ns, 500 + xi + 0.5, 0);
 	assert_float_equal(t.copy_ns, 77, 0);
+	assert_float_equal(t.cold_depth, 9, 0);
 	/* none computes no checksum */
 	assert_true(cost_table_load(&t, p, "none", &err));
 	assert_float_equal(t.checksum_ns, 0, 0);
@@ -103,6 +106,12 @@ static void test_refused(void **state)
 		{ "merge,nan\n", "merge", "7: merge: 'nan' is not a number of ns" },
 		{ "visit,3\n", NULL, "1: row 'visit' given twice" },
 		{ "merge,3,4\n", "merge", "8: a third field" },
+		{ NULL, "tree_level_cold_depth", "1: no row 'tree_level_cold_depth'" },
+		{ "tree_level_cold_depth,2.5\n", "tree_level_cold_depth",
+		  "23: tree_level_cold_depth: '2.5' is not a whole number of tree levels" },
+		{ "tree_level_cold_depth,96\n", "tree_level_cold_depth",
+		  "23: tree_level_cold_depth: '96' is not a whole number of tree levels" },
+		{ "tree_level_cold_depth,4\n", NULL, "1: row 'tree_level_cold_depth' given twice" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -150,7 +159,7 @@ static void test_charges(void **state)
 {
 	static const char trace[] =
 		"ksmtrace 1\n"
-		"0 set pages_to_scan 500\n0 set sleep_millisecs 10\n"
+		"0 set pages_to_scan 500\n0 set sleep_millisecs 10\n0 set max_page_sharing 16\n"
 		"0 spawn a\n0 map a 0x100 300\n0 advise a 0x100 300 mergeable\n"
 		"0 fillseq a 0x100 200 7\n0 fill a 0x1c8 100 byte:5a\n"
 		"0 spawn b\n0 map b 0x100 300\n0 advise b 0x100 300 mergeable\n"
@@ -169,6 +178,7 @@ static void test_charges(void **state)
 			if (i != COST_CHECKSUM)
 				g_string_append_printf(s, "%s,%s\n", cost_terms[i].name,
 						       i == term ? "7.5" : "0");
+		g_string_append(s, "tree_level_cold_depth,2\n");	/* so that some levels are */
 		for (size_t i = 0; i < nh; i++)
 			if (hs[i].fn)
 				g_string_append_printf(s, "checksum:%s,%s\n", hs[i].name,
