@@ -80,19 +80,24 @@ replay() { # TRACE HASH KIND WORKLOAD
 	local t0=$EPOCHREALTIME
 	nice -n 10 "$KSMSIM" run --trace "$1" --hash "$2" --pages-to-scan 1600 --sleep-millisecs 200 \
 		--quiet --csv "$tmp/ts.csv" --marks-csv "$tmp/m.csv" --summary-csv "$tmp/s.csv"
-	python3 - "$tmp/ts.csv" "$tmp/m.csv" "$3" "$4" "$2" "$(since "$t0")" <<'PY' >> "$tmp/rows.csv"
+	python3 - "$tmp/ts.csv" "$tmp/m.csv" "$3" "$4" "$2" "$(since "$t0")" \
+		"$top/bench/tables/costs-amd-epyc.csv" <<'PY' >> "$tmp/rows.csv"
 import csv, re, sys
 def rows(p):
     return list(csv.DictReader(l for l in open(p) if not l.startswith("#")))
-ts, marks, kind, wl, h, wall = rows(sys.argv[1]), rows(sys.argv[2]), *sys.argv[3:]
+ts, marks, kind, wl, h, wall = rows(sys.argv[1]), rows(sys.argv[2]), *sys.argv[3:7]
 ends = [m for m in marks if re.fullmatch(r"vm[0-9]+-end", m["label"])] or \
        [m for m in marks if m["label"] == "end"]
 m = ends[-1]
 t = int(m["t_us"])
 samp = [r for r in ts if 0 < int(r["trace_t_us"]) <= t]
 mean = lambda c: sum(float(r[c]) for r in samp) / len(samp) if samp else 0.0
-# what the built-in cost table (sim/cost_model.c, fitted as bench/tables/costs-amd-epyc.csv) charges a checksum
-ns = {"jhash2": 5553, "crc32c": 2140, "xxhash": 1223}.get(h, 0)
+# what the built-in cost table (sim/cost_model.c, the table fitted as
+# bench/tables/costs-amd-epyc.csv) charges a checksum
+ns = 0
+for l in open(sys.argv[7]):
+    if l.startswith("checksum:" + h + ","):
+        ns = round(float(l.split(",")[1]))
 print(",".join(str(x) for x in (wl, kind, h, t, m["cow_ksm"], ns, m["pages_sharing"], m["pages_unshared"],
       "%.1f" % mean("pages_sharing"), "%.1f" % mean("pages_unshared"), m["ksmd_cpu_ms"],
       m["mergeable_pages"], m["ideal_saved"], m["full_scans"], wall)))
