@@ -67,7 +67,7 @@ void run_options_free(struct run_options *o);
  * command's own options (vals below CLI_OPT_POOL; each offered first to
  * take: 1 taken, 0 not its own, -1 refused after one line on stderr), then
  * -j/--jobs, -o/--csv, --plot, -h/--help (usage(stdout)) and the run options
- * of o->ro.cmd; then the one TRACE, which must be a regular file (every
+ * of p->ro.cmd; then the one TRACE, which must be a regular file (every
  * worker opens it again). It returns -1 to go on, else the exit status.
  * pool_options_files: TRACE, --costs-csv, --csv and --plot name distinct
  * files. pool_report: the one error line, and the exit status (the code of
