@@ -13,22 +13,9 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 mkdir -p "$tmp/traces with blanks"
 one="$tmp/traces with blanks/two domains.ksmt"
-two="$tmp/traces with blanks/fork, twice.ksmt"
+two="$tmp/traces with blanks/default, bundled.ksmt"
 cp "$src/tests/exposure/two_domains.ksmt" "$one"
-cat > "$two" <<'T'
-ksmtrace 3
-0 spawn p
-0 fork p q
-0 map q 0x1000 1
-0 advise q 0x1000 1 mergeable
-0 spawn r
-0 map r 0x1000 1
-0 advise r 0x1000 1 mergeable
-1000 write q 0x1000 byte:11
-2000 write r 0x1000 byte:11
-10000 set run 1
-100000 mark end
-T
+cp "$src/traces/samples/default.ksmt" "$two"
 out="$tmp/out dir's"
 KSMSIM=$bin "$src/analysis/exposure.sh" --trace "$one" --trace "$two" --out "$out" \
 	>"$tmp/stdout" 2>"$tmp/stderr" || bad "exposure.sh exited $?: $(cat "$tmp/stderr")"
