@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "analysis/advise.h"
+#include "analysis/frontier.h"
 #include "analysis/gnuplot.h"
 #include "analysis/workers.h"
 #include "marks/marks.h"
@@ -69,15 +70,6 @@ static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k
 	return true;
 }
 
-/* The printed precision, so that the frontier is judged on what the outputs show. */
-static double round_to(double v, int decimals)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return g_ascii_strtod(buf, NULL);
-}
-
 struct advise_job {
 	const struct advise_opts *o;
 	const struct advise_config *cfg;
@@ -112,13 +104,13 @@ static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_s
 		struct snapshot s;
 
 		snapshot_take(run.k, cfg.ideal, &s);
-		row->cpu_ms = round_to(s.t.cpu_ns / 1e6, 3);
+		row->cpu_ms = frontier_round(s.t.cpu_ns / 1e6, 3);
 		row->pages_sharing = s.c.pages_sharing;
 		row->ksm_zero_pages = s.c.ksm_zero_pages;
 		row->saved_end = s.c.pages_sharing + s.c.ksm_zero_pages;
 		row->samples = sums.samples;
 		row->saved_mean = sums.samples ?
-			round_to((double)sums.saved_sum / (double)sums.samples, 3) :
+			frontier_round((double)sums.saved_sum / (double)sums.samples, 3) :
 			(double)row->saved_end;
 		row->cow_ksm = s.c.cow_ksm;
 		row->false_positives = s.t.false_positives;
@@ -155,10 +147,14 @@ bool advise_run(const struct advise_opts *o, const struct advise_config *cfg, si
 
 /* ------------------------------------------------------------ frontier, pick */
 
-static bool dominates(const struct advise_row *a, const struct advise_row *b)
+/* The rows as the frontier sees them: CPU in ms (g_free). */
+static struct frontier_point *points(const struct advise_row *rows, size_t n)
 {
-	return a->cpu_ms <= b->cpu_ms && a->saved_mean >= b->saved_mean &&
-	       (a->cpu_ms < b->cpu_ms || a->saved_mean > b->saved_mean);
+	struct frontier_point *p = g_new(struct frontier_point, n ? n : 1);
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct frontier_point){ rows[i].cpu_ms, rows[i].saved_mean };
+	return p;
 }
 
 /*
@@ -181,24 +177,21 @@ static bool candidate(const struct advise_config *cfg, const struct advise_row *
 
 long advise_judge(const struct advise_config *cfg, struct advise_row *rows, size_t n)
 {
-	double best = -INFINITY;
-	long pick = -1;
+	struct frontier_point *p = points(rows, n);
+	bool *on = g_new(bool, n ? n : 1), *cand = g_new(bool, n ? n : 1);
 
+	frontier_mark(p, n, on);
 	for (size_t i = 0; i < n; i++) {
-		rows[i].frontier = true;
+		rows[i].frontier = on[i];
 		rows[i].pick = false;
-		for (size_t j = 0; j < n && rows[i].frontier; j++)
-			if (j != i && dominates(&rows[j], &rows[i]))
-				rows[i].frontier = false;
-		if (candidate(cfg, rows, n, i))
-			best = MAX(best, rows[i].saved_mean);
+		cand[i] = candidate(cfg, rows, n, i);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (candidate(cfg, rows, n, i) && rows[i].saved_mean == best &&
-		    (pick < 0 || rows[i].cpu_ms < rows[pick].cpu_ms))
-			pick = (long)i;
+	long pick = frontier_best(p, n, cand);
 	if (pick >= 0)
 		rows[pick].pick = true;
+	g_free(cand);
+	g_free(on);
+	g_free(p);
 	return pick;
 }
 
@@ -303,42 +296,39 @@ void advise_verdict(FILE *f, const struct advise_config *cfg, const struct advis
 		    size_t n, long pick)
 {
 	GString *s = g_string_new(NULL);
-	size_t *order = g_new(size_t, n ? n : 1), nf = 0;
+	struct frontier_point *pt = points(rows, n);
+	size_t *order = g_new(size_t, n ? n : 1);
+	bool *in = g_new(bool, n ? n : 1);
 
 	/* the frontier from cheapest to dearest, ties in configuration order */
-	for (size_t i = 0; i < n; i++) {
-		if (!rows[i].frontier)
-			continue;
-		size_t at = nf++;
-		while (at && rows[order[at - 1]].cpu_ms > rows[i].cpu_ms) {
-			order[at] = order[at - 1];
-			at--;
-		}
-		order[at] = i;
-	}
+	for (size_t i = 0; i < n; i++)
+		in[i] = rows[i].frontier;
+	size_t nf = frontier_by_cpu(pt, n, in, order);
 	if (pick < 0) {
 		g_string_append(s, "No kernel row, so no checksum to pick");
 	} else {
 		const struct advise_row *p = &rows[pick];
-		long xx = -1, cheaper = -1, dom = -1;
+		long xx = -1;
 		GString *blind = g_string_new(NULL);
 
 		for (size_t i = 0; i < n; i++) {
+			bool cand = candidate(cfg, rows, n, i);
+
+			/* the candidates cheaper than the pick */
+			in[i] = cand && rows[i].cpu_ms < p->cpu_ms;
 			if (!is_kernel(&cfg[i]))
 				continue;
 			if (!strcmp(hash_column(&cfg[i]), HASH_DEFAULT))
 				xx = (long)i;
-			if (!candidate(cfg, rows, n, i))
+			if (!cand)
 				g_string_append_printf(blind, "%s%s (%" PRIu64 ")",
 						       blind->len ? ", " : "", cfg[i].hash->name,
 						       rows[i].false_positives);
-			else if (rows[i].cpu_ms < p->cpu_ms &&
-				 (cheaper < 0 || rows[i].cpu_ms < rows[cheaper].cpu_ms))
-				cheaper = (long)i;
 		}
+		long cheaper = frontier_cheapest(pt, n, in);
 		for (size_t i = 0; i < n; i++)
-			if (dominates(&rows[i], p) && (dom < 0 || rows[i].cpu_ms < rows[dom].cpu_ms))
-				dom = (long)i;
+			in[i] = frontier_dominates(&pt[i], &pt[pick]);
+		long dom = frontier_cheapest(pt, n, in);
 		g_string_append_printf(s, "Pick %s for this trace: the cheapest checksum whose kernel"
 				       " row loses no pages saved against the best kernel row%s (%.3f"
 				       " ms of modelled ksmd CPU", cfg[pick].hash->name,
@@ -373,7 +363,9 @@ void advise_verdict(FILE *f, const struct advise_config *cfg, const struct advis
 	}
 	fprintf(f, "%s.\n", s->str);
 	g_string_free(s, TRUE);
+	g_free(in);
 	g_free(order);
+	g_free(pt);
 }
 
 void advise_csv(FILE *f, const struct advise_config *cfg, const struct advise_row *rows,
@@ -427,21 +419,16 @@ static bool is_today(const struct advise_config *c)
 static void gp_block(GString *s, const char *name, const struct advise_config *cfg,
 		     const struct advise_row *rows, size_t n, int which)
 {
-	size_t *order = g_new(size_t, n ? n : 1), m = 0;
+	struct frontier_point *pt = points(rows, n);
+	size_t *order = g_new(size_t, n ? n : 1);
+	bool *in = g_new(bool, n ? n : 1);
 
-	for (size_t i = 0; i < n; i++) {
-		bool in = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier :
-			  which == 2 ? rows[i].pick : is_today(&cfg[i]);
-
-		if (!in)
-			continue;
-		size_t at = m++;
-		while (at && rows[order[at - 1]].cpu_ms > rows[i].cpu_ms) {
-			order[at] = order[at - 1];
-			at--;
-		}
-		order[at] = i;
-	}
+	for (size_t i = 0; i < n; i++)
+		in[i] = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier :
+			which == 2 ? rows[i].pick : is_today(&cfg[i]);
+	size_t m = frontier_by_cpu(pt, n, in, order);
+	g_free(in);
+	g_free(pt);
 	g_string_append_printf(s, "$%s << EOD\n", name);
 	for (size_t k = 0; k < m; k++) {
 		char *label = advise_config_name(&cfg[order[k]]);

@@ -80,19 +80,20 @@ sec() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }' || true;
 # ---- the saving across domains, and what selective costs ----
 if [ "$saving" = 1 ]; then
 	saving_csv=$out/saving.csv
+	# an array: a trace's path may hold blanks
 	if [ ${#given[@]} -gt 0 ]; then
-		traces="${given[*]}"
+		traces=("${given[@]}")
 		saving_csv=$out/saving-recorded.csv
 	else
-		traces="$root/traces/samples/default.ksmt"
+		traces=("$root/traces/samples/default.ksmt")
 		for w in kernel-build iozone number-crunching vm-clones zero-heavy; do
 			"$ksmsim" gen "$w" --scale "$scale" --seed 1 -o "$work/$w.ksmb" --quiet
-			traces="$traces $work/$w.ksmb"
+			traces+=("$work/$w.ksmb")
 		done
 	fi
 	{
 		echo "trace,saved_pages,saved_cross_pages,saved_cross_zero_pages,cross_share,zero_share_of_cross,selective_saved_pages,selective_cost,merges_cross,merges_within,cross_write_to_merge_p50_s,cross_write_to_merge_p99_s,cross_merged_p50_s,cross_merged_p99_s,cross_domains_p50,cross_domains_max"
-		for t in $traces; do
+		for t in "${traces[@]}"; do
 			name=$(basename "$t"); name=${name%.*}
 			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --exposure-csv "$work/k.csv"
 			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --policy selective \
@@ -103,7 +104,8 @@ if [ "$saving" = 1 ]; then
 			x=$(fig "$work/k.csv" all saved_cross_pages 3)
 			z=$(fig "$work/k.csv" all saved_cross_zero_pages 3)
 			ss=$(fig "$work/s.csv" all saved_pages 3)
-			awk -v n="$name" -v s="$s" -v x="$x" -v z="$z" -v ss="$ss" \
+			# the name from the environment: awk -v would read its backslashes as escapes
+			name=$name awk -v s="$s" -v x="$x" -v z="$z" -v ss="$ss" \
 			    -v mc="$(fig "$work/k.csv" cross write_to_merge_us 3)" \
 			    -v mw="$(fig "$work/k.csv" within write_to_merge_us 3)" \
 			    -v a="$(sec "$(fig "$work/k.csv" cross write_to_merge_us 4)")" \
@@ -112,6 +114,11 @@ if [ "$saving" = 1 ]; then
 			    -v d="$(sec "$(fig "$work/k.csv" cross merged_us 6)")" \
 			    -v e="$(fig "$work/k.csv" cross domains_at_peak 4)" \
 			    -v f="$(fig "$work/k.csv" cross domains_at_peak 7)" 'BEGIN {
+				n = ENVIRON["name"]
+				if (n ~ /[",\r\n]/) {	# a CSV field in quotes, its quotes doubled
+					gsub(/"/, "\"\"", n)
+					n = "\"" n "\""
+				}
 				printf "%s,%d,%d,%d,%.3f,%.4f,%d,%.3f,%d,%d,%s,%s,%s,%s,%s,%s\n", n, s, x, z,
 				       s ? x / s : 0, x ? z / x : 0, ss, s ? 1 - ss / s : 0, mc, mw,
 				       a, b, c, d, e, f }'
@@ -209,7 +216,8 @@ if command -v gnuplot >/dev/null; then
 	gp=$work/plot.gp
 	{
 		echo 'set terminal pngcairo size 1000,520 font ",10"'
-		echo "set output '$out/probe.png.tmp'"
+		sq="'"	# in gnuplot's single quotes a quote is doubled
+		echo "set output '${out//$sq/$sq$sq}/probe.png.tmp'"
 		echo 'set logscale xy 2'
 		echo 'set xlabel "background guests, GiB (4 guests)"'
 		echo 'set ylabel "seconds after the probe write"'

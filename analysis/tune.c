@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include "analysis/frontier.h"
 #include "analysis/gnuplot.h"
 #include "analysis/tune.h"
 #include "marks/marks.h"
@@ -195,15 +196,6 @@ static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k
 	return true;
 }
 
-/* The printed precision, so that the frontier is judged on what the outputs show. */
-static double round_to(double v, int decimals)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return g_ascii_strtod(buf, NULL);
-}
-
 /* The first sample time with saved >= share x ideal, in s; -1 when none. */
 static double reach(const struct series *s, uint64_t ideal, double share)
 {
@@ -211,7 +203,7 @@ static double reach(const struct series *s, uint64_t ideal, double share)
 		return -1;
 	for (guint i = 0; i < s->t_us->len; i++)
 		if ((double)g_array_index(s->saved, uint64_t, i) >= share * (double)ideal)
-			return round_to(g_array_index(s->t_us, uint64_t, i) / 1e6, 3);
+			return frontier_round(g_array_index(s->t_us, uint64_t, i) / 1e6, 3);
 	return -1;
 }
 
@@ -249,14 +241,14 @@ static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_s
 
 		snapshot_take(run.k, cfg.ideal, &s);
 		row->duration_s = res.sim_end_us / 1e6;
-		row->cpu_ms = round_to(s.t.cpu_ns / 1e6, 3);
+		row->cpu_ms = frontier_round(s.t.cpu_ns / 1e6, 3);
 		row->cpu_pct = res.sim_end_us ?
-			round_to(s.t.cpu_ns / 1e3 / (double)res.sim_end_us * 100, 3) : 0;
+			frontier_round(s.t.cpu_ns / 1e3 / (double)res.sim_end_us * 100, 3) : 0;
 		row->saved_end = s.c.pages_sharing + s.c.ksm_zero_pages;
 		row->samples = ser.saved->len;
 		for (guint j = 0; j < ser.saved->len; j++)
 			sum += g_array_index(ser.saved, uint64_t, j);
-		row->saved_mean = row->samples ? round_to((double)sum / (double)row->samples, 3) :
+		row->saved_mean = row->samples ? frontier_round((double)sum / (double)row->samples, 3) :
 			(double)row->saved_end;
 		row->has_ideal = s.has_ideal;
 		row->ideal_end = s.has_ideal ? s.ideal.ideal_saved : 0;
@@ -264,7 +256,7 @@ static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_s
 		row->t90_s = s.has_ideal ? reach(&ser, row->ideal_end, 0.9) : -1;
 		row->cow_ksm = s.c.cow_ksm;
 		row->cow_per_s = res.sim_end_us ?
-			round_to((double)s.c.cow_ksm / (res.sim_end_us / 1e6), 3) : 0;
+			frontier_round((double)s.c.cow_ksm / (res.sim_end_us / 1e6), 3) : 0;
 		row->rmap_items = s.c.rmap_items;
 		row->general_profit = s.c.general_profit;
 		row->rmap_bytes = (uint64_t)((int64_t)(row->saved_end * 4096) - s.c.general_profit);
@@ -296,36 +288,36 @@ bool tune_run(const struct tune_opts *o, const struct tune_setting *s, size_t n,
 
 /* ------------------------------------------------------------ frontier, pick */
 
-static bool dominates(const struct tune_row *a, const struct tune_row *b)
+/* The rows as the frontier sees them: CPU as a share of one CPU (g_free). */
+static struct frontier_point *points(const struct tune_row *rows, size_t n)
 {
-	return a->cpu_pct <= b->cpu_pct && a->saved_mean >= b->saved_mean &&
-	       (a->cpu_pct < b->cpu_pct || a->saved_mean > b->saved_mean);
+	struct frontier_point *p = g_new(struct frontier_point, n ? n : 1);
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct frontier_point){ rows[i].cpu_pct, rows[i].saved_mean };
+	return p;
 }
 
 long tune_judge(struct tune_row *rows, size_t n, double budget_pct)
 {
-	long pick = -1, cheapest = -1;
+	struct frontier_point *p = points(rows, n);
+	bool *on = g_new(bool, n ? n : 1), *within = g_new(bool, n ? n : 1);
 
+	frontier_mark(p, n, on);
 	for (size_t i = 0; i < n; i++) {
-		rows[i].frontier = true;
+		rows[i].frontier = on[i];
 		rows[i].pick = false;
-		rows[i].within = rows[i].cpu_pct <= budget_pct;
-		for (size_t j = 0; j < n && rows[i].frontier; j++)
-			if (j != i && dominates(&rows[j], &rows[i]))
-				rows[i].frontier = false;
-		if (cheapest < 0 || rows[i].cpu_pct < rows[cheapest].cpu_pct)
-			cheapest = (long)i;
-		if (!rows[i].within)
-			continue;
-		if (pick < 0 || rows[i].saved_mean > rows[pick].saved_mean ||
-		    (rows[i].saved_mean == rows[pick].saved_mean &&
-		     rows[i].cpu_pct < rows[pick].cpu_pct))
-			pick = (long)i;
+		rows[i].within = within[i] = rows[i].cpu_pct <= budget_pct;
 	}
+	/* the most saved within the budget; when none is within, the cheapest */
+	long pick = frontier_best(p, n, within);
 	if (pick < 0)
-		pick = cheapest;
+		pick = frontier_cheapest(p, n, NULL);
 	if (pick >= 0)
 		rows[pick].pick = true;
+	g_free(within);
+	g_free(on);
+	g_free(p);
 	return pick;
 }
 
@@ -443,13 +435,15 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 	fprintf(f, "\nRecommended for a budget of %.3g%% of one CPU: %s\n", budget_pct, g->str);
 	g_string_free(g, TRUE);
 	size_t within = 0;
-	long better = -1;	/* the cheapest setting that saves more than the pick */
+	struct frontier_point *pt = points(rows, n);
+	bool *more = g_new(bool, n);
 	for (size_t i = 0; i < n; i++) {
 		within += rows[i].within;
-		if (rows[i].saved_mean > p->saved_mean &&
-		    (better < 0 || rows[i].cpu_pct < rows[better].cpu_pct))
-			better = (long)i;
+		more[i] = rows[i].saved_mean > p->saved_mean;
 	}
+	long better = frontier_cheapest(pt, n, more);	/* the cheapest that saves more than the pick */
+	g_free(more);
+	g_free(pt);
 	char *name = tune_setting_name(&s[pick]);
 	if (!p->within)
 		fprintf(f, "Why: no setting stays within %.3g%% of one CPU; %s is the cheapest, at"
@@ -530,20 +524,15 @@ void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tu
 static void gp_block(GString *g, const char *name, const struct tune_setting *s,
 		     const struct tune_row *rows, size_t n, int which)
 {
-	size_t *order = g_new(size_t, n ? n : 1), m = 0;
+	struct frontier_point *pt = points(rows, n);
+	size_t *order = g_new(size_t, n ? n : 1);
+	bool *in = g_new(bool, n ? n : 1);
 
-	for (size_t i = 0; i < n; i++) {
-		bool in = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier : rows[i].pick;
-
-		if (!in)
-			continue;
-		size_t at = m++;
-		while (at && rows[order[at - 1]].cpu_pct > rows[i].cpu_pct) {
-			order[at] = order[at - 1];
-			at--;
-		}
-		order[at] = i;
-	}
+	for (size_t i = 0; i < n; i++)
+		in[i] = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier : rows[i].pick;
+	size_t m = frontier_by_cpu(pt, n, in, order);
+	g_free(in);
+	g_free(pt);
 	g_string_append_printf(g, "$%s << EOD\n", name);
 	for (size_t k = 0; k < m; k++)
 		g_string_append_printf(g, "%.6f %.3f\n", MAX(rows[order[k]].cpu_pct, 1e-6),

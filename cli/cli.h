@@ -62,6 +62,60 @@ void run_options_help(FILE *f, enum run_options_of cmd, int width);
 void run_options_free(struct run_options *o);
 
 /*
+ * The options of a command that runs many configurations over a worker pool
+ * (pool_options.c: advise, tune). pool_options_parse gives getopt the
+ * command's own options (vals below CLI_OPT_POOL; each offered first to
+ * take: 1 taken, 0 not its own, -1 refused after one line on stderr), then
+ * -j/--jobs, -o/--csv, --plot, -h/--help (usage(stdout)) and the run options
+ * of p->ro.cmd; then the one TRACE, which must be a regular file (every
+ * worker opens it again). It returns -1 to go on, else the exit status.
+ * pool_options_files: TRACE, --costs-csv, --csv and --plot name distinct
+ * files. pool_report: the one error line, and the exit status (the code of
+ * an error in domain, else run_error_status). The help lines of --jobs and
+ * of the exit status are the same for every such command.
+ */
+#define CLI_OPT_POOL 448
+struct pool_options {
+	struct run_options ro;		/* the run options, and in ro.cfg the run; ro.prog */
+	const char *csv_path, *png;	/* -o, --plot */
+	uint64_t jobs;			/* --jobs; 0: the CPUs online */
+};
+typedef int pool_take_fn(void *ctx, int c, const char *arg, const struct option *longopts);
+void pool_options_init(struct pool_options *p, const char *prog, enum run_options_of cmd);
+int pool_options_parse(struct pool_options *p, int argc, char **argv, const struct option *own,
+		       size_t n_own, pool_take_fn *take, void *ctx, void (*usage)(FILE *));
+bool pool_options_files(const struct pool_options *p, GError **error);
+int pool_report(const char *prog, GQuark domain, GError *error);
+void pool_options_help_jobs(FILE *f);
+void pool_options_help_exit(FILE *f);
+void pool_options_free(struct pool_options *p);
+
+/*
+ * The runs of such a command and its outputs (pool_run): -o and --plot
+ * opened (atomic: written whole or not at all); the whole trace read once
+ * (a bad record stops everything before any run) and as many runs at once
+ * as the memory holds (the limit, --max-memory or the memory available, on
+ * all runs together; said on stderr when fewer than asked); run; then csv
+ * and plot onto the outputs, put in place (the plot after the CSV) only
+ * when both are written; then report on stdout, flushed (an error in
+ * domain, code 2, when it fails), and the timing line on stderr. false
+ * with the first error: nothing then written.
+ */
+struct pool_command {
+	GQuark domain;			/* of the command's errors: their code the exit status */
+	const char *plot_what;		/* the plot's title, after "PROG TRACE: " */
+	/* every run, jobs at once, each held to no limit of its own; the rows kept in ctx */
+	bool (*run)(void *ctx, const struct run_config *run, unsigned jobs, bool verbose,
+		    GError **error);
+	void (*csv)(void *ctx, FILE *f);
+	bool (*plot)(void *ctx, FILE *png, const char *title, GError **error);
+	/* digests: the trace's records with digest content (version 4) */
+	void (*report)(void *ctx, FILE *f, uint64_t digests);
+};
+bool pool_run(struct pool_options *p, size_t n, const struct pool_command *c, void *ctx,
+	      GError **error);
+
+/*
  * --hash NAME as every command takes it: the row, or NULL after one line
  * "PROG: OPTION: unknown checksum ..." (hashes/hash.h, hash_resolve).
  */

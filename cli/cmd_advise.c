@@ -6,21 +6,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <glib.h>
 #include "analysis/advise.h"
 #include "cli/cli.h"
 #include "hashes/hash.h"
 #include "util/atomic_file.h"
-#include "util/escape.h"
-#include "util/file_id.h"
-#include "util/options.h"
-#include "util/parse.h"
 #include "util/signals.h"
-#include "util/size.h"
 
 #define PROG "ksmsim advise"
 
@@ -65,11 +57,9 @@ static void usage(FILE *f)
 "                      key=value after a spec's ':' belongs to that spec:\n"
 "                      kernel,classified:classes=8,by=mm,dirty-bit\n"
 "  --hashes LIST       comma list of checksums for the policies that read\n"
-"                      one (default: all but none, in 'ksmsim hashes' order)\n"
-"  -j, --jobs N        runs at once, each in a process of its own (default:\n"
-"                      the CPUs online; fewer when N times the model's\n"
-"                      memory estimate would pass the --max-memory limit).\n"
-"                      The output does not depend on it\n"
+"                      one (default: all but none, in 'ksmsim hashes' order)\n");
+	pool_options_help_jobs(f);
+	fprintf(f,
 "  -o, --csv FILE      the rows as CSV (frontier and pick as 0/1)\n"
 "  --plot PNG          CPU against mean saved, drawn by gnuplot (pngcairo):\n"
 "                      the frontier as a labelled staircase, the pick\n"
@@ -84,12 +74,8 @@ static void usage(FILE *f)
 "TRACE is read whole and checked before any run, then once per run (so it\n"
 "must be a file, not '-'). Every row is one deterministic run, each in a\n"
 "fresh process: the table, CSV and plot are the same bytes on a rerun and\n"
-"with any --jobs; timings go to standard error only.\n"
-"Exit status: 0 done, 1 an invariant failed (--check), 2 bad usage, bad\n"
-"input (one line naming the option, or 'FILE:LINE: problem'), a trace too\n"
-"big for the memory, or a failed plot; 128 + signal when interrupted (130\n"
-"SIGINT, 143 SIGTERM, 129 SIGHUP, 141 SIGPIPE). Outputs are written whole\n"
-"or not at all, only once every run succeeded.\n");
+"with any --jobs; timings go to standard error only.\n");
+	pool_options_help_exit(f);
 }
 
 
@@ -174,103 +160,24 @@ static GArray *configurations(GArray *policies, GPtrArray *hashes)
 	return cfg;
 }
 
-enum { OPT_POLICIES = 256, OPT_HASHES, OPT_JOBS, OPT_CSV, OPT_PLOT, OPT_HELP };
-
-static int report(GError *error)
-{
-	int status = error && error->domain == ADVISE_ERROR ? error->code : run_error_status(error);
-
-	error_line(PROG, error ? error->message : "failed");
-	g_clear_error(&error);
-	return status;
-}
+enum { OPT_POLICIES = 256, OPT_HASHES };
 
 /* The command line, as parsed. */
 struct args {
-	struct run_options ro;		/* the run options, and in ro.cfg the run */
-	const char *policies_list, *hashes_list, *csv_path, *png;
-	uint64_t jobs;
-	uint64_t digests;		/* records with digest content (v4): warned of */
+	struct pool_options po;		/* the options advise shares with tune; in po.ro.cfg the run */
+	const char *policies_list, *hashes_list;
 };
 
-/* -1: go on; else the exit status (help printed, or one line on stderr). */
-static int parse(int argc, char **argv, struct args *a)
+/* advise's own options (cli.h, pool_take_fn): 1 taken, 0 not advise's. */
+static int take(void *ctx, int c, const char *arg, const struct option *lo)
 {
-	static const struct option fixed[] = {
-		{ "policies", required_argument, NULL, OPT_POLICIES },
-		{ "hashes", required_argument, NULL, OPT_HASHES },
-		{ "jobs", required_argument, NULL, OPT_JOBS },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "help", no_argument, NULL, OPT_HELP },
-	};
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	int status = -1, c;
+	struct args *a = ctx;
 
-	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
-	run_options_add(&a->ro, longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-
-	optind = 1;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, ":hj:o:", lo, NULL)) != -1) {
-		switch (c) {
-		case OPT_POLICIES: a->policies_list = optarg; break;
-		case OPT_HASHES: a->hashes_list = optarg; break;
-		case 'j':
-		case OPT_JOBS:
-			if (!parse_u64(optarg, ADVISE_MAX_JOBS, &a->jobs) || !a->jobs) {
-				char *v = escape_line(optarg);
-
-				fprintf(stderr, PROG ": %s wants 1 to %d worker processes, not '%s'\n",
-					option_name(lo, c), ADVISE_MAX_JOBS, v);
-				g_free(v);
-				status = EXIT_USAGE;
-			}
-			break;
-		case 'o':
-		case OPT_CSV: a->csv_path = optarg; break;
-		case OPT_PLOT: a->png = optarg; break;
-		case 'h':
-		case OPT_HELP:
-			usage(stdout);
-			status = 0;
-			break;
-		default:
-			int took = run_option_take(&a->ro, c, optarg);
-			if (took < 0)
-				status = EXIT_USAGE;
-			else if (!took)
-				status = option_error(PROG, argv, lo, c);
-		}
-	}
-	g_array_free(longopts, TRUE);
-	if (status >= 0)
-		return status;
-	if (optind == argc) {
-		fprintf(stderr, PROG ": a TRACE is required (see --help)\n");
-		return EXIT_USAGE;
-	}
-	if (argc - optind > 1) {
-		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind + 1]);
-		return EXIT_USAGE;
-	}
-	a->ro.cfg.trace = argv[optind];
-	/*
-	 * Every worker opens the trace again: a pipe or FIFO would be drained
-	 * by the check and leave the workers blocked in open() for ever.
-	 */
-	struct stat st;
-	if (!strcmp(a->ro.cfg.trace, "-") ||
-	    (stat(a->ro.cfg.trace, &st) == 0 && !S_ISREG(st.st_mode))) {
-		char *name = escape_line(a->ro.cfg.trace);
-
-		fprintf(stderr, PROG ": %s: TRACE is read once per run: a regular file, not a pipe,"
-			" FIFO or device\n", name);
-		g_free(name);
-		return EXIT_USAGE;
-	}
-	return -1;
+	if (c == OPT_POLICIES)
+		a->policies_list = arg;
+	else if (c == OPT_HASHES)
+		a->hashes_list = arg;
+	return c == OPT_POLICIES || c == OPT_HASHES;
 }
 
 /* The configurations the lists name, in order; NULL after one line on stderr. */
@@ -312,113 +219,69 @@ static GArray *configure(const struct args *a, GError **error)
 	return cfg;
 }
 
-/*
- * The whole trace read once, so that a bad record stops everything before
- * any run, and as many runs at once as the memory holds: false with the
- * refusal.
- */
-static bool plan_jobs(struct args *a, size_t n, unsigned *jobs, GError **error)
+/* The configurations, their rows and the pick: what the pool's callbacks see. */
+struct advise_pool {
+	const struct advise_config *cv;
+	size_t n;
+	struct advise_row *rows;
+	long pick;
+};
+
+static bool run_all(void *ctx, const struct run_config *run, unsigned jobs, bool verbose,
+		    GError **error)
 {
-	struct run_config check = a->ro.cfg;
-	struct run_estimate est;
+	struct advise_pool *ap = ctx;
+	struct advise_opts o = { .run = *run, .jobs = jobs, .verbose = verbose };
 
-	/* a limit on all runs at once: one run may take it whole */
-	if (!check.max_memory_given)
-		check.max_memory = mem_available();
-	if (!run_estimate(&check, NULL, &est, error))
+	if (!advise_run(&o, ap->cv, ap->n, ap->rows, error))
 		return false;
-	a->digests = est.digests;
-	uint64_t limit = check.max_memory, want = a->jobs;
-	if (!want) {
-		long online = sysconf(_SC_NPROCESSORS_ONLN);
-
-		want = online < 1 ? 1 : MIN((uint64_t)online, ADVISE_MAX_JOBS);
-	}
-	want = MIN(want, (uint64_t)(n ? n : 1));
-	if (limit && est.need && want > limit / est.need) {
-		if (!a->ro.quiet)
-			fprintf(stderr, PROG ": %" PRIu64 " runs at once instead of %" PRIu64
-				": each needs about %" PRIu64 " MiB\n", limit / est.need, want,
-				est.need >> 20);
-		want = limit / est.need;
-	}
-	*jobs = (unsigned)want;
+	ap->pick = advise_judge(ap->cv, ap->rows, ap->n);
 	return true;
 }
 
-/* The runs, then the outputs: false with the error. */
-static bool advise(struct args *a, const struct advise_config *cv, size_t n, GError **error)
+static void put_csv(void *ctx, FILE *f)
 {
-	struct advise_opts o = { .run = a->ro.cfg, .verbose = !a->ro.quiet };
-	struct advise_row *rows = NULL;
-	atomic_file *csv = NULL, *plot = NULL;
-	bool ok = false;
+	struct advise_pool *ap = ctx;
 
-	if ((a->csv_path && !(csv = atomic_file_open(a->csv_path, error))) ||
-	    (a->png && !(plot = atomic_file_open(a->png, error))) || !plan_jobs(a, n, &o.jobs, error))
-		goto out;
-	/* each run was held to the limit above, whole */
-	o.run.max_memory = 0;
-	rows = g_new0(struct advise_row, n ? n : 1);
-	int64_t t0 = g_get_monotonic_time();
-	if (!advise_run(&o, cv, n, rows, error))
-		goto out;
-	long pick = advise_judge(cv, rows, n);
-	if (csv)
-		advise_csv(atomic_file_stream(csv), cv, rows, n);
-	if (plot) {
-		gchar *base = g_path_get_basename(o.run.trace);
-		gchar *title = g_strdup_printf("ksmsim advise %s: modelled ksmd CPU against pages"
-					       " saved, one point per configuration", base);
-		bool drawn = advise_plot(atomic_file_stream(plot), title, cv, rows, n, error);
+	advise_csv(f, ap->cv, ap->rows, ap->n);
+}
 
-		g_free(title);
-		g_free(base);
-		if (!drawn)
-			goto out;
-	}
-	/* the plot only after the CSV */
-	atomic_file **const all[] = { &csv, &plot };
-	if (!atomic_file_commit_all(all, G_N_ELEMENTS(all), error))
-		goto out;
-	advise_table(stdout, cv, rows, n, pick);
-	if (a->digests)
-		printf("Warning: TRACE holds digest content (%" PRIu64 " records, trace version 4): every"
-		       " checksum is a function of the digest, so false_pos counts only the model's"
-		       " stand-in bytes; CPU and pages saved stand.\n", a->digests);
-	if (fflush(stdout) != 0) {
-		g_set_error(error, ADVISE_ERROR, ADVISE_ERROR_INPUT, "standard output: write failed");
-		goto out;
-	}
-	if (o.verbose)
-		fprintf(stderr, PROG ": %zu runs, %u at once: %.1f s\n", n, o.jobs,
-			(g_get_monotonic_time() - t0) / 1e6);
-	ok = true;
-out:
-	atomic_file_abort(csv);
-	atomic_file_abort(plot);
-	g_free(rows);
-	return ok;
+static bool put_plot(void *ctx, FILE *png, const char *title, GError **error)
+{
+	struct advise_pool *ap = ctx;
+
+	return advise_plot(png, title, ap->cv, ap->rows, ap->n, error);
+}
+
+static void put_table(void *ctx, FILE *f, uint64_t digests)
+{
+	struct advise_pool *ap = ctx;
+
+	advise_table(f, ap->cv, ap->rows, ap->n, ap->pick);
+	if (digests)
+		fprintf(f, "Warning: TRACE holds digest content (%" PRIu64 " records, trace version 4):"
+			" every checksum is a function of the digest, so false_pos counts only the"
+			" model's stand-in bytes; CPU and pages saved stand.\n", digests);
 }
 
 int cmd_advise(int argc, char **argv)
 {
+	static const struct option own[] = {
+		{ "policies", required_argument, NULL, OPT_POLICIES },
+		{ "hashes", required_argument, NULL, OPT_HASHES },
+	};
 	struct args a = { 0 };
 	GArray *cfg = NULL;
 	GError *error = NULL;
 	int status;
 
-	run_options_init(&a.ro, PROG, RUN_OPTIONS_ADVISE);
-	status = parse(argc, argv, &a);
+	pool_options_init(&a.po, PROG, RUN_OPTIONS_ADVISE);
+	status = pool_options_parse(&a.po, argc, argv, own, G_N_ELEMENTS(own), take, &a, usage);
 	if (status >= 0)
 		goto out;
 	status = EXIT_USAGE;
-	const struct file_use uses[] = {
-		{ "TRACE", a.ro.cfg.trace, false }, { "--costs-csv", a.ro.cfg.costs_csv, false },
-		{ "--csv", a.csv_path, true }, { "--plot", a.png, true },
-	};
-	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error)) {
-		status = report(error);
+	if (!pool_options_files(&a.po, &error)) {
+		status = pool_report(PROG, ADVISE_ERROR, error);
 		goto out;
 	}
 	cfg = configure(&a, &error);
@@ -428,24 +291,31 @@ int cmd_advise(int argc, char **argv)
 	const struct advise_config *cv = (const struct advise_config *)cfg->data;
 
 	/* a cost table that cannot be read is refused before any run, not by every worker */
-	struct advise_opts o = { .run = a.ro.cfg };
+	struct advise_opts o = { .run = a.po.ro.cfg };
 	for (size_t i = 0; i < n && !error; i++) {
 		struct run_config one;
 
 		advise_config_run(&o, &cv[i], &one, &error);
 	}
-	if (error || (a.png && !advise_plot_available(&error))) {
-		report(error);
+	if (error || (a.po.png && !advise_plot_available(&error))) {
+		pool_report(PROG, ADVISE_ERROR, error);
 		goto out;
 	}
 	signals_install(SIGNALS_EXIT);
-	if (advise(&a, cv, n, &error))
+	const struct pool_command cmd = {
+		.domain = ADVISE_ERROR,
+		.plot_what = "modelled ksmd CPU against pages saved, one point per configuration",
+		.run = run_all, .csv = put_csv, .plot = put_plot, .report = put_table,
+	};
+	struct advise_pool ap = { cv, n, g_new0(struct advise_row, n ? n : 1), -1 };
+	if (pool_run(&a.po, n, &cmd, &ap, &error))
 		status = 0;
 	else
-		status = report(error);
+		status = pool_report(PROG, ADVISE_ERROR, error);
+	g_free(ap.rows);
 out:
 	if (cfg)
 		g_array_free(cfg, TRUE);
-	run_options_free(&a.ro);
+	pool_options_free(&a.po);
 	return status;
 }

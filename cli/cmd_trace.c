@@ -504,8 +504,15 @@ int cmd_trace(int argc, char **argv)
 
 		if (!file_uses_distinct(uses, 2, &error))
 			return fail(error);
-		if (digest)
-			return digest_convert(argv[0], argv[1], fmt, &error) ? 0 : fail(error);
+		if (digest) {
+			/* its blobs held to --max-memory, as every tool here holds them */
+			trace_reader *r = open_in(argv[0], 1, &error);
+			bool ok = r && digest_convert(r, argv[1], fmt, &error);
+
+			if (r)
+				trace_reader_free(r);
+			return ok ? 0 : fail(error);
+		}
 		return copy(argv[0], argv[1], fmt);
 	}
 	if (strcmp(sub, "retime") == 0)

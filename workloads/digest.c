@@ -5,7 +5,6 @@
  */
 #include <string.h>
 #include "sim/content.h"
-#include "traces/reader.h"
 #include "workloads/digest.h"
 
 /* One mm's written pages: vpn -> content (a reference held). */
@@ -115,14 +114,13 @@ static void copy_page(gpointer key, gpointer value, gpointer to)
 	g_hash_table_insert(to, key, content_ref(value));
 }
 
-bool digest_convert(const char *in, const char *out, enum trace_format fmt, GError **error)
+bool digest_convert(trace_reader *r, const char *out, enum trace_format fmt, GError **error)
 {
 	struct trace_record *rec = g_new(struct trace_record, 1);
-	trace_reader *r = trace_reader_open(in, error);
 	trace_writer *w = NULL;
 	GHashTable *mms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						 (GDestroyNotify)g_hash_table_unref);
-	int version = r ? trace_reader_version(r, error) : -1, got = -1;
+	int version = trace_reader_version(r, error), got = -1;
 	bool ok = true;
 
 	if (version > 0)
@@ -169,8 +167,6 @@ bool digest_convert(const char *in, const char *out, enum trace_format fmt, GErr
 	else
 		trace_writer_abort(w);
 out:
-	if (r)
-		trace_reader_free(r);
 	g_hash_table_unref(mms);
 	g_free(rec);
 	return ok && w;

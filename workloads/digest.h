@@ -11,19 +11,22 @@
 
 #include <stdbool.h>
 #include <glib.h>
+#include "traces/reader.h"
 #include "traces/writer.h"
 
 /*
- * Read in, write out (format fmt, version max(in's, 4)): each page a
+ * Read r to its end, write out (format fmt, version max(r's, 4)): each page a
  * write, fill or fillseq leaves non-zero becomes digest:<XXH3-128 of its
  * bytes>, and one left all zero becomes zero. Partial stores (word, patch,
  * bytes) are applied to the page's bytes as the model holds them, so the
  * converter follows every mm's pages (fork copies them, unmap and exit drop
  * them). A store of one content to a range stays one fill; stores that
  * leave pages different become a run of records, equal neighbours merged
- * into one fill. False with the reader's or writer's error; out is then
+ * into one fill. r is the caller's, opened and limited as every trace
+ * tool's reader is (its blobs under --max-memory: trace_reader_limit_blobs)
+ * and freed by it. False with the reader's or writer's error; out is then
  * not written.
  */
-bool digest_convert(const char *in, const char *out, enum trace_format fmt, GError **error);
+bool digest_convert(trace_reader *r, const char *out, enum trace_format fmt, GError **error);
 
 #endif

@@ -51,38 +51,44 @@ check() {	# check NAME EXPECTED-CSV -- RUN-ARGS...
 	fi
 }
 
-two=$dir/two_domains.ksmt
-check two-domains "scope,figure,count,p50,p90,p99,max
-cross,write_to_merge_us,5,29000,31000,31000,31000
-cross,merged_us,1,68000,68000,68000,68000
-cross,domains_at_peak,3,2,2,2,2
-within,write_to_merge_us,4,24000,30000,30000,30000
-within,merged_us,1,118000,118000,118000,118000
-within,domains_at_peak,1,1,1,1,1
-domain:d1,write_to_merge_us,2,30500,31000,31000,31000
-domain:d1,merged_us,0,,,,
-domain:d2,write_to_merge_us,3,28500,29000,29000,29000
-domain:d2,merged_us,1,68000,68000,68000,68000
-all,zero_merges,0,,,,
-all,saved_pages,3,,,,
-all,saved_cross_pages,2,,,,
-all,saved_cross_zero_pages,1,,,," -- --trace "$two" --domain d1=a,c --domain d2=b,e
+# figures DOMAINS ROW...: the exposure CSV the rows make, in its order: cross
+# and within (write_to_merge_us, merged_us, domains_at_peak), each domain of
+# DOMAINS (write_to_merge_us, merged_us), all (zero_merges, saved_pages,
+# saved_cross_pages, saved_cross_zero_pages). A row is count,p50,p90,p99,max;
+# a count alone has no percentiles.
+figures() {
+	local -a rows=(cross,write_to_merge_us cross,merged_us cross,domains_at_peak
+		within,write_to_merge_us within,merged_us within,domains_at_peak)
+	local d
+	for d in $1; do
+		rows+=("domain:$d,write_to_merge_us" "domain:$d,merged_us")
+	done
+	rows+=(all,zero_merges all,saved_pages all,saved_cross_pages all,saved_cross_zero_pages)
+	shift
+	if [ $# != ${#rows[@]} ]; then
+		echo "figures: ${#rows[@]} rows wanted, $# given" >&2; exit 1
+	fi
+	echo "scope,figure,count,p50,p90,p99,max"
+	for d in "${rows[@]}"; do
+		case $1 in *,*) echo "$d,$1" ;; *) echo "$d,$1,,,," ;; esac
+		shift
+	done
+}
 
-check zero-page "scope,figure,count,p50,p90,p99,max
-cross,write_to_merge_us,3,29000,31000,31000,31000
-cross,merged_us,1,68000,68000,68000,68000
-cross,domains_at_peak,2,2,2,2,2
-within,write_to_merge_us,6,27000,30500,30500,30500
-within,merged_us,1,118000,118000,118000,118000
-within,domains_at_peak,1,1,1,1,1
-domain:d1,write_to_merge_us,1,31000,31000,31000,31000
-domain:d1,merged_us,0,,,,
-domain:d2,write_to_merge_us,2,26000,29000,29000,29000
-domain:d2,merged_us,1,68000,68000,68000,68000
-all,zero_merges,2,,,,
-all,saved_pages,4,,,,
-all,saved_cross_pages,1,,,,
-all,saved_cross_zero_pages,0,,,," -- --trace "$two" --domain d1=a,c --domain d2=b,e --use-zero-pages 1
+two=$dir/two_domains.ksmt
+check two-domains "$(figures "d1 d2" \
+	5,29000,31000,31000,31000 1,68000,68000,68000,68000 3,2,2,2,2 \
+	4,24000,30000,30000,30000 1,118000,118000,118000,118000 1,1,1,1,1 \
+	2,30500,31000,31000,31000 0 \
+	3,28500,29000,29000,29000 1,68000,68000,68000,68000 \
+	0 3 2 1)" -- --trace "$two" --domain d1=a,c --domain d2=b,e
+
+check zero-page "$(figures "d1 d2" \
+	3,29000,31000,31000,31000 1,68000,68000,68000,68000 2,2,2,2,2 \
+	6,27000,30500,30500,30500 1,118000,118000,118000,118000 1,1,1,1,1 \
+	1,31000,31000,31000,31000 0 \
+	2,26000,29000,29000,29000 1,68000,68000,68000,68000 \
+	2 4 1 0)" -- --trace "$two" --domain d1=a,c --domain d2=b,e --use-zero-pages 1
 
 cat > "$tmp/fork.ksmt" <<'T'
 ksmtrace 3
@@ -98,32 +104,16 @@ ksmtrace 3
 10000 set run 1
 100000 mark end
 T
-check fork-across "scope,figure,count,p50,p90,p99,max
-cross,write_to_merge_us,2,30000,31000,31000,31000
-cross,merged_us,0,,,,
-cross,domains_at_peak,1,2,2,2,2
-within,write_to_merge_us,0,,,,
-within,merged_us,0,,,,
-within,domains_at_peak,0,,,,
-domain:d1,write_to_merge_us,1,31000,31000,31000,31000
-domain:d1,merged_us,0,,,,
-all,zero_merges,0,,,,
-all,saved_pages,1,,,,
-all,saved_cross_pages,1,,,,
-all,saved_cross_zero_pages,0,,,," -- --trace "$tmp/fork.ksmt" --domain d1=p
-check fork-within "scope,figure,count,p50,p90,p99,max
-cross,write_to_merge_us,0,,,,
-cross,merged_us,0,,,,
-cross,domains_at_peak,0,,,,
-within,write_to_merge_us,2,30000,31000,31000,31000
-within,merged_us,0,,,,
-within,domains_at_peak,1,1,1,1,1
-domain:d1,write_to_merge_us,0,,,,
-domain:d1,merged_us,0,,,,
-all,zero_merges,0,,,,
-all,saved_pages,1,,,,
-all,saved_cross_pages,0,,,,
-all,saved_cross_zero_pages,0,,,," -- --trace "$tmp/fork.ksmt" --domain d1=p,r
+check fork-across "$(figures d1 \
+	2,30000,31000,31000,31000 0 1,2,2,2,2 \
+	0 0 0 \
+	1,31000,31000,31000,31000 0 \
+	0 1 1 0)" -- --trace "$tmp/fork.ksmt" --domain d1=p
+check fork-within "$(figures d1 \
+	0 0 0 \
+	2,30000,31000,31000,31000 0 1,1,1,1,1 \
+	0 0 \
+	0 1 0 0)" -- --trace "$tmp/fork.ksmt" --domain d1=p,r
 
 # Determinism: the same run twice, byte for byte.
 "$bin" run --quiet --trace "$two" --domain d1=a,c --exposure-csv "$tmp/1.csv"

@@ -7,7 +7,9 @@
 #     before anything runs and from a pipe at the record that crossed;
 #   - without the hugepage advice the same trace fits;
 #   - blobs (4 KiB each, kept by the reader, maybe again by the model) count,
-#     and a stream of blob lines with no record between is stopped too.
+#     and a stream of blob lines with no record between is stopped too; the
+#     trace tools (stat, cat, convert, convert --content digest, merge) hold
+#     them to the same limit with the same line.
 # usage: memory_bound.sh KSMSIM
 set -u
 bin=$(realpath "$1")
@@ -63,25 +65,41 @@ grep -q '^ksmsim run: -:[0-9]*: blob [0-9]*: with it the blobs alone would need 
 blobs 64 >few.ksmt
 run --trace few.ksmt --max-memory 32M || bad "64 blobs did not fit in 32 MiB"
 
-# The trace tools hold blobs the same way and stop at the same limit.
-for sub in stat cat convert; do
+# The trace tools hold blobs the same way and stop at the same limit, the
+# digest conversion (which reads the blobs' pages to digest them) too.
+for sub in stat cat convert digest; do
 	case $sub in
-	convert) args=(blobs.ksmt.gz out.ksmb) ;;
-	*) args=(blobs.ksmt.gz) ;;
+	convert) args=(convert blobs.ksmt.gz out.ksmb) ;;
+	digest) args=(convert --content digest blobs.ksmt.gz out.ksmb) ;;
+	*) args=("$sub" blobs.ksmt.gz) ;;
 	esac
-	timeout 60 "$bin" trace "$sub" --max-memory 16M "${args[@]}" >out.txt 2>err; rc=$?
+	rm -f out.ksmb
+	timeout 60 "$bin" trace "${args[0]}" --max-memory 16M "${args[@]:1}" >out.txt 2>err; rc=$?
 	[ $rc -eq 2 ] || bad "trace $sub of blobs: exit $rc"
 	grep -q '^ksmsim trace: blobs.ksmt.gz:[0-9]*: blob [0-9]*: with it the blobs alone would need more than 16.0 MiB (--max-memory)$' err ||
 		bad "trace $sub of blobs: $(cat err)"
-	[ $sub != convert ] || [ ! -e out.ksmb ] || bad "trace convert of blobs left its output"
+	[ "$(wc -l <err)" -eq 1 ] || bad "trace $sub of blobs: not one line: $(cat err)"
+	[ ! -e out.ksmb ] || bad "trace $sub of blobs left its output"
 done
-{ blobs 1000000000 2>/dev/null; } | timeout 60 "$bin" trace stat --max-memory 16M - >/dev/null 2>err; rc=$?
-[ $rc -eq 2 ] || bad "trace stat of a stream of blobs: exit $rc"
-grep -q '^ksmsim trace: -:[0-9]*: blob [0-9]*: with it the blobs alone' err ||
-	bad "trace stat of a stream of blobs: $(cat err)"
+for sub in stat digest; do
+	case $sub in
+	digest) args=(convert --content digest - out.ksmb) ;;
+	*) args=("$sub" -) ;;
+	esac
+	rm -f out.ksmb
+	{ blobs 1000000000 2>/dev/null; } |
+		timeout 60 "$bin" trace "${args[0]}" --max-memory 16M "${args[@]:1}" >/dev/null 2>err
+	rc=$?
+	[ $rc -eq 2 ] || bad "trace $sub of a stream of blobs: exit $rc"
+	grep -q '^ksmsim trace: -:[0-9]*: blob [0-9]*: with it the blobs alone' err ||
+		bad "trace $sub of a stream of blobs: $(cat err)"
+	[ ! -e out.ksmb ] || bad "trace $sub of a stream of blobs left its output"
+done
 "$bin" trace merge --max-memory 16M blobs.ksmt.gz few.ksmt merged.ksmt 2>err; rc=$?
 [ $rc -eq 2 ] && [ ! -e merged.ksmt ] || bad "trace merge of blobs: exit $rc"
 "$bin" trace convert --max-memory 32M few.ksmt few.ksmb || bad "64 blobs did not convert in 32 MiB"
+"$bin" trace convert --content digest --max-memory 32M few.ksmt few-digest.ksmb ||
+	bad "64 blobs did not convert to digests in 32 MiB"
 "$bin" trace stat --max-memory x few.ksmt 2>err; rc=$?
 [ $rc -eq 2 ] && grep -qx "ksmsim trace: --max-memory wants a size in bytes (K, M, G, T suffixes), not 'x'" err ||
 	bad "trace --max-memory x: exit $rc, $(cat err)"

@@ -2,8 +2,8 @@
 /*
  * The subject of `ksmsim record --pid/--cgroup` (check_record.py attach,
  * cgroup): a program that is already running when the recorder attaches,
- * writes known pages (pattern.c's formula) and checks its own memory, so
- * that a detach that left anything changed is seen.
+ * writes known pages (pattern_pages.h, as pattern.c does) and checks its
+ * own memory, so that a detach that left anything changed is seen.
  *
  *   attach        the parent advises NPAGES pages MADV_MERGEABLE and writes
  *                 phases 0, 1, 2, 0, ... every ROUND_MS; a long-lived child
@@ -26,10 +26,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+#include "pattern_pages.h"
 
-#define PAGE 4096
 #define NPAGES 64
 #define CHILD_PAGES 16
 #define SHORT_PAGES 8
@@ -43,36 +42,6 @@ static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && !stop)
-		;
-}
-
-/* pattern.c's page i of phase k: check_record.py's page_bytes */
-static void page_bytes(uint8_t *p, unsigned int k, unsigned int i)
-{
-	unsigned int src = i % 4 == 1 ? i - 1 : i;
-
-	if (i % 4 == 3) {
-		memset(p, k % 2 ? 0x40 + k : 0, PAGE);
-		return;
-	}
-	for (unsigned int j = 0; j < PAGE; j++)
-		p[j] = (uint8_t)(j * (2 * k + 1) + src * 31 + k * 7);
-	memcpy(p, "KSMPATT", 8);
-	memcpy(p + 8, &k, 4);
-	memcpy(p + 12, &src, 4);
-}
-
-static void write_phase(uint8_t *m, unsigned int n, unsigned int k)
-{
-	for (unsigned int i = 0; i < n; i++)
-		page_bytes(m + (size_t)i * PAGE, k, i);
 }
 
 /* Whether the n pages at m hold phase k. */
@@ -108,7 +77,7 @@ static void child_loop(void)
 		_exit(2);
 	write_phase(m, CHILD_PAGES, k);
 	while (!stop) {
-		sleep_ms(ROUND_MS);
+		sleep_ms(ROUND_MS, &stop);
 		if (!holds(m, CHILD_PAGES, k))
 			_exit(3);
 		k = k == 102 ? 100 : k + 1;
@@ -124,7 +93,7 @@ static void short_child(void)
 	if (!m)
 		_exit(2);
 	write_phase(m, SHORT_PAGES, 200);
-	sleep_ms(SHORT_MS);
+	sleep_ms(SHORT_MS, &stop);
 	_exit(holds(m, SHORT_PAGES, 200) ? 0 : 3);
 }
 

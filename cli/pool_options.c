@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The options of a command that runs many configurations over a worker
+ * pool (cli.h): `advise` and `tune`. What they share: -j/--jobs, -o/--csv,
+ * --plot, -h/--help and the run options beside the command's own; the one
+ * TRACE, a regular file (every worker opens it again); the files distinct;
+ * the whole trace read once and as many runs at once as the memory holds;
+ * the outputs written whole, once every run succeeded.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "analysis/workers.h"
+#include "cli/cli.h"
+#include "util/atomic_file.h"
+#include "util/escape.h"
+#include "util/file_id.h"
+#include "util/options.h"
+#include "util/parse.h"
+#include "util/size.h"
+
+enum { OPT_JOBS = CLI_OPT_POOL, OPT_CSV, OPT_PLOT, OPT_HELP };
+
+void pool_options_init(struct pool_options *p, const char *prog, enum run_options_of cmd)
+{
+	*p = (struct pool_options){ 0 };
+	run_options_init(&p->ro, prog, cmd);
+}
+
+void pool_options_free(struct pool_options *p)
+{
+	run_options_free(&p->ro);
+}
+
+/* Option c if it is one of the pool's: 1 taken (*status set on help or a bad value), else 0. */
+static int take_shared(struct pool_options *p, int c, const char *arg, const struct option *lo,
+		       void (*usage)(FILE *), int *status)
+{
+	switch (c) {
+	case 'j':
+	case OPT_JOBS:
+		if (!parse_u64(arg, WORKERS_MAX_JOBS, &p->jobs) || !p->jobs) {
+			char *v = escape_line(arg);
+
+			fprintf(stderr, "%s: %s wants 1 to %d worker processes, not '%s'\n",
+				p->ro.prog, option_name(lo, c), WORKERS_MAX_JOBS, v);
+			g_free(v);
+			*status = EXIT_USAGE;
+		}
+		return 1;
+	case 'o':
+	case OPT_CSV:
+		p->csv_path = arg;
+		return 1;
+	case OPT_PLOT:
+		p->png = arg;
+		return 1;
+	case 'h':
+	case OPT_HELP:
+		usage(stdout);
+		*status = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* The one TRACE after the options: -1, or the exit status after one line on stderr. */
+static int take_trace(struct pool_options *p, int argc, char **argv)
+{
+	const char *prog = p->ro.prog;
+
+	if (optind == argc) {
+		fprintf(stderr, "%s: a TRACE is required (see --help)\n", prog);
+		return EXIT_USAGE;
+	}
+	if (argc - optind > 1) {
+		char *v = escape_line(argv[optind + 1]);
+
+		fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", prog, v);
+		g_free(v);
+		return EXIT_USAGE;
+	}
+	p->ro.cfg.trace = argv[optind];
+	/*
+	 * Every worker opens the trace again: a pipe or FIFO would be drained
+	 * by the check and leave the workers blocked in open() for ever.
+	 */
+	struct stat st;
+	if (!strcmp(p->ro.cfg.trace, "-") ||
+	    (stat(p->ro.cfg.trace, &st) == 0 && !S_ISREG(st.st_mode))) {
+		char *name = escape_line(p->ro.cfg.trace);
+
+		fprintf(stderr, "%s: %s: TRACE is read once per run: a regular file, not a pipe,"
+			" FIFO or device\n", prog, name);
+		g_free(name);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+int pool_options_parse(struct pool_options *p, int argc, char **argv, const struct option *own,
+		       size_t n_own, pool_take_fn *take, void *ctx, void (*usage)(FILE *))
+{
+	static const struct option shared[] = {
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "help", no_argument, NULL, OPT_HELP },
+	};
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	int status = -1, c;
+
+	/* the command's own first: getopt's messages and abbreviations see this order */
+	g_array_append_vals(longopts, own, n_own);
+	g_array_append_vals(longopts, shared, G_N_ELEMENTS(shared));
+	run_options_add(&p->ro, longopts);
+	const struct option *lo = (const struct option *)longopts->data;
+
+	optind = 1;
+	opterr = 0;
+	while (status < 0 && (c = getopt_long(argc, argv, ":hj:o:", lo, NULL)) != -1) {
+		if (take_shared(p, c, optarg, lo, usage, &status))
+			continue;
+		int took = take(ctx, c, optarg, lo);
+		if (!took)
+			took = run_option_take(&p->ro, c, optarg);
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (!took)
+			status = option_error(p->ro.prog, argv, lo, c);
+	}
+	g_array_free(longopts, TRUE);
+	return status >= 0 ? status : take_trace(p, argc, argv);
+}
+
+bool pool_options_files(const struct pool_options *p, GError **error)
+{
+	const struct file_use uses[] = {
+		{ "TRACE", p->ro.cfg.trace, false }, { "--costs-csv", p->ro.cfg.costs_csv, false },
+		{ "--csv", p->csv_path, true }, { "--plot", p->png, true },
+	};
+
+	return file_uses_distinct(uses, G_N_ELEMENTS(uses), error);
+}
+
+int pool_report(const char *prog, GQuark domain, GError *error)
+{
+	int status = error && error->domain == domain ? error->code : run_error_status(error);
+
+	error_line(prog, error ? error->message : "failed");
+	g_clear_error(&error);
+	return status;
+}
+
+void pool_options_help_jobs(FILE *f)
+{
+	fputs("  -j, --jobs N        runs at once, each in a process of its own (default:\n"
+	      "                      the CPUs online; fewer when N times the model's\n"
+	      "                      memory estimate would pass the --max-memory limit).\n"
+	      "                      The output does not depend on it\n", f);
+}
+
+void pool_options_help_exit(FILE *f)
+{
+	fputs("Exit status: 0 done, 1 an invariant failed (--check), 2 bad usage, bad\n"
+	      "input (one line naming the option, or 'FILE:LINE: problem'), a trace too\n"
+	      "big for the memory, or a failed plot; 128 + signal when interrupted (130\n"
+	      "SIGINT, 143 SIGTERM, 129 SIGHUP, 141 SIGPIPE). Outputs are written whole\n"
+	      "or not at all, only once every run succeeded.\n", f);
+}
+
+/* The outputs of one command line, and the runs at once. */
+struct pool_outputs {
+	atomic_file *csv, *plot;
+	unsigned jobs;
+	uint64_t digests;		/* records with digest content (trace version 4) */
+};
+
+/*
+ * The whole trace read once, so that a bad record stops everything before
+ * any run, and as many runs at once as the memory holds: false with the
+ * refusal.
+ */
+static bool plan_jobs(struct pool_options *p, size_t n, struct pool_outputs *out, GError **error)
+{
+	struct run_config check = p->ro.cfg;
+	struct run_estimate est;
+
+	/* a limit on all runs at once: one run may take it whole */
+	if (!check.max_memory_given)
+		check.max_memory = mem_available();
+	if (!run_estimate(&check, NULL, &est, error))
+		return false;
+	out->digests = est.digests;
+	uint64_t limit = check.max_memory, want = p->jobs;
+	if (!want) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		want = online < 1 ? 1 : MIN((uint64_t)online, WORKERS_MAX_JOBS);
+	}
+	want = MIN(want, (uint64_t)(n ? n : 1));
+	if (limit && est.need && want > limit / est.need) {
+		if (!p->ro.quiet)
+			fprintf(stderr, "%s: %" PRIu64 " runs at once instead of %" PRIu64
+				": each needs about %" PRIu64 " MiB\n", p->ro.prog, limit / est.need,
+				want, est.need >> 20);
+		want = MAX(limit / est.need, 1);
+	}
+	out->jobs = (unsigned)want;
+	return true;
+}
+
+/* The plot's title: "PROG TRACE's base name: what" (g_free). */
+static char *plot_title(const struct pool_options *p, const char *what)
+{
+	gchar *base = g_path_get_basename(p->ro.cfg.trace);
+	char *title = g_strdup_printf("%s %s: %s", p->ro.prog, base, what);
+
+	g_free(base);
+	return title;
+}
+
+/* The CSV and the plot written and put in place (the plot after the CSV), then the report. */
+static bool write_outputs(const struct pool_options *p, struct pool_outputs *out,
+			  const struct pool_command *c, void *ctx, GError **error)
+{
+	if (out->csv)
+		c->csv(ctx, atomic_file_stream(out->csv));
+	if (out->plot) {
+		char *title = plot_title(p, c->plot_what);
+		bool drawn = c->plot(ctx, atomic_file_stream(out->plot), title, error);
+
+		g_free(title);
+		if (!drawn)
+			return false;
+	}
+	atomic_file **const all[] = { &out->csv, &out->plot };
+	if (!atomic_file_commit_all(all, G_N_ELEMENTS(all), error))
+		return false;
+	c->report(ctx, stdout, out->digests);
+	if (fflush(stdout) != 0) {
+		g_set_error(error, c->domain, WORKERS_INPUT, "standard output: write failed");
+		return false;
+	}
+	return true;
+}
+
+bool pool_run(struct pool_options *p, size_t n, const struct pool_command *c, void *ctx,
+	      GError **error)
+{
+	struct pool_outputs out = { 0 };
+	struct run_config run = p->ro.cfg;
+	bool ok = false;
+
+	if ((p->csv_path && !(out.csv = atomic_file_open(p->csv_path, error))) ||
+	    (p->png && !(out.plot = atomic_file_open(p->png, error))) ||
+	    !plan_jobs(p, n, &out, error))
+		goto out;
+	/* each run was held to the limit above, whole */
+	run.max_memory = 0;
+	int64_t t0 = g_get_monotonic_time();
+	if (!c->run(ctx, &run, out.jobs, !p->ro.quiet, error) ||
+	    !write_outputs(p, &out, c, ctx, error))
+		goto out;
+	if (!p->ro.quiet)
+		fprintf(stderr, "%s: %zu runs, %u at once: %.1f s\n", p->ro.prog, n, out.jobs,
+			(g_get_monotonic_time() - t0) / 1e6);
+	ok = true;
+out:
+	atomic_file_abort(out.csv);
+	atomic_file_abort(out.plot);
+	return ok;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# analysis/exposure.sh --trace: the saving table over given traces, whose
+# paths hold blanks (and a comma, and --out a blank and a quote): one row
+# per trace, named by it, its figures those `ksmsim run --exposure-csv`
+# gives for it; the cells kept. Exit 0 pass, 1 fail.
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+mkdir -p "$tmp/traces with blanks"
+one="$tmp/traces with blanks/two domains.ksmt"
+two="$tmp/traces with blanks/default, bundled.ksmt"
+cp "$src/tests/exposure/two_domains.ksmt" "$one"
+cp "$src/traces/samples/default.ksmt" "$two"
+out="$tmp/out dir's"
+KSMSIM=$bin "$src/analysis/exposure.sh" --trace "$one" --trace "$two" --out "$out" \
+	>"$tmp/stdout" 2>"$tmp/stderr" || bad "exposure.sh exited $?: $(cat "$tmp/stderr")"
+[ -s "$tmp/stderr" ] && bad "exposure.sh wrote to stderr: $(cat "$tmp/stderr")"
+csv="$out/saving-recorded.csv"
+[ -s "$csv" ] || bad "no $csv"
+for t in "$one" "$two"; do
+	name=$(basename "$t" .ksmt)
+	"$bin" run --quiet --no-ideal --trace "$t" --exposure-csv "$tmp/want.csv" ||
+		bad "ksmsim run on '$t'"
+	want=$(awk -F, '$1 == "all" && $2 == "saved_pages" { print $3 }' "$tmp/want.csv")
+	python3 - "$csv" "$name" "$want" <<'P' || bad "the row of '$name'"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2, f'{len(rows)} rows, want 2'
+mine = [r for r in rows if r['trace'] == sys.argv[2]]
+assert len(mine) == 1, f'no row named {sys.argv[2]!r}: {[r["trace"] for r in rows]}'
+assert mine[0]['saved_pages'] == sys.argv[3], (mine[0]['saved_pages'], sys.argv[3])
+assert int(mine[0]['saved_pages']) > 0, 'the trace saves pages'
+P
+	[ -s "$out/cells/saving-$name-kernel.csv" ] && [ -s "$out/cells/saving-$name-selective.csv" ] ||
+		bad "the cells of '$name' not kept"
+done
+exit $fail
