@@ -24,7 +24,11 @@ usage: analysis/exposure.sh [OPTIONS]
   --reuse          keep a probe cell whose exposure CSV is already in DIR/cells
   --trace FILE     (repeatable) only the saving table, over these traces (a
                    recorded guest trace, each mm its own domain), written to
-                   DIR/saving-recorded.csv; no probe cells
+                   DIR/saving-recorded.csv; no probe cells. A trace with
+                   vmN-end marks (workloads/vm's recordings, which end with
+                   the guests' RAM unmapped and so nothing saved) is cut at
+                   the last of them: its figures are those of the moment
+                   every guest's workload was done and every guest still up
 Every probe cell: `ksmsim gen probe --vms 4 --mem-mib SIZE*256 --probe-pages
 100 --seed 1` with the cell's knobs; with a pass = every page at the cell's
 base rate (pages_to_scan per wake-up; the advisor's at its minimum, 500),
@@ -77,6 +81,21 @@ fig() {
 # seconds of a µs figure, or empty
 sec() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }' || true; }
 
+# cut_at_last_end IN CUT: prints the trace to replay, IN itself or, when IN
+# has vmN-end marks, CUT: IN's records up to the last of them (after it a
+# recorded guest trace only unmaps the guests' RAM). awk reads every line
+# (no early exit), so that pipefail sees no SIGPIPE.
+cut_at_last_end() {
+	local n
+	n=$("$ksmsim" trace cat "$1" | awk '$2 == "mark" && $3 ~ /^vm[0-9]+-end$/ { n = NR } END { print n + 0 }')
+	if [ "$n" -gt 0 ]; then
+		"$ksmsim" trace cat "$1" | awk -v n="$n" 'NR <= n' | "$ksmsim" trace convert - "$2"
+		printf '%s\n' "$2"
+	else
+		printf '%s\n' "$1"
+	fi
+}
+
 # ---- the saving across domains, and what selective costs ----
 if [ "$saving" = 1 ]; then
 	saving_csv=$out/saving.csv
@@ -95,6 +114,7 @@ if [ "$saving" = 1 ]; then
 		echo "trace,saved_pages,saved_cross_pages,saved_cross_zero_pages,cross_share,zero_share_of_cross,selective_saved_pages,selective_cost,merges_cross,merges_within,cross_write_to_merge_p50_s,cross_write_to_merge_p99_s,cross_merged_p50_s,cross_merged_p99_s,cross_domains_p50,cross_domains_max"
 		for t in "${traces[@]}"; do
 			name=$(basename "$t"); name=${name%.*}
+			t=$(cut_at_last_end "$t" "$work/cut.ksmb")
 			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --exposure-csv "$work/k.csv"
 			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --policy selective \
 				--exposure-csv "$work/s.csv"
