@@ -510,12 +510,17 @@ bool advise_plot(FILE *png, const char *title, const struct advise_config *cfg,
 	gp_block(s, "today", cfg, rows, n, 3);
 	/*
 	 * The frontier as a staircase: between two of its points, more CPU
-	 * buys nothing until the next one.
+	 * buys nothing until the next one. Only from three points on: a line
+	 * through two says no more than the two points do.
 	 */
+	size_t on_front = 0;
+	for (size_t i = 0; i < n; i++)
+		on_front += rows[i].frontier != 0;
 	g_string_append(s, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
-			" title 'dominated', "
-			"$front using 1:2 with steps lw 2 lc rgb '#c00000' notitle, "
-			"$front using 1:2 with points pt 7 ps 1.7 lc rgb '#c00000'"
+			" title 'dominated', ");
+	if (on_front >= 3)
+		g_string_append(s, "$front using 1:2 with steps lw 2 lc rgb '#c00000' notitle, ");
+	g_string_append(s, "$front using 1:2 with points pt 7 ps 1.7 lc rgb '#c00000'"
 			" title 'Pareto frontier', "
 			"$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
 			" title 'pick (kernel checksum)', "
