@@ -445,33 +445,62 @@ def _md_table(path):
     return _cache[key]
 
 
-def gtab(path, hash_, source, col):
-    """A cell of experiment.sh's table in PATH: the row of HASH whose source
-    starts with SOURCE ('real @', 'real-kvm', 'synthetic @', '2017')."""
-    hits = [r for r in _md_table(path) if r["hash"] == hash_ and r["source"].startswith(source)]
+def gtab(path, w, hash_, source, col):
+    """A cell of experiment.sh's table in PATH: workload W, HASH, the row whose
+    source starts with SOURCE ('real @', 'real-kvm', 'synthetic @', '2017')."""
+    hits = [r for r in _md_table(path) if r["workload"] == w and r["hash"] == hash_
+            and r["source"].startswith(source)]
     if len(hits) != 1:
-        raise RenderError(f"{path}: {len(hits)} rows for {hash_}/{source}, not 1")
+        raise RenderError(f"{path}: {len(hits)} rows for {w}/{hash_}/{source}, not 1")
     if col not in hits[0]:
         raise RenderError(f"{path}: no column '{col}'")
     return hits[0][col]
 
 
-def gnum(path, hash_, source, col, part=0):
+def gnum(path, w, hash_, source, col, part=0):
     """gtab's cell as a number: PART 0 the value, 1 the bracketed mean."""
-    cell = gtab(path, hash_, source, col)
-    m = re.match(r"^([-0-9.]+)(?: \[([-0-9.]+)[^]]*\])?$", cell)
+    cell = gtab(path, w, hash_, source, col)
+    m = re.match(r"^([-+0-9.]+)%?(?: \[([-+0-9.]+)[^]]*\])?$", cell)
     if not m or m.group(part + 1) is None:
-        raise RenderError(f"{path}: '{cell}' ({hash_}/{source}/{col}) has no part {part}")
+        raise RenderError(f"{path}: '{cell}' ({w}/{hash_}/{source}/{col}) has no part {part}")
     return _val(m.group(part + 1))
+
+
+def _commas(cell):
+    """Thousands separators in the integers of a cell ('64392 [40154]')."""
+    return re.sub(r"(?<![.\d])\d{4,}(?![.\d])", lambda m: format(int(m.group()), ","), cell)
+
+
+def table_guests():
+    """experiment.sh's tables of the advised recordings (guests/fio.txt,
+    guests/numpy.txt), one row per source, ksmd CPU per hash."""
+    out = ["| workload | source | CoW | pages_sharing | pages_unshared | full scans | "
+           "ksmd CPU ms, modelled (jhash2 / crc32c / xxhash) |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for path, w in (("guests/fio.txt", "fio"), ("guests/numpy.txt", "numpy")):
+        for src in ("2017", "real @", "real-kvm", "synthetic @", "synthetic-guests-tcg"):
+            hits = [r for r in _md_table(path) if r["workload"] == w and r["hash"] == "jhash2"
+                    and r["source"].startswith(src)]
+            if not hits or hits[0]["CoW"] == "-":
+                continue
+            r = hits[0]
+            cpu = " / ".join(gtab(path, w, h, src, "ksmd_cpu_ms") for h in ("jhash2", "crc32c", "xxhash"))
+            if cpu != "- / - / -":
+                cpu = " / ".join(f(gnum(path, w, h, src, "ksmd_cpu_ms"), ",.0f")
+                                 for h in ("jhash2", "crc32c", "xxhash"))
+            out.append(f"| {w} | {r['source']} | " + " | ".join(
+                _commas(r[c]) for c in ("CoW", "pages_sharing", "pages_unshared", "full scans"))
+                + f" | {cpu if cpu != '- / - / -' else '-'} |")
+    return "\n".join(out)
 
 
 NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "ns_meas": ns_meas,
          "repriced": repriced, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
          "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
-         "pol": pol, "pol_pct": pol_pct, "pol_front": pol_front,
+         "pol": pol, "pol_rows": pol_rows, "pol_pct": pol_pct, "float": float, "pol_front": pol_front,
          "table_policies": table_policies, "table_policies_real": table_policies_real,
-         "POLICY_TRACES": POLICY_TRACES, "med": med, "table_pairs": table_pairs, "sorted": sorted, "gtab": gtab, "gnum": gnum,
-         "str": str, "zip": zip, "int": int, "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
+         "POLICY_TRACES": POLICY_TRACES, "med": med, "table_pairs": table_pairs, "sorted": sorted, "gtab": gtab, "gnum": gnum, "table_guests": table_guests,
+         "set": set, "any": any, "all": all, "str": str, "zip": zip, "int": int, "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
          "math": math}
 
 PLACEHOLDER = re.compile(r"\{\{(.+?)\}\}", re.S)
