@@ -16,6 +16,12 @@ value as the CSV holds it). Helpers:
   lt_runs(COLUMN, KEY=VALUE...)           every matching large-tree run
   ci(LOW, HIGH, FORMAT)           "LOW to HIGH", each formatted
   table17(), table_lt(), table_lt_cost()  whole Markdown tables
+  pol(NAME, ROW, COLUMN), pol_pct(...)    policies/NAME.csv by row name
+                                  ('kernel/xxhash', 'pick', 'no-gate', ...)
+  table_policies(), table_policies_real(), table_pairs(), table_guests()
+  gtab/gnum(FILE, WORKLOAD, HASH, SOURCE, COLUMN)  a cell of the table
+                                  workloads/vm/experiment.sh prints (guests/*.txt)
+  med(VALUES)                     the median
 
 --check renders in memory and compares with README.md: exit 1 naming the
 first line that differs (a figure typed by hand, or a CSV that changed
