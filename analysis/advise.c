@@ -457,19 +457,20 @@ static void gp_block(GString *s, const char *name, const struct advise_config *c
 	/*
 	 * Labels one by one. Along the frontier CPU and pages saved rise
 	 * together, so the cheapest point's label goes below it, the others'
-	 * above, the pick's further below and today's kernel's further still.
+	 * above, the pick's further below. Today's kernel keeps only its
+	 * legend entry: its label met the frontier's at the same height.
 	 * Dominated rows stay unlabelled: many share one pages-saved value, and
 	 * their labels would cover each other (the table names every row).
 	 */
-	for (size_t k = 0; which && k < m; k++) {
+	for (size_t k = 0; which && which != 3 && k < m; k++) {
 		char *label = advise_config_name(&cfg[order[k]]);
 
 		g_string_append(s, "set label ");
 		gnuplot_quoted(s, label);
 		g_string_append_printf(s, " at %.3f,%.3f left offset 1.2,%s tc rgb '%s'%s\n",
 				       rows[order[k]].cpu_ms, rows[order[k]].saved_mean,
-				       which == 3 ? "-3.1" : which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
-				       which == 3 ? "#208020" : which == 2 ? "#0050c0" : "#c00000", "");
+				       which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
+				       which == 2 ? "#0050c0" : "#c00000", "");
 		g_free(label);
 	}
 	g_free(order);
