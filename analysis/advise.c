@@ -444,19 +444,20 @@ static void gp_block(GString *s, const char *name, const struct advise_config *c
 	/*
 	 * Labels one by one. Along the frontier CPU and pages saved rise
 	 * together, so the cheapest point's label goes below it, the others'
-	 * above, the pick's further below and today's kernel's further still.
+	 * above, the pick's further below. Today's kernel keeps only its
+	 * legend entry: its label met the frontier's at the same height.
 	 * Dominated rows stay unlabelled: many share one pages-saved value, and
 	 * their labels would cover each other (the table names every row).
 	 */
-	for (size_t k = 0; which && k < m; k++) {
+	for (size_t k = 0; which && which != 3 && k < m; k++) {
 		char *label = advise_config_name(&cfg[order[k]]);
 
 		g_string_append(s, "set label ");
 		gnuplot_quoted(s, label);
 		g_string_append_printf(s, " at %.3f,%.3f left offset 1.2,%s tc rgb '%s'%s\n",
 				       rows[order[k]].cpu_ms, rows[order[k]].saved_mean,
-				       which == 3 ? "-3.1" : which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
-				       which == 3 ? "#208020" : which == 2 ? "#0050c0" : "#c00000", "");
+				       which == 2 ? "-2.0" : k ? "0.9" : "-0.9",
+				       which == 2 ? "#0050c0" : "#c00000", "");
 		g_free(label);
 	}
 	g_free(order);
@@ -497,12 +498,17 @@ bool advise_plot(FILE *png, const char *title, const struct advise_config *cfg,
 	gp_block(s, "today", cfg, rows, n, 3);
 	/*
 	 * The frontier as a staircase: between two of its points, more CPU
-	 * buys nothing until the next one.
+	 * buys nothing until the next one. Only from three points on: a line
+	 * through two says no more than the two points do.
 	 */
+	size_t on_front = 0;
+	for (size_t i = 0; i < n; i++)
+		on_front += rows[i].frontier != 0;
 	g_string_append(s, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
-			" title 'dominated', "
-			"$front using 1:2 with steps lw 2 lc rgb '#c00000' notitle, "
-			"$front using 1:2 with points pt 7 ps 1.7 lc rgb '#c00000'"
+			" title 'dominated', ");
+	if (on_front >= 3)
+		g_string_append(s, "$front using 1:2 with steps lw 2 lc rgb '#c00000' notitle, ");
+	g_string_append(s, "$front using 1:2 with points pt 7 ps 1.7 lc rgb '#c00000'"
 			" title 'Pareto frontier', "
 			"$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
 			" title 'pick (kernel checksum)', "

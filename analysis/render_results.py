@@ -16,6 +16,12 @@ value as the CSV holds it). Helpers:
   lt_runs(COLUMN, KEY=VALUE...)           every matching large-tree run
   ci(LOW, HIGH, FORMAT)           "LOW to HIGH", each formatted
   table17(), table_lt(), table_lt_cost()  whole Markdown tables
+  pol(NAME, ROW, COLUMN), pol_pct(...)    policies/NAME.csv by row name
+                                  ('kernel/xxhash', 'pick', 'no-gate', ...)
+  table_policies(), table_policies_real(), table_pairs(), table_guests()
+  gtab/gnum(FILE, WORKLOAD, HASH, SOURCE, COLUMN)  a cell of the table
+                                  workloads/vm/experiment.sh prints (guests/*.txt)
+  med(VALUES)                     the median
 
 --check renders in memory and compares with README.md: exit 1 naming the
 first line that differs (a figure typed by hand, or a CSV that changed
@@ -303,10 +309,204 @@ def table_lt_cost():
     return "\n".join(out)
 
 
+POLICY_TRACES = (("kernel-build-s0.1", "kernel-build 0.1"), ("iozone-s0.1", "iozone 0.1"),
+                 ("number-crunching-s0.1", "number-crunching 0.1"),
+                 ("crc-adversarial", "crc-adversarial 1"))
+
+
+def pol_rows(name):
+    """policies/NAME.csv, each row with its short name ('kernel/xxhash',
+    'no-gate', 'classified/crc32c', ...): the policy without parameters."""
+    out = []
+    for r in _rows(f"policies/{name}.csv"):
+        pol = r["policy"].split(":")[0]
+        out.append(dict(r, row=pol + ("/" + r["hash"] if r["hash"] != "none" else "")))
+    return out
+
+
+def pol(name, row, col):
+    """COLUMN of the row named ROW ('kernel/xxhash', 'pick', 'no-gate',
+    'classified/HASH', 'classified/pick': classified with the pick's checksum)."""
+    rows = pol_rows(name)
+    if row in ("pick", "classified/pick"):
+        picks = [r for r in rows if r["pick"] == "1"]
+        if len(picks) != 1:
+            raise RenderError(f"policies/{name}.csv: {len(picks)} picks, not 1")
+        row = picks[0]["row"] if row == "pick" else "classified/" + picks[0]["hash"]
+    hits = [r for r in rows if r["row"] == row]
+    if len(hits) != 1:
+        raise RenderError(f"policies/{name}.csv: {len(hits)} rows named {row}, not 1")
+    if col == "row":
+        return hits[0]["row"]
+    return _val(hits[0][col])
+
+
+def pol_pct(name, row, col):
+    """ROW's COLUMN against kernel/xxhash's, in per cent."""
+    return 100 * (pol(name, row, col) / pol(name, "kernel/xxhash", col) - 1)
+
+
+def pol_front(name):
+    """The rows of policies/NAME.csv on the Pareto frontier, by name."""
+    return [r["row"] for r in pol_rows(name) if r["frontier"] == "1"]
+
+
+def _pol_table_rows(name):
+    names = ["kernel/xxhash", pol(name, "pick", "row"), "no-gate", "dirty-bit",
+             "partial-hash", "classified/xxhash", pol(name, "classified/pick", "row")]
+    seen = []
+    for n in names:
+        if n not in seen:
+            seen.append(n)
+    return seen
+
+
+def table_policies():
+    """The generated traces' policies table: today's kernel, the pick and each
+    other policy, from policies/*.csv."""
+    out = ["| trace | row | ksmd CPU ms (modelled) | vs kernel/xxhash | mean saved | "
+           "vs kernel/xxhash | end saved | CoW | false pos | corrupt walks | frontier |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for name, label in POLICY_TRACES:
+        pick = pol(name, "pick", "row")
+        for i, row in enumerate(_pol_table_rows(name)):
+            tag = row + (" (pick)" if row == pick else "") + \
+                (" (today)" if row == "kernel/xxhash" else "")
+            out.append(f"| {label if i == 0 else ''} | {tag} | "
+                       f"{f(pol(name, row, 'ksmd_cpu_ms'), ',.1f')} | "
+                       f"{f(pol_pct(name, row, 'ksmd_cpu_ms'), '+.1f')}% | "
+                       f"{f(pol(name, row, 'saved_mean'), ',.1f')} | "
+                       f"{f(pol_pct(name, row, 'saved_mean'), '+.1f')}% | "
+                       + " | ".join(f(pol(name, row, c), ",.0f") for c in
+                                    ("saved_end", "cow_ksm", "false_positives",
+                                     "unstable_corrupt_walks"))
+                       + f" | {'*' if pol(name, row, 'frontier') == 1 else ''} |")
+    return "\n".join(out)
+
+
+def table_policies_real():
+    """The recorded traces: the counters only (they do not depend on the cost table)."""
+    out = ["| trace | row | mean saved | end saved | CoW | false pos | corrupt walks |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for name, label in (("real-fio", "fio (recorded)"), ("real-numpy", "numpy (recorded)")):
+        for i, row in enumerate(("kernel/xxhash", "no-gate", "dirty-bit", "partial-hash",
+                                 "classified/xxhash")):
+            out.append(f"| {label if i == 0 else ''} | {row} | "
+                       f"{f(pol(name, row, 'saved_mean'), ',.1f')} | "
+                       + " | ".join(f(pol(name, row, c), ",.0f") for c in
+                                    ("saved_end", "cow_ksm", "false_positives",
+                                     "unstable_corrupt_walks")) + " |")
+    return "\n".join(out)
+
+
+def table_pairs():
+    """fixed-seed/pairs.csv as the page's table."""
+    out = ["  | hash | pairs in one 2^20-try sweep | tries a pair | CPU s a sweep (1 core) | "
+           "share of the pairs' changes missed |", "  |---|---:|---:|---:|---:|"]
+    for r in _rows("fixed-seed/pairs.csv"):
+        pairs = _val(r["pairs"])
+        if pairs:
+            cells = [f(pairs, ",.0f"), f(_val(r["tries_per_pair"]), ",.0f"),
+                     f(_val(r["cpu_s"]), ".2f"), f(_val(r["rate"]), ".0f")]
+        else:
+            chance = 2.0 ** 40 / 2 ** (int(r["bits"]) + 1)
+            cells = [f"none (chance {chance:.0e})", "-", f(_val(r["cpu_s"]), ".2f"),
+                     "- (no change to make)"]
+        out.append(f"  | {r['hash']} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def med(values):
+    """The median of some values."""
+    x = sorted(values)
+    if not x:
+        raise RenderError("median of no values")
+    n = len(x)
+    return x[n // 2] if n % 2 else (x[n // 2 - 1] + x[n // 2]) / 2
+
+
+def _md_table(path):
+    """The rows of the first Markdown table in a text file whose header names
+    'workload | hash | source' (workloads/vm/experiment.sh's output)."""
+    key = "md:" + path
+    if key not in _cache:
+        try:
+            with open(os.path.join(RES, path)) as fh:
+                lines = fh.read().splitlines()
+        except OSError as e:
+            raise RenderError(f"{path}: {e.strerror}")
+        rows, head = [], None
+        for ln in lines:
+            if ln.startswith("| workload | hash | source |") and head is None:
+                head = [c.strip() for c in ln.strip("|").split("|")]
+            elif head is not None and ln.startswith("|---"):
+                continue
+            elif head is not None and ln.startswith("|"):
+                rows.append(dict(zip(head, (c.strip() for c in ln.strip("|").split("|")))))
+            elif head is not None:
+                break
+        if not rows:
+            raise RenderError(f"{path}: no table of workload | hash | source")
+        _cache[key] = rows
+    return _cache[key]
+
+
+def gtab(path, w, hash_, source, col):
+    """A cell of experiment.sh's table in PATH: workload W, HASH, the row whose
+    source starts with SOURCE ('real @', 'real-kvm', 'synthetic @', '2017')."""
+    hits = [r for r in _md_table(path) if r["workload"] == w and r["hash"] == hash_
+            and r["source"].startswith(source)]
+    if len(hits) != 1:
+        raise RenderError(f"{path}: {len(hits)} rows for {w}/{hash_}/{source}, not 1")
+    if col not in hits[0]:
+        raise RenderError(f"{path}: no column '{col}'")
+    return hits[0][col]
+
+
+def gnum(path, w, hash_, source, col, part=0):
+    """gtab's cell as a number: PART 0 the value, 1 the bracketed mean."""
+    cell = gtab(path, w, hash_, source, col)
+    m = re.match(r"^([-+0-9.]+)%?(?: \[([-+0-9.]+)[^]]*\])?$", cell)
+    if not m or m.group(part + 1) is None:
+        raise RenderError(f"{path}: '{cell}' ({w}/{hash_}/{source}/{col}) has no part {part}")
+    return _val(m.group(part + 1))
+
+
+def _commas(cell):
+    """Thousands separators in the integers of a cell ('64392 [40154]')."""
+    return re.sub(r"(?<![.\d])\d{4,}(?![.\d])", lambda m: format(int(m.group()), ","), cell)
+
+
+def table_guests():
+    """experiment.sh's tables of the advised recordings (guests/fio.txt,
+    guests/numpy.txt), one row per source, ksmd CPU per hash."""
+    out = ["| workload | source | CoW | pages_sharing | pages_unshared | full scans | "
+           "ksmd CPU ms, modelled (jhash2 / crc32c / xxhash) |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for path, w in (("guests/fio.txt", "fio"), ("guests/numpy.txt", "numpy")):
+        for src in ("2017", "real @", "real-kvm", "synthetic @", "synthetic-guests-tcg"):
+            hits = [r for r in _md_table(path) if r["workload"] == w and r["hash"] == "jhash2"
+                    and r["source"].startswith(src)]
+            if not hits or hits[0]["CoW"] == "-":
+                continue
+            r = hits[0]
+            cpu = " / ".join(gtab(path, w, h, src, "ksmd_cpu_ms") for h in ("jhash2", "crc32c", "xxhash"))
+            if cpu != "- / - / -":
+                cpu = " / ".join(f(gnum(path, w, h, src, "ksmd_cpu_ms"), ",.0f")
+                                 for h in ("jhash2", "crc32c", "xxhash"))
+            out.append(f"| {w} | {r['source']} | " + " | ".join(
+                _commas(r[c]) for c in ("CoW", "pages_sharing", "pages_unshared", "full scans"))
+                + f" | {cpu if cpu != '- / - / -' else '-'} |")
+    return "\n".join(out)
+
+
 NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "ns_meas": ns_meas,
          "repriced": repriced, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
          "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
-         "str": str, "zip": zip, "int": int, "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
+         "pol": pol, "pol_rows": pol_rows, "pol_pct": pol_pct, "float": float, "pol_front": pol_front,
+         "table_policies": table_policies, "table_policies_real": table_policies_real,
+         "POLICY_TRACES": POLICY_TRACES, "med": med, "table_pairs": table_pairs, "sorted": sorted, "gtab": gtab, "gnum": gnum, "table_guests": table_guests,
+         "set": set, "any": any, "all": all, "str": str, "zip": zip, "int": int, "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
          "math": math}
 
 PLACEHOLDER = re.compile(r"\{\{(.+?)\}\}", re.S)

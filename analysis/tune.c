@@ -626,11 +626,15 @@ bool tune_plot(FILE *png, const char *title, const struct tune_setting *s,
 	gp_block(g, "rest", s, rows, n, 0);
 	gp_block(g, "front", s, rows, n, 1);
 	gp_block(g, "pick", s, rows, n, 2);
-	g_string_append(g, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
-			" title 'dominated', "
-			"$front using 1:2 with linespoints pt 7 ps 1.7 lw 2 lc rgb '#c00000'"
-			" title 'frontier', "
-			"$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
+	/* the frontier joined only from three points on: a line through two says nothing more */
+	size_t on_front = 0;
+	for (size_t i = 0; i < n; i++)
+		on_front += rows[i].frontier != 0;
+	g_string_append_printf(g, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
+			       " title 'dominated', "
+			       "$front using 1:2 with %s pt 7 ps 1.7 lw 2 lc rgb '#c00000'"
+			       " title 'frontier', ", on_front >= 3 ? "linespoints" : "points");
+	g_string_append(g, "$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
 			" title 'recommended'\n");
 	bool ok = gnuplot_draw(png, g->str, TUNE_ERROR, error);
 

@@ -30,6 +30,25 @@ rc=0
 python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
 [[ $rc == 2 && $(wc -l <"$T/err") == 1 ]] || fail "a missing row: exit $rc, $(cat "$T/err")"
 
+# The files sections 7-10 quote are checked too: a changed figure in a
+# policies CSV, a fixed-seed CSV, the sizing CSV and experiment.sh's table
+# in guests/ each makes --check fail.
+for alt in "policies/kernel-build-s0.1.csv:s/^kernel,xxhash,[0-9.]*,/kernel,xxhash,1.5,/" \
+	"fixed-seed/pairs.csv:s/^jhash2,32,1048576,[0-9]*,/jhash2,32,1048576,1,/" \
+	"sizing/model.csv:s/^3a,\([0-9]*\),\([0-9]*\),[0-9.]*,/3a,\1,\2,1.0,/" \
+	"guests/fio.txt:s/^| fio | jhash2 | real @\([^|]*\)| [0-9]* |/| fio | jhash2 | real @\1| 1 |/"; do
+	f=${alt%%:*}
+	rm -rf "$T/res" && cp -r "$res" "$T/res"
+	sed "${alt#*:}" "$res/$f" >"$T/res/$f"
+	cmp -s "$res/$f" "$T/res/$f" && fail "could not alter $f"
+	rc=0
+	python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
+	[[ $rc == 1 ]] || fail "a changed $f gave exit $rc, not 1: $(cat "$T/err")"
+done
+# No section holds figures marked typed but for the one section 2 names.
+n=$(grep -ci 'typed' "$res/README.md.in" || true)
+[[ $n -le 2 ]] || fail "README.md.in has $n lines saying 'typed': $(grep -in typed "$res/README.md.in")"
+
 # The verdict: one paragraph of at most three sentences.
 awk '/^## Verdict/ {on = 1; next} /^## / {on = 0} on' "$res/README.md" >"$T/verdict"
 paras=$(awk 'NF {if (!inp) n++; inp = 1; next} {inp = 0} END {print n}' "$T/verdict")
