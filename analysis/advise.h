@@ -61,7 +61,7 @@ struct advise_opts {
 	 * samples behind saved_mean; each row sets its hash and policy.
 	 */
 	struct run_config run;
-	unsigned jobs;			/* workers at once, 1..ADVISE_MAX_JOBS */
+	unsigned jobs;			/* workers at once, 1..WORKERS_MAX_JOBS (analysis/workers.h) */
 	bool verbose;			/* a line per finished run on stderr */
 };
 

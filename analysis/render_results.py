@@ -125,15 +125,21 @@ def ns_model(h):
     return v("2017/tables.csv", "checksum_ns_per_page", workload="kernel-build", hash=h)
 
 
+def ns_table(h):
+    """What the built-in cost table (fitted to the live ksmd) charges a checksum
+    of hash h, ns a page: its price in the table cpu/checksum_share.sh used."""
+    return v("cpu/checksum_share.csv", "checksum_ns", workload="kernel-build", hash=h)
+
+
+def share(h):
+    """The checksum's share of modelled ksmd CPU under hash h, per cent, over
+    the workloads of cpu/checksum_share.csv."""
+    return [100 * x for x in vals("cpu/checksum_share.csv", "share", hash=h)]
+
+
 def ns_meas(h):
     """This machine's measured ns per cold page (costs.csv)."""
     return v("costs.csv", "cold_ns_per_page", name=h)
-
-
-def repriced(w, h):
-    """Mean modelled ksmd ms of a 2017 workload with the checksum term priced by
-    costs.csv instead of the built-in table (first order: nothing else moves)."""
-    return y17(w, h, "ksmd_cpu_ms") - y17(w, h, "checksums") * (ns_model(h) - ns_meas(h)) / 1e6
 
 
 def lt(size, h, metric, col="mean"):
@@ -501,7 +507,7 @@ def table_guests():
 
 
 NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "ns_meas": ns_meas,
-         "repriced": repriced, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
+         "ns_table": ns_table, "share": share, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
          "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
          "pol": pol, "pol_rows": pol_rows, "pol_pct": pol_pct, "float": float, "pol_front": pol_front,
          "table_policies": table_policies, "table_policies_real": table_policies_real,

@@ -70,8 +70,9 @@ static int trace_usage(FILE *out)
 		"  -c, --content C   convert: bytes (as IN has it, the default) or digest\n"
 		"  -F, --factor F    retime: the factor, e.g. 0.25 or 1e3\n"
 		"  -m, --max-memory SIZE  refuse a trace whose blobs (captured pages, held for\n"
-		"                    the whole read) would need more than SIZE (K, M, G, T);\n"
-		"                    default the machine's MemAvailable\n"
+		"                    the whole read) would need more than SIZE (K, M, G, T),\n"
+		"                    or, for convert --content digest, whose pages followed\n"
+		"                    (64 bytes each) would; default the machine's MemAvailable\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 success, 2 bad usage or bad input (one line on stderr).\n");
@@ -507,7 +508,8 @@ int cmd_trace(int argc, char **argv)
 		if (digest) {
 			/* its blobs held to --max-memory, as every tool here holds them */
 			trace_reader *r = open_in(argv[0], 1, &error);
-			bool ok = r && digest_convert(r, argv[1], fmt, &error);
+			bool ok = r && digest_convert(r, argv[1], fmt, max_memory, max_memory_given,
+						      &error);
 
 			if (r)
 				trace_reader_free(r);

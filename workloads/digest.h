@@ -24,9 +24,12 @@
  * leave pages different become a run of records, equal neighbours merged
  * into one fill. r is the caller's, opened and limited as every trace
  * tool's reader is (its blobs under --max-memory: trace_reader_limit_blobs)
- * and freed by it. False with the reader's or writer's error; out is then
- * not written.
+ * and freed by it. The pages it follows are held to max_memory too (0: no
+ * limit), at 64 bytes a page; given says whether the user set it (for the
+ * error line). False with the reader's, the writer's or the limit's error;
+ * out is then not written.
  */
-bool digest_convert(trace_reader *r, const char *out, enum trace_format fmt, GError **error);
+bool digest_convert(trace_reader *r, const char *out, enum trace_format fmt, uint64_t max_memory,
+		    bool max_memory_given, GError **error);
 
 #endif
