@@ -23,8 +23,6 @@
 #include "sim/ksm.h"
 #include "sim/run.h"
 
-#define ADVISE_MAX_JOBS 256
-
 /* Why a run failed: the code is the command's exit status. */
 #define ADVISE_ERROR (advise_error_quark())
 GQuark advise_error_quark(void);
