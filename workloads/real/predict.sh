@@ -90,13 +90,14 @@ for k in $knobs; do
 done
 pids=
 rec_pid=
+prog_pid=
 restore() {
 	rc=$?
 	trap - EXIT INT TERM HUP
-	for p in $pids $rec_pid; do
+	for p in $pids $rec_pid $prog_pid; do
 		kill -TERM "$p" 2>/dev/null || true
 	done
-	for p in $pids $rec_pid; do
+	for p in $pids $rec_pid $prog_pid; do
 		wait "$p" 2>/dev/null || true
 	done
 	if [ "$(cat "$ksm/run")" != "$saved_run" ]; then
@@ -133,6 +134,30 @@ ksmd_ns() { # ksmd's own run time (ns), never wall time
 	cut -d' ' -f1 "/proc/$k/schedstat"
 }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# The workload's progress: every 2 s, ms since T0 and the CPU time (s) all
+# copies have had (utime + stime), so that the two runs' timing can be set
+# side by side.   progress FILE T0 &
+progress() {
+	local out=$1 start=$2 hz t ticks st p
+	hz=$(getconf CLK_TCK)
+	echo "t_ms,workload_cpu_s" > "$out"
+	while :; do
+		t=$(( $(now_ms) - start ))
+		ticks=0
+		for p in $pids; do
+			# fields 14 and 15 (utime, stime) are 12 and 13 after "(comm) "
+			st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null) || continue
+			ticks=$((ticks + $(echo "$st" | awk '{ print $12 + $13 }')))
+		done
+		echo "$t,$((ticks / hz))" >> "$out"
+		sleep 2
+	done
+}
+stop_progress() {
+	kill -TERM "$prog_pid" 2>/dev/null || true
+	wait "$prog_pid" 2>/dev/null || true
+	prog_pid=
+}
 
 # ---- 1. record, KSM off ---------------------------------------------------
 echo 0 > "$ksm/run"
@@ -146,8 +171,11 @@ rec_cmd=(nice -n 5 "$KSMSIM" record --pid "$(echo $pids | tr ' ' ,)" --scope all
 	--quiet -o "$trace")
 "${rec_cmd[@]}" > "$RESULTS/record.txt" 2>&1 &
 rec_pid=$!
+progress "$RESULTS/record-progress.csv" "$(now_ms)" &
+prog_pid=$!
 wait "$rec_pid" || { echo "$0: record failed: $(tail -3 "$RESULTS/record.txt")" >&2; exit 1; }
 rec_pid=
+stop_progress
 stop_copies
 "$KSMSIM" trace stat "$trace" > "$RESULTS/trace-stat.txt"
 
@@ -200,6 +228,8 @@ sleep "$WARMUP_S"
 cpu0=$(ksmd_ns)
 t0=$(now_ms)
 echo 1 > "$ksm/run"
+progress "$RESULTS/live-progress.csv" "$t0" &
+prog_pid=$!
 while read -r label t_us; do
 	due=$((t0 + t_us / 1000))
 	wait_ms=$((due - $(now_ms)))
@@ -220,23 +250,29 @@ while read -r label t_us; do
 	done
 	echo "live $label t=$((t / 1000000)) s pages_sharing=$(cat "$ksm/pages_sharing")"
 done <<< "$marks"
+stop_progress
 stop_copies
 
 # ---- 4. the comparison -----------------------------------------------------
-"$py" - "$RESULTS/model-marks.csv" "$live" > "$RESULTS/minutes.csv" <<'EOF'
+"$py" - "$RESULTS/model-marks.csv" "$live" "$RESULTS/record-progress.csv" \
+	"$RESULTS/live-progress.csv" > "$RESULTS/minutes.csv" <<'EOF'
 import csv, sys
 def rows(f):
     return list(csv.DictReader(l for l in open(f) if not l.startswith("#")))
 model, live = rows(sys.argv[1]), rows(sys.argv[2])
+rprog, lprog = rows(sys.argv[3]), rows(sys.argv[4])
+def at(prog, t_ms):  # the workload's CPU time at the sample nearest t_ms
+    return min(prog, key=lambda r: abs(int(r["t_ms"]) - t_ms))["workload_cpu_s"]
 print("minute,label,t_s,live_pages_sharing,model_pages_sharing,"
       "live_ksmd_cpu_ms,model_ksmd_cpu_ms,live_pages_shared,model_pages_shared,"
-      "live_full_scans,model_full_scans")
+      "live_full_scans,model_full_scans,record_workload_cpu_s,live_workload_cpu_s")
 for m, l in zip(model, live):
     t = int(m["t_us"]) / 1e6
-    print("%.2f,%s,%.1f,%s,%s,%s,%.0f,%s,%s,%s,%s" % (
+    print("%.2f,%s,%.1f,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s" % (
         t / 60, m["label"], t, l["pages_sharing"], m["pages_sharing"],
         l["ksmd_cpu_ms"], float(m["ksmd_cpu_ms"]), l["pages_shared"],
-        m["pages_shared"], l["full_scans"], m["full_scans"]))
+        m["pages_shared"], l["full_scans"], m["full_scans"],
+        at(rprog, t * 1000), at(lprog, t * 1000)))
 EOF
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -29,16 +29,25 @@ print("Workload: %s, each started through a launcher that sets "
 print("Tune recommended **%s** (%s); the live run used exactly these knobs.\n"
       % (env["setting"], env["knobs"]))
 print("| minute | mark | live pages_sharing | model pages_sharing | live/model "
-      "| live ksmd CPU ms | model ksmd CPU ms | live/model |")
-print("|---:|---|---:|---:|---:|---:|---:|---:|")
+      "| live ksmd CPU ms | model ksmd CPU ms | live/model "
+      "| workload CPU s, live run | recorded run |")
+print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
-    print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         r["minute"], r["label"], r["live_pages_sharing"], r["model_pages_sharing"],
         ratio(r["live_pages_sharing"], r["model_pages_sharing"]),
         r["live_ksmd_cpu_ms"], r["model_ksmd_cpu_ms"],
-        ratio(r["live_ksmd_cpu_ms"], r["model_ksmd_cpu_ms"])))
+        ratio(r["live_ksmd_cpu_ms"], r["model_ksmd_cpu_ms"]),
+        r["live_workload_cpu_s"], r["record_workload_cpu_s"]))
+print("\nminute: the mark's trace time / 60 (record's marks come every %s "
+      "intervals, which run late when a capture takes longer than one); the "
+      "live figures are read at the same time after KSM was turned on. "
+      "ksmd CPU: since KSM on, cumulative. Workload CPU: utime + stime of "
+      "all copies, sampled every 2 s in each run (the sample nearest the mark)."
+      % (60000 // int(env["interval_ms"])))
 print("\n![pages_sharing and ksmd CPU, live against the model](predict.png)\n")
 print("Files: `minutes.csv` (the table, with pages_shared and full_scans too), "
+      "`record-progress.csv`, `live-progress.csv` (the workload's CPU time every 2 s), "
       "`live-marks.csv` (the live counters at each mark), `live-ksm-stat.csv` "
       "(each copy's `/proc/PID/ksm_stat` at each mark), `model-marks.csv` "
       "(`ksmsim run --marks-csv`), `tune.txt`, `tune.csv`, `tune.png`, "
