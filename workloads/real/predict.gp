@@ -7,6 +7,7 @@ set output out
 set datafile separator ","
 set key below noenhanced
 set grid
+set offsets 0, 0.25, 0, 0
 set xlabel "minutes after attach (recorded run, trace) / KSM on (live run)"
 set multiplot layout 3,1
 set title "pages_sharing at every mark: live kernel against the model" noenhanced

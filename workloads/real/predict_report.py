@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""predict.sh's README.md, from DIR/run.env, DIR/minutes.csv and
-DIR/tune.txt: the table, the commands and the setting, written to
-standard output.   predict_report.py DIR"""
+"""predict.sh's README.md, from DIR/run.env and DIR/minutes.csv: the
+table, the commands and the setting, then DIR/notes.md (what the run
+shows, by hand) when there is one, written to standard output.
+predict_report.py DIR"""
 import csv
 import os
 import sys
@@ -10,7 +11,8 @@ import sys
 d = sys.argv[1]
 env = dict(l.rstrip("\n").split("=", 1) for l in open(os.path.join(d, "run.env")) if "=" in l)
 rows = list(csv.DictReader(open(os.path.join(d, "minutes.csv"))))
-notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "predict_notes.md")
+# what the figures show, written by hand for this run; kept beside them
+notes = os.path.join(d, "notes.md")
 
 
 def ratio(a, b):
@@ -45,13 +47,33 @@ print("\nminute: the mark's trace time / 60 (record's marks come every %s "
       "ksmd CPU: since KSM on, cumulative. Workload CPU: utime + stime of "
       "all copies, sampled every 2 s in each run (the sample nearest the mark)."
       % (60000 // int(env["interval_ms"])))
+
+
+def marks(f):
+    return [r for r in csv.DictReader(l for l in open(os.path.join(d, f))
+                                      if not l.startswith("#"))]
+
+
+# scanning between the first and the last mark (the live pages_scanned counts
+# from boot, so only its differences mean anything)
+lm, mm = marks("live-marks.csv"), marks("model-marks.csv")
+print("\nBetween the first mark (%s) and the last (%s):\n" % (lm[0]["label"], lm[-1]["label"]))
+print("| | pages scanned | full scans | ksmd CPU ms | ksmd us per 1000 pages scanned |")
+print("|---|---:|---:|---:|---:|")
+for name, m in (("live", lm), ("model", mm)):
+    pages = int(m[-1]["pages_scanned"]) - int(m[0]["pages_scanned"])
+    scans = int(m[-1]["full_scans"]) - int(m[0]["full_scans"])
+    cpu = float(m[-1]["ksmd_cpu_ms"]) - float(m[0]["ksmd_cpu_ms"])
+    print("| %s | %d | %d | %.0f | %.1f |" % (name, pages, scans, cpu,
+                                           1e6 * cpu / pages if pages else 0))
 print("\n![pages_sharing and ksmd CPU, live against the model](predict.png)\n")
 print("Files: `minutes.csv` (the table, with pages_shared and full_scans too), "
       "`record-progress.csv`, `live-progress.csv` (the workload's CPU time every 2 s), "
       "`live-marks.csv` (the live counters at each mark), `live-ksm-stat.csv` "
       "(each copy's `/proc/PID/ksm_stat` at each mark), `model-marks.csv` "
       "(`ksmsim run --marks-csv`), `tune.txt`, `tune.csv`, `tune.png`, "
-      "`record.txt` (record's report), `trace-stat.txt`, `run.env`.\n")
+      "`record.txt` (record's report), `trace-stat.txt`, `run.env`, "
+      "`notes.md` (the text below the commands).\n")
 print("## Commands\n")
 print("```")
 print("sudo workloads/real/predict.sh   # all of it: twice %s min, and tune in between" % env["minutes"])
