@@ -16,6 +16,9 @@
 # (from start to attach / to KSM on, 3), BUDGET (tune's --cpu-budget, 5),
 # MAX_CPU (record's --max-cpu, 50), RESULTS (analysis/results/predict),
 # KSMSIM, OUT, WORK (as common.sh).
+# It takes about 2 x MINUTES + 4 min (tune and the model run in between);
+# each copy holds up to about 500 MiB. The copies run at nice 0 (they are
+# the workload), the recorder at nice 5 (ksmd's), tune and run at nice 19.
 # Exit 77 when not root, when this kernel has no KSM or no
 # prctl(PR_SET_MEMORY_MERGE); every KSM knob it touches is saved first and
 # restored on every exit path; every process it started is stopped by PID.
