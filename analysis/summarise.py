@@ -4,11 +4,16 @@
 
   summarise.py large-tree [--times TIMES.tsv] [--cost-table NAME]
                SWEEP.csv... -o SUMMARY.csv --runs RUNS.csv
-  summarise.py 2017 RUNS.csv [--tables 2017/tables.csv]
+  summarise.py 2017 RUNS.csv [--costs COSTS.csv | --tables 2017/tables.csv]
                [--published published.csv] -o SUMMARY.csv
   summarise.py t-quantile P DF        (prints Student's t quantile)
 
 Inputs are sweep.sh's CSVs (one `ksmsim run --summary-csv` row per run).
+2017's checksum time is checksums x the ns a page the runs were priced
+with: the checksum:HASH rows of the cost table built in
+(bench/tables/costs-amd-epyc.csv, the default --costs), or a
+2017/tables.csv's checksum_ns_per_page (--tables, for runs of an older
+table).
 An interval is mean +- t(0.975, n-1) x sd / sqrt(n) (Student's t, the
 seeds taken as independent draws); with one run it is empty. Differences
 between hashes are paired by seed: the per-seed difference in % from
@@ -281,7 +286,8 @@ Y17_DELTAS = ["cow_ksm", "avg_pages_sharing", "avg_pages_unshared", "ksmd_cpu_ms
 
 def y2017(args):
     here = os.path.dirname(os.path.abspath(__file__))
-    tables = os.path.join(here, "results", "2017", "tables.csv")
+    tables = None
+    costs = os.path.join(here, "..", "bench", "tables", "costs-amd-epyc.csv")
     published = os.path.join(here, "results", "2017", "published.csv")
     out, files, times = None, [], None
     it = iter(args)
@@ -290,6 +296,8 @@ def y2017(args):
             times = next(it, None)
         elif a == "--tables":
             tables = next(it, None)
+        elif a == "--costs":
+            costs = next(it, None)
         elif a == "--published":
             published = next(it, None)
         elif a == "-o":
@@ -305,15 +313,28 @@ def y2017(args):
     for r in read_rows(published, ("workload", "hash", "figure", "value")):
         pub[(r["workload"], r["hash"], r["figure"])] = num(published, r, "value")
     ns = {}
-    for r in read_rows(tables, ("hash", "checksum_ns_per_page")):
-        ns[r["hash"]] = num(tables, r, "checksum_ns_per_page")
+    if tables:
+        for r in read_rows(tables, ("hash", "checksum_ns_per_page")):
+            ns[r["hash"]] = num(tables, r, "checksum_ns_per_page")
+    else:
+        try:
+            lines = open(costs).read().splitlines()
+        except OSError as e:
+            die(f"{costs}: {e.strerror}")
+        for i, line in enumerate(lines, 1):
+            name, _, value = line.partition(",")
+            if name.startswith("checksum:"):
+                try:
+                    ns[name[len("checksum:"):]] = float(value)
+                except ValueError:
+                    die(f"{costs}:{i}: '{value}' is not a number of ns")
     runs = read_rows(files[0], ["trace", "workload", "seed", "hash"] + Y17_METRICS)
     cost = read_times(times)
     by = {}
     for r in runs:
         v = {m: num(files[0], r, m) for m in Y17_METRICS}
         if r["hash"] not in ns:
-            die(f"{tables}: no checksum_ns_per_page for '{r['hash']}'")
+            die(f"{tables or costs}: no price for the checksum '{r['hash']}'")
         v["checksum_time"] = v["checksums"] * ns[r["hash"]]
         c = cost.get((r["trace"], r["hash"]))
         if c:

@@ -422,9 +422,9 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 	if (costs_text(costs_csv))
 		fprintf(f, "ksmd CPU from the cost table %s (--costs-csv).\n", costs_csv);
 	else
-		fprintf(f, "ksmd CPU from the built-in cost table (measured once on the reference"
-			" machine): give\n--costs-csv FILE from 'ksmsim bench costs --csv' for this"
-			" machine's.\n");
+		fprintf(f, "ksmd CPU from the built-in cost table (fitted to the live ksmd of the"
+			" reference machine,\nAMD EPYC): give --costs-csv FILE from 'ksmsim bench"
+			" calibrate -o' for this machine's.\n");
 	if (pick < 0) {
 		fprintf(f, "No setting ran: nothing to recommend.\n");
 		return;

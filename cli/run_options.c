@@ -43,8 +43,9 @@ static const struct row {
 	  "skip the oracle's walk over every page at each mark,\n"
 	  "sample and the end (its columns are left empty)" },
 	{ "costs-csv", "FILE", RUN | ADVISE | KSM | TUNE, W_COSTS,
-	  "per-page costs from 'ksmsim bench costs --csv'\n"
-	  "(default: figures built in, so runs reproduce)" },
+	  "the cost table 'ksmsim bench calibrate -o' wrote\n"
+	  "(or 'bench costs --csv'; default: the table built in,\n"
+	  "fitted on AMD EPYC, so runs reproduce)" },
 	{ "interval-ms", "N", RUN, W_INTERVAL,
 	  "the samples' period (default 1000; needs --csv or\n"
 	  "--summary-csv)" },

@@ -2,11 +2,10 @@
 /*
  * What ksmd's work costs in CPU time, per operation, each term named for
  * the kernel's work (sim/MODEL.md, "What ksmd's CPU costs"). The built-in
- * figures are fixed, so that runs stay reproducible: visit, tree level,
- * long memcmp and each checksum as `ksmsim bench costs` measured them once
- * on the reference machine, the newer terms 0 until a live fit is built
- * in; --costs-csv substitutes a table `ksmsim bench calibrate` fitted on
- * the machine at hand.
+ * figures are fixed, so that runs stay reproducible: the table `ksmsim
+ * bench calibrate` fitted to the live ksmd of the reference machine
+ * (bench/tables/costs-amd-epyc.csv); --costs-csv substitutes one fitted
+ * on the machine at hand.
  */
 #ifndef KSMSIM_SIM_COST_MODEL_H
 #define KSMSIM_SIM_COST_MODEL_H
