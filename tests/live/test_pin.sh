@@ -47,8 +47,12 @@ check() {	# check EXPECTED [ARGS...]
   case $want in not:*)
     if [[ $got =~ ^[0-9]+$ ]] && [ "$got" != "${want#not:}" ]; then want=$got; fi ;;
   esac
-  [ "$got" = "$want" ] && echo "ok   ${*:-default}: children on $got" ||
+  if [ "$got" = "$want" ]; then
+    echo "ok   ${*:-default}: children on $got"
+  else
     fail "${*:-default}: children allowed '$got', want '$want'"
+    return	# where the children are wrong, the replayer's CPU says nothing more
+  fi
   # the replayer itself: off the trace CPU when it has another, else as it was
   if [ "$want" != "$allowed" ] && [ "$first" != "$last" ]; then
     python3 - "$own" "$want" <<'P' && echo "ok   ${*:-default}: replayer on $own" ||
