@@ -244,8 +244,9 @@ struct io_params {
 	double boot_end;
 	double fill_end;	/* image, zero and private pages are written over [0, fill_end) */
 	bool file_zero;		/* the file's pages are zeroed free memory in the boot */
-	double churn;		/* distinct per guest, rewritten from t=0 ... */
-	unsigned churn_ticks;	/* ... each page once every churn_ticks */
+	double churn;		/* distinct per guest, rewritten from churn_start ... */
+	unsigned churn_ticks;	/* ... each page once every churn_ticks; */
+	double churn_start;	/* before it, zeroed free memory written over [0, churn_start) */
 	unsigned pass_ticks;	/* one iozone pass */
 	double rand_frac;	/* random write pass: share of the file written per pass */
 	unsigned chunk;		/* random write record, pages */
@@ -265,34 +266,22 @@ static const struct io_params io_cal[GEN_CALIBRATIONS] = {
 		.churn = 0, .churn_ticks = 0,
 		.pass_ticks = 80, .rand_frac = 0.4, .chunk = 16, .pattern = 0xa5,
 	},
-	/* The real fio run, 55.6 s (results section 8; "of RAM": of guest RAM). */
+	/* The real fio run (to be documented) */
 	[GEN_CAL_GUESTS_TCG] = {
-		/* pages also in another guest 15.5% of RAM, 12.5 points of it the file */
-		.image = 0.03,
-		/* zeroed in the boot 20.9% of RAM (this and the file), 10.0% at the end */
-		.zero = 0.07,
-		/* pages_unshared 10,824: few unique pages stay unchanged (churn below) */
-		.priv = 0.02,
-		/* fio's 64 MiB file */
+		.image = 0.05,
+		.zero = 0.06,
+		.priv = 0.04,
 		.file = 0.125,
-		/* no buffer stored to every second (0.4% of RAM/s; all rewrites 0.64%/s) */
 		.buf = 0,
-		/* last vmI-start at 28.6 s of 55.6 */
-		.boot_end = 0.51,
-		/* fitted: pages_sharing 24,758 by 15 s, 40,393 at the last vmI-start */
-		.fill_end = 0.2,
-		/* the file takes zeroed free memory: CoW 2,868 -> 10,121 as fio writes */
-		.file_zero = true,
-		/* unique and changing: pages_volatile 191,020 in the real replay at 55 s */
-		.churn = 0.05,
-		/* 655 rewrites a guest per s (all rewrites in the work: 845 measured) */
-		.churn_ticks = 10,
-		/* fio's jobs ran 5 s each */
+		.boot_end = 0.83,
+		.fill_end = 0.8,
+		.file_zero = false,
+		.churn = 0.11,
+		.churn_ticks = 30,
+		.churn_start = 0.45,
 		.pass_ticks = 5,
 		.rand_frac = 0.4,
-		/* fio's random writes are 4 KiB */
 		.chunk = 1,
-		/* fio's buffers: a fixed seed; duplicates within one guest 3.5% of held */
 		.pattern = -1,
 	},
 };
@@ -314,7 +303,7 @@ bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *
 	struct layout lay;
 	struct region file, buf, churn;
 	const struct io_params *io = &io_cal[o->calibration];
-	unsigned boot_end = at_frac(sz, io->boot_end);
+	unsigned boot_end = at_frac(sz, io->boot_end), churn_start = at_frac(sz, io->churn_start);
 	struct gen_rng rng;
 
 	gen_rng_init(&rng, gen_seed(g, TAG_DATA, 0, 0));
@@ -337,8 +326,17 @@ bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *
 			spread(file.n, 0, boot_end, k, &from, &n);
 			gen_fill(g, gs[v].mm, file.vpn + from, n, CONTENT_ZERO, 0);
 		}
-		for (unsigned v = 0; v < sz->vms && churn.n; v++)
-			rolling(g, gs[v].mm, churn, io->churn_ticks, k, TAG_CHURN, v);
+		for (unsigned v = 0; v < sz->vms && churn.n; v++) {
+			uint64_t from, n;
+
+			/* Free memory the guest takes over later: zero pages, then copied. */
+			spread(churn.n, 0, churn_start, k, &from, &n);
+			if (churn_start && n)
+				gen_fill(g, gs[v].mm, churn.vpn + from, n, CONTENT_ZERO, 0);
+			if (k >= churn_start)
+				rolling(g, gs[v].mm, churn, io->churn_ticks, k - churn_start, TAG_CHURN,
+					v);
+		}
 		if (k < boot_end)
 			continue;
 		unsigned r = k - boot_end, pass = (r / io->pass_ticks) % IO_NPASS;
