@@ -268,17 +268,17 @@ static const struct io_params io_cal[GEN_CALIBRATIONS] = {
 	},
 	/* The real fio run (to be documented) */
 	[GEN_CAL_GUESTS_TCG] = {
-		.image = 0.05,
-		.zero = 0.06,
-		.priv = 0.04,
+		.image = 0.03,
+		.zero = 0.075,
+		.priv = 0.02,
 		.file = 0.125,
 		.buf = 0,
 		.boot_end = 0.83,
-		.fill_end = 0.8,
+		.fill_end = 0.83,
 		.file_zero = false,
-		.churn = 0.11,
-		.churn_ticks = 30,
-		.churn_start = 0.45,
+		.churn = 0.105,
+		.churn_ticks = 70,
+		.churn_start = 0.6,
 		.pass_ticks = 5,
 		.rand_frac = 0.4,
 		.chunk = 1,
@@ -391,7 +391,7 @@ struct nc_params {
 static const struct nc_params nc_cal[GEN_CALIBRATIONS] = {
 	/* Estimates, README "number-crunching" (2017 has no such case). */
 	[GEN_CAL_2017] = {
-		.image = 0.05, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20,
+		.image = 0.06, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20,
 		.work = 0.10, .hot = 0.02, .field = 0.08,
 		.boot_end = 0.03, .init_end = 0.08, .sweep_start = 0.08, .fill_end = 0.03,
 		.sweep_ticks = 600, .outer_ticks = 300,
