@@ -401,26 +401,26 @@ static const struct nc_params nc_cal[GEN_CALIBRATIONS] = {
 	[GEN_CAL_GUESTS_TCG] = {
 		/* fio's boot, the same image: pages_sharing 42,084 at the last vmI-start
 		   (fio 40,393) */
-		.image = 0.03, .zero = 0.07, .priv = 0.02, .fill_end = 0.12,
+		.image = 0.03, .zero = 0.07, .priv = 0.02, .fill_end = 0.2,
 		/* last vmI-start at 35.9 s of 94.2 */
 		.boot_end = 0.36,
 		/* unique 33.4% of RAM; fitted to pages_unshared 93,360 at the end */
-		.array = 0.22,
+		.array = 0.13,
 		/* written over 6 s: the job's new pages arrive early in the work */
 		.init_end = 0.42,
 		/* zeroed in the boot 23.2% of RAM, 8.7% at the end; fitted to CoW 21,666 */
-		.taken = 0.08,
+		.taken = 0.07,
 		/* STREAM's arrays, 12% of RAM, rewritten every ~5 s from 80 s on */
-		.swept = 0.12, .sweep_ticks = 5, .sweep_start = 0.85,
+		.swept = 0.12, .sweep_ticks = 5, .sweep_start = 0.8,
 		/* zero at the end 8.7% of RAM, with zero */
 		.work = 0.02,
 		/* all rewrites 2.28% of RAM/s; 0.02 a tick would be 2%/s alone */
 		.hot = 0.001,
 		/* also in another guest 27.0% of RAM: numpy_vm.py seeds default_rng(1) */
-		.field = 0.10,
+		.field = 0.08,
 		/* an outer iteration a minute (300 would outlast the run) */
 		.outer_ticks = 60,
-		.touch_share = 0.25,
+		.touch_share = 0.1,
 	},
 };
 
