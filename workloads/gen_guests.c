@@ -10,7 +10,8 @@
  * Each of kernel-build, iozone and number-crunching has one table of
  * parameters per calibration (gen.h): 2017, fitted to the 2017 KVM
  * experiment's averages, and guests-tcg, fitted to the traces of real
- * 4 x 512 MiB TCG guests (analysis/results/README.md section 9), on a clock
+ * 4 x 512 MiB TCG guests (analysis/results/guests/; kernel-build to the
+ * older recordings of analysis/results/README.md section 9), on a clock
  * of one tick per second at full size (gen_resolve).
  */
 #include <stdio.h>
@@ -266,22 +267,43 @@ static const struct io_params io_cal[GEN_CALIBRATIONS] = {
 		.churn = 0, .churn_ticks = 0,
 		.pass_ticks = 80, .rand_frac = 0.4, .chunk = 16, .pattern = 0xa5,
 	},
-	/* The real fio run (to be documented) */
+	/*
+	 * The real fio run recorded with --scope advised, 297.9 s to the last
+	 * vmI-end (analysis/results/guests/; "of RAM": of guest RAM, 4 x 131,072
+	 * pages). Fitted with workloads/vm/fit-guests-tcg.sh (previous values in
+	 * brackets).
+	 */
 	[GEN_CAL_GUESTS_TCG] = {
+		/* pages also in another guest 35.4% of held = 13.8% of RAM, 12.5 of it the file */
 		.image = 0.03,
+		/* zero 22.1% of held = 8.6% of RAM at the end (0.07) */
 		.zero = 0.075,
+		/* fitted: pages_unshared 17,127 at the end, 6,154 as a mean */
 		.priv = 0.02,
+		/* fio's 64 MiB file */
 		.file = 0.125,
+		/* no buffer stored to every second */
 		.buf = 0,
+		/* last vmI-start at 248.1 s of 297.9 (0.51) */
 		.boot_end = 0.83,
+		/* pages present grow to 113,000 by 240 s, slowly: 68 full scans (0.2) */
 		.fill_end = 0.83,
+		/* CoW 58,027 before the work, 15,551 in it: the file does not take
+		   merged zero pages (true) */
 		.file_zero = false,
+		/* zeroed memory taken in the boot: CoW 1,694 at 120 s, 46,313 at 170 s,
+		   58,027 at 240 s; fitted to CoW 73,578 at the end (0.05) */
 		.churn = 0.105,
+		/* 210 rewrites a guest per s in the boot and the work (10) */
 		.churn_ticks = 70,
+		/* fitted to pages_sharing 40,154 as a mean (0: churn from t=0, not zeroed) */
 		.churn_start = 0.6,
+		/* fio's jobs ran 5 s each */
 		.pass_ticks = 5,
 		.rand_frac = 0.4,
+		/* fio's random writes are 4 KiB */
 		.chunk = 1,
+		/* fio's buffers: a fixed seed; duplicates within one guest 3.7% of held */
 		.pattern = -1,
 	},
 };
@@ -397,30 +419,39 @@ static const struct nc_params nc_cal[GEN_CALIBRATIONS] = {
 		.sweep_ticks = 600, .outer_ticks = 300,
 		.touch_share = 0.25, .taken = 0,
 	},
-	/* The real NumPy run, 94.2 s (results section 8; "of RAM": of guest RAM). */
+	/*
+	 * The real NumPy run recorded with --scope advised, 275.4 s to the last
+	 * vmI-end (analysis/results/guests/; "of RAM": of guest RAM). Fitted with
+	 * workloads/vm/fit-guests-tcg.sh (previous values in brackets); full scans
+	 * and the unshared/sharing ratio at the end stay about 30% off.
+	 */
 	[GEN_CAL_GUESTS_TCG] = {
-		/* fio's boot, the same image: pages_sharing 42,084 at the last vmI-start
-		   (fio 40,393) */
-		.image = 0.03, .zero = 0.07, .priv = 0.02, .fill_end = 0.2,
-		/* last vmI-start at 35.9 s of 94.2 */
+		/* fio's boot, the same image; fitted to pages_sharing 69,344 at the end,
+		   54,332 as a mean (image 0.03, fill_end 0.12) */
+		.image = 0.035, .zero = 0.07, .priv = 0.02, .fill_end = 0.24,
+		/* last vmI-start at 98.0 s of 275.4 */
 		.boot_end = 0.36,
-		/* unique 33.4% of RAM; fitted to pages_unshared 93,360 at the end */
+		/* unique 23.7% of held = 10.3% of RAM; fitted to pages_unshared 9,312
+		   at the end, 12,951 as a mean (0.22) */
 		.array = 0.13,
-		/* written over 6 s: the job's new pages arrive early in the work */
+		/* the job's new pages arrive early in the work */
 		.init_end = 0.42,
-		/* zeroed in the boot 23.2% of RAM, 8.7% at the end; fitted to CoW 21,666 */
+		/* zero 18.3% of held = 7.9% of RAM at the end; with touch_share fitted
+		   to CoW 65,595 (0.08) */
 		.taken = 0.07,
-		/* STREAM's arrays, 12% of RAM, rewritten every ~5 s from 80 s on */
-		.swept = 0.12, .sweep_ticks = 5, .sweep_start = 0.8,
-		/* zero at the end 8.7% of RAM, with zero */
+		/* STREAM's arrays, rewritten every ~5 s at the end: CoW 54,281 at 240 s,
+		   65,052 at 260 s (sweep_start 0.85) */
+		.swept = 0.12, .sweep_ticks = 5, .sweep_start = 0.75,
 		.work = 0.02,
-		/* all rewrites 2.28% of RAM/s; 0.02 a tick would be 2%/s alone */
+		/* 1,225 rewrites a guest per s in the work, 0.94% of RAM/s */
 		.hot = 0.001,
-		/* also in another guest 27.0% of RAM: numpy_vm.py seeds default_rng(1) */
+		/* also in another guest 57.7% of held = 25% of RAM, mostly changing
+		   (numpy_vm.py seeds default_rng(1)); fitted to pages_sharing (0.10) */
 		.field = 0.08,
-		/* an outer iteration a minute (300 would outlast the run) */
-		.outer_ticks = 60,
-		.touch_share = 0.1,
+		/* corrections of merged pages are CoW: fitted to CoW 65,595
+		   (outer_ticks 60, touch_share 0.25) */
+		.outer_ticks = 30,
+		.touch_share = 0.25,
 	},
 };
 
