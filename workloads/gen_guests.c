@@ -413,7 +413,7 @@ struct nc_params {
 static const struct nc_params nc_cal[GEN_CALIBRATIONS] = {
 	/* Estimates, README "number-crunching" (2017 has no such case). */
 	[GEN_CAL_2017] = {
-		.image = 0.06, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20,
+		.image = 0.05, .zero = 0.02, .priv = 0.02, .array = 0.60, .swept = 0.20,
 		.work = 0.10, .hot = 0.02, .field = 0.08,
 		.boot_end = 0.03, .init_end = 0.08, .sweep_start = 0.08, .fill_end = 0.03,
 		.sweep_ticks = 600, .outer_ticks = 300,
