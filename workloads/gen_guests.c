@@ -10,7 +10,8 @@
  * Each of kernel-build, iozone and number-crunching has one table of
  * parameters per calibration (gen.h): 2017, fitted to the 2017 KVM
  * experiment's averages, and guests-tcg, fitted to the traces of real
- * 4 x 512 MiB TCG guests (analysis/results/README.md section 9), on a clock
+ * 4 x 512 MiB TCG guests (analysis/results/guests/; kernel-build to the
+ * older recordings of analysis/results/README.md section 9), on a clock
  * of one tick per second at full size (gen_resolve).
  */
 #include <stdio.h>
@@ -244,8 +245,9 @@ struct io_params {
 	double boot_end;
 	double fill_end;	/* image, zero and private pages are written over [0, fill_end) */
 	bool file_zero;		/* the file's pages are zeroed free memory in the boot */
-	double churn;		/* distinct per guest, rewritten from t=0 ... */
-	unsigned churn_ticks;	/* ... each page once every churn_ticks */
+	double churn;		/* distinct per guest, rewritten from churn_start ... */
+	unsigned churn_ticks;	/* ... each page once every churn_ticks; */
+	double churn_start;	/* before it, zeroed free memory written over [0, churn_start) */
 	unsigned pass_ticks;	/* one iozone pass */
 	double rand_frac;	/* random write pass: share of the file written per pass */
 	unsigned chunk;		/* random write record, pages */
@@ -265,34 +267,43 @@ static const struct io_params io_cal[GEN_CALIBRATIONS] = {
 		.churn = 0, .churn_ticks = 0,
 		.pass_ticks = 80, .rand_frac = 0.4, .chunk = 16, .pattern = 0xa5,
 	},
-	/* The real fio run, 55.6 s (results section 8; "of RAM": of guest RAM). */
+	/*
+	 * The real fio run recorded with --scope advised, 297.9 s to the last
+	 * vmI-end (analysis/results/guests/; "of RAM": of guest RAM, 4 x 131,072
+	 * pages). Fitted with workloads/vm/fit-guests-tcg.sh (previous values in
+	 * brackets).
+	 */
 	[GEN_CAL_GUESTS_TCG] = {
-		/* pages also in another guest 15.5% of RAM, 12.5 points of it the file */
+		/* pages also in another guest 35.4% of held = 13.8% of RAM, 12.5 of it the file */
 		.image = 0.03,
-		/* zeroed in the boot 20.9% of RAM (this and the file), 10.0% at the end */
-		.zero = 0.07,
-		/* pages_unshared 10,824: few unique pages stay unchanged (churn below) */
+		/* zero 22.1% of held = 8.6% of RAM at the end (0.07) */
+		.zero = 0.075,
+		/* fitted: pages_unshared 17,127 at the end, 6,154 as a mean */
 		.priv = 0.02,
 		/* fio's 64 MiB file */
 		.file = 0.125,
-		/* no buffer stored to every second (0.4% of RAM/s; all rewrites 0.64%/s) */
+		/* no buffer stored to every second */
 		.buf = 0,
-		/* last vmI-start at 28.6 s of 55.6 */
-		.boot_end = 0.51,
-		/* fitted: pages_sharing 24,758 by 15 s, 40,393 at the last vmI-start */
-		.fill_end = 0.2,
-		/* the file takes zeroed free memory: CoW 2,868 -> 10,121 as fio writes */
-		.file_zero = true,
-		/* unique and changing: pages_volatile 191,020 in the real replay at 55 s */
-		.churn = 0.05,
-		/* 655 rewrites a guest per s (all rewrites in the work: 845 measured) */
-		.churn_ticks = 10,
+		/* last vmI-start at 248.1 s of 297.9 (0.51) */
+		.boot_end = 0.83,
+		/* pages present grow to 113,000 by 240 s, slowly: 68 full scans (0.2) */
+		.fill_end = 0.83,
+		/* CoW 58,027 by 240 s, before the work (242-248 s), 15,551 after: the
+		   file does not take merged zero pages (true) */
+		.file_zero = false,
+		/* zeroed memory taken in the boot: CoW 1,694 at 120 s, 46,313 at 170 s,
+		   58,027 at 240 s; fitted to CoW 73,578 at the end (0.05) */
+		.churn = 0.105,
+		/* 210 rewrites a guest per s in the boot and the work (10) */
+		.churn_ticks = 70,
+		/* fitted to pages_sharing 40,154 as a mean (0: churn from t=0, not zeroed) */
+		.churn_start = 0.6,
 		/* fio's jobs ran 5 s each */
 		.pass_ticks = 5,
 		.rand_frac = 0.4,
 		/* fio's random writes are 4 KiB */
 		.chunk = 1,
-		/* fio's buffers: a fixed seed; duplicates within one guest 3.5% of held */
+		/* fio's buffers: a fixed seed; duplicates within one guest 3.7% of held */
 		.pattern = -1,
 	},
 };
@@ -314,7 +325,7 @@ bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *
 	struct layout lay;
 	struct region file, buf, churn;
 	const struct io_params *io = &io_cal[o->calibration];
-	unsigned boot_end = at_frac(sz, io->boot_end);
+	unsigned boot_end = at_frac(sz, io->boot_end), churn_start = at_frac(sz, io->churn_start);
 	struct gen_rng rng;
 
 	gen_rng_init(&rng, gen_seed(g, TAG_DATA, 0, 0));
@@ -337,8 +348,17 @@ bool gen_iozone(struct gen *g, const struct gen_opts *o, const struct gen_size *
 			spread(file.n, 0, boot_end, k, &from, &n);
 			gen_fill(g, gs[v].mm, file.vpn + from, n, CONTENT_ZERO, 0);
 		}
-		for (unsigned v = 0; v < sz->vms && churn.n; v++)
-			rolling(g, gs[v].mm, churn, io->churn_ticks, k, TAG_CHURN, v);
+		for (unsigned v = 0; v < sz->vms && churn.n; v++) {
+			uint64_t from, n;
+
+			/* Free memory the guest takes over later: zero pages, then copied. */
+			spread(churn.n, 0, churn_start, k, &from, &n);
+			if (churn_start && n)
+				gen_fill(g, gs[v].mm, churn.vpn + from, n, CONTENT_ZERO, 0);
+			if (k >= churn_start)
+				rolling(g, gs[v].mm, churn, io->churn_ticks, k - churn_start, TAG_CHURN,
+					v);
+		}
 		if (k < boot_end)
 			continue;
 		unsigned r = k - boot_end, pass = (r / io->pass_ticks) % IO_NPASS;
@@ -399,29 +419,38 @@ static const struct nc_params nc_cal[GEN_CALIBRATIONS] = {
 		.sweep_ticks = 600, .outer_ticks = 300,
 		.touch_share = 0.25, .taken = 0,
 	},
-	/* The real NumPy run, 94.2 s (results section 8; "of RAM": of guest RAM). */
+	/*
+	 * The real NumPy run recorded with --scope advised, 275.4 s to the last
+	 * vmI-end (analysis/results/guests/; "of RAM": of guest RAM). Fitted with
+	 * workloads/vm/fit-guests-tcg.sh (previous values in brackets); full scans
+	 * and the unshared/sharing ratio at the end stay about 30% off.
+	 */
 	[GEN_CAL_GUESTS_TCG] = {
-		/* fio's boot, the same image: pages_sharing 42,084 at the last vmI-start
-		   (fio 40,393) */
-		.image = 0.03, .zero = 0.07, .priv = 0.02, .fill_end = 0.12,
-		/* last vmI-start at 35.9 s of 94.2 */
+		/* fio's boot, the same image; fitted to pages_sharing 69,344 at the end,
+		   54,332 as a mean (image 0.03, fill_end 0.12) */
+		.image = 0.035, .zero = 0.07, .priv = 0.02, .fill_end = 0.24,
+		/* last vmI-start at 98.0 s of 275.4 */
 		.boot_end = 0.36,
-		/* unique 33.4% of RAM; fitted to pages_unshared 93,360 at the end */
-		.array = 0.22,
-		/* written over 6 s: the job's new pages arrive early in the work */
+		/* unique 23.7% of held = 10.3% of RAM; fitted to pages_unshared 9,312
+		   at the end, 12,951 as a mean (0.22) */
+		.array = 0.13,
+		/* the job's new pages arrive early in the work */
 		.init_end = 0.42,
-		/* zeroed in the boot 23.2% of RAM, 8.7% at the end; fitted to CoW 21,666 */
-		.taken = 0.08,
-		/* STREAM's arrays, 12% of RAM, rewritten every ~5 s from 80 s on */
-		.swept = 0.12, .sweep_ticks = 5, .sweep_start = 0.85,
-		/* zero at the end 8.7% of RAM, with zero */
+		/* zero 18.3% of held = 7.9% of RAM at the end; with touch_share fitted
+		   to CoW 65,595 (0.08) */
+		.taken = 0.07,
+		/* STREAM's arrays, rewritten every ~5 s at the end: CoW 54,281 at 240 s,
+		   65,052 at 260 s (sweep_start 0.85) */
+		.swept = 0.12, .sweep_ticks = 5, .sweep_start = 0.75,
 		.work = 0.02,
-		/* all rewrites 2.28% of RAM/s; 0.02 a tick would be 2%/s alone */
+		/* 1,225 rewrites a guest per s in the work, 0.94% of RAM/s */
 		.hot = 0.001,
-		/* also in another guest 27.0% of RAM: numpy_vm.py seeds default_rng(1) */
-		.field = 0.10,
-		/* an outer iteration a minute (300 would outlast the run) */
-		.outer_ticks = 60,
+		/* also in another guest 57.7% of held = 25% of RAM, mostly changing
+		   (numpy_vm.py seeds default_rng(1)); fitted to pages_sharing (0.10) */
+		.field = 0.08,
+		/* corrections of merged pages are CoW: fitted to CoW 65,595
+		   (outer_ticks 60, touch_share 0.25) */
+		.outer_ticks = 30,
 		.touch_share = 0.25,
 	},
 };
