@@ -54,7 +54,7 @@ static void usage(FILE *f)
 "                           the 2017 KVM experiment (4 x 4 GiB, 1800 s), on\n"
 "                           1800 time steps whatever the duration;\n"
 "                           guests-tcg, real 4 x 512 MiB TCG guests\n"
-"                           (analysis/results/README.md section 9), on\n"
+"                           (workloads/README.md), on\n"
 "                           duration / --scale time steps (one a second at\n"
 "                           full size); other workloads have 2017 only\n"
 "  --advisor                'set advisor_mode scan-time' at t=0, after\n"
