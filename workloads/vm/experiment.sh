@@ -81,17 +81,13 @@ replay() { # TRACE HASH KIND WORKLOAD
 	nice -n 10 "$KSMSIM" run --trace "$1" --hash "$2" --pages-to-scan 1600 --sleep-millisecs 200 \
 		--quiet --csv "$tmp/ts.csv" --marks-csv "$tmp/m.csv" --summary-csv "$tmp/s.csv"
 	python3 - "$tmp/ts.csv" "$tmp/m.csv" "$3" "$4" "$2" "$(since "$t0")" \
-		"$top/bench/tables/costs-amd-epyc.csv" <<'PY' >> "$tmp/rows.csv"
-import csv, re, sys
-def rows(p):
-    return list(csv.DictReader(l for l in open(p) if not l.startswith("#")))
-ts, marks, kind, wl, h, wall = rows(sys.argv[1]), rows(sys.argv[2]), *sys.argv[3:7]
-ends = [m for m in marks if re.fullmatch(r"vm[0-9]+-end", m["label"])] or \
-       [m for m in marks if m["label"] == "end"]
-m = ends[-1]
+		"$top/bench/tables/costs-amd-epyc.csv" "$here" <<'PY' >> "$tmp/rows.csv"
+import sys
+sys.path.insert(0, sys.argv[8])
+from end_figures import at_end
+kind, wl, h, wall = sys.argv[3:7]
+m, mean = at_end(sys.argv[1], sys.argv[2])
 t = int(m["t_us"])
-samp = [r for r in ts if 0 < int(r["trace_t_us"]) <= t]
-mean = lambda c: sum(float(r[c]) for r in samp) / len(samp) if samp else 0.0
 # what the built-in cost table (sim/cost_model.c, the table fitted as
 # bench/tables/costs-amd-epyc.csv) charges a checksum
 ns = 0

@@ -34,17 +34,12 @@ trap 'rm -rf "$tmp"' EXIT
 replay() { # TRACE -> one CSV line
 	nice -n 10 "$KSMSIM" run --trace "$1" --hash jhash2 --pages-to-scan 1600 --sleep-millisecs 200 \
 		--quiet --csv "$tmp/ts.csv" --marks-csv "$tmp/m.csv"
-	python3 - "$tmp/ts.csv" "$tmp/m.csv" <<'PY'
-import csv, re, sys
-def rows(p):
-    return list(csv.DictReader(l for l in open(p) if not l.startswith("#")))
-ts, marks = rows(sys.argv[1]), rows(sys.argv[2])
-ends = [m for m in marks if re.fullmatch(r"vm[0-9]+-end", m["label"])] or \
-       [m for m in marks if m["label"] == "end"]
-m = ends[-1]
+	python3 - "$tmp/ts.csv" "$tmp/m.csv" "$here" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+from end_figures import at_end
+m, mean = at_end(sys.argv[1], sys.argv[2])
 t = int(m["t_us"])
-samp = [r for r in ts if 0 < int(r["trace_t_us"]) <= t]
-mean = lambda c: sum(float(r[c]) for r in samp) / len(samp) if samp else 0.0
 print(",".join(str(x) for x in (t, m["cow_ksm"], m["pages_sharing"], m["pages_unshared"],
       "%.1f" % mean("pages_sharing"), "%.1f" % mean("pages_unshared"), m["full_scans"])))
 PY
