@@ -117,9 +117,10 @@ static bool store(trace_writer *w, GHashTable *pages, const struct trace_record 
 		/* a whole-page form gives every page the same: digest it once */
 		if (!whole || i == 0)
 			digest_of(c, now);
-		if (g_hash_table_insert(pages, key, c) && (held->pages++, !held_check(held, rec, error))) {
-			ok = false;
-			break;
+		if (g_hash_table_insert(pages, key, c)) {	/* a page not followed before */
+			held->pages++;
+			if (!(ok = held_check(held, rec, error)))
+				break;
 		}
 		if (run_n && same_content(run, now)) {
 			run_n++;
