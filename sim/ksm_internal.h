@@ -288,6 +288,14 @@ struct walks_ahead {
 	 */
 	uint32_t tree;
 	uint64_t gen, unstable_gen;
+	/*
+	 * The first vpn of peek_mm the page-table peek has not looked at:
+	 * where the ring is empty because the pages ahead are KSM pages (an
+	 * idle, merged guest), the next plan goes on from there instead of
+	 * reading the same PTEs and struct pages again at every visit.
+	 */
+	const struct mm *peek_mm;
+	uint64_t peek_to;
 };
 
 struct advisor_ctx {
@@ -404,10 +412,11 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
 /*
  * The vpns and first 8 bytes of up to max non-KSM pages mapped from vpn on,
  * as far as vpn's page-table chunk goes: hints for the walks ahead
- * (ksm_do_scan), read without changing the model's state.
+ * (ksm_do_scan), read without changing the model's state. *next: the
+ * first vpn it did not look at.
  */
 unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *keys,
-		       unsigned max);
+		       unsigned max, uint64_t *next);
 /* First vpn in [vpn, end) mapping a scannable page, or UINT64_MAX. */
 uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end);
 void page_put_mapping(struct ksm *k, struct page *p);

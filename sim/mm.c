@@ -161,7 +161,8 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
 	}
 }
 
-unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *keys, unsigned max)
+unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *keys, unsigned max,
+		       uint64_t *next)
 {
 	uint64_t idx = vpn >> PT_SHIFT;
 	const struct pt_chunk *c;
@@ -176,15 +177,19 @@ unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *ke
 		}
 		c = mm->peek_chunk;
 	}
-	if (!c)
-		return 0;
-	for (unsigned i = vpn & (PT_SIZE - 1); i < PT_SIZE && n < max; i++) {
-		const struct page *p = c->pte[i];
-		if (pte_is_page(p) && !p->ksm) {
-			vpns[n] = (idx << PT_SHIFT) | i;
-			keys[n++] = page_key8(p);
+	unsigned i = vpn & (PT_SIZE - 1);
+	if (c) {
+		for (; i < PT_SIZE && n < max; i++) {
+			const struct page *p = c->pte[i];
+			if (pte_is_page(p) && !p->ksm) {
+				vpns[n] = (idx << PT_SHIFT) | i;
+				keys[n++] = page_key8(p);
+			}
 		}
+	} else {
+		i = PT_SIZE;
 	}
+	*next = (idx << PT_SHIFT) + i;	/* i may be PT_SIZE: the next chunk */
 	return n;
 }
 

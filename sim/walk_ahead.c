@@ -27,10 +27,22 @@ void walks_ahead_plan(struct ksm *k)
 	if (w->n < KSM_LOOKAHEAD / 2) {
 		uint64_t vpns[KSM_LOOKAHEAD], keys[KSM_LOOKAHEAD];
 		uint64_t from = w->n ? w->ring[(w->head + w->n - 1) % KSM_LOOKAHEAD].vpn + 1 : cur;
-		unsigned got = pte_peek_keys(mm, from, vpns, keys, KSM_LOOKAHEAD - w->n);
+		/*
+		 * Skip what an earlier peek saw (a peek_to past the window is
+		 * another pass's or mm's), and peek no further than the window:
+		 * as far as a half-full ring of one page a chunk reaches.
+		 */
+		const uint64_t window = (uint64_t)KSM_LOOKAHEAD / 2 * PT_SIZE;
+		if (w->peek_mm == mm && w->peek_to > from && w->peek_to <= cur + window + 2 * PT_SIZE)
+			from = w->peek_to;
+		if (from >= cur + window)
+			return;
+		uint64_t next;
+		unsigned got = pte_peek_keys(mm, from, vpns, keys, KSM_LOOKAHEAD - w->n, &next);
 		if (!got)
-			got = pte_peek_keys(mm, (from | (PT_SIZE - 1)) + 1, vpns, keys,
-					    KSM_LOOKAHEAD - w->n);
+			got = pte_peek_keys(mm, next, vpns, keys, KSM_LOOKAHEAD - w->n, &next);
+		w->peek_mm = mm;
+		w->peek_to = next;
 		for (unsigned j = 0; j < got; j++) {
 			unsigned slot = (w->head + w->n++) % KSM_LOOKAHEAD;
 			w->ring[slot] = (struct walk_ahead){
