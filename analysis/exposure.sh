@@ -22,6 +22,8 @@ usage: analysis/exposure.sh [OPTIONS]
   --jobs N         probe cells at once (default 2)
   --skip-saving    only the probe cells
   --reuse          keep a probe cell whose exposure CSV is already in DIR/cells
+  --no-run         run no cell: probe.csv and probe.png from the cells in
+                   DIR/cells (a missing cell is left out, and said so)
   --trace FILE     (repeatable) only the saving table, over these traces (a
                    recorded guest trace, each mm its own domain), written to
                    DIR/saving-recorded.csv; no probe cells. A trace with
@@ -53,6 +55,7 @@ scale=0.25
 jobs=2
 saving=1
 reuse=0
+norun=0
 given=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -63,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift 2 ;;
 	--skip-saving) saving=0; shift ;;
 	--reuse) reuse=1; shift ;;
+	--no-run) norun=1; saving=0; shift ;;
 	--trace) [ -r "${2:-}" ] || { echo "exposure.sh: --trace: cannot read '${2:-}'" >&2; exit 2; }
 		given+=("$2"); shift 2 ;;
 	-h|--help) usage; exit 0 ;;
@@ -167,7 +171,7 @@ cell() {	# cell SIZE KNOB: cells/probe-SIZE-KNOB.csv and .time
 	local size=$1 k=$2 pts ms adv
 	read -r pts ms adv < <(knob "$k")
 	local base=$out/cells/probe-$size-$k
-	if [ "$reuse" = 1 ] && [ -s "$base.csv" ] && [ -s "$base.time" ]; then
+	if [ "$norun" = 1 ] || { [ "$reuse" = 1 ] && [ -s "$base.csv" ] && [ -s "$base.time" ]; }; then
 		return 0
 	fi
 	# one pass of every page: pages / (pages_to_scan per wake-up of (ms/4 + 1) ticks)

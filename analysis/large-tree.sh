@@ -21,12 +21,16 @@
 # --probe SIZE:SECONDS: instead, one short run (xxhash, seed 1, SECONDS of
 # trace) to measure what a size costs before running it: its row (scans,
 # pages scanned, wall and CPU s, peak RSS) is added to RESULTS/probe.csv.
+# --estimate SIZE: instead, whether a size fits the study's --max-memory
+# 10G: the seed-1 trace's pages written (trace stat) and ksmsim run's
+# refusal line (where its memory estimate passes the limit), or "fits"
+# (a size that fits is run to its end), in RESULTS/estimate-SIZE.txt.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 sizes=16,64 seeds=1,2,3,4,5 hashes=jhash2,crc32c,xxhash,xxh64 jobs=1
 out=$here/out/large-tree res=$here/results/large-tree
 declare -A seeds_for=([256]=1,2)
-sweep_args=() only=0 probe=""
+sweep_args=() only=0 probe="" estimate=""
 die() { echo "large-tree.sh: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -42,6 +46,8 @@ while (($#)); do
 	--summarise-only) only=1; shift ;;
 	--probe) [[ ${2:-} =~ ^([0-9]+):([0-9]+)$ ]] || die "--probe ${2:-}: SIZE:SECONDS, e.g. 64:700"
 		probe=$2; shift 2 ;;
+	--estimate) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--estimate ${2:-}: a size in GiB, e.g. 256"
+		estimate=$2; shift 2 ;;
 	--) shift; sweep_args=("$@"); break ;;
 	-h | --help) awk 'NR > 2 && /^#/ {sub(/^# ?/, ""); print; next} NR > 2 {exit}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -53,12 +59,42 @@ done
 mkdir -p "$out" "$res"
 out=$(cd "$out" && pwd)
 export KSMSIM_REAL=$ksmsim KSMSIM_TIMES=$out/times.tsv
-if [[ -n $probe ]]; then
-	g=${probe%%:*} dur=${probe#*:}
-	((g % 16 == 0 && g >= 16 && dur > 0)) || die "--probe $probe: a multiple of 16 GiB and some seconds"
+# a size's trace as the study makes it: vms, MiB a guest, pages_to_scan
+shape() {
+	local g=$1
+	((g % 16 == 0 && g >= 16)) || die "$g GiB is not a multiple of 16 GiB"
 	vms=4
 	((g > 64)) && vms=16
 	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
+}
+if [[ -n $estimate ]]; then
+	shape "$estimate"
+	mkdir -p "$out/estimate"
+	t=$out/estimate/large-tree-g$estimate-n1.ksmb
+	[[ -e $t && ! $ksmsim -nt $t ]] ||
+		step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed 1 --pages-to-scan "$pts" -o "$t"
+	written=$("$ksmsim" trace stat "$t" | awk '$1 == "pages" && $2 == "written" { print $3 }')
+	rc=0
+	step nice -n 19 "$ksmsim" run --quiet --trace "$t" --hash xxhash --smart-scan 0 --pages-to-scan "$pts" \
+		--sleep-millisecs 200 --ideal-interval-ms 600000 --max-memory 10G \
+		2>"$out/estimate/err" >/dev/null || rc=$?
+	{
+		echo "size_gib $estimate"
+		echo "pages_written $written"
+		if ((rc == 0)); then
+			echo "fits 10G"
+		else
+			# the line without the folder this machine kept the trace in
+			echo "refused $(sed "s|$out/estimate/||" "$out/estimate/err")"
+		fi
+	} >"$res/estimate-$estimate.txt"
+	cat "$res/estimate-$estimate.txt"
+	exit 0
+fi
+if [[ -n $probe ]]; then
+	g=${probe%%:*} dur=${probe#*:}
+	((g % 16 == 0 && g >= 16 && dur > 0)) || die "--probe $probe: a multiple of 16 GiB and some seconds"
+	shape "$g"
 	mkdir -p "$out/probe"
 	t=$out/probe/large-tree-g$g-d$dur.ksmb
 	step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed 1 --pages-to-scan "$pts" \
@@ -81,9 +117,7 @@ fi
 IFS=, read -r -a szl <<<"$sizes"
 for g in "${szl[@]}"; do
 	((g % 16 == 0 && g >= 16)) || die "--sizes: $g is not a multiple of 16 GiB"
-	vms=4
-	((g > 64)) && vms=16
-	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
+	shape "$g"
 	o=$out/g$g
 	mkdir -p "$o/traces"
 	# cells made by an older binary are stale: start this size over

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Renders analysis/results/README.md from README.md.in and the CSVs.
+"""Renders analysis/results/README.md from README.md.in and the CSVs (and
+every other README.md.in under the results, e.g. exposure/'s, the same way).
 
   render_results.py [--results DIR] [--check]
 
@@ -22,6 +23,13 @@ value as the CSV holds it). Helpers:
   gtab/gnum(FILE, WORKLOAD, HASH, SOURCE, COLUMN)  a cell of the table
                                   workloads/vm/experiment.sh prints (guests/*.txt)
   med(VALUES)                     the median
+  probe_sizes(), xp(SIZE, KNOBS, COLUMN), xp_ratio(COLUMN, KEY=VALUE...)
+                                  exposure/probe.csv (ratio: in passes)
+  table_probe(), table_probe_cells(), table_saving(),
+  table_saving_recorded(), table_exposure_times(), dur(SECONDS)
+                                  the exposure page's tables
+  lt_estimate(SIZE, KEY)          large-tree/estimate-SIZE.txt: need_gib,
+                                  at_pages, pages_written, limit_gib, all_gib
 
 --check renders in memory and compares with README.md: exit 1 naming the
 first line that differs (a figure typed by hand, or a CSV that changed
@@ -534,6 +542,148 @@ def render(text, where):
     return PLACEHOLDER.sub(sub, text)
 
 
+def _dur(s):
+    """A duration in s as the exposure page writes it: s, min or h."""
+    if s < 60:
+        return f"{s:.1f} s"
+    if s < 3600:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.2f} h"
+
+
+PROBE = "exposure/probe.csv"
+KNOBS = (("default", "default 100 / 20 ms"), ("ubuntu", "Ubuntu-like 100 / 200 ms"),
+         ("aggressive", "aggressive 3000 / 20 ms"), ("advisor", "advisor (scan-time)"))
+
+
+def probe_sizes():
+    """The host sizes (GiB) of exposure/probe.csv, smallest first."""
+    return sorted({int(r["host_gib"]) for r in _rows(PROBE)})
+
+
+def xp(size, knobs, col):
+    """A cell of exposure/probe.csv."""
+    return v(PROBE, col, host_gib=size, knobs=knobs)
+
+
+def xp_ratio(col, **sel):
+    """COLUMN / probe_at_s (in passes) of every matching probe cell."""
+    return [_val(r[col]) / _val(r["probe_at_s"]) for r in _match(PROBE, sel)]
+
+
+def table_probe():
+    """T50 / T99 by host size (rows) and knob setting (columns)."""
+    out = ["| host (guests) | " + " | ".join(k[1] for k in KNOBS) + " |",
+           "|---|" + "---:|" * len(KNOBS)]
+    for g in probe_sizes():
+        out.append(f"| {g} GiB | " + " | ".join(
+            f"{_dur(xp(g, k, 't50_s'))} / {_dur(xp(g, k, 't99_s'))}" for k, _ in KNOBS) + " |")
+    return "\n".join(out)
+
+
+def table_probe_cells():
+    """Each probe cell's pass, T50 and T99 in passes, run wall time, peak RSS."""
+    out = ["| host | knobs | pass (s) | T50 / pass | T99 / pass | run wall (s) | peak RSS (MiB) |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for g in probe_sizes():
+        for k, _ in KNOBS:
+            r = _match(PROBE, {"host_gib": g, "knobs": k})[0]
+            p = _val(r["probe_at_s"])
+            out.append(f"| {g} GiB | {k} | {p} | {_val(r['t50_s']) / p:.2f} | "
+                       f"{_val(r['t99_s']) / p:.2f} | {r['run_wall_s']} | {r['run_peak_rss_mib']} |")
+    return "\n".join(out)
+
+
+def table_saving():
+    """exposure/saving.csv: the saving across domains and selective's cost."""
+    out = ["| trace | saved | across domains | of which zeroes | selective saves | cost of selective |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for r in _rows("exposure/saving.csv"):
+        out.append(f"| {r['trace']} | {r['saved_pages']} | {r['saved_cross_pages']} "
+                   f"({100 * _val(r['cross_share']):.1f}%) | {r['saved_cross_zero_pages']} "
+                   f"({100 * _val(r['zero_share_of_cross']):.2f}%) | {r['selective_saved_pages']} | "
+                   f"{100 * _val(r['selective_cost']):.1f}% |")
+    return "\n".join(out)
+
+
+RECORDED = (("exp-fio-4vm", "fio, 4 guests"), ("exp-numpy-4vm", "NumPy, 4 guests"),
+            ("glisse-build-2vm", "build, 2 guests"))
+
+
+def table_saving_recorded():
+    """exposure/saving-recorded.csv: the same, and the exposure times, per recorded guest trace."""
+    out = ["| trace | saved | across domains | of which zeroes | selective saves | cost of selective "
+           "| merges across / within | write to merge p50 / p99 (s) | merged p50 / p99 (s) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    names = dict(RECORDED)
+    for r in _rows("exposure/saving-recorded.csv"):
+        out.append(f"| {names.get(r['trace'], r['trace'])} | {_val(r['saved_pages']):,} | "
+                   f"{_val(r['saved_cross_pages']):,} ({100 * _val(r['cross_share']):.1f}%) | "
+                   f"{r['saved_cross_zero_pages']} ({100 * _val(r['zero_share_of_cross']):.2f}%) | "
+                   f"{_val(r['selective_saved_pages']):,} | {100 * _val(r['selective_cost']):.1f}% | "
+                   f"{_val(r['merges_cross']):,} / {_val(r['merges_within']):,} | "
+                   f"{_val(r['cross_write_to_merge_p50_s']):.1f} / {_val(r['cross_write_to_merge_p99_s']):.1f} | "
+                   f"{_val(r['cross_merged_p50_s']):.1f} / {_val(r['cross_merged_p99_s']):.1f} |")
+    return "\n".join(out)
+
+
+def table_exposure_times():
+    """exposure/saving.csv: how soon and how long pages are exposed across domains."""
+    out = ["| trace | merges across | within | last write to merge p50 / p99 (s) | merged p50 / p99 (s) "
+           "| domains p50 / max |", "|---|---:|---:|---:|---:|---:|"]
+    for r in _rows("exposure/saving.csv"):
+        merged = (f"{r['cross_merged_p50_s']} / {r['cross_merged_p99_s']}" if r["cross_merged_p50_s"]
+                  else "— (none ended)")
+        out.append(f"| {r['trace']} | {r['merges_cross']} | {r['merges_within']} | "
+                   f"{r['cross_write_to_merge_p50_s']} / {r['cross_write_to_merge_p99_s']} | {merged} | "
+                   f"{r['cross_domains_p50']} / {r['cross_domains_max']} |")
+    return "\n".join(out)
+
+
+NAMES.update({"probe_sizes": probe_sizes, "xp": xp, "xp_ratio": xp_ratio, "dur": _dur,
+              "table_probe": table_probe, "table_probe_cells": table_probe_cells,
+              "table_saving": table_saving, "table_saving_recorded": table_saving_recorded,
+              "table_exposure_times": table_exposure_times})
+
+
+def lt_estimate(size, key):
+    """large-tree/estimate-SIZE.txt (large-tree.sh --estimate SIZE): the
+    trace's pages_written, and from run's refusal line the estimate where it
+    passed the limit (need_gib), the written pages there (at_pages), the
+    limit (limit_gib) and the whole trace's estimate at that rate (all_gib)."""
+    path = f"large-tree/estimate-{size}.txt"
+    try:
+        with open(os.path.join(RES, path)) as fh:
+            kv = dict(ln.rstrip("\n").split(" ", 1) for ln in fh if " " in ln)
+    except OSError as e:
+        raise RenderError(f"{path}: {e.strerror}")
+    m = re.search(r"need about ([0-9.]+) (MiB|GiB) here \(([0-9]+) written pages.*more than ([0-9.]+) (MiB|GiB)",
+                  kv.get("refused", ""))
+    if not m or "pages_written" not in kv:
+        raise RenderError(f"{path}: no refusal line and pages written")
+    gib = lambda x, u: float(x) / (1024 if u == "MiB" else 1)
+    need, at, total = gib(m[1], m[2]), int(m[3]), int(kv["pages_written"])
+    d = {"need_gib": need, "at_pages": at, "pages_written": total,
+         "limit_gib": gib(m[4], m[5]), "all_gib": need * total / at}
+    if key not in d:
+        raise RenderError(f"{path}: no figure '{key}'")
+    return d[key]
+
+
+NAMES["lt_estimate"] = lt_estimate
+
+
+def pages():
+    """Every template under DIR (README.md.in at the top, then any in a
+    folder, e.g. exposure/) with the page it renders."""
+    out = []
+    for d, dirs, files in os.walk(RES):
+        dirs.sort()
+        if "README.md.in" in files:
+            out.append((os.path.join(d, "README.md.in"), os.path.join(d, "README.md")))
+    return sorted(out, key=lambda p: (os.path.dirname(p[0]) != RES, p[0]))
+
+
 def main(argv):
     global RES
     check = False
@@ -549,8 +699,16 @@ def main(argv):
         else:
             print(f"render_results.py: unknown option {a}", file=sys.stderr)
             return 2
-    tpl = os.path.join(RES, "README.md.in")
-    page = os.path.join(RES, "README.md")
+    status = 0
+    for tpl, page in pages():
+        status = max(status, one_page(tpl, page, check))
+        if status == 2:
+            break
+    return status
+
+
+def one_page(tpl, page, check):
+    """Renders one template; with check, compares it with its page instead."""
     try:
         with open(tpl) as fh:
             text = fh.read()
