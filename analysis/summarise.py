@@ -4,16 +4,14 @@
 
   summarise.py large-tree [--times TIMES.tsv] [--cost-table NAME]
                SWEEP.csv... -o SUMMARY.csv --runs RUNS.csv
-  summarise.py 2017 RUNS.csv [--costs COSTS.csv | --tables 2017/tables.csv]
-               [--published published.csv] -o SUMMARY.csv
+  summarise.py 2017 RUNS.csv [--times TIMES.tsv] [--published published.csv]
+               -o SUMMARY.csv
   summarise.py t-quantile P DF        (prints Student's t quantile)
 
 Inputs are sweep.sh's CSVs (one `ksmsim run --summary-csv` row per run).
-2017's checksum time is checksums x the ns a page the runs were priced
-with: the checksum:HASH rows of the cost table built in
-(bench/tables/costs-amd-epyc.csv, the default --costs), or a
-2017/tables.csv's checksum_ns_per_page (--tables, for runs of an older
-table).
+2017's checksum time is each run's checksums x its checksum_ns (the price
+`ksmsim run` charged a checksum: its cost table's checksum:HASH row);
+runs from a ksmsim without that column are refused: run them again.
 An interval is mean +- t(0.975, n-1) x sd / sqrt(n) (Student's t, the
 seeds taken as independent draws); with one run it is empty. Differences
 between hashes are paired by seed: the per-seed difference in % from
@@ -286,18 +284,12 @@ Y17_DELTAS = ["cow_ksm", "avg_pages_sharing", "avg_pages_unshared", "ksmd_cpu_ms
 
 def y2017(args):
     here = os.path.dirname(os.path.abspath(__file__))
-    tables = None
-    costs = os.path.join(here, "..", "bench", "tables", "costs-amd-epyc.csv")
     published = os.path.join(here, "results", "2017", "published.csv")
     out, files, times = None, [], None
     it = iter(args)
     for a in it:
         if a == "--times":
             times = next(it, None)
-        elif a == "--tables":
-            tables = next(it, None)
-        elif a == "--costs":
-            costs = next(it, None)
         elif a == "--published":
             published = next(it, None)
         elif a == "-o":
@@ -308,34 +300,20 @@ def y2017(args):
             files.append(a)
     if len(files) != 1 or not out:
         die("2017 needs RUNS.csv and -o SUMMARY.csv")
-    # 2017's published figures and the model's ns per checksummed page
+    # 2017's published figures
     pub = {}
     for r in read_rows(published, ("workload", "hash", "figure", "value")):
         pub[(r["workload"], r["hash"], r["figure"])] = num(published, r, "value")
-    ns = {}
-    if tables:
-        for r in read_rows(tables, ("hash", "checksum_ns_per_page")):
-            ns[r["hash"]] = num(tables, r, "checksum_ns_per_page")
-    else:
-        try:
-            lines = open(costs).read().splitlines()
-        except OSError as e:
-            die(f"{costs}: {e.strerror}")
-        for i, line in enumerate(lines, 1):
-            name, _, value = line.partition(",")
-            if name.startswith("checksum:"):
-                try:
-                    ns[name[len("checksum:"):]] = float(value)
-                except ValueError:
-                    die(f"{costs}:{i}: '{value}' is not a number of ns")
     runs = read_rows(files[0], ["trace", "workload", "seed", "hash"] + Y17_METRICS)
+    # each run's price of a checksum is in its own row: no cost table is read here
+    if "checksum_ns" not in runs[0]:
+        die(f"{files[0]}: no column 'checksum_ns' (runs of a ksmsim older than the column): "
+            "run them again (analysis/seeds-2017.sh)")
     cost = read_times(times)
     by = {}
     for r in runs:
         v = {m: num(files[0], r, m) for m in Y17_METRICS}
-        if r["hash"] not in ns:
-            die(f"{tables or costs}: no price for the checksum '{r['hash']}'")
-        v["checksum_time"] = v["checksums"] * ns[r["hash"]]
+        v["checksum_time"] = v["checksums"] * num(files[0], r, "checksum_ns")
         c = cost.get((r["trace"], r["hash"]))
         if c:
             v["wall_s"], v["cpu_s"], v["max_rss_mib"] = c[0], c[1], c[2] / 1024

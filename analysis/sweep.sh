@@ -55,10 +55,10 @@ from those OUT/cells.tsv lists is refused. Every trace is read through
 is OUT/sweep.csv, written only when every cell is done (a merge with cells
 missing writes OUT/sweep.partial.csv and exits 1): one row per cell,
 the cell's `ksmsim run --summary-csv` row as it is (traces/FORMAT.md names the
-columns): trace, hash, policy, workload, seed and scale (empty for a trace not made
-by `ksmsim gen`), a column per knob (pages_to_scan, sleep_millisecs, ...,
-the value at the end of the run) and pinned (the knobs this cell fixed,
-knob=value;...).
+columns): trace, hash, checksum_ns (the price the run charged a checksum),
+policy, workload, seed and scale (empty for a trace not made by `ksmsim
+gen`), a column per knob (pages_to_scan, sleep_millisecs, ..., the value at
+the end of the run) and pinned (the knobs this cell fixed, knob=value;...).
 Every value is checked (by asking ksmsim) before the first trace is made;
 with --slurm where Slurm answers (scontrol), the resources too (sbatch
 --test-only, the partition's MaxTime).

@@ -196,6 +196,8 @@ void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_
 			const trace_reader *r, const struct loop_result *res, bool with_ideal)
 {
 	rs->policy = ksm_policy_name(&opt->policy);
+	/* the price each checksum was charged, so a reader need not parse the cost table */
+	rs->checksum_ns = opt->costs.checksum_ns;
 	rs->workload = trace_reader_gen_fact(r, "workload");
 	rs->seed = trace_reader_gen_fact(r, "seed");
 	rs->scale = trace_reader_gen_fact(r, "scale");
@@ -225,7 +227,7 @@ static bool knob_column(enum ksm_knob knob)
 void output_run_summary_header(FILE *f)
 {
 	/* one table for runs of any trace: no THP columns */
-	fputs("trace,hash,policy,workload,seed,scale,sim_us,records,batches", f);
+	fputs("trace,hash,checksum_ns,policy,workload,seed,scale,sim_us,records,batches", f);
 	marks_put_header(f, MARKS_SET_ALL, 0);
 	fputs(",interval_ms,samples", f);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++)
@@ -251,6 +253,8 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 
 	marks_put_field(f, rs->trace, true);
 	put_fact(f, rs->hash);
+	/* to the table's 3 decimals (cost_table_write) */
+	fprintf(f, ",%.3f", rs->checksum_ns);
 	put_fact(f, rs->policy);
 	put_fact(f, rs->workload);
 	put_fact(f, rs->seed);

@@ -87,6 +87,7 @@ void sampler_finish(struct sampler *sm, struct ksm *k);
 struct run_summary {
 	const char *trace;		/* as the outputs name it */
 	const char *hash;
+	double checksum_ns;		/* what the cost table charged one checksum of hash */
 	const char *policy;		/* the merge policy: "kernel", mm/ksm.c's */
 	const char *workload, *seed, *scale;	/* the trace's gen line; NULL: none */
 	struct loop_result res;

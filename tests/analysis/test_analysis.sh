@@ -129,7 +129,7 @@ sweep)
 	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --trace "$tmp/b.ksmt" \
 		--hash xxhash --pages-to-scan 100,1000 --out "$out" --jobs 2 2>"$tmp/log1"
 	[[ $(wc -l <"$out/sweep.csv") -eq 5 ]] || fail "want 4 rows: $(cat "$out/sweep.csv")"
-	head -1 "$out/sweep.csv" | grep -q '^trace,hash,policy,workload,seed,scale,' ||
+	head -1 "$out/sweep.csv" | grep -q '^trace,hash,checksum_ns,policy,workload,seed,scale,' ||
 		fail "header: $(head -1 "$out/sweep.csv")"
 	# the cells, by column name: trace file, swept knob, the other pinned one, hash
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }

@@ -134,12 +134,15 @@ plot-hostile)
 	"$plot" -o "$tmp/png" "$tmp/labels.csv" >"$tmp/list" || fail "labels.csv: exit $?"
 	no_canary "trace labels"
 	grep -qx "$tmp/png/labels-cost.png" "$tmp/list" || fail "no labels-cost.png: $(cat "$tmp/list")"
-	# the cost figure (ksmd_cpu_ms): its data, row by row, is the column's
+	# the cost figure (checksum_ns, then ksmd_cpu_ms): its data, row by row,
+	# is the columns' (bars.dat: x, hash, then value and its label per panel)
 	s=$(grep -l 'ksmd CPU time' "$tmp"/gp/*/script | head -1)
 	[[ -n $s ]] || fail "no gnuplot script drew ksmd_cpu_ms"
 	d=$(dirname "$s")
-	cmp <(cut -d, -f3 "$d/work/bars.dat") <(csv_col "$tmp/labels.csv" ksmd_cpu_ms) ||
-		fail "bars.dat is not the ksmd_cpu_ms column"
+	cmp <(cut -d, -f3 "$d/work/bars.dat") <(csv_col "$tmp/labels.csv" checksum_ns) ||
+		fail "bars.dat's first panel is not the checksum_ns column"
+	cmp <(cut -d, -f5 "$d/work/bars.dat") <(csv_col "$tmp/labels.csv" ksmd_cpu_ms) ||
+		fail "bars.dat's second panel is not the ksmd_cpu_ms column"
 	# each label is under its bars, as one quoted gnuplot string (a trace
 	# label is shown by its last / part)
 	for l in "${hostile[@]}"; do

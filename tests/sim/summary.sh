@@ -4,7 +4,7 @@
 # its means and peaks are those of the same run's time series (the rows
 # after t = 0, the last one at the run's end), the facts of a `ksmsim gen`
 # trace and the knobs are the ones the run had, and --no-ideal empties only
-# the oracle's columns.
+# the oracle's columns; checksum_ns is the price the cost table charged.
 # usage: summary.sh KSMSIM
 set -eu
 bin=$1
@@ -42,7 +42,7 @@ is() { # FILE FIELD WANT
 	[[ $got == "$3" ]] || fail "$1: $2 is '$got', want '$3'"
 }
 
-new="policy workload seed scale interval_ms samples avg_pages_sharing peak_pages_sharing
+new="checksum_ns policy workload seed scale interval_ms samples avg_pages_sharing peak_pages_sharing
 avg_pages_unshared peak_pages_unshared avg_pages_volatile peak_pages_volatile
 avg_missed_merges avg_dedup_fraction pinned run sleep_millisecs use_zero_pages
 max_page_sharing merge_across_nodes smart_scan stable_node_chains_prune_millisecs
@@ -125,6 +125,26 @@ done
 for c in samples avg_pages_sharing peak_pages_unshared pages_sharing cow_ksm pinned; do
 	is "$tmp/ni.s" $c "$(get "$tmp/a.s" $c)"
 done
+
+# checksum_ns: the price the run charged a checksum of its hash, the cost
+# table's checksum:HASH row: the built-in table is the one fitted as
+# bench/tables/costs-amd-epyc.csv; --costs-csv's own row replaces it, and
+# ksmd_cpu_ms moves by checksums x the difference; no checksum, no price
+top=$(dirname "$0")/../..
+row=$(sed -n 's/^checksum:crc32c,//p' "$top/bench/tables/costs-amd-epyc.csv")
+[[ -n $row ]] || fail "no checksum:crc32c row in bench/tables/costs-amd-epyc.csv"
+is "$tmp/a.s" checksum_ns "$(printf '%.3f' "$row")"
+sed 's/^checksum:crc32c,.*/checksum:crc32c,1234.5/' "$top/bench/tables/costs-amd-epyc.csv" >"$tmp/costs.csv"
+run "$tmp/t.ksmt" cc --costs-csv "$tmp/costs.csv"
+is "$tmp/cc.s" checksum_ns 1234.500
+awk -v a="$(get "$tmp/a.s" ksmd_cpu_ms)" -v b="$(get "$tmp/cc.s" ksmd_cpu_ms)" \
+	-v n="$(get "$tmp/cc.s" checksums)" -v pa="$(get "$tmp/a.s" checksum_ns)" \
+	'BEGIN { d = n * (pa - 1234.5) / 1e6; exit !(n > 0 && a - b - d < 0.002 && b - a + d < 0.002) }' ||
+	fail "--costs-csv: ksmd_cpu_ms $(get "$tmp/cc.s" ksmd_cpu_ms) is not $(get "$tmp/a.s" ksmd_cpu_ms) less checksums x the price difference"
+is "$tmp/cc.s" checksums "$(get "$tmp/a.s" checksums)"
+"$bin" run --quiet --trace "$tmp/t.ksmt" --policy dirty-bit --summary-csv "$tmp/db.s"
+is "$tmp/db.s" hash none
+is "$tmp/db.s" checksum_ns 0.000
 
 # the oracle's default period (60 s) is longer than this run: it walks the
 # pages at t = 0 and at the end only, and the averages are over what it saw

@@ -81,19 +81,19 @@ replay() { # TRACE HASH KIND WORKLOAD
 	nice -n 10 "$KSMSIM" run --trace "$1" --hash "$2" --pages-to-scan 1600 --sleep-millisecs 200 \
 		--quiet --csv "$tmp/ts.csv" --marks-csv "$tmp/m.csv" --summary-csv "$tmp/s.csv"
 	python3 - "$tmp/ts.csv" "$tmp/m.csv" "$3" "$4" "$2" "$(since "$t0")" \
-		"$top/bench/tables/costs-amd-epyc.csv" "$here" <<'PY' >> "$tmp/rows.csv"
+		"$tmp/s.csv" "$here" <<'PY' >> "$tmp/rows.csv"
 import sys
 sys.path.insert(0, sys.argv[8])
-from end_figures import at_end
+from end_figures import at_end, rows
 kind, wl, h, wall = sys.argv[3:7]
 m, mean = at_end(sys.argv[1], sys.argv[2])
 t = int(m["t_us"])
-# what the built-in cost table (sim/cost_model.c, the table fitted as
-# bench/tables/costs-amd-epyc.csv) charges a checksum
-ns = 0
-for l in open(sys.argv[7]):
-    if l.startswith("checksum:" + h + ","):
-        ns = round(float(l.split(",")[1]))
+# what the run charged a checksum (the built-in cost table's checksum:HASH
+# row), as its summary says
+s = rows(sys.argv[7])[0]
+if "checksum_ns" not in s:
+    sys.exit(f"experiment.sh: {sys.argv[7]}: no checksum_ns column (a ksmsim older than this script: rebuild it)")
+ns = round(float(s["checksum_ns"]))
 print(",".join(str(x) for x in (wl, kind, h, t, m["cow_ksm"], ns, m["pages_sharing"], m["pages_unshared"],
       "%.1f" % mean("pages_sharing"), "%.1f" % mean("pages_unshared"), m["ksmd_cpu_ms"],
       m["mergeable_pages"], m["ideal_saved"], m["full_scans"], wall)))

@@ -6,8 +6,9 @@
 # S (`ksmsim gen WORKLOAD --scale S --seed 1`), replayed as
 # analysis/reproduce_2017.sh replays it (pages_to_scan 1600,
 # sleep_millisecs 200, --batch-time) under jhash2, crc32c and xxhash; the
-# share is checksums x the table's checksum:HASH price over ksmd_cpu_ms at
-# the last mark. Writes checksum_share.csv and checksum_share.md here.
+# share is checksums x checksum_ns (the price the run charged a checksum:
+# the table's checksum:HASH row, from the run's summary CSV) over
+# ksmd_cpu_ms at the end. Writes checksum_share.csv and checksum_share.md here.
 # usage: checksum_share.sh KSMSIM [SCALE] [TABLE.csv]
 set -u
 bin=${1:?usage: checksum_share.sh KSMSIM [SCALE] [TABLE.csv]}
@@ -27,14 +28,12 @@ for w in kernel-build iozone; do
 		nice -n 19 "$bin" run --trace "$tmp/$w.ksmb" --hash "$h" --costs-csv "$table" \
 			--pages-to-scan 1600 --sleep-millisecs 200 --batch-time --no-ideal \
 			--marks-csv "$tmp/m.csv" --summary-csv "$tmp/s.csv" >/dev/null || exit 1
-		python3 - "$w" "$scale" "$h" "$table" "$tmp/s.csv" >>"$tmp/share.csv" <<'PY'
+		python3 - "$w" "$scale" "$h" "$tmp/s.csv" >>"$tmp/share.csv" <<'PY'
 import csv, sys
-w, scale, h, table, summ = sys.argv[1:]
-price = None
-for line in open(table):
-    if line.startswith(f"checksum:{h},"):
-        price = float(line.split(",")[1])
+w, scale, h, summ = sys.argv[1:]
 row = next(csv.DictReader(l for l in open(summ) if not l.startswith("#")))
+# the price the run charged, as its summary says: no second reading of the table
+price = float(row["checksum_ns"])
 n, cpu = int(row["checksums"]), float(row["ksmd_cpu_ms"])
 ms = n * price / 1e6
 print(f"{w},{scale},{h},{n},{price:.1f},{ms:.1f},{cpu:.1f},{ms / cpu if cpu else 0:.3f}")
