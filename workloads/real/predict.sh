@@ -111,12 +111,11 @@ mkdir -p "$RESULTS"
 case $WORKLOAD in
 numpy)
 	workload=$top/workloads/vm/numpy_vm.py
-	# shellcheck disable=SC2086 # SIZES is a list
 	describe="$COPIES x numpy_vm.py $N $SIZES" ;;
 redis)
 	redis_load=$top/workloads/real/redis_load.py
 	redis_dir=$WORK/predict-redis
-	describe="$COPIES x $(redis-server --version | awk '{ print $1, $3 }' | sed 's/v=//') ($REDIS_KEYS keys of $REDIS_VALUE-byte values, then $REDIS_WRITES SET and $REDIS_READS GET a second each)" ;;
+	describe="$COPIES x redis-server $(redis-server --version | awk '{ print $3 }' | sed 's/v=//') ($REDIS_KEYS keys of $REDIS_VALUE-byte values, then $REDIS_WRITES SET and $REDIS_READS GET a second each)" ;;
 esac
 
 # The launcher: prctl(PR_SET_MEMORY_MERGE, 1) (67; inherited across fork and
