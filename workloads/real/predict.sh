@@ -1,30 +1,49 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Prove tune's prediction on the live kernel: run COPIES copies of the NumPy
-# workload (workloads/vm/numpy_vm.py with large matrices, so that each runs
-# for minutes), record them by attaching (KSM off), run 'ksmsim tune' on the
+# Prove tune's prediction on the live kernel: run COPIES copies of a real
+# workload, record them by attaching (KSM off), run 'ksmsim tune' on the
 # trace, replay the trace through the model at the recommended setting, then
 # run the same workload again, started the same way, with the live KSM at
 # that setting, and compare pages_sharing and ksmd's CPU at every mark (one a
-# minute).
+# minute). WORKLOAD picks the copies:
+#   numpy  workloads/vm/numpy_vm.py with large matrices, so that each runs
+#          for minutes; it rewrites its matrices in phases.
+#   redis  redis-server (Debian's redis-server), each on its own port of
+#          127.0.0.1 from REDIS_PORT + 1 on, no persistence, no maxmemory;
+#          each is loaded with the same REDIS_KEYS keys of REDIS_VALUE-byte
+#          record-like values, then driven by workloads/real/redis_load.py
+#          at a fixed REDIS_WRITES SETs and REDIS_READS GETs a second each,
+#          the same requests in the same order in both runs: a steady
+#          service host (identical value pages, pointer-bearing dict pages).
 #
-#   sudo workloads/real/predict.sh            # the whole study
-#   workloads/real/predict.sh report DIR      # README.md and plot from DIR's CSVs
+#   sudo workloads/real/predict.sh                  # the whole study, NumPy
+#   sudo WORKLOAD=redis workloads/real/predict.sh   # the whole study, Redis
+#   workloads/real/predict.sh report DIR            # README.md and plot from DIR's CSVs
 #
-# Environment: COPIES (3), SIZES (matrix sizes, "4000 4000"), N (STREAM
-# doubles, 8000000), MINUTES (6), INTERVAL_MS (record's, 2000), WARMUP_S
-# (from start to attach / to KSM on, 3), BUDGET (tune's --cpu-budget, 5),
-# MAX_CPU (record's --max-cpu, 50), RESULTS (analysis/results/predict),
-# KSMSIM, OUT, WORK (as common.sh).
+# Environment: WORKLOAD (numpy), COPIES (3), MINUTES (6), INTERVAL_MS
+# (record's, 2000), WARMUP_S (from start to attach / to KSM on, 3; for redis
+# counted after the load), BUDGET (tune's --cpu-budget, 5), MAX_CPU (record's
+# --max-cpu, 50), RESULTS (analysis/results/predict, for redis
+# analysis/results/predict-redis), KSMSIM, OUT, WORK (as common.sh).
+# numpy: SIZES (matrix sizes, "4000 4000"), N (STREAM doubles, 8000000).
+# redis: REDIS_KEYS (200000), REDIS_VALUE (512), REDIS_WRITES (100),
+# REDIS_READS (400), REDIS_PORT (6390).
 # It takes about 2 x MINUTES + 4 min (tune and the model run in between);
-# each copy holds up to about 500 MiB. The copies run at nice 0 (they are
+# each NumPy copy holds up to about 500 MiB, each Redis copy about 150 MiB
+# with the defaults. The copies (and the Redis load) run at nice 0 (they are
 # the workload), the recorder at nice 5 (ksmd's), tune and run at nice 19.
 # Exit 77 when not root, when this kernel has no KSM or no
 # prctl(PR_SET_MEMORY_MERGE); every KSM knob it touches is saved first and
 # restored on every exit path; every process it started is stopped by PID.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-RESULTS=${RESULTS:-$top/analysis/results/predict}
+WORKLOAD=${WORKLOAD:-numpy}
+case $WORKLOAD in
+numpy) results_rel=analysis/results/predict trace_name=predict.ksmb ;;
+redis) results_rel=analysis/results/predict-redis trace_name=predict-redis.ksmb ;;
+*) echo "$0: WORKLOAD=$WORKLOAD: not numpy or redis" >&2; exit 2 ;;
+esac
+RESULTS=${RESULTS:-$top/$results_rel}
 ksm=/sys/kernel/mm/ksm
 py=/usr/bin/python3
 
@@ -43,6 +62,37 @@ if [ "${1:-}" = report ]; then
 	exit 0
 fi
 
+COPIES=${COPIES:-3}
+SIZES=${SIZES:-4000 4000}
+N=${N:-8000000}
+REDIS_KEYS=${REDIS_KEYS:-200000}
+REDIS_VALUE=${REDIS_VALUE:-512}
+REDIS_WRITES=${REDIS_WRITES:-100}
+REDIS_READS=${REDIS_READS:-400}
+REDIS_PORT=${REDIS_PORT:-6390}
+MINUTES=${MINUTES:-6}
+INTERVAL_MS=${INTERVAL_MS:-2000}
+WARMUP_S=${WARMUP_S:-3}
+BUDGET=${BUDGET:-5}
+MAX_CPU=${MAX_CPU:-50}
+for v in COPIES MINUTES INTERVAL_MS WARMUP_S BUDGET MAX_CPU N REDIS_KEYS REDIS_VALUE \
+	REDIS_WRITES REDIS_READS REDIS_PORT; do
+	case ${!v} in
+	'' | *[!0-9]* | 0?*) echo "$0: $v=${!v}: not a whole number" >&2; exit 2 ;;
+	esac
+done
+if [ "$WORKLOAD" = redis ] && { [ "$COPIES" -lt 1 ] || [ "$REDIS_KEYS" -lt 1 ] ||
+	[ "$REDIS_VALUE" -lt 64 ] || [ $((REDIS_PORT + COPIES)) -gt 65535 ]; }; then
+	echo "$0: WORKLOAD=redis needs COPIES >= 1, REDIS_KEYS >= 1, REDIS_VALUE >= 64 and ports up to 65535" >&2
+	exit 2
+fi
+if [ "$INTERVAL_MS" -lt 1 ]; then
+	echo "$0: INTERVAL_MS=$INTERVAL_MS: not a positive number" >&2
+	exit 2
+fi
+seconds=$((MINUTES * 60))
+mark_every=$((60000 / INTERVAL_MS))
+
 if [ "$(id -u)" != 0 ]; then
 	echo "$0: skipped: needs root (attaches to processes, owns KSM's knobs)" >&2
 	exit 77
@@ -52,20 +102,21 @@ if [ ! -w "$ksm/run" ] || [ ! -r "$ksm/pages_sharing" ]; then
 	exit 77
 fi
 . "$top/workloads/real/common.sh"
-need python3-numpy gnuplot-nox
-COPIES=${COPIES:-3}
-SIZES=${SIZES:-4000 4000}
-N=${N:-8000000}
-MINUTES=${MINUTES:-6}
-INTERVAL_MS=${INTERVAL_MS:-2000}
-WARMUP_S=${WARMUP_S:-3}
-BUDGET=${BUDGET:-5}
-MAX_CPU=${MAX_CPU:-50}
-seconds=$((MINUTES * 60))
-mark_every=$((60000 / INTERVAL_MS))
-trace=$OUT/predict.ksmb
+case $WORKLOAD in
+numpy) need python3-numpy gnuplot-nox ;;
+redis) need redis-server redis-tools gnuplot-nox ;;
+esac
+trace=$OUT/$trace_name
 mkdir -p "$RESULTS"
-workload=$top/workloads/vm/numpy_vm.py
+case $WORKLOAD in
+numpy)
+	workload=$top/workloads/vm/numpy_vm.py
+	describe="$COPIES x numpy_vm.py $N $SIZES" ;;
+redis)
+	redis_load=$top/workloads/real/redis_load.py
+	redis_dir=$WORK/predict-redis
+	describe="$COPIES x redis-server $(redis-server --version | awk '{ print $3 }' | sed 's/v=//') ($REDIS_KEYS keys of $REDIS_VALUE-byte values, then $REDIS_WRITES SET and $REDIS_READS GET a second each)" ;;
+esac
 
 # The launcher: prctl(PR_SET_MEMORY_MERGE, 1) (67; inherited across fork and
 # exec since Linux 6.6), then exec the workload, so that KSM scans every
@@ -94,13 +145,14 @@ done
 pids=
 rec_pid=
 prog_pid=
+drv_pid=
 restore() {
 	rc=$?
 	trap - EXIT INT TERM HUP
-	for p in $pids $rec_pid $prog_pid; do
+	for p in $drv_pid $pids $rec_pid $prog_pid; do
 		kill -TERM "$p" 2>/dev/null || true
 	done
-	for p in $pids $rec_pid $prog_pid; do
+	for p in $drv_pid $pids $rec_pid $prog_pid; do
 		wait "$p" 2>/dev/null || true
 	done
 	if [ "$(cat "$ksm/run")" != "$saved_run" ]; then
@@ -118,16 +170,67 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# start_copies: the copies started, their PIDs in pids (what record attaches
+# to and progress sums); for redis also loaded, and the load driver running
+# (drv_pid). stop_copies: all of them stopped, by PID.
 start_copies() {
 	pids=
+	case $WORKLOAD in
+	numpy)
+		for i in $(seq "$COPIES"); do
+			# shellcheck disable=SC2086 # SIZES is a list
+			OPENBLAS_NUM_THREADS=1 "$py" -c "$launcher" "$py" "$workload" "$N" $SIZES \
+				> "$WORK/predict-copy$i.log" 2>&1 &
+			pids="$pids $!"
+		done ;;
+	redis) start_redis ;;
+	esac
+}
+start_redis() {
+	local i port ports='' tries
 	for i in $(seq "$COPIES"); do
-		# shellcheck disable=SC2086 # SIZES is a list
-		OPENBLAS_NUM_THREADS=1 "$py" -c "$launcher" "$py" "$workload" "$N" $SIZES \
-			> "$WORK/predict-copy$i.log" 2>&1 &
+		port=$((REDIS_PORT + i))
+		if redis-cli -p "$port" ping > /dev/null 2>&1; then
+			echo "$0: 127.0.0.1:$port already answers (REDIS_PORT=$REDIS_PORT): not starting a copy there" >&2
+			exit 1
+		fi
+		rm -rf "${redis_dir:?}/$i"
+		mkdir -p "$redis_dir/$i"
+		"$py" -c "$launcher" /usr/bin/redis-server --port "$port" --bind 127.0.0.1 \
+			--save '' --appendonly no --maxmemory 0 --dir "$redis_dir/$i" \
+			--daemonize no --logfile '' > "$WORK/predict-copy$i.log" 2>&1 &
 		pids="$pids $!"
+		ports="$ports,$port"
 	done
+	ports=${ports#,}
+	for port in ${ports//,/ }; do
+		tries=0
+		until redis-cli -p "$port" ping > /dev/null 2>&1; do
+			tries=$((tries + 1))
+			if [ "$tries" -gt 100 ]; then
+				echo "$0: redis-server on port $port did not answer in 10 s ($WORK/predict-copy*.log)" >&2
+				exit 1
+			fi
+			sleep 0.1
+		done
+	done
+	"$py" "$redis_load" load "$ports" "$REDIS_KEYS" "$REDIS_VALUE" \
+		|| { echo "$0: loading the Redis copies failed" >&2; exit 1; }
+	# bounded: it stops by itself 2 min after the run's length
+	"$py" "$redis_load" drive "$ports" "$REDIS_KEYS" "$REDIS_VALUE" "$REDIS_WRITES" \
+		"$REDIS_READS" $((seconds + 120)) > "$WORK/predict-drive.log" 2>&1 &
+	drv_pid=$!
 }
 stop_copies() {
+	if [ -n "$drv_pid" ]; then
+		if ! kill -0 "$drv_pid" 2>/dev/null; then
+			# it ended before it was told to: an error, or too slow a run
+			wait "$drv_pid" || { echo "$0: the Redis load driver failed: $(tail -1 "$WORK/predict-drive.log")" >&2; exit 1; }
+		fi
+		kill -TERM "$drv_pid" 2>/dev/null || true
+		wait "$drv_pid" 2>/dev/null || true
+		drv_pid=
+	fi
 	for p in $pids; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in $pids; do wait "$p" 2>/dev/null || true; done
 	pids=
@@ -164,7 +267,7 @@ stop_progress() {
 
 # ---- 1. record, KSM off ---------------------------------------------------
 echo 0 > "$ksm/run"
-echo "record: $COPIES x numpy_vm.py $N $SIZES, ${MINUTES} min, interval ${INTERVAL_MS} ms"
+echo "record: $describe, ${MINUTES} min, interval ${INTERVAL_MS} ms"
 start_copies
 sleep "$WARMUP_S"
 # shellcheck disable=SC2086 # pids is a list
@@ -201,7 +304,7 @@ if [ "$adv_mode" != none ]; then
 	echo "$0: tune recommended the advisor ($setting): not handled" >&2
 	exit 1
 fi
-nice -n 19 "$KSMSIM" run --trace "$trace" --trace-label predict.ksmb --batch-time \
+nice -n 19 "$KSMSIM" run --trace "$trace" --trace-label "$trace_name" --batch-time \
 	--pages-to-scan "$p2s" --sleep-millisecs "$sleep_ms" --smart-scan "$smart" \
 	--use-zero-pages "$zero" --max-page-sharing "$mps" \
 	--marks-csv "$RESULTS/model-marks.csv" > "$RESULTS/model-run.txt"
@@ -281,7 +384,10 @@ EOF
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "cpu=$(lscpu | sed -n 's/^Model name: *//p')"
 	echo "kernel=$(uname -r)"
-	echo "workload=$COPIES x numpy_vm.py $N $SIZES"
+	echo "workload=$describe"
+	echo "kind=$WORKLOAD"
+	echo "trace=$trace_name"
+	echo "results=$results_rel"
 	echo "minutes=$MINUTES"
 	echo "interval_ms=$INTERVAL_MS"
 	echo "warmup_s=$WARMUP_S"
