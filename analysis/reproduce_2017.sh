@@ -88,24 +88,10 @@ mkdir -p "$out/series" "$out/summary"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# ns per checksummed page the model charges: hashes/registry.c's built-in
-# figures, or the cold column of a measured table.
-ns_of() {
-	if [[ -n $costs ]]; then
-		awk -F, -v h="$1" '{ gsub(/"/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-			$1 == h { print $c["cold_ns_per_page"]; exit }' "$costs"
-	else
-		case $1 in
-		jhash2) echo 1925 ;; crc32c) echo 420 ;; crc32) echo 1400 ;; xxhash | xxh64) echo 716 ;;
-		xxh32) echo 890 ;; xxh3) echo 490 ;; sha1) echo 10000 ;; sha256) echo 20000 ;; *) echo 0 ;;
-		esac
-	fi
-}
-
 # One table row per run from its summary and series. Means: the summary's
 # own mean columns when it has them, else every 1 s sample after t = 0.
 row_of() { # WORKLOAD HASH SERIES SUMMARY
-	awk -F, -v w="$1" -v h="$2" -v scale="$scale" -v seed="$seed" -v ns="$(ns_of "$2")" \
+	awk -F, -v w="$1" -v h="$2" -v scale="$scale" -v seed="$seed" \
 		-v ref="$ref2017" -v sum="$4" '
 		function mean_col(name,   k) {
 			for (k in alias) if ((alias[k] name) in v && v[alias[k] name] != "") return v[alias[k] name]
@@ -118,6 +104,12 @@ row_of() { # WORKLOAD HASH SERIES SUMMARY
 			getline hd < sum; getline line < sum
 			nh = split(hd, H, ","); split(line, R, ",")
 			for (i = 1; i <= nh; i++) v[H[i]] = R[i]
+			# the ns per checksummed page the run charged (the row of its cost table)
+			if (!("checksum_ns" in v)) {
+				print "reproduce_2017.sh: " sum ": no checksum_ns column (a summary of an older ksmsim: run again)" > "/dev/stderr"
+				exit 2
+			}
+			ns = v["checksum_ns"]
 			nr = split(ref, L, "\n")
 			for (i = 1; i <= nr; i++)
 				if (split(L[i], f, " ") >= 5 && f[1] == w && f[2] == h) {
