@@ -23,13 +23,13 @@ value as the CSV holds it). Helpers:
   gtab/gnum(FILE, WORKLOAD, HASH, SOURCE, COLUMN)  a cell of the table
                                   workloads/vm/experiment.sh prints (guests/*.txt)
   med(VALUES)                     the median
-  probe_sizes(), xp(SIZE, KNOBS, COLUMN), xp_ratio(COLUMN, KEY=VALUE...)
-                                  exposure/probe.csv (ratio: in passes)
+  probe_sizes(), probe_top(KNOBS), xp(SIZE, KNOBS, COLUMN),
+  xp_ratio(COLUMN, KEY=VALUE...)  exposure/probe.csv (ratio: in passes)
   table_probe(), table_probe_cells(), table_saving(),
   table_saving_recorded(), table_exposure_times(), dur(SECONDS)
                                   the exposure page's tables
   lt_estimate(SIZE, KEY)          large-tree/estimate-SIZE.txt: need_gib,
-                                  at_pages, pages_written, limit_gib, all_gib
+                                  at_pages, pages_mapped, limit_gib, all_gib
 
 --check renders in memory and compares with README.md: exit 1 naming the
 first line that differs (a figure typed by hand, or a CSV that changed
@@ -566,6 +566,14 @@ def xp(size, knobs, col):
     return v(PROBE, col, host_gib=size, knobs=knobs)
 
 
+def probe_top(knobs):
+    """The largest host size (GiB) with a probe cell of these knobs."""
+    sizes = [int(r["host_gib"]) for r in _match(PROBE, {"knobs": knobs})]
+    if not sizes:
+        raise RenderError(f"{PROBE}: no cell of knobs '{knobs}'")
+    return max(sizes)
+
+
 def xp_ratio(col, **sel):
     """COLUMN / probe_at_s (in passes) of every matching probe cell."""
     return [_val(r[col]) / _val(r["probe_at_s"]) for r in _match(PROBE, sel)]
@@ -577,7 +585,8 @@ def table_probe():
            "|---|" + "---:|" * len(KNOBS)]
     for g in probe_sizes():
         out.append(f"| {g} GiB | " + " | ".join(
-            f"{_dur(xp(g, k, 't50_s'))} / {_dur(xp(g, k, 't99_s'))}" for k, _ in KNOBS) + " |")
+            f"{_dur(xp(g, k, 't50_s'))} / {_dur(xp(g, k, 't99_s'))}"
+            if _match(PROBE, {"host_gib": g, "knobs": k}) else "not run" for k, _ in KNOBS) + " |")
     return "\n".join(out)
 
 
@@ -587,6 +596,8 @@ def table_probe_cells():
            "|---|---|---:|---:|---:|---:|---:|"]
     for g in probe_sizes():
         for k, _ in KNOBS:
+            if not _match(PROBE, {"host_gib": g, "knobs": k}):
+                continue
             r = _match(PROBE, {"host_gib": g, "knobs": k})[0]
             p = _val(r["probe_at_s"])
             out.append(f"| {g} GiB | {k} | {p} | {_val(r['t50_s']) / p:.2f} | "
@@ -640,7 +651,7 @@ def table_exposure_times():
     return "\n".join(out)
 
 
-NAMES.update({"probe_sizes": probe_sizes, "xp": xp, "xp_ratio": xp_ratio, "dur": _dur,
+NAMES.update({"probe_sizes": probe_sizes, "probe_top": probe_top, "xp": xp, "xp_ratio": xp_ratio, "dur": _dur,
               "table_probe": table_probe, "table_probe_cells": table_probe_cells,
               "table_saving": table_saving, "table_saving_recorded": table_saving_recorded,
               "table_exposure_times": table_exposure_times})
@@ -648,9 +659,10 @@ NAMES.update({"probe_sizes": probe_sizes, "xp": xp, "xp_ratio": xp_ratio, "dur":
 
 def lt_estimate(size, key):
     """large-tree/estimate-SIZE.txt (large-tree.sh --estimate SIZE): the
-    trace's pages_written, and from run's refusal line the estimate where it
-    passed the limit (need_gib), the written pages there (at_pages), the
-    limit (limit_gib) and the whole trace's estimate at that rate (all_gib)."""
+    trace's most pages mapped at once (pages_mapped), and from run's refusal
+    line the estimate where it passed the limit (need_gib), the written
+    pages held there (at_pages), the limit (limit_gib) and the estimate for
+    every mapped page at that rate (all_gib)."""
     path = f"large-tree/estimate-{size}.txt"
     try:
         with open(os.path.join(RES, path)) as fh:
@@ -659,11 +671,11 @@ def lt_estimate(size, key):
         raise RenderError(f"{path}: {e.strerror}")
     m = re.search(r"need about ([0-9.]+) (MiB|GiB) here \(([0-9]+) written pages.*more than ([0-9.]+) (MiB|GiB)",
                   kv.get("refused", ""))
-    if not m or "pages_written" not in kv:
-        raise RenderError(f"{path}: no refusal line and pages written")
+    if not m or "pages_mapped" not in kv:
+        raise RenderError(f"{path}: no refusal line and pages mapped")
     gib = lambda x, u: float(x) / (1024 if u == "MiB" else 1)
-    need, at, total = gib(m[1], m[2]), int(m[3]), int(kv["pages_written"])
-    d = {"need_gib": need, "at_pages": at, "pages_written": total,
+    need, at, total = gib(m[1], m[2]), int(m[3]), int(kv["pages_mapped"])
+    d = {"need_gib": need, "at_pages": at, "pages_mapped": total,
          "limit_gib": gib(m[4], m[5]), "all_gib": need * total / at}
     if key not in d:
         raise RenderError(f"{path}: no figure '{key}'")

@@ -46,9 +46,24 @@ for alt in "policies/kernel-build-s0.1.csv:s/^kernel,xxhash,[0-9.]*,/kernel,xxha
 	python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
 	[[ $rc == 1 ]] || fail "a changed $f gave exit $rc, not 1: $(cat "$T/err")"
 done
-# No section holds figures marked typed but for the one section 2 names.
-n=$(grep -ci 'typed' "$res/README.md.in" || true)
-[[ $n -le 2 ]] || fail "README.md.in has $n lines saying 'typed': $(grep -in typed "$res/README.md.in")"
+# No page holds figures marked typed.
+for tpl in "$res/README.md.in" "$res/exposure/README.md.in"; do
+	n=$(grep -ci 'typed' "$tpl" || true)
+	[[ $n == 0 ]] || fail "$tpl has $n lines saying 'typed': $(grep -in typed "$tpl")"
+done
+# The exposure page is rendered and checked the same way: a changed probe
+# cell or saving row makes --check fail, naming the exposure page.
+for alt in "exposure/probe.csv:s/^4,default,100,20,\([0-9]*\),\([0-9]*\),100,100,[0-9.]*,/4,default,100,20,\1,\2,100,100,1.000,/" \
+	"exposure/saving.csv:s/^kernel-build,[0-9]*,/kernel-build,1,/"; do
+	f=${alt%%:*}
+	rm -rf "$T/res" && cp -r "$res" "$T/res"
+	sed "${alt#*:}" "$res/$f" >"$T/res/$f"
+	cmp -s "$res/$f" "$T/res/$f" && fail "could not alter $f"
+	rc=0
+	python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
+	[[ $rc == 1 ]] || fail "a changed $f gave exit $rc, not 1: $(cat "$T/err")"
+	grep -q 'exposure/README.md:[0-9]* differs' "$T/err" || fail "the exposure page not named: $(cat "$T/err")"
+done
 
 # The verdict: one paragraph of at most three sentences.
 awk '/^## Verdict/ {on = 1; next} /^## / {on = 0} on' "$res/README.md" >"$T/verdict"
