@@ -22,8 +22,8 @@
 # trace) to measure what a size costs before running it: its row (scans,
 # pages scanned, wall and CPU s, peak RSS) is added to RESULTS/probe.csv.
 # --estimate SIZE: instead, whether a size fits the study's --max-memory
-# 10G: the seed-1 trace's pages written (trace stat) and ksmsim run's
-# refusal line (where its memory estimate passes the limit), or "fits"
+# 10G: the seed-1 trace's most pages mapped at once (trace stat) and ksmsim
+# run's refusal line (where its memory estimate passes the limit), or "fits"
 # (a size that fits is run to its end), in RESULTS/estimate-SIZE.txt.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -73,14 +73,16 @@ if [[ -n $estimate ]]; then
 	t=$out/estimate/large-tree-g$estimate-n1.ksmb
 	[[ -e $t && ! $ksmsim -nt $t ]] ||
 		step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed 1 --pages-to-scan "$pts" -o "$t"
-	written=$("$ksmsim" trace stat "$t" | awk '$1 == "pages" && $2 == "written" { print $3 }')
+	# the most pages mapped at once: what the model holds a page for
+	mapped=$("$ksmsim" trace stat "$t" | awk '$1 == "pages" && $2 == "mapped" { print $5 }')
 	rc=0
-	step nice -n 19 "$ksmsim" run --quiet --trace "$t" --hash xxhash --smart-scan 0 --pages-to-scan "$pts" \
+	echo "+ ksmsim run --trace $t --max-memory 10G (the study's options)" >&2
+	nice -n 19 "$ksmsim" run --quiet --trace "$t" --hash xxhash --smart-scan 0 --pages-to-scan "$pts" \
 		--sleep-millisecs 200 --ideal-interval-ms 600000 --max-memory 10G \
 		2>"$out/estimate/err" >/dev/null || rc=$?
 	{
 		echo "size_gib $estimate"
-		echo "pages_written $written"
+		echo "pages_mapped $mapped"
 		if ((rc == 0)); then
 			echo "fits 10G"
 		else

@@ -10,7 +10,11 @@
 # each) and their CSVs must be identical.
 #
 # usage: bench/tune_speed.sh KSMSIM [OLD-KSMSIM] [--vms N] [--jobs N] [--runs N]
-# (--vms 4: 16 GiB, a quick look; the target is stated for 16.)
+# (--vms 4: 16 GiB, a quick look; the target is stated for 16. Not --vms 1:
+# one guest's zeroed free pages, with no other guest's to spread over, make
+# one stable_node chain of hundreds of dups, which stable_node_dup walks at
+# every lookup as the kernel does: a setting at 3000 / 20 ms takes 115 s
+# there against 13 s for four guests four times the size.)
 # Exit 1 when a run fails or the two builds' CSVs differ; the figures are
 # printed, never judged (the machine may be shared: read them with its load).
 set -euo pipefail
