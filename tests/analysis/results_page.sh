@@ -31,6 +31,17 @@ rc=0
 python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
 [[ $rc == 2 && $(wc -l <"$T/err") == 1 ]] || fail "a missing row: exit $rc, $(cat "$T/err")"
 
+# altered FILE:SED PAGE: FILE changed by SED makes --check fail (exit 1)
+# and name PAGE (the page that quotes it) as the one that differs.
+altered() {
+	local f=${1%%:*} e=${1#*:} page=$2 rc=0
+	rm -rf "$T/res" && cp -r "$res" "$T/res"
+	sed "$e" "$res/$f" >"$T/res/$f"
+	cmp -s "$res/$f" "$T/res/$f" && fail "could not alter $f"
+	python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
+	[[ $rc == 1 ]] || fail "a changed $f gave exit $rc, not 1: $(cat "$T/err")"
+	grep -q "/$page:[0-9]* differs" "$T/err" || fail "a changed $f did not name $page: $(cat "$T/err")"
+}
 # The files sections 7-10 quote are checked too: a changed figure in a
 # policies CSV, a fixed-seed CSV, the sizing CSV and experiment.sh's table
 # in guests/ each makes --check fail.
@@ -38,31 +49,18 @@ for alt in "policies/kernel-build-s0.1.csv:s/^kernel,xxhash,[0-9.]*,/kernel,xxha
 	"fixed-seed/pairs.csv:s/^jhash2,32,1048576,[0-9]*,/jhash2,32,1048576,1,/" \
 	"sizing/model.csv:s/^3a,\([0-9]*\),\([0-9]*\),[0-9.]*,/3a,\1,\2,1.0,/" \
 	"guests/fio.txt:s/^| fio | jhash2 | real @\([^|]*\)| [0-9]* |/| fio | jhash2 | real @\1| 1 |/"; do
-	f=${alt%%:*}
-	rm -rf "$T/res" && cp -r "$res" "$T/res"
-	sed "${alt#*:}" "$res/$f" >"$T/res/$f"
-	cmp -s "$res/$f" "$T/res/$f" && fail "could not alter $f"
-	rc=0
-	python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
-	[[ $rc == 1 ]] || fail "a changed $f gave exit $rc, not 1: $(cat "$T/err")"
-done
-# No page holds figures marked typed.
-for tpl in "$res/README.md.in" "$res/exposure/README.md.in"; do
-	n=$(grep -ci 'typed' "$tpl" || true)
-	[[ $n == 0 ]] || fail "$tpl has $n lines saying 'typed': $(grep -in typed "$tpl")"
+	altered "$alt" res/README.md
 done
 # The exposure page is rendered and checked the same way: a changed probe
 # cell or saving row makes --check fail, naming the exposure page.
 for alt in "exposure/probe.csv:s/^4,default,100,20,\([0-9]*\),\([0-9]*\),100,100,[0-9.]*,/4,default,100,20,\1,\2,100,100,1.000,/" \
 	"exposure/saving.csv:s/^kernel-build,[0-9]*,/kernel-build,1,/"; do
-	f=${alt%%:*}
-	rm -rf "$T/res" && cp -r "$res" "$T/res"
-	sed "${alt#*:}" "$res/$f" >"$T/res/$f"
-	cmp -s "$res/$f" "$T/res/$f" && fail "could not alter $f"
-	rc=0
-	python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
-	[[ $rc == 1 ]] || fail "a changed $f gave exit $rc, not 1: $(cat "$T/err")"
-	grep -q 'exposure/README.md:[0-9]* differs' "$T/err" || fail "the exposure page not named: $(cat "$T/err")"
+	altered "$alt" res/exposure/README.md
+done
+# No page holds figures marked typed.
+for tpl in "$res/README.md.in" "$res/exposure/README.md.in"; do
+	n=$(grep -ci 'typed' "$tpl" || true)
+	[[ $n == 0 ]] || fail "$tpl has $n lines saying 'typed': $(grep -in typed "$tpl")"
 done
 
 # The verdict: one paragraph of at most three sentences.
