@@ -196,7 +196,7 @@ LT_METRICS = ["cow_ksm", "pages_sharing", "pages_unshared", "avg_pages_unshared"
 
 
 def large_tree(args):
-    times, cost_table, out, runs_out, files = None, "built-in (hashes/registry.c)", None, None, []
+    times, cost_table, out, runs_out, files = None, "built-in (sim/cost_model.c = bench/tables/costs-amd-epyc.csv)", None, None, []
     it = iter(args)
     for a in it:
         if a == "--times":
