@@ -6,7 +6,8 @@
 # gives for it; the cells kept. A third, shaped as a recorded guest trace
 # (vmN-end marks, then the guests' RAM unmapped, which saves nothing),
 # must get the figures of its records up to its last vmN-end mark, not
-# of its end. Exit 0 pass, 1 fail.
+# of its end. --no-run builds probe.csv from the cells already made,
+# running nothing. Exit 0 pass, 1 fail.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -53,4 +54,23 @@ P
 	[ -s "$out/cells/saving-$name-kernel.csv" ] && [ -s "$out/cells/saving-$name-selective.csv" ] ||
 		bad "the cells of '$name' not kept"
 done
+
+# --no-run: probe.csv from the cells already made, no model run (KSMSIM a
+# program that fails if called), a missing cell left out and said so.
+nr="$tmp/no run"
+mkdir -p "$nr/cells"
+for sz in 2 4; do
+	for k in default ubuntu aggressive advisor; do
+		cp "$src/analysis/results/exposure/cells/probe-$sz-$k".{csv,time} "$nr/cells/"
+	done
+done
+rm "$nr/cells/probe-4-advisor.csv"
+printf '#!/bin/sh\necho called >&2\nexit 9\n' >"$tmp/no-ksmsim"
+chmod +x "$tmp/no-ksmsim"
+KSMSIM="$tmp/no-ksmsim" "$src/analysis/exposure.sh" --out "$nr" --sizes 2,4 --no-run >"$tmp/nr.out" 2>"$tmp/nr.err" ||
+	bad "--no-run: exit $?: $(cat "$tmp/nr.err")"
+grep -q called "$tmp/nr.err" && bad "--no-run ran ksmsim"
+grep -q 'no cell 4 GiB advisor' "$tmp/nr.err" || bad "--no-run: the missing cell not named: $(cat "$tmp/nr.err")"
+diff <(grep -E '^(host_gib|2,|4,(default|ubuntu|aggressive),)' "$src/analysis/results/exposure/probe.csv" | cut -d, -f1-12) \
+	<(cut -d, -f1-12 "$nr/probe.csv") >/dev/null || bad "--no-run: probe.csv differs from the committed rows"
 exit $fail
