@@ -30,9 +30,10 @@
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
 #include "util/signals.h"
+#include "util/splitmix64.h"
 
 #define SKIP_STATUS 77
-#define MAX_SCEN 16
+#define MAX_SCEN 24
 
 /* What the scenarios fit; the others keep a fixed value (see fixed_terms). */
 static const enum cost_term fitted[] = {
@@ -54,6 +55,16 @@ enum shape {
 	SHAPE_ZERO,		/* zero pages with use_zero_pages 1 */
 	SHAPE_SMART,		/* distinct, smart_scan 1: skips after the first passes */
 	SHAPE_CONTENTS,		/* 64 contents, each on many pages: merges into many chains */
+	/*
+	 * Real workloads' KSM pages lie in no order the scan follows (the
+	 * copies of one heap put the same object at different places, merges
+	 * come in any order), so a revisit finds its stable node and KSM page
+	 * out of the caches; and the pages that stay unshared search a stable
+	 * tree of every merged content at every pass. The shapes above keep
+	 * the copies in one order: these two do not.
+	 */
+	SHAPE_SCATTERED,	/* pairs, the second mm's pages in a shuffled order */
+	SHAPE_SERVICE,		/* 3 copies: shuffled shared pages, 1 in 8 unique */
 };
 
 struct scenario {
@@ -63,6 +74,7 @@ struct scenario {
 	unsigned pages;		/* over two mms */
 	unsigned passes;
 	unsigned max_page_sharing;	/* 0: 256, the kernel's default */
+	unsigned mms;		/* 0: 2 */
 	/* filled in */
 	char *path;
 	struct cost_counts counts;	/* the model's, at the last mark */
@@ -98,15 +110,47 @@ static struct scenario scenarios[] = {
 	SCEN_MPS("chains-32k-128", "chain_step (chains of 128 dups)", SHAPE_CONTENTS, 32768, 3, 4),
 	SCEN("distinct-256k", "tree_level, memcmp_byte (cold, 1 GiB)", SHAPE_DISTINCT, 262144, 3),
 	SCEN("pairs-256k", "merge, stable_insert (cold, 1 GiB)", SHAPE_PAIRS, 262144, 3),
+	/* as workloads lay their pages out (see SHAPE_SCATTERED) */
+	SCEN("scattered-64k-12", "visit of KSM pages out of scan order", SHAPE_SCATTERED, 65536, 12),
+	SCEN("scattered-256k-8", "visit of KSM pages out of scan order (cold)", SHAPE_SCATTERED,
+	     262144, 8),
+	{ .name = "service-96k-10", .isolates = "searches of a large stable tree, shuffled revisits",
+	  .shape = SHAPE_SERVICE, .pages = 98304, .passes = 10, .mms = 3 },
 };
 #define NSCEN G_N_ELEMENTS(scenarios)
 
 /* --------------------------------------------------------- the traces */
 
+/* A permutation of 0..n-1 from seed (Fisher-Yates over SplitMix64). */
+static unsigned *shuffled(unsigned n, uint64_t seed)
+{
+	unsigned *perm = g_new(unsigned, MAX(n, 1u));
+
+	for (unsigned i = 0; i < n; i++)
+		perm[i] = i;
+	for (unsigned i = n; i > 1; i--) {
+		unsigned j = (unsigned)(splitmix64_next(&seed) % i);
+		unsigned t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	return perm;
+}
+
+/*
+ * One page at a time: page vpn of mm m gets rand:seed. (fillseq with one
+ * page: the shuffled shapes cannot use runs.)
+ */
+static void put_page(GString *t, int m, unsigned vpn, uint64_t seed)
+{
+	g_string_append_printf(t, "0 fillseq m%d 0x%x 1 %" PRIu64 "\n", m, vpn, seed);
+}
+
 static bool write_trace(struct scenario *s, const char *dir, double scale, GError **error)
 {
+	unsigned nmm = s->mms ? s->mms : 2;
 	unsigned pages = (unsigned)MAX(16.0, s->pages * scale);
-	unsigned half = pages / 2;
+	unsigned half = pages / nmm;
 	GString *t = g_string_new("ksmtrace 1\n");
 
 	if (s->pages <= 64)
@@ -118,30 +162,54 @@ static bool write_trace(struct scenario *s, const char *dir, double scale, GErro
 			       s->max_page_sharing ? s->max_page_sharing : 256);
 	g_string_append_printf(t, "0 set smart_scan %d\n0 set use_zero_pages %d\n",
 			       s->shape == SHAPE_SMART, s->shape == SHAPE_ZERO);
-	for (int m = 0; m < 2; m++) {
-		g_string_append_printf(t, "0 spawn m%d\n0 map m%d 0x100000 %u\n"
-				       "0 advise m%d 0x100000 %u mergeable\n", m, m, half, m, half);
+	for (unsigned m = 0; m < nmm; m++) {
+		g_string_append_printf(t, "0 spawn m%u\n0 map m%u 0x100000 %u\n"
+				       "0 advise m%u 0x100000 %u mergeable\n", m, m, half, m, half);
 		switch (s->shape) {
 		case SHAPE_DISTINCT:
 		case SHAPE_SMART:
-			g_string_append_printf(t, "0 fillseq m%d 0x100000 %u %u\n", m, half,
+			g_string_append_printf(t, "0 fillseq m%u 0x100000 %u %u\n", m, half,
 					       1000000u * (m + 1));
 			break;
 		case SHAPE_PAIRS:
-			g_string_append_printf(t, "0 fillseq m%d 0x100000 %u 5000000\n", m, half);
+			g_string_append_printf(t, "0 fillseq m%u 0x100000 %u 5000000\n", m, half);
 			break;
 		case SHAPE_IDENTICAL:
-			g_string_append_printf(t, "0 fill m%d 0x100000 %u byte:5a\n", m, half);
+			g_string_append_printf(t, "0 fill m%u 0x100000 %u byte:5a\n", m, half);
 			break;
 		case SHAPE_ZERO:
-			g_string_append_printf(t, "0 fill m%d 0x100000 %u zero\n", m, half);
+			g_string_append_printf(t, "0 fill m%u 0x100000 %u zero\n", m, half);
 			break;
 		case SHAPE_CONTENTS:
 			/* 64 runs of one byte each, the same in both mms */
 			for (unsigned c = 0, each = MAX(1u, half / 64); c < 64; c++)
-				g_string_append_printf(t, "0 fill m%d 0x%x %u byte:%02x\n", m,
+				g_string_append_printf(t, "0 fill m%u 0x%x %u byte:%02x\n", m,
 						       0x100000 + c * each, each, 0x40 + c);
 			break;
+		case SHAPE_SCATTERED:
+			if (m == 0) {
+				g_string_append_printf(t, "0 fillseq m0 0x100000 %u 5000000\n", half);
+			} else {
+				unsigned *perm = shuffled(half, 0x5ca77e2d);
+				for (unsigned i = 0; i < half; i++)
+					put_page(t, (int)m, 0x100000 + i, 5000000u + perm[i]);
+				g_free(perm);
+			}
+			break;
+		case SHAPE_SERVICE: {
+			/*
+			 * Every copy: the same shared contents, each copy in
+			 * its own order, and 1 page in 8 its own (a unique
+			 * seed), at places of its own among them.
+			 */
+			unsigned *perm = shuffled(half, 0x5e2u + m);
+			for (unsigned i = 0; i < half; i++)
+				put_page(t, (int)m, 0x100000 + i,
+					 perm[i] % 8 == 7 ? 9000000u + 1000000u * m + perm[i] :
+							    5000000u + perm[i]);
+			g_free(perm);
+			break;
+		}
 		}
 	}
 	g_string_append_printf(t, "0 set run 1\n0 settle %u\n0 mark end\n", s->passes);
