@@ -76,13 +76,17 @@ for name, m in (("live", lm), ("model", mm)):
     print("| %s | %d | %d | %.0f | %.1f |" % (name, pages, scans, cpu,
                                            1e6 * cpu / pages if pages else 0))
 print("\n![pages_sharing and ksmd CPU, live against the model](predict.png)\n")
+gaps = sorted(g for g in os.listdir(d) if g.startswith("cpu-gap") and g.endswith(".csv"))
 print("Files: `minutes.csv` (the table, with pages_shared and full_scans too), "
       "`record-progress.csv`, `live-progress.csv` (the workload's CPU time every 2 s), "
       "`live-marks.csv` (the live counters at each mark), `live-ksm-stat.csv` "
       "(each copy's `/proc/PID/ksm_stat` at each mark), `model-marks.csv` "
       "(`ksmsim run --marks-csv`), `tune.txt`, `tune.csv`, `tune.png`, "
       "`record.txt` (record's report), `trace-stat.txt`, `run.env`, "
-      "`notes.md` (the text below the commands).\n")
+      "`notes.md` (the text below the commands)%s.\n"
+      % ("".join(", `%s`" % g for g in gaps[:-1]) +
+         ", `%s` (`workloads/real/cpu_gap.py` on the trace: where the model's ksmd CPU "
+         "falls short)" % gaps[-1] if gaps else ""))
 print("## Commands\n")
 print("```")
 print("sudo %s   # all of it: twice %s min, and tune in between" % (invoke, env["minutes"]))
@@ -95,6 +99,8 @@ print("nice -n 19 ksmsim run --trace %s --batch-time %s --marks-csv model-marks.
 print("# then the same copies again, KSM at those knobs, run=1 after the same warm-up;")
 print("# /sys/kernel/mm/ksm/* and ksmd's /proc/PID/schedstat (ns it ran) read at each mark's time")
 print("workloads/real/predict.sh report %s   # README.md and plot again" % results)
+if os.path.exists(os.path.join(d, "cpu-gap.csv")):
+    print("sudo workloads/real/cpu_gap.py %s %s/cpu-gap.csv   # where the CPU gap is" % (trace, results))
 print("```\n")
 if os.path.exists(notes):
     sys.stdout.write(open(notes).read())
