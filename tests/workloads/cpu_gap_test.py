@@ -15,16 +15,8 @@ import tempfile
 
 root, ksmsim = sys.argv[1], sys.argv[2]
 script = os.path.join(root, "workloads", "real", "cpu_gap.py")
-failed = []
-passed = [0]
-
-
-def check(cond, what):
-    if cond:
-        passed[0] += 1
-    else:
-        failed.append(what)
-        print("FAIL: " + what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, failed, finish  # noqa: E402
 
 
 def pages(path):
@@ -96,5 +88,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode == 2 and r.stderr.count("\n") == 1 and not os.path.exists(
             os.path.join(tmp, "o.csv")), f"{what}: one line, exit 2 ({r.returncode}: {r.stderr!r})")
 
-print(f"{passed[0]} checks passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -18,16 +18,8 @@ import threading
 root = sys.argv[1]
 load_py = os.path.join(root, "workloads", "real", "redis_load.py")
 predict_sh = os.path.join(root, "workloads", "real", "predict.sh")
-failed = []
-passed = [0]
-
-
-def check(cond, what):
-    if cond:
-        passed[0] += 1
-    else:
-        failed.append(what)
-        print("FAIL: " + what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, failed, finish  # noqa: E402
 
 
 class FakeRedis:
@@ -126,5 +118,4 @@ for extra in ({"WORKLOAD": "memcached"}, {"WORKLOAD": "redis", "REDIS_VALUE": "1
     check(r.returncode == 2 and r.stderr.count(b"\n") == 1 and not r.stdout,
           "predict.sh %s: exit %d, stderr %r" % (extra, r.returncode, r.stderr))
 
-print("%d passed, %d failed" % (passed[0], len(failed)))
-sys.exit(1 if failed else 0)
+finish()
