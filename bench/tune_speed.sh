@@ -10,11 +10,14 @@
 # each) and their CSVs must be identical.
 #
 # usage: bench/tune_speed.sh KSMSIM [OLD-KSMSIM] [--vms N] [--jobs N] [--runs N]
-# (--vms 4: 16 GiB, a quick look; the target is stated for 16. Not --vms 1:
-# one guest's zeroed free pages, with no other guest's to spread over, make
-# one stable_node chain of hundreds of dups, which stable_node_dup walks at
-# every lookup as the kernel does: a setting at 3000 / 20 ms takes 115 s
-# there against 13 s for four guests four times the size.)
+# (--vms 4: 16 GiB, a quick look; the target is stated for 16. --vms 1 is
+# the chain case: one guest's zeroed free pages, with no other guest's to
+# spread over, make one stable_node chain of hundreds of full dups, which
+# the kernel's stable_node_dup walks at every lookup. The model charges
+# that walk's steps but finds the same dup from the chain's counts: one
+# `ksmsim run` of that guest at 3000 / 20 ms took 17.6 s of CPU, against
+# 190 s while the model walked (the two builds one after the other, nice
+# 19, AMD EPYC with 2 shared vCPUs, load 3).)
 # Exit 1 when a run fails or the two builds' CSVs differ; the figures are
 # printed, never judged (the machine may be shared: read them with its load).
 set -euo pipefail

@@ -219,18 +219,41 @@ static bool is_page_sharing_candidate(const struct ksm *k, const struct stable_n
 	return __is_page_sharing_candidate(k, n, 0);
 }
 
+/*
+ * A dup joins (+1) or leaves (-1) its chain's counts (chain->dups) with its
+ * rmap_hlist_len and page as they are now.
+ */
+static void chain_count_dup(const struct ksm *k, struct stable_node *chain,
+			    const struct stable_node *dup, int sign)
+{
+	chain->dups.nr_dups += sign;
+	chain->dups.nr_candidates += sign * is_page_sharing_candidate(k, dup);
+	chain->dups.nr_stale += sign * !dup->page;
+}
+
+/* rmap_hlist_len moves by delta: a dup's chain recounts its candidates. */
+static void stable_node_len_add(const struct ksm *k, struct stable_node *node, int delta)
+{
+	bool was = is_page_sharing_candidate(k, node);
+	node->rmap_hlist_len += delta;
+	if (node->is_dup)
+		node->chain->dups.nr_candidates += is_page_sharing_candidate(k, node) - was;
+}
+
 static void stable_node_chain_add_dup(struct ksm *k, struct stable_node *dup,
 				      struct stable_node *chain)
 {
 	dup->is_dup = true;
 	dup->chain = chain;
 	hlist_add_head(&dup->hlist_dup, &chain->hlist);
+	chain_count_dup(k, chain, dup, 1);
 	k->stable_node_dups++;
 }
 
 static void __stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 {
 	hlist_del(&dup->hlist_dup);
+	chain_count_dup(k, dup->chain, dup, -1);
 	k->stable_node_dups--;
 }
 
@@ -302,6 +325,13 @@ static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_
  * candidate ends the walk. A chain left with one dup collapses back into a
  * regular node, and a chosen dup that is not first moves to the front so
  * the next walk finds it at once.
+ *
+ * The model skips the walk where its outcome is known from the chain's
+ * counts (chain->dups), and charges the chain_steps the walk would have:
+ * without pruning, a live candidate first in the list ends the walk at one
+ * step; with no candidate and no stale dup, the walk looks at every dup,
+ * removes none and takes the first. Any other case (pruning, a stale dup,
+ * a candidate further down) walks.
  */
 static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 				    struct stable_node **node_io, struct rb_root *root, bool prune)
@@ -319,19 +349,34 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 	else
 		chain->chain_prune_time = now;
 
-	hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
-		k->cost_n.n[COST_CHAIN_STEP]++;
-		struct page *p = ksm_get_folio(k, dup);
-		if (!p)
-			continue;
-		if (!found || (is_page_sharing_candidate(k, dup) &&
-			       (!is_page_sharing_candidate(k, found) ||
-				dup->rmap_hlist_len > found_len))) {
-			found = dup;
-			found_len = dup->rmap_hlist_len;
-			tree_page = p;
-			if (!prune && is_page_sharing_candidate(k, found))
-				break;
+	struct stable_node *first = hlist_entry_safe(chain->hlist.first, struct stable_node,
+						     hlist_dup);
+	uint32_t steps = 0;
+	if (!prune && first) {
+		if (first->page && is_page_sharing_candidate(k, first))
+			steps = 1;
+		else if (!chain->dups.nr_candidates && !chain->dups.nr_stale)
+			steps = chain->dups.nr_dups;
+	}
+	if (steps) {
+		k->cost_n.n[COST_CHAIN_STEP] += steps;
+		found = first;
+		tree_page = first->page;
+	} else {
+		hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
+			k->cost_n.n[COST_CHAIN_STEP]++;
+			struct page *p = ksm_get_folio(k, dup);
+			if (!p)
+				continue;
+			if (!found || (is_page_sharing_candidate(k, dup) &&
+				       (!is_page_sharing_candidate(k, found) ||
+					dup->rmap_hlist_len > found_len))) {
+				found = dup;
+				found_len = dup->rmap_hlist_len;
+				tree_page = p;
+				if (!prune && is_page_sharing_candidate(k, found))
+					break;
+			}
 		}
 	}
 
@@ -494,7 +539,7 @@ again:
  */
 static void stable_tree_append(struct ksm *k, struct rmap_item *rmap_item, struct stable_node *node)
 {
-	node->rmap_hlist_len++;
+	stable_node_len_add(k, node, 1);
 	rmap_item->head = node;
 	rmap_item->merged = 0;	/* exposure_merged's, after a merge */
 	rmap_item->flags |= STABLE_FLAG;
@@ -525,7 +570,7 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 		else
 			k->pages_shared--;
 		rmap_item->mm->ksm_merging_pages--;
-		node->rmap_hlist_len--;
+		stable_node_len_add(k, node, -1);
 		rmap_item->head = NULL;
 		rmap_item->flags = 0;
 		rmap_item->merged = 0;

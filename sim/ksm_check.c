@@ -92,8 +92,14 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 			w->chains++;
 			const content *first = NULL;
 			struct stable_node *dup;
+			uint32_t nr_dups = 0, nr_candidates = 0, nr_stale = 0;
 			hlist_for_each_entry(dup, &node->hlist, hlist_dup) {
 				w->dups++;
+				nr_dups++;
+				nr_candidates += dup->rmap_hlist_len &&
+						 (uint64_t)dup->rmap_hlist_len <
+							 w->k->knob[KNOB_MAX_PAGE_SHARING];
+				nr_stale += !dup->page;
 				if (!dup->is_dup || dup->chain != node)
 					fail(w, "chain lists a dup that does not point back");
 				check_node_items(w, dup);
@@ -103,6 +109,12 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 					first = dup->page->c;
 				}
 			}
+			/* What stable_node_dup() reads in place of a walk. */
+			if (node->dups.nr_dups != nr_dups || node->dups.nr_candidates != nr_candidates ||
+			    node->dups.nr_stale != nr_stale)
+				fail(w, "chain counts %u dups, %u candidates, %u stale but lists %u, %u, %u",
+				     node->dups.nr_dups, node->dups.nr_candidates, node->dups.nr_stale,
+				     nr_dups, nr_candidates, nr_stale);
 		} else {
 			check_node_items(w, node);
 		}

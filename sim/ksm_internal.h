@@ -197,7 +197,20 @@ struct stable_node {
 	uint16_t peak_domains;		/* exposure.c: the most distinct domains listed at once */
 	uint32_t tree;			/* index of the tree it was filed in (tree_index) */
 	struct stable_node *chain;	/* dup: its chain */
-	struct hlist_node hlist_dup;	/* dup: in chain->hlist */
+	union {
+		struct hlist_node hlist_dup;	/* dup: in chain->hlist */
+		/*
+		 * Chain: counts over its dups, kept where a dup joins or
+		 * leaves, its rmap_hlist_len changes or its page is freed, so
+		 * that stable_node_dup() knows without a walk when no dup can
+		 * take a mapping (nr_candidates 0) and none is stale.
+		 */
+		struct {
+			uint32_t nr_dups;	/* dups listed in hlist */
+			uint32_t nr_candidates;	/* of them, is_page_sharing_candidate() */
+			uint32_t nr_stale;	/* of them, page NULL */
+		} dups;
+	};
 	struct hlist_head hlist;	/* rmap_items newest first; chain: dups, head first */
 	struct page *page;		/* kpfn; NULL once the page was freed (stale) */
 	uint64_t chain_prune_time;	/* jiffies */
@@ -208,6 +221,17 @@ struct stable_node {
 static inline bool is_stable_node_chain(const struct stable_node *n)
 {
 	return n->rmap_hlist_len == STABLE_NODE_CHAIN;
+}
+
+/*
+ * A stable node's KSM page was freed: the node is stale until ksmd meets
+ * it. A dup's chain counts it (stable_node_dup() walks while one is).
+ */
+static inline void stable_node_page_gone(struct stable_node *n)
+{
+	n->page = NULL;
+	if (n->is_dup)
+		n->chain->dups.nr_stale++;
 }
 
 struct vma {

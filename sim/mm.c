@@ -271,7 +271,7 @@ void page_uncache(struct page *p)
 void page_free(struct ksm *k, struct page *p)
 {
 	if (page_stable_node(p))
-		page_stable_node(p)->page = NULL;
+		stable_node_page_gone(page_stable_node(p));
 	content_unref(p->c);
 	slab_free(&k->page_slab, p);
 }

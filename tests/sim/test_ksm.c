@@ -196,6 +196,52 @@ static void test_max_page_sharing_makes_chain(void **state)
 }
 
 /*
+ * A chain lookup charges one chain_step per dup the kernel's walk looks at,
+ * whether the model walks or reads the chain's counts: with
+ * max_page_sharing 2, equal pages in b..h make a chain of full dups, and a
+ * lookup that finds no candidate looks at every one. A stale dup (its KSM
+ * page unmapped) is looked at too, and pruned, before ksmd reaches the
+ * items that point to it.
+ */
+static void test_chain_lookup_charges_every_dup(void **state)
+{
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	const uint64_t *steps = &k->cost_n.n[COST_CHAIN_STEP];
+	set(s, KNOB_MAX_PAGE_SHARING, 2);
+	const char *names[] = { "a", "b", "c", "d", "e", "f", "g", "h" };
+	for (int i = 0; i < 8; i++) {
+		spawn_mergeable(s, names[i], 1);
+		fill(s, names[i], 0, 1, i ? 5 : 9);
+	}
+	pass(k, 8);
+	expect_visit(k, "a", 0);	/* other bytes: unstable tree */
+	expect_visit(k, "b", 0);	/* unstable tree */
+	expect_visit(k, "c", 0);	/* merged with b: a full node */
+	expect_visit(k, "d", 0);	/* the full node refuses it: unstable tree */
+	expect_visit(k, "e", 0);	/* merged with d: a chain of two dups */
+	assert_int_equal(k->stable_node_chains, 1);
+	assert_int_equal(*steps, 0);
+	expect_visit(k, "f", 0);	/* no candidate: both dups looked at */
+	assert_int_equal(*steps, 2);
+	expect_visit(k, "g", 0);	/* the same, twice (merge with f, insert): a third dup */
+	assert_int_equal(*steps, 6);
+	assert_int_equal(k->stable_node_dups, 3);
+	expect_visit(k, "h", 0);	/* no candidate among three */
+	assert_int_equal(*steps, 9);
+	expect_end_of_pass(k, 2);
+	check_invariants(k);
+
+	unmap_pages(s, "b", 0, 1);	/* b and c mapped the last dup's KSM page */
+	unmap_pages(s, "c", 0, 1);
+	expect_visit(k, "a", 0);	/* its search meets the chain: two full dups, the stale one pruned */
+	assert_int_equal(*steps, 12);
+	assert_int_equal(k->stable_node_dups, 2);
+	assert_int_equal(k->stable_node_chains, 1);
+	check_invariants(k);
+}
+
+/*
  * The cursor: mms in slot order, pages by address, mergeable VMAs only; a
  * full scan at the end of each pass, then the first mm again. An mm that
  * registers mid-pass goes just behind the cursor (next pass, before the
@@ -343,6 +389,7 @@ int main(void)
 		fixture(test_zero_pages_merge_to_zero_page, setup_two_zero_pages),
 		fixture(test_zero_pages_without_use_zero_pages, setup_two_zero_pages),
 		fixture(test_max_page_sharing_makes_chain, sim_setup),
+		fixture(test_chain_lookup_charges_every_dup, sim_setup),
 		fixture(test_scan_order_and_wrap, sim_setup),
 		fixture(test_unmergeable_mm_leaves_slot_list, sim_setup),
 		fixture(test_memory_breakdown, setup_two_hundred_equal_pages),
