@@ -33,7 +33,6 @@
 #include "util/splitmix64.h"
 
 #define SKIP_STATUS 77
-#define MAX_SCEN 24
 
 /* What the scenarios fit; the others keep a fixed value (see fixed_terms). */
 static const enum cost_term fitted[] = {
@@ -71,7 +70,7 @@ struct scenario {
 	const char *name;
 	const char *isolates;
 	enum shape shape;
-	unsigned pages;		/* over two mms */
+	unsigned pages;		/* over all its mms */
 	unsigned passes;
 	unsigned max_page_sharing;	/* 0: 256, the kernel's default */
 	unsigned mms;		/* 0: 2 */

@@ -208,17 +208,6 @@ static bool is_stable_node_dup(const struct stable_node *n)
 	return n->is_dup;
 }
 
-static bool __is_page_sharing_candidate(const struct ksm *k, const struct stable_node *n, int offset)
-{
-	return n->rmap_hlist_len &&
-	       (uint64_t)(n->rmap_hlist_len + offset) < k->knob[KNOB_MAX_PAGE_SHARING];
-}
-
-static bool is_page_sharing_candidate(const struct ksm *k, const struct stable_node *n)
-{
-	return __is_page_sharing_candidate(k, n, 0);
-}
-
 /*
  * A dup joins (+1) or leaves (-1) its chain's counts (chain->dups) with its
  * rmap_hlist_len and page as they are now.

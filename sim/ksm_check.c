@@ -96,9 +96,7 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 			hlist_for_each_entry(dup, &node->hlist, hlist_dup) {
 				w->dups++;
 				nr_dups++;
-				nr_candidates += dup->rmap_hlist_len &&
-						 (uint64_t)dup->rmap_hlist_len <
-							 w->k->knob[KNOB_MAX_PAGE_SHARING];
+				nr_candidates += is_page_sharing_candidate(w->k, dup);
 				nr_stale += !dup->page;
 				if (!dup->is_dup || dup->chain != node)
 					fail(w, "chain lists a dup that does not point back");

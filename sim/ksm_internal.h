@@ -507,6 +507,19 @@ void classify_mm(struct ksm *k, struct mm *mm);
  */
 void class_lost_check(struct ksm *k, const struct page *page, uint32_t tree);
 
+/* As the kernel's: with offset more mappings, is the node still below max_page_sharing? */
+static inline bool __is_page_sharing_candidate(const struct ksm *k, const struct stable_node *n,
+					       int offset)
+{
+	return n->rmap_hlist_len &&
+	       (uint64_t)(n->rmap_hlist_len + offset) < k->knob[KNOB_MAX_PAGE_SHARING];
+}
+
+static inline bool is_page_sharing_candidate(const struct ksm *k, const struct stable_node *n)
+{
+	return __is_page_sharing_candidate(k, n, 0);
+}
+
 /*
  * As memcmp_pages() does, with its cost counted. Here, not in ksm.c, for
  * the unstable-tree search's compare (walk_ahead.h), which it is inlined

@@ -79,7 +79,8 @@ def static_cases(text_lines, knobs):
         die("the trace writes no page")
     # the state when the capture began: every record up to the first write's time
     kept = [l for l in body if int(l.split(None, 1)[0]) <= writes[0]]
-    sets = [l for l in kept if l.split()[1] == "set"]
+    # the knobs first, at time 0, before any record they would follow
+    sets = ["0 " + l.split(None, 1)[1] for l in kept if l.split()[1] == "set"]
     sets += [l for l in knob_lines(knobs) if l.split()[2] != "sleep_millisecs"]
     sets.append("0 set sleep_millisecs 10")	# a settle needs at least 10
     tail = ["1000000 settle 5", "1000000 mark a", "1000000 settle 20", "1000000 mark b"]
@@ -149,13 +150,14 @@ def main():
         die(f"--pairs {a.pairs}: 64 to 4194304")
     if not os.access(a.ksmsim, os.X_OK):
         die(f"no ksmsim at {a.ksmsim} (build it, or --ksmsim)")
-    check = subprocess.run([a.ksmsim, "live", "--check"], capture_output=True, text=True)
     if a.make_only:
         a.work = a.make_only
-    elif check.returncode != 0:
-        print("cpu_gap.py: skipped: " + (check.stderr.strip() or "live KSM not usable"),
-              file=sys.stderr)
-        sys.exit(77)
+    else:
+        check = subprocess.run([a.ksmsim, "live", "--check"], capture_output=True, text=True)
+        if check.returncode != 0:
+            print("cpu_gap.py: skipped: " + (check.stderr.strip() or "live KSM not usable"),
+                  file=sys.stderr)
+            sys.exit(77)
     load0 = os.getloadavg()[0]	# the live ksmd's price a page moves with the machine's load
     work = a.work or tempfile.mkdtemp(prefix="ksmsim-cpugap.")
     os.makedirs(work, exist_ok=True)
