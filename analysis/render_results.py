@@ -30,6 +30,10 @@ value as the CSV holds it). Helpers:
                                   the exposure page's tables
   lt_estimate(SIZE, KEY)          large-tree/estimate-SIZE.txt: need_gib,
                                   at_pages, pages_mapped, limit_gib, all_gib
+  costs_row(TERM)                 a row of bench/tables/costs-amd-epyc.csv,
+                                  the table built into the model (ns)
+  heldout_ratios()                model/live of its held-out cases over 200 ms
+                                  (bench/tables/heldout-amd-epyc.csv)
 
 --check renders in memory and compares with README.md: exit 1 naming the
 first line that differs (a figure typed by hand, or a CSV that changed
@@ -126,6 +130,36 @@ def pub17(w, h, metric):
         raise RenderError(f"2017/seeds/summary.csv: {len(rows)} rows for {w}/{h}/{metric}")
     x = rows[0].get("published_2017", "")
     return _val(x) if x != "" else None
+
+
+def costs_row(term):
+    """A row of the cost table built into the model (sim/cost_model.c is it)."""
+    path = os.path.join(HERE, "..", "bench", "tables", "costs-amd-epyc.csv")
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    except OSError as e:
+        raise RenderError(f"bench/tables/costs-amd-epyc.csv: {e.strerror}")
+    got = [r["ns"] for r in rows if r.get("term") == term]
+    if len(got) != 1:
+        raise RenderError(f"bench/tables/costs-amd-epyc.csv: {len(got)} rows '{term}'")
+    return _val(got[0])
+
+
+def heldout_ratios():
+    """model/live of the held-out cases over the 200 ms floor
+    (bench/tables/heldout-amd-epyc.csv, bench/cpu_heldout.sh)."""
+    path = os.path.join(HERE, "..", "bench", "tables", "heldout-amd-epyc.csv")
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    except OSError as e:
+        raise RenderError(f"bench/tables/heldout-amd-epyc.csv: {e.strerror}")
+    got = [_val(r["ratio"]) for r in rows
+           if r.get("live_ms_median") and _val(r["live_ms_median"]) >= 200]
+    if not got:
+        raise RenderError("bench/tables/heldout-amd-epyc.csv: no case over 200 ms")
+    return got
 
 
 def ns_model(h):
@@ -514,7 +548,7 @@ def table_guests():
     return "\n".join(out)
 
 
-NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "ns_meas": ns_meas,
+NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "costs_row": costs_row, "heldout_ratios": heldout_ratios, "ns_meas": ns_meas,
          "ns_table": ns_table, "share": share, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
          "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
          "pol": pol, "pol_rows": pol_rows, "pol_pct": pol_pct, "float": float, "pol_front": pol_front,

@@ -55,6 +55,7 @@ struct bench_calibrate_opts {
 	 */
 	const char *synthetic;
 	double wait_s;		/* in all, while another process uses KSM (then 1) */
+	const char *traces;	/* keep the scenario traces here (a new or empty directory) */
 };
 int bench_calibrate(const struct bench_calibrate_opts *o);
 /* This CPU's model name (/proc/cpuinfo), "unknown CPU" when none. */

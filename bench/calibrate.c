@@ -38,13 +38,13 @@
 static const enum cost_term fitted[] = {
 	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MEMCMP_BYTE, COST_MERGE,
 	COST_STABLE_INSERT, COST_RMAP_ITEM, COST_SKIP, COST_FULL_PASS, COST_CHAIN_STEP,
-	COST_TREE_COLD,
+	COST_TREE_COLD, COST_REVISIT,
 };
 #define NFIT G_N_ELEMENTS(fitted)
 /* their column heads in the counts table */
 static const char *const fitted_short[NFIT] = {
 	"visit", "checksum", "level", "cmp_byte", "merge", "st_insert", "rmap_new", "skip",
-	"pass", "chain", "cold",
+	"pass", "chain", "cold", "revisit",
 };
 
 enum shape {
@@ -95,7 +95,7 @@ static struct scenario scenarios[] = {
 	SCEN("pairs-16k", "merge, stable_insert (one each per pair)", SHAPE_PAIRS, 16384, 3),
 	SCEN("pairs-64k", "merge, stable_insert, stable tree levels", SHAPE_PAIRS, 65536, 3),
 	SCEN("identical-32k", "merge into chains (stable_insert per 256)", SHAPE_IDENTICAL, 32768, 3),
-	SCEN("identical-32k-12", "already merged: visit alone", SHAPE_IDENTICAL, 32768, 12),
+	SCEN("identical-32k-12", "already merged, runs of one KSM page: visit alone", SHAPE_IDENTICAL, 32768, 12),
 	SCEN("zero-32k", "merge with the zero page, memcmp_byte", SHAPE_ZERO, 32768, 3),
 	SCEN("smart-32k-12", "smart_scan_skip", SHAPE_SMART, 32768, 12),
 	SCEN("tiny-64-400", "full_pass (64 pages, 400 passes)", SHAPE_DISTINCT, 64, 400),
@@ -110,8 +110,10 @@ static struct scenario scenarios[] = {
 	SCEN("distinct-256k", "tree_level, memcmp_byte (cold, 1 GiB)", SHAPE_DISTINCT, 262144, 3),
 	SCEN("pairs-256k", "merge, stable_insert (cold, 1 GiB)", SHAPE_PAIRS, 262144, 3),
 	/* as workloads lay their pages out (see SHAPE_SCATTERED) */
-	SCEN("scattered-64k-12", "visit of KSM pages out of scan order", SHAPE_SCATTERED, 65536, 12),
-	SCEN("scattered-256k-8", "visit of KSM pages out of scan order (cold)", SHAPE_SCATTERED,
+	SCEN("scattered-64k-3", "merging out of scan order (scattered-64k-12 less its revisits)",
+	     SHAPE_SCATTERED, 65536, 3),
+	SCEN("scattered-64k-12", "revisit: KSM pages out of scan order", SHAPE_SCATTERED, 65536, 12),
+	SCEN("scattered-256k-8", "revisit: KSM pages out of scan order (cold)", SHAPE_SCATTERED,
 	     262144, 8),
 	{ .name = "service-96k-10", .isolates = "searches of a large stable tree, shuffled revisits",
 	  .shape = SHAPE_SERVICE, .pages = 98304, .passes = 10, .mms = 3 },
@@ -212,7 +214,7 @@ static bool write_trace(struct scenario *s, const char *dir, double scale, GErro
 		}
 	}
 	g_string_append_printf(t, "0 set run 1\n0 settle %u\n0 mark end\n", s->passes);
-	s->path = g_build_filename(dir, s->name, NULL);
+	s->path = g_strconcat(dir, G_DIR_SEPARATOR_S, s->name, ".ksmt", NULL);
 	bool ok = g_file_set_contents(s->path, t->str, (gssize)t->len, error);
 	g_string_free(t, TRUE);
 	return ok;
@@ -602,9 +604,33 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 	}
 	double waited = 0;
 
-	dir = g_dir_make_tmp("ksmsim-calibrate-XXXXXX", &err);
-	if (!dir)
-		goto fail;
+	if (o->traces) {
+		/* a new or empty directory: no file of the user's is replaced */
+		GDir *d;
+
+		if (g_mkdir_with_parents(o->traces, 0777) != 0) {
+			g_set_error(&err, G_FILE_ERROR, g_file_error_from_errno(errno),
+				    "--traces %s: %s", o->traces, g_strerror(errno));
+			goto fail;
+		}
+		d = g_dir_open(o->traces, 0, &err);
+		if (!d) {
+			g_prefix_error(&err, "--traces %s: ", o->traces);
+			goto fail;
+		}
+		bool empty = g_dir_read_name(d) == NULL;
+		g_dir_close(d);
+		if (!empty) {
+			g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+				    "--traces %s: not empty (give a new or empty directory)",
+				    o->traces);
+			goto fail;
+		}
+	} else {
+		dir = g_dir_make_tmp("ksmsim-calibrate-XXXXXX", &err);
+		if (!dir)
+			goto fail;
+	}
 
 	if (o->synthetic)
 		printf("bench calibrate: %zu scenarios, SYNTHETIC: the model's CPU with %s stands "
@@ -616,7 +642,7 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		struct scenario *s = &scenarios[i];
 		double t[64];
 
-		if (!write_trace(s, dir, o->scale, &err) || !model_run(s, NULL, &s->model_ms, &err))
+		if (!write_trace(s, o->traces ? o->traces : dir, o->scale, &err) || !model_run(s, NULL, &s->model_ms, &err))
 			goto fail;
 		for (int r = 0; r < o->repeat; r++) {
 			if (o->synthetic ? !model_run(s, o->synthetic, &t[r], &err)
@@ -734,7 +760,8 @@ fail:
 		atomic_file_abort(af);
 	for (size_t i = 0; i < NSCEN; i++) {
 		if (scenarios[i].path) {
-			g_unlink(scenarios[i].path);
+			if (!o->traces)
+				g_unlink(scenarios[i].path);
 			g_free(scenarios[i].path);
 			scenarios[i].path = NULL;
 		}

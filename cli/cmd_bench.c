@@ -239,16 +239,17 @@ static void calibrate_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim bench calibrate [-o FILE] [--repeat N] [--scale F] [--wait S]\n"
-		"                              [--synthetic TABLE]\n\n"
+		"                              [--synthetic TABLE] [--traces DIR]\n\n"
 		"Fits the model's cost table to the live ksmd (root; live KSM unused by\n"
-		"anything else, else it says why and exits 77): 19 designed scenario\n"
+		"anything else, else it says why and exits 77): 20 designed scenario\n"
 		"traces, each isolating one or two cost terms (distinct pages at four\n"
 		"tree sizes and three pass counts, pairs at two sizes, identical pages\n"
 		"into chains and already merged, 64 contents into chains of 8 and of 128\n"
 		"dups, zero pages with use_zero_pages, smart-scan skips, many passes of\n"
-		"few pages; and as workloads lay pages out: merged pairs revisited out\n"
-		"of scan order at two sizes, three copies of one service, each in its\n"
-		"own order with 1 page in 8 its own), each replayed on the live ksmd --repeat times\n"
+		"few pages; and as workloads lay pages out: pairs merged out of scan\n"
+		"order, then revisited at two sizes, three copies of one service, each\n"
+		"in its own order with 1 page in 8 its own), each replayed on the live\n"
+		"ksmd --repeat times\n"
 		"(default 3; its CPU time from /proc/<ksmd>/schedstat at the last mark,\n"
 		"the median kept) and through the model, which counts each term. The fit:\n"
 		"weighted non-negative least squares (Lawson-Hanson, weights 1/live time).\n"
@@ -259,7 +260,9 @@ static void calibrate_usage(FILE *out)
 		"process uses KSM a replay waits (--wait S in all, default 600, then exit 1),\n"
 		"and a replay during which one began is thrown away and run again.\n"
 		"--synthetic TABLE checks the fit without a kernel: the model's CPU with\n"
-		"TABLE stands for the live ksmd's, and the fit must give TABLE back.\n");
+		"TABLE stands for the live ksmd's, and the fit must give TABLE back.\n"
+		"--traces DIR keeps the scenario traces there (DIR/NAME.ksmt; DIR new or\n"
+		"empty), to read or replay what was measured.\n");
 }
 
 static int run_calibrate_bench(int argc, char **argv)
@@ -282,6 +285,8 @@ static int run_calibrate_bench(int argc, char **argv)
 			o.wait_s = f;
 		} else if (!strcmp(opt, "--synthetic") && v) {
 			o.synthetic = v;
+		} else if (!strcmp(opt, "--traces") && v && *v) {
+			o.traces = v;
 		} else if (!strcmp(opt, "--scale") && v && parse_double(v, &f) && f >= 0.01 &&
 			   f <= 16) {
 			o.scale = f;

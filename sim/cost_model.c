@@ -32,6 +32,8 @@ const struct cost_term_info cost_terms[COST_NR] = {
 				 "a dup of a stable-node chain looked at (stable_node_dup)"),
 	[COST_TREE_COLD] = TERM(cold_ns, "tree_level_cold",
 				"a tree level deeper than tree_level_cold_depth (from memory)"),
+	[COST_REVISIT] = TERM(revisit_ns, "revisit",
+			      "a visit finding its page merged, in a KSM page the last visit did not meet"),
 };
 #undef TERM
 
@@ -42,19 +44,19 @@ const struct cost_term_info cost_terms[COST_NR] = {
  * costs` measured them.
  */
 static const struct cost_table builtin = {
-	.visit_ns = 246.750, .node_ns = 0, .memcmp_ns = 0, .memcmp_byte_ns = 0,
+	.visit_ns = 270.667, .node_ns = 60.157, .memcmp_ns = 0, .memcmp_byte_ns = 0,
 	.merge_ns = 0, .stable_insert_ns = 0, .rmap_item_ns = 0, .thp_split_ns = 0,
-	.skip_ns = 132.450, .full_pass_ns = 64774.493, .chain_step_ns = 29.692,
-	.cold_ns = 393.459, .cold_depth = 7,
+	.skip_ns = 875.732, .full_pass_ns = 8867.979, .chain_step_ns = 28.140,
+	.cold_ns = 491.788, .cold_depth = 14, .revisit_ns = 308.559,
 	.copy_ns = 920, .dirty_clear_ns = 3100,	/* bench costs' wrprotect-flush, local flush */
 };
 static const struct {
 	const char *hash;
 	double ns;
 } builtin_checksum[] = {
-	{ "xxhash", 1503.513 }, { "jhash2", 4719.287 }, { "crc32c", 1828.769 },
-	{ "crc32", 2939.831 }, { "xxh32", 1868.892 }, { "xxh64", 1503.513 },
-	{ "xxh3", 1028.941 }, { "sha1", 20998.791 }, { "sha256", 41997.583 },
+	{ "xxhash", 1684.361 }, { "jhash2", 5499.600 }, { "crc32c", 2185.784 },
+	{ "crc32", 3293.444 }, { "xxh32", 2093.689 }, { "xxh64", 1684.361 },
+	{ "xxh3", 1152.705 }, { "sha1", 23524.601 }, { "sha256", 47049.202 },
 };
 
 void cost_table_default(struct cost_table *t, const char *hash_name)

@@ -32,6 +32,7 @@ struct cost_table {
 	double full_pass_ns;	/* the end of a pass: lru_add_drain_all, tree reset */
 	double chain_step_ns;	/* a dup of a stable-node chain looked at (stable_node_dup) */
 	double cold_ns;		/* a tree level past cold_depth: its node and page from memory */
+	double revisit_ns;	/* a visit finding its page merged, in a KSM page not just met */
 	/*
 	 * Not a price: how many levels of a tree search stay in the caches.
 	 * Every search goes through the top levels, so their nodes and pages
@@ -49,7 +50,7 @@ struct cost_table {
 enum cost_term {
 	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MEMCMP_LONG, COST_MEMCMP_BYTE,
 	COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM, COST_THP_SPLIT, COST_SKIP,
-	COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD,
+	COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD, COST_REVISIT,
 	COST_NR
 };
 struct cost_term_info {

@@ -856,10 +856,23 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
 static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
 	struct stable_node *stable_node = page->ksm ? page_stable_node(page) : NULL;
+	const struct page *last = k->revisit_last;
 
+	k->revisit_last = NULL;
 	if (stable_node) {
-		if ((rmap_item->flags & STABLE_FLAG) && rmap_item->head == stable_node)
+		if ((rmap_item->flags & STABLE_FLAG) && rmap_item->head == stable_node) {
+			/*
+			 * Measured live: such a visit costs more than a plain
+			 * one when its KSM page differs from the last visit's
+			 * (its struct page and stable node from memory, the
+			 * folio reference an atomic on a cold line), not when
+			 * runs of pages share one KSM page (a chain's dups).
+			 */
+			if (page != last)
+				k->cost_n.n[COST_REVISIT]++;
+			k->revisit_last = page;
 			return;
+		}
 	} else {
 		if ((rmap_item->flags & UNSTABLE_FLAG) && rmap_item->seen &&
 		    !content_equal(rmap_item->seen, page->c))
@@ -1207,6 +1220,7 @@ static void charge_deferred(struct ksm *k)
 	static const enum cost_term deferred[] = {
 		COST_MEMCMP_BYTE, COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM,
 		COST_THP_SPLIT, COST_SKIP, COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD,
+		COST_REVISIT,
 	};
 	struct cost_counts now;
 
@@ -1234,6 +1248,7 @@ uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 {
 	k->now = now_us;
 	k->batch_cpu_ns = 0;
+	k->revisit_last = NULL;	/* records ran since: it may be gone */
 	if (ksmd_should_run(k))
 		ksm_do_scan(k, k->knob[KNOB_PAGES_TO_SCAN]);
 	charge_deferred(k);

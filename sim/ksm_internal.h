@@ -379,6 +379,12 @@ struct ksm {
 	 * priced where they happen, as they always were.
 	 */
 	struct cost_counts cost_n, cost_charged;
+	/*
+	 * The KSM page the last visit found its page merged in (COST_REVISIT
+	 * counts the others); NULL after any other visit and at a batch's
+	 * start, so it is always a page still mapped where it was met.
+	 */
+	const struct page *revisit_last;
 	struct slab rmap_item_cache;
 	struct slab page_slab;
 

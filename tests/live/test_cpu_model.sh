@@ -4,11 +4,13 @@
 # the cost table"): three held-out cases in which the live ksmd spends over
 # 200 ms, each replayed live once and through the model with the cost table
 # fitted for this CPU (bench/tables/, by /proc/cpuinfo's model name;
-# skipped where none is), the last mark's ksmd_cpu_ms within +-25%
-# (`ksmsim diff --only ksmd_cpu_ms --cpu-tolerance 25` on that row).
-# The held-out check on the reference machine gave 0.98-1.03 for these
-# three (sim/MODEL.md); 25% is the margin for the live ksmd's own spread
-# between sessions (up to 20% for these traces on this VM type).
+# skipped where none is), the last mark's ksmd_cpu_ms within +-35%
+# (`ksmsim diff --only ksmd_cpu_ms --cpu-tolerance 35` on that row).
+# The held-out check on the reference machine gave 1.02-1.14 for these
+# three (sim/MODEL.md); 35% is the margin for the live ksmd's own spread
+# on this VM type: scale_mixed_1m took 20.5 s live 40 minutes after the
+# table was fitted, 22.2 s when it was, 27.9 s in a CI run (1.36x). The
+# table fitted before chain steps and cold levels were terms gave 0.68.
 # Skipped (77) where live KSM cannot be used. usage: test_cpu_model.sh KSMSIM CASES-DIR TABLES-DIR
 set -u
 bin=${1:?usage: test_cpu_model.sh KSMSIM CASES-DIR TABLES-DIR}
@@ -43,7 +45,7 @@ for c in scale_mixed_1m scale_chains_1m scale_midpass_1m; do
 		{ echo "FAIL $c: model: $(tail -n 1 "$tmp/out")"; fails=$((fails + 1)); continue; }
 	last_row "$tmp/live.csv" >"$tmp/l.csv"
 	last_row "$tmp/model.csv" >"$tmp/m.csv"
-	tol=25
+	tol=35
 	if "$bin" diff "$tmp/l.csv" "$tmp/m.csv" --only ksmd_cpu_ms --cpu-tolerance "$tol" \
 		--cpu-floor-ms 0 >"$tmp/diff" 2>&1; then
 		echo "ok   $c (+-$tol%): $(grep -E '^[^ ]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +ok' "$tmp/diff")"

@@ -79,6 +79,35 @@ with tempfile.TemporaryDirectory() as tmp:
               "scattered pairs: m1 holds m0's contents in another order")
         tr = pages(os.path.join(made, "trace.ksmb"))
         check("byte:dd" in tr["p1"].values(), "the trace case keeps every record")
+    # --reprice: the live columns stay, the model's are made again
+    old = os.path.join(tmp, "old.csv")
+    with open(old, "w") as f:
+        f.write("# workloads/real/cpu_gap.py t.ksmt, knobs x; a CPU; the model with the "
+                "built-in cost table\n"
+                "case,rep,pages_scanned,live_pages_scanned,pages_sharing,live_pages_sharing,"
+                "pages_unshared,live_pages_unshared,model_ms,live_ms,model_ns_per_page,"
+                "live_ns_per_page,live_over_model\n"
+                "pairs-ordered,1,1,7680,0,64,0,0,999.0,3.5,1.0,455.7,9.999\n")
+    r = subprocess.run([sys.executable, script, "--ksmsim", ksmsim, "--pairs", "128",
+                        "--reprice", src, old], capture_output=True, text=True)
+    check(r.returncode == 0, f"--reprice exits 0 ({r.returncode}: {r.stderr.strip()})")
+    with open(old) as f:
+        got = f.read().split("\n")
+    rows = [l.split(",") for l in got[2:] if l]
+    check(len(rows) == 1 and rows[0][3] == "7680" and rows[0][9] == "3.5",
+          f"--reprice keeps the live columns ({rows})")
+    if len(rows) == 1:
+        # 64 pages a mm, passes 3 to 12 between the marks
+        check(rows[0][2] == str(128 * 9) and rows[0][8] != "999.0" and rows[0][12] != "9.999",
+              f"--reprice makes the model columns again ({rows[0]})")
+    check(got[0].startswith("# workloads/real/cpu_gap.py t.ksmt") and "--reprice" in got[0],
+          f"--reprice says so on the first line ({got[0]!r})")
+    with open(old, "w") as f:
+        f.write("case,rep\nx,1\n")
+    r = subprocess.run([sys.executable, script, "--ksmsim", ksmsim, "--reprice", src, old],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and r.stderr.count("\n") == 1,
+          f"--reprice of another table: one line, exit 2 ({r.returncode}: {r.stderr!r})")
     for args, what in ((["--reps", "0", src, "o.csv"], "--reps 0"),
                        (["--pairs", "7", src, "o.csv"], "--pairs 7"),
                        (["--knobs", "pages_to_scan", src, "o.csv"], "--knobs without ="),

@@ -7,6 +7,7 @@ of it, each beside the model (root; the live KSM unused by anything else).
   cpu_gap.py [--reps N] [--knobs 'k=v ...'] [--ksmsim PATH] [--work DIR]
              [--pairs N] TRACE OUT.csv
   cpu_gap.py --make-only DIR [...] TRACE
+  cpu_gap.py --reprice [...] TRACE OUT.csv
 
 Cases, each timed between its first and its last mark (ksmd's CPU from
 /proc/<ksmd>/schedstat as `ksmsim live` reads it, and the model's
@@ -28,6 +29,9 @@ static ones keep --knobs' pages_to_scan). OUT.csv: one row per case and
 replay. Exit 77 when the live KSM cannot be used (not root, no KSM).
 --make-only DIR writes each case's trace (DIR/CASE.ksmb) and the model's
 marks (DIR/CASE-model.csv), and replays nothing (no root needed).
+--reprice keeps OUT.csv's live columns as they were measured and makes its
+model columns again with this build (after a change of the cost table; no
+root needed): its first line then says both when.
 """
 import argparse
 import collections
@@ -140,9 +144,25 @@ def main():
     ap.add_argument("--work", default=None)
     ap.add_argument("--pairs", type=int, default=65536)
     ap.add_argument("--make-only", metavar="DIR", default=None)
+    ap.add_argument("--reprice", action="store_true")
     a = ap.parse_args()
     if not a.out and not a.make_only:
         die("OUT.csv missing (or --make-only DIR)")
+    if a.reprice and a.make_only:
+        die("--reprice and --make-only: one or the other")
+    old_rows, old_head = None, None
+    if a.reprice:
+        try:
+            with open(a.out, newline="") as f:
+                text = f.read().split("\n")
+        except OSError as e:
+            die(f"--reprice: {a.out}: {e.strerror}")
+        old_head = text[0] if text and text[0].startswith("# ") else None
+        old_rows = list(csv.DictReader(l for l in text if l and not l.startswith("#")))
+        need = {"case", "rep", "live_ms", "live_pages_scanned"}
+        if not old_head or not old_rows or not need <= set(old_rows[0]):
+            die(f"--reprice: {a.out}: not a cpu_gap.py table (a '# ' first line, then "
+                f"the columns {', '.join(sorted(need))})")
     knob_lines(a.knobs)	# refused now, not after the live check
     if a.reps < 1:
         die(f"--reps {a.reps}: at least 1")
@@ -152,7 +172,7 @@ def main():
         die(f"no ksmsim at {a.ksmsim} (build it, or --ksmsim)")
     if a.make_only:
         a.work = a.make_only
-    else:
+    elif not a.reprice:
         check = subprocess.run([a.ksmsim, "live", "--check"], capture_output=True, text=True)
         if check.returncode != 0:
             print("cpu_gap.py: skipped: " + (check.stderr.strip() or "live KSM not usable"),
@@ -184,6 +204,17 @@ def main():
             model_ms, scanned, sharing, unshared = between(mcsv)
             if a.make_only:
                 continue
+            if a.reprice:
+                for r in old_rows:
+                    if r["case"] != name:
+                        continue
+                    live_ms, lscanned = float(r["live_ms"]), int(r["live_pages_scanned"])
+                    r.update({"pages_scanned": scanned, "pages_sharing": sharing,
+                              "pages_unshared": unshared, "model_ms": f"{model_ms:.1f}",
+                              "model_ns_per_page": f"{model_ms * 1e6 / scanned:.1f}",
+                              "live_over_model":
+                              f"{live_ms / max(lscanned, 1) / (model_ms / scanned):.3f}"})
+                continue
             for rep in range(1, (1 if name == "trace" else a.reps) + 1):
                 lcsv = os.path.join(work, f"{name}-live{rep}.csv")
                 print(f"cpu_gap.py: {name}, live replay {rep}", file=sys.stderr)
@@ -204,20 +235,35 @@ def main():
                              "live_over_model": f"{live_ms / max(lscanned, 1) / (model_ms / scanned):.3f}"})
         if a.make_only:
             return
+        if a.reprice:
+            missing = sorted({r["case"] for r in old_rows} - set(cases))
+            if missing:
+                die(f"--reprice: {a.out}: cases this script does not make: {', '.join(missing)}")
+            rows = old_rows
+            head = old_head.split("; the model with")[0]
+            stamp = subprocess.run(["date", "-u", "+%Y-%m-%d %H:%M UTC"], capture_output=True,
+                                   text=True).stdout.strip()
+            head += (f"; the live columns as measured then, the model's made again {stamp}"
+                     f" with the built-in cost table of that day (--reprice)")
         cpu = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p' | head -1"],
                              capture_output=True, text=True).stdout.strip()
         tmp = a.out + ".tmp"
         with open(tmp, "w", newline="") as f:
-            f.write(f"# workloads/real/cpu_gap.py {os.path.basename(a.trace)}, knobs {a.knobs};"
-                    f" {cpu}, Linux {os.uname().release}; 1-minute load average {load0:.2f} at the"
-                    f" start, {os.getloadavg()[0]:.2f} at the end; the model with the built-in"
-                    f" cost table\n")
+            if a.reprice:
+                f.write(head + "\n")
+            else:
+                f.write(f"# workloads/real/cpu_gap.py {os.path.basename(a.trace)}, knobs {a.knobs};"
+                        f" {cpu}, Linux {os.uname().release}; 1-minute load average {load0:.2f} at"
+                        f" the start, {os.getloadavg()[0]:.2f} at the end; the model with the"
+                        f" built-in cost table\n")
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
         os.replace(tmp, a.out)
         for name in cases:
             r = [float(x["live_over_model"]) for x in rows if x["case"] == name]
+            if not r:	# --reprice of a table without this case
+                continue
             print(f"{name:16s} live/model {statistics.median(r):.2f} "
                   f"({min(r):.2f}-{max(r):.2f})")
     finally:
