@@ -55,8 +55,9 @@ class RenderError(Exception):
     pass
 
 
-def _rows(path):
-    full = os.path.join(RES, path)
+def _rows(path, base=None):
+    """The rows of PATH under the results (or under BASE), read once."""
+    full = os.path.join(base or RES, path)
     if full not in _cache:
         try:
             with open(full, newline="") as f:
@@ -132,15 +133,14 @@ def pub17(w, h, metric):
     return _val(x) if x != "" else None
 
 
+def _bench_table(name):
+    """The rows of bench/tables/NAME (the live fits, outside the results)."""
+    return _rows(os.path.join("bench", "tables", name), os.path.join(HERE, ".."))
+
+
 def costs_row(term):
     """A row of the cost table built into the model (sim/cost_model.c is it)."""
-    path = os.path.join(HERE, "..", "bench", "tables", "costs-amd-epyc.csv")
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
-    except OSError as e:
-        raise RenderError(f"bench/tables/costs-amd-epyc.csv: {e.strerror}")
-    got = [r["ns"] for r in rows if r.get("term") == term]
+    got = [r["ns"] for r in _bench_table("costs-amd-epyc.csv") if r.get("term") == term]
     if len(got) != 1:
         raise RenderError(f"bench/tables/costs-amd-epyc.csv: {len(got)} rows '{term}'")
     return _val(got[0])
@@ -149,13 +149,7 @@ def costs_row(term):
 def heldout_ratios():
     """model/live of the held-out cases over the 200 ms floor
     (bench/tables/heldout-amd-epyc.csv, bench/cpu_heldout.sh)."""
-    path = os.path.join(HERE, "..", "bench", "tables", "heldout-amd-epyc.csv")
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
-    except OSError as e:
-        raise RenderError(f"bench/tables/heldout-amd-epyc.csv: {e.strerror}")
-    got = [_val(r["ratio"]) for r in rows
+    got = [_val(r["ratio"]) for r in _bench_table("heldout-amd-epyc.csv")
            if r.get("live_ms_median") and _val(r["live_ms_median"]) >= 200]
     if not got:
         raise RenderError("bench/tables/heldout-amd-epyc.csv: no case over 200 ms")
