@@ -403,22 +403,29 @@ def _pol_table_rows(name):
     return seen
 
 
-def table_policies():
-    """The generated traces' policies table: today's kernel, the pick and each
-    other policy, from policies/*.csv."""
+def _pct_or_dash(name, row, col):
+    """pol_pct, or a dash where kernel/xxhash's figure is 0 (nothing saved)."""
+    if pol(name, "kernel/xxhash", col) == 0:
+        return "-"
+    return f(pol_pct(name, row, col), "+.1f") + "%"
+
+
+def table_policies(traces=None):
+    """The policies table: today's kernel, the pick and each other policy,
+    from policies/*.csv (the generated traces unless TRACES names others)."""
     out = ["| trace | row | ksmd CPU ms (modelled) | vs kernel/xxhash | mean saved | "
            "vs kernel/xxhash | end saved | CoW | false pos | corrupt walks | frontier |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for name, label in POLICY_TRACES:
+    for name, label in traces or POLICY_TRACES:
         pick = pol(name, "pick", "row")
         for i, row in enumerate(_pol_table_rows(name)):
             tag = row + (" (pick)" if row == pick else "") + \
                 (" (today)" if row == "kernel/xxhash" else "")
             out.append(f"| {label if i == 0 else ''} | {tag} | "
                        f"{f(pol(name, row, 'ksmd_cpu_ms'), ',.1f')} | "
-                       f"{f(pol_pct(name, row, 'ksmd_cpu_ms'), '+.1f')}% | "
+                       f"{_pct_or_dash(name, row, 'ksmd_cpu_ms')} | "
                        f"{f(pol(name, row, 'saved_mean'), ',.1f')} | "
-                       f"{f(pol_pct(name, row, 'saved_mean'), '+.1f')}% | "
+                       f"{_pct_or_dash(name, row, 'saved_mean')} | "
                        + " | ".join(f(pol(name, row, c), ",.0f") for c in
                                     ("saved_end", "cow_ksm", "false_positives",
                                      "unstable_corrupt_walks"))
@@ -427,18 +434,8 @@ def table_policies():
 
 
 def table_policies_real():
-    """The recorded traces: the counters only (they do not depend on the cost table)."""
-    out = ["| trace | row | mean saved | end saved | CoW | false pos | corrupt walks |",
-           "|---|---|---:|---:|---:|---:|---:|"]
-    for name, label in (("real-fio", "fio (recorded)"), ("real-numpy", "numpy (recorded)")):
-        for i, row in enumerate(("kernel/xxhash", "no-gate", "dirty-bit", "partial-hash",
-                                 "classified/xxhash")):
-            out.append(f"| {label if i == 0 else ''} | {row} | "
-                       f"{f(pol(name, row, 'saved_mean'), ',.1f')} | "
-                       + " | ".join(f(pol(name, row, c), ",.0f") for c in
-                                    ("saved_end", "cow_ksm", "false_positives",
-                                     "unstable_corrupt_walks")) + " |")
-    return "\n".join(out)
+    """The recorded programs (policies/real-*.csv), as table_policies."""
+    return table_policies((("real-fio", "fio (recorded)"), ("real-numpy", "numpy (recorded)")))
 
 
 def table_pairs():
