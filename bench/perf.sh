@@ -5,7 +5,7 @@
 # README's "Performance" table is bench/perf_report.py's rendering of it.
 #
 # usage: bench/perf.sh [KSMSIM] [--base OLD_KSMSIM] [--runs N] [-o FILE]
-#                      [--work DIR] [--quick] [--big]
+#                      [--work DIR] [--quick] [--big] [--tune]
 #
 # Measurements, each RUNS times with the binary (KSMSIM, else $KSMSIM,
 # else build/cli/ksmsim) and, with --base, as often with the old binary,
@@ -24,8 +24,12 @@
 #                replays it: `ksmsim run --batch-time --hash xxhash
 #                --pages-to-scan 1600 --sleep-millisecs 200 --csv
 #                --interval-ms 1000 --summary-csv` (and --no-ideal)
+#   tune-grid    only with --tune: `ksmsim tune --jobs 2` over its default
+#                grid of 24 settings on bench/tune_speed.sh's host (`gen
+#                vm-clones --vms 16 --mem-mib 4096`, 64 GiB; about 12
+#                minutes a run on 2 cores, 1.6 GiB a worker)
 # --quick shrinks every size (job 1 16 MiB, job 2 4 x 16 MiB, job 3 1 GiB,
-# traces --scale 0.02) so that the whole run takes seconds (for the test).
+# traces --scale 0.02, tune's host 1 x 8 MiB for 20 s) so that the whole run takes seconds (for the test).
 #
 # One CSV row per measurement, build and run (columns: bench/perf_report.py):
 # the date (UTC), the CPU model, nproc and the 1-minute load average when
@@ -35,9 +39,9 @@
 # bytes_per_page (its peak RSS, or job 1's RSS after, per simulated page)
 # and model_bytes_per_page (its structures' total per page). Job 3's two
 # variants run in one process: their wall_s and peak_rss_mib are the ones
-# bench model prints for each, their cpu_s is left empty. e2e rows say in
-# outputs_identical whether their output files are byte-identical to the
-# first new run's (the reference itself: yes); a "no" is warned about.
+# bench model prints for each, their cpu_s is left empty. e2e and tune
+# rows say in outputs_identical whether their output files (series and
+# summary; tune's CSV) are byte-identical to the first new run's (the reference itself: yes); a "no" is warned about.
 #   KSMSIM       the build measured ("new"; default $KSMSIM, else
 #                build/cli/ksmsim)
 #   --base OLD   also measure OLD ("base"), alternating with KSMSIM
@@ -50,6 +54,7 @@
 #                workload and scale) is used again
 #   --quick      the small sizes above
 #   --big        job 3 as well (several minutes, ~11 GiB)
+#   --tune       tune-grid as well (about 12 minutes a run)
 # Render it: bench/perf_report.py FILE (bench/results/PERFORMANCE.md).
 # Progress on standard error. Exit 2 on a bad option, 1 when a measurement
 # fails or bench model's output is not as expected.
@@ -64,7 +69,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 invocation="bench/perf.sh${*:+ $*}"
 new=${KSMSIM:-$here/../build/cli/ksmsim}
 if [[ $# -gt 0 && $1 != -* ]]; then new=$1; shift; fi
-base="" runs=2 out="" work="" quick=0 big=0
+base="" runs=2 out="" work="" quick=0 big=0 tune=0
 need() { (($# >= 2)) || die "$1 needs a value"; }
 while (($#)); do
 	case $1 in
@@ -74,6 +79,7 @@ while (($#)); do
 	--work) need "$@"; work=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
 	--big) big=1; shift ;;
+	--tune) tune=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown option '$1' (bench/perf.sh --help lists them)" ;;
 	esac
@@ -111,9 +117,9 @@ commit_base=""
 
 # Sizes: full, or --quick's.
 if ((quick)); then
-	j1_mib=16 j2_vm_mib=16 j3_host_gib=1 scale=0.02
+	j1_mib=16 j2_vm_mib=16 j3_host_gib=1 scale=0.02 tune_vms=1 tune_mib=8 tune_s=20
 else
-	j1_mib=1024 j2_vm_mib=4096 j3_host_gib=256 scale=1
+	j1_mib=1024 j2_vm_mib=4096 j3_host_gib=256 scale=1 tune_vms=16 tune_mib=4096 tune_s=""
 fi
 
 # A CSV field: quoted when it holds a comma, a quote or a space.
@@ -217,44 +223,62 @@ model() {
 	done
 }
 
-# e2e MEASUREMENT WORKLOAD [RUN-OPTION...]: a full replay, every run and build.
+# gen_trace NAME GEN-ARGS...: $work/NAME.ksmb made once by KSMSIM (ksmsim
+# gen GEN-ARGS), its path in $trace.
+gen_trace() {
+	local name=$1
+	shift
+	trace="$work/$name.ksmb"
+	[[ -e $trace ]] && return 0
+	say "ksmsim gen $*"
+	"$new" gen "$@" --quiet -o "$trace.tmp.ksmb" || fail "ksmsim gen $* failed"
+	mv "$trace.tmp.ksmb" "$trace"
+}
+
+# replay MEASUREMENT SHOWN "FILE..." ARG...: `ksmsim ARG...` every run and
+# build, each in a directory of its own, which an ARG names as {out}; the
+# FILEs it writes there must be byte-identical to the first new run's.
 different=0
-e2e() {
-	local m=$1 w=$2 r b d ref="" same wall cpus rss
-	shift 2
-	local trace="$work/$w-s$scale.ksmb"
-	if [[ ! -e $trace ]]; then
-		say "$m: ksmsim gen $w --scale $scale --seed 1"
-		"$new" gen "$w" --quiet --scale "$scale" --seed 1 -o "$trace.tmp.ksmb" ||
-			fail "ksmsim gen $w --scale $scale failed"
-		mv "$trace.tmp.ksmb" "$trace"
-	fi
-	local args=(run --quiet --batch-time --trace "$trace" --trace-label "$w" --hash xxhash
-		--pages-to-scan 1600 --sleep-millisecs 200 --interval-ms 1000 "$@")
-	local shown="ksmsim gen $w --scale $scale --seed 1; ksmsim run --batch-time --hash xxhash --pages-to-scan 1600 --sleep-millisecs 200 --csv --interval-ms 1000 --summary-csv${*:+ $*}"
+replay() {
+	local m=$1 shown=$2 files=$3 r b d f a ref="" same wall cpus rss
+	shift 3
+	local args=()
 	for r in $(seq "$runs"); do
 		for b in $(order "$r"); do
 			d="$work/out/$m-$b-$r"
 			mkdir -p "$d"
+			args=()
+			for a in "$@"; do args+=("${a//\{out\}/$d}"); done
 			start_row
 			say "$m: $b run $r/$runs"
-			measure "$work/times" "$d/stdout" "$(bin_of "$b")" "${args[@]}" \
-				--csv "$d/series.csv" --summary-csv "$d/summary.csv" ||
+			measure "$work/times" "$d/stdout" "$(bin_of "$b")" "${args[@]}" ||
 				fail "$m: $b run $r: ksmsim ${args[*]} failed"
 			read -r wall cpus rss <"$work/times"
-			[[ -s $d/series.csv && -s $d/summary.csv ]] || fail "$m: $b run $r wrote no output"
 			same=yes
-			if [[ -z $ref ]]; then
-				ref=$d
-			elif ! cmp -s "$ref/series.csv" "$d/series.csv" ||
-				! cmp -s "$ref/summary.csv" "$d/summary.csv"; then
-				same=no different=1
-				say "WARNING: $m: $b run $r's outputs differ from $(basename "$ref")'s"
-			fi
+			for f in $files; do
+				[[ -s $d/$f ]] || fail "$m: $b run $r wrote no $f"
+				if [[ -n $ref ]] && ! cmp -s "$ref/$f" "$d/$f"; then
+					same=no different=1
+					say "WARNING: $m: $b run $r's $f differs from $(basename "$ref")'s"
+				fi
+			done
+			[[ -n $ref ]] || ref=$d
 			row "$b" "$m" "$r" "$wall" "$cpus" "$rss" "" "" "" "$same" "$shown"
 			say "$m: $b run $r/$runs: ${wall} s wall, ${cpus} s CPU, peak RSS ${rss} MiB, outputs identical: $same"
 		done
 	done
+}
+
+# e2e MEASUREMENT WORKLOAD [RUN-OPTION...]: a 2017 run as
+# analysis/reproduce_2017.sh makes it.
+e2e() {
+	local m=$1 w=$2
+	shift 2
+	gen_trace "$w-s$scale" "$w" --scale "$scale" --seed 1
+	replay "$m" "ksmsim gen $w --scale $scale --seed 1; ksmsim run --batch-time --hash xxhash --pages-to-scan 1600 --sleep-millisecs 200 --csv --interval-ms 1000 --summary-csv${*:+ $*}" \
+		"series.csv summary.csv" run --quiet --batch-time --trace "$trace" --trace-label "$w" \
+		--hash xxhash --pages-to-scan 1600 --sleep-millisecs 200 --interval-ms 1000 "$@" \
+		--csv "{out}/series.csv" --summary-csv "{out}/summary.csv"
 }
 
 say "$cpu, $nproc CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); new $new ($commit_new)${base:+, base $base ($commit_base)}; $runs run(s) each; work in $work"
@@ -273,6 +297,13 @@ fi
 e2e e2e-kernel-build kernel-build
 e2e e2e-kernel-build-no-ideal kernel-build --no-ideal
 e2e e2e-number-crunching number-crunching
+if ((tune)); then
+	# bench/tune_speed.sh's host: the target is 15 minutes for it on 2 cores
+	gen_trace "vm-clones-$tune_vms" vm-clones --vms "$tune_vms" --mem-mib "$tune_mib" \
+		--seed 1 ${tune_s:+--duration-s "$tune_s"}
+	replay tune-grid "ksmsim gen vm-clones --vms $tune_vms --mem-mib $tune_mib --seed 1${tune_s:+ --duration-s $tune_s}; ksmsim tune --jobs 2 -o CSV" \
+		tune.csv tune "$trace" --jobs 2 --quiet -o "{out}/tune.csv"
+fi
 cp "$csv" "$out.tmp" && mv "$out.tmp" "$out"
 say "wrote $out"
 ((different == 0)) || say "WARNING: some outputs differ (outputs_identical no): see $out"

@@ -6,7 +6,7 @@
 # adds job 3's two variants; bench model output of another format stops
 # it (exit 1, naming the figure); a bad option is one line and exit 2; the
 # report names every measurement, is the same for the same CSV and refuses
-# a CSV that is not perf.sh's. Figures are not judged: only that they are
+# a CSV that is not perf.sh's; --tune adds tune's grid. Figures are not judged: only that they are
 # there and positive.
 set -u
 bin=${1:?usage: test_perf.sh PATH/TO/ksmsim SOURCE-ROOT}
@@ -109,12 +109,18 @@ cut -d, -f1-8 "$tmp/perf.csv" >"$tmp/cut.csv"
 { [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && ! [ -e "$tmp/cut.md" ]; } ||
 	bad "report of a CSV without the figures: exit $rc: $(cat "$tmp/err")"
 
-# --big: job 3's two variants (a 1 GiB host at --quick), cpu_s left empty
-if "$perf" "$bin" --quick --big --runs 1 -o "$tmp/big.csv" >/dev/null 2>"$tmp/err"; then
+# --big: job 3's two variants (a 1 GiB host at --quick), cpu_s left empty;
+# --tune: tune's grid, its CSV the same in both runs
+if "$perf" "$bin" --quick --big --tune --runs 2 -o "$tmp/big.csv" >/dev/null 2>"$tmp/err"; then
 	python3 - "$tmp/big.csv" <<'PY' || fails=$((fails + 1))
 import csv, sys
-rows = {r["measurement"]: r for r in csv.DictReader(open(sys.argv[1], newline=""))}
-bad = [m for m in ("model-job3a", "model-job3b") if m not in rows]
+all_rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+rows = {r["measurement"]: r for r in all_rows}
+bad = [m for m in ("model-job3a", "model-job3b", "tune-grid") if m not in rows]
+tune = [r for r in all_rows if r["measurement"] == "tune-grid"]
+if [r["outputs_identical"] for r in tune] != ["yes", "yes"] or not all(
+        float(r["wall_s"]) > 0 and float(r["peak_rss_mib"]) > 0 for r in tune):
+    bad.append(f"tune-grid rows: {tune}")
 for m in ("model-job3a", "model-job3b"):
     r = rows.get(m)
     if r and (r["cpu_s"] != "" or not all(float(r[c]) > 0 for c in
