@@ -94,10 +94,10 @@ cpu=${cpu:-unknown}
 # shellcheck disable=SC2018,SC2019  # the slug exactly as sim/MODEL.md's calibrate command makes it
 slug=$(printf '%s\n' "$cpu" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9' '-' | sed 's/-$//')
 out=${out:-$here/results/perf-$slug.csv}
-mkdir -p "$(dirname "$out")" || die "-o $out: cannot make its directory"
+mkdir -p "$(dirname "$out")" 2>/dev/null || die "-o $out: cannot make its directory"
 [[ -d $(dirname "$out") && -w $(dirname "$out") ]] || die "-o $out: its directory is not writable"
 if [[ -n $work ]]; then
-	mkdir -p "$work" || die "--work $work: cannot make it"
+	mkdir -p "$work" 2>/dev/null || die "--work $work: cannot make it"
 	work=$(cd "$work" && pwd)
 else
 	work=$(mktemp -d)
