@@ -171,10 +171,10 @@ def render(rows, name):
                 cells.append("-" if a is None or not z else f"{a / z:.2f}x")
             w(f"| {m} | new/base | | " + " | ".join(cells) + " | |")
     w("")
-    w("new/base: the ratio of the medians (below 1: the new build takes less time or "
-      "memory; above 1: it visits more pages a second). Outputs identical: the run's "
-      "output files (the series and the summary CSV) are byte-identical to the first "
-      "new run's.")
+    ratio = ("new/base: the ratio of the medians (below 1: the new build takes less time "
+             "or memory; above 1: it visits more pages a second). ") if len(builds) == 2 else ""
+    w(ratio + "Outputs identical: the run's output files (the series and the summary CSV; "
+      "tune's CSV) are byte-identical to the first new run's.")
     w("")
     w("What each measurement runs (`ksmsim` is the build measured):")
     w("")
