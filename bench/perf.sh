@@ -17,7 +17,7 @@
 #                bench model cannot skip it)
 #   model-job3a, model-job3b   only with --big: `bench model --host-gib 256`
 #                (a 64 Mi-page host, job 2's mix and every page distinct;
-#                ~11 GiB: skipped with a message when MemAvailable is short)
+#                ~12 GiB: skipped with a message when MemAvailable is short)
 #   e2e-kernel-build, e2e-kernel-build-no-ideal, e2e-number-crunching
 #                `ksmsim gen WORKLOAD` (4 guests x 4 GiB, 1800 s, seed 1,
 #                made once by KSMSIM) replayed as analysis/reproduce_2017.sh
@@ -53,7 +53,7 @@
 #                directory, removed at exit); a trace already there (same
 #                workload and scale) is used again
 #   --quick      the small sizes above
-#   --big        job 3 as well (several minutes, ~11 GiB)
+#   --big        job 3 as well (about 10 minutes a run, ~12 GiB)
 #   --tune       tune-grid as well (about 12 minutes a run)
 # Render it: bench/perf_report.py FILE (bench/results/PERFORMANCE.md).
 # Progress on standard error. Exit 2 on a bad option, 1 when a measurement
