@@ -642,7 +642,8 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		struct scenario *s = &scenarios[i];
 		double t[64];
 
-		if (!write_trace(s, o->traces ? o->traces : dir, o->scale, &err) || !model_run(s, NULL, &s->model_ms, &err))
+		if (!write_trace(s, o->traces ? o->traces : dir, o->scale, &err) ||
+		    !model_run(s, NULL, &s->model_ms, &err))
 			goto fail;
 		for (int r = 0; r < o->repeat; r++) {
 			if (o->synthetic ? !model_run(s, o->synthetic, &t[r], &err)

@@ -36,6 +36,7 @@ root needed): its first line then says both when.
 import argparse
 import collections
 import csv
+import datetime
 import os
 import random
 import shutil
@@ -63,6 +64,14 @@ def between(path):
     return (float(b["ksmd_cpu_ms"]) - float(a["ksmd_cpu_ms"]),
             int(b["pages_scanned"]) - int(a["pages_scanned"]),
             int(b["pages_sharing"]), int(b["pages_unshared"]))
+
+
+def model_columns(model_ms, scanned, sharing, unshared, live_ms, lscanned):
+    """A row's model columns, and live/model a page scanned: a live ksmd
+    short of CPU scans fewer pages in the same time, so totals mislead."""
+    return {"pages_scanned": scanned, "pages_sharing": sharing, "pages_unshared": unshared,
+            "model_ms": f"{model_ms:.1f}", "model_ns_per_page": f"{model_ms * 1e6 / scanned:.1f}",
+            "live_over_model": f"{live_ms / max(lscanned, 1) / (model_ms / scanned):.3f}"}
 
 
 def knob_lines(knobs):
@@ -208,12 +217,8 @@ def main():
                 for r in old_rows:
                     if r["case"] != name:
                         continue
-                    live_ms, lscanned = float(r["live_ms"]), int(r["live_pages_scanned"])
-                    r.update({"pages_scanned": scanned, "pages_sharing": sharing,
-                              "pages_unshared": unshared, "model_ms": f"{model_ms:.1f}",
-                              "model_ns_per_page": f"{model_ms * 1e6 / scanned:.1f}",
-                              "live_over_model":
-                              f"{live_ms / max(lscanned, 1) / (model_ms / scanned):.3f}"})
+                    r.update(model_columns(model_ms, scanned, sharing, unshared,
+                                           float(r["live_ms"]), int(r["live_pages_scanned"])))
                 continue
             for rep in range(1, (1 if name == "trace" else a.reps) + 1):
                 lcsv = os.path.join(work, f"{name}-live{rep}.csv")
@@ -223,16 +228,18 @@ def main():
                 if r.returncode != 0:
                     die(f"{name}: ksmsim live failed ({r.returncode})", 1)
                 live_ms, lscanned, lsharing, lunshared = between(lcsv)
-                rows.append({"case": name, "rep": rep, "pages_scanned": scanned,
-                             "live_pages_scanned": lscanned, "pages_sharing": sharing,
-                             "live_pages_sharing": lsharing, "pages_unshared": unshared,
-                             "live_pages_unshared": lunshared,
-                             "model_ms": f"{model_ms:.1f}", "live_ms": f"{live_ms:.1f}",
-                             "model_ns_per_page": f"{model_ms * 1e6 / scanned:.1f}",
-                             "live_ns_per_page": f"{live_ms * 1e6 / max(lscanned, 1):.1f}",
-                             # a page's price: a live ksmd short of CPU scans
-                             # fewer pages in the same time, so the totals mislead
-                             "live_over_model": f"{live_ms / max(lscanned, 1) / (model_ms / scanned):.3f}"})
+                # the columns in their order, the model's filled by model_columns
+                row = dict.fromkeys(("case", "rep", "pages_scanned", "live_pages_scanned",
+                                     "pages_sharing", "live_pages_sharing", "pages_unshared",
+                                     "live_pages_unshared", "model_ms", "live_ms",
+                                     "model_ns_per_page", "live_ns_per_page",
+                                     "live_over_model"))
+                row.update({"case": name, "rep": rep, "live_pages_scanned": lscanned,
+                            "live_pages_sharing": lsharing, "live_pages_unshared": lunshared,
+                            "live_ms": f"{live_ms:.1f}",
+                            "live_ns_per_page": f"{live_ms * 1e6 / max(lscanned, 1):.1f}"})
+                row.update(model_columns(model_ms, scanned, sharing, unshared, live_ms, lscanned))
+                rows.append(row)
         if a.make_only:
             return
         if a.reprice:
@@ -241,8 +248,7 @@ def main():
                 die(f"--reprice: {a.out}: cases this script does not make: {', '.join(missing)}")
             rows = old_rows
             head = old_head.split("; the model with")[0]
-            stamp = subprocess.run(["date", "-u", "+%Y-%m-%d %H:%M UTC"], capture_output=True,
-                                   text=True).stdout.strip()
+            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             head += (f"; the live columns as measured then, the model's made again {stamp}"
                      f" with the built-in cost table of that day (--reprice)")
         cpu = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p' | head -1"],
