@@ -15,7 +15,7 @@ id, in its order; ids no longer in the registry are dropped.
 
 A figure in a README is marked by an HTML comment right after its number
 and unit: `8 s<!-- run-time: ID -->` (CPU: user + sys) or
-`25 s<!-- run-time: ID wall -->`. update-docs rewrites the number and
+`25 s<!-- run-time: ID wall -->`, outside code blocks and spans. update-docs rewrites the number and
 unit from the CSV (format_seconds); an id whose row has no figures yet is
 left as it is. check: exit 1, naming file and line, on a malformed marker,
 an id not in the CSV, a figure update-docs would change, a CSV id not in
@@ -32,6 +32,7 @@ MEASURED = COLUMNS[2:11]
 # a whole marker: NUMBER UNIT then the comment, nothing between
 MARK = re.compile(r"(\d+(?:\.\d+)?) (s|min)<!-- run-time: ([a-z0-9][a-z0-9-]*)( wall)? -->")
 ANY_MARK = re.compile(r"<!--\s*run-time")
+CODE_SPAN = re.compile(r"`[^`]*`")
 
 
 def sig2(x):
@@ -117,12 +118,23 @@ def scan(doc, rows, errors, used, fix):
     """Check (and with fix, rewrite) one README; returns its new text."""
     with open(doc) as f:
         lines = f.read().split("\n")
+    fence = False
     for n, line in enumerate(lines, 1):
-        good = list(MARK.finditer(line))
-        if len(ANY_MARK.findall(line)) != len(good):
+        # a comment in a code block or span is text, not a marker
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        if fence or line.lstrip().startswith("```"):
+            continue
+        spans = [m.span() for m in CODE_SPAN.finditer(line)]
+        def in_code(pos):
+            return any(a <= pos < b for a, b in spans)
+        good = [m for m in MARK.finditer(line) if not in_code(m.start())]
+        if len([m for m in ANY_MARK.finditer(line) if not in_code(m.start())]) != len(good):
             errors.append(f"{doc}:{n}: a run-time marker not of the form "
                           "'N s<!-- run-time: ID -->' or '... ID wall -->'")
         def sub(m):
+            if in_code(m.start()):
+                return m.group(0)
             rid, wall = m.group(3), bool(m.group(4))
             used.add(rid)
             if rid not in rows:

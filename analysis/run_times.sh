@@ -110,8 +110,8 @@ registry_tsv() { # ID TAB CLASS TAB COMMAND, in order
 }
 case $action in
 list) registry_tsv; exit 0 ;;
-update) exec py update-docs --csv "$csv" --docs "${docs[@]}" ;;
-check) exec py check --csv "$csv" --ids "$(IFS=,; echo "${ids[*]}")" --docs "${docs[@]}" ;;
+update) exec python3 "$here/run_times.py" update-docs --csv "$csv" --docs "${docs[@]}" ;;
+check) exec python3 "$here/run_times.py" check --csv "$csv" --ids "$(IFS=,; echo "${ids[*]}")" --docs "${docs[@]}" ;;
 esac
 
 want=()
