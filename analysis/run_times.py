@@ -7,8 +7,8 @@
   run_times.py check --csv FILE --ids ID,... --docs MD...
   run_times.py format SECONDS...
 
-merge: the new measurements (ROWS: id, wall_s, cpu_s, max_rss_mib, commit,
-cpu_model, nproc, loadavg_1m, nice, date_utc) replace their ids' rows;
+merge: the new measurements (ROWS: id, wall_s, cpu_s, max_rss_mib, runs,
+commit, cpu_model, nproc, loadavg_1m, nice, date_utc) replace their ids' rows;
 every other registry id keeps its row from FILE when its command is the
 same, else gets a row with empty figures and a note. One row per registry
 id, in its order; ids no longer in the registry are dropped.
@@ -26,9 +26,9 @@ import decimal
 import re
 import sys
 
-COLUMNS = ["id", "command", "wall_s", "cpu_s", "max_rss_mib", "commit",
+COLUMNS = ["id", "command", "wall_s", "cpu_s", "max_rss_mib", "runs", "commit",
            "cpu_model", "nproc", "loadavg_1m", "nice", "date_utc", "note"]
-MEASURED = COLUMNS[2:11]
+MEASURED = COLUMNS[2:12]
 # a whole marker: NUMBER UNIT then the comment, nothing between
 MARK = re.compile(r"(\d+(?:\.\d+)?) (s|min)<!-- run-time: ([a-z0-9][a-z0-9-]*)( wall)? -->")
 ANY_MARK = re.compile(r"<!--\s*run-time")

@@ -4,19 +4,20 @@
 # Measures the run time of every command whose run time README.md,
 # analysis/README.md, workloads/README.md or workloads/vm/README.md quote,
 # under GNU /usr/bin/time (wall s, user+sys CPU s, peak RSS: the largest
-# single process's, as getrusage reports it), one at a time under
-# nice -n NICE, and writes analysis/results/run-times.csv: one row per id
-# with the exact command, wall_s, cpu_s, max_rss_mib, the commit measured
-# (git short hash, -dirty when a tracked file other than a *.md or the CSV
-# differs from HEAD), cpu_model (lscpu), nproc, the 1-minute load average
-# at the start, nice, the date (UTC) and a note. Then --update-docs.
+# single process's, as getrusage reports it), RUNS times, one at a time,
+# under nice -n NICE, and writes analysis/results/run-times.csv: one row
+# per id, the median run by CPU time: the exact command, wall_s, cpu_s,
+# max_rss_mib (all three that run's), runs, the commit measured (git short
+# hash, -dirty when a tracked file other than a *.md or the CSV differs
+# from HEAD), cpu_model (lscpu), nproc, the 1-minute load average at that
+# run's start, nice, its date (UTC) and a note. Then --update-docs.
 # In a command, `ksmsim` is the build measured ($KSMSIM, else the
 # checkout's build*/cli/ksmsim, first on PATH) and $W a work folder
 # (removed at the end unless --work). The machine may be shared: CPU time
 # is the figure the READMEs quote unless a marker asks for wall time.
 #
 # usage: analysis/run_times.sh [--only ID[,ID...]] [--with-root] [--long]
-#        [--nice N] [--work DIR] [--csv FILE] [--dry-run]
+#        [--runs 3] [--nice 19] [--work DIR] [--csv FILE] [--dry-run]
 #        analysis/run_times.sh --update-docs | --check | --list
 # --with-root: also the ids that need root, QEMU, Slurm or the network
 #   (workloads/vm/*.sh, the Slurm test); run the script as root. Without
@@ -45,7 +46,7 @@ top=$(cd "$here/.." && pwd)
 csv=$here/results/run-times.csv
 docs=("$top/README.md" "$top/analysis/README.md" "$top/workloads/README.md"
 	"$top/workloads/vm/README.md")
-only="" with_root=0 long=0 nice_n=19 work="" dry=0 action=measure
+only="" with_root=0 long=0 nice_n=19 runs=3 work="" dry=0 action=measure
 die() { echo "run_times.sh: $*" >&2; exit 2; }
 
 # The registry: ID|CLASS|PREP|COMMAND. CLASS: - (measured by default),
@@ -84,6 +85,8 @@ while (($#)); do
 	--only) only=${2:?--only needs ID[,ID...]}; shift 2 ;;
 	--with-root) with_root=1; shift ;;
 	--long) long=1; shift ;;
+	--runs) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--runs ${2:-}: a positive whole number"
+		runs=$2; shift 2 ;;
 	--nice) [[ ${2:-} =~ ^-?[0-9]+$ ]] || die "--nice ${2:-}: a number, e.g. 19"
 		nice_n=$2; shift 2 ;;
 	--work) work=${2:?--work needs a folder}; shift 2 ;;
@@ -168,21 +171,27 @@ for i in "${want[@]}"; do
 			{ echo "run_times: $i: the preparation failed ($W/.prep.log):" >&2
 			  tail -5 "$W/.prep.log" >&2; fail=1; continue; }
 	fi
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-	if ! (cd "$top" && /usr/bin/time -f '%e %U %S %M' -o "$W/.time" \
-		nice -n "$nice_n" bash -c "${cmd[$i]}") >"$W/.out.log" 2>&1; then
-		echo "run_times: $i failed, no row written ($W/.out.log):" >&2
-		tail -5 "$W/.out.log" >&2
-		fail=1
-		continue
-	fi
-	read -r wall user sys rss < <(tail -1 "$W/.time")
-	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-	mib=$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')
-	echo "run_times: $i: wall $wall s, CPU $cpu s, peak RSS $mib MiB (load $load)" >&2
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$wall" "$cpu" "$mib" "$commit" \
-		"$cpu_model" "$nproc" "$load" "$nice_n" "$date" >>"$rows"
+	: >"$W/.runs"
+	for ((r = 1; r <= runs; r++)); do
+		load=$(cut -d' ' -f1 /proc/loadavg)
+		date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+		if ! (cd "$top" && /usr/bin/time -f '%e %U %S %M' -o "$W/.time" \
+			nice -n "$nice_n" bash -c "${cmd[$i]}") >"$W/.out.log" 2>&1; then
+			echo "run_times: $i failed, no row written ($W/.out.log):" >&2
+			tail -5 "$W/.out.log" >&2
+			fail=1
+			continue 2
+		fi
+		read -r wall user sys rss < <(tail -1 "$W/.time")
+		cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+		mib=$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')
+		echo "run_times: $i: wall $wall s, CPU $cpu s, peak RSS $mib MiB (load $load)" >&2
+		printf '%s %s %s %s %s\n' "$cpu" "$wall" "$mib" "$load" "$date" >>"$W/.runs"
+	done
+	# the median run by CPU time (of an even count, the lower middle)
+	read -r cpu wall mib load date < <(sort -n -k1,1 "$W/.runs" | sed -n "$(((runs + 1) / 2))p")
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$wall" "$cpu" "$mib" "$runs" \
+		"$commit" "$cpu_model" "$nproc" "$load" "$nice_n" "$date" >>"$rows"
 done
 ((dry)) && exit 0
 py merge --csv "$csv" --new "$rows" --registry <(registry_tsv)

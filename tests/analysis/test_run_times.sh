@@ -53,12 +53,12 @@ printf '%s\n' "0.14 s" "0.15 s" "5 s" "1.6 s" "84 s" "130 s" "10 min" "18 min" |
 	ok "format: 2 significant digits, minutes from 600 s" || { bad "format:"; cat "$tmp/fmt"; }
 
 # 3. The checker on a fixture.
-hdr=id,command,wall_s,cpu_s,max_rss_mib,commit,cpu_model,nproc,loadavg_1m,nice,date_utc,note
+hdr=id,command,wall_s,cpu_s,max_rss_mib,runs,commit,cpu_model,nproc,loadavg_1m,nice,date_utc,note
 cat >"$tmp/rt.csv" <<EOF
 $hdr
-fast,ksmsim gen x,0.31,0.1449,4.2,abc1234,AMD EPYC,2,1.0,19,2026-12-05T10:00:00Z,
-slow,ksmsim run y,1100,1082,900,abc1234,AMD EPYC,2,1.0,19,2026-12-05T10:00:00Z,
-guest,sudo boot,,,,,,,,,,not measured yet: needs root
+fast,ksmsim gen x,0.31,0.1449,4.2,3,abc1234,AMD EPYC,2,1.0,19,2026-12-05T10:00:00Z,
+slow,ksmsim run y,1100,1082,900,1,abc1234,AMD EPYC,2,1.0,19,2026-12-05T10:00:00Z,
+guest,sudo boot,,,,,,,,,,,not measured yet: needs root
 EOF
 cat >"$tmp/good.md" <<'EOF'
 Generating takes 0.14 s<!-- run-time: fast --> of CPU, 0.31 s<!-- run-time: fast wall --> wall;
@@ -101,15 +101,15 @@ cmp -s "$tmp/mend.md" "$tmp/good.md" && ok "update-docs rewrites a stale figure,
 # 5. merge: new rows replace, unmeasured ids keep theirs, a changed command
 # empties its row, the registry's order and ids.
 printf 'fast\t-\tksmsim gen x\nslow\tlong\tksmsim run y --changed\nguest\troot\tsudo boot\nnew\t-\tksmsim new\n' >"$tmp/reg.tsv"
-printf 'new\t1.5\t1.25\t10.0\tdef5678-dirty\tAMD EPYC\t2\t3.5\t19\t2026-12-05T11:00:00Z\n' >"$tmp/rows.tsv"
+printf 'new\t1.5\t1.25\t10.0\t3\tdef5678-dirty\tAMD EPYC\t2\t3.5\t19\t2026-12-05T11:00:00Z\n' >"$tmp/rows.tsv"
 cp "$tmp/rt.csv" "$tmp/merged.csv"
 "$py" merge --csv "$tmp/merged.csv" --new "$tmp/rows.tsv" --registry "$tmp/reg.tsv"
 cat >"$tmp/want.csv" <<EOF
 $hdr
-fast,ksmsim gen x,0.31,0.1449,4.2,abc1234,AMD EPYC,2,1.0,19,2026-12-05T10:00:00Z,
-slow,ksmsim run y --changed,,,,,,,,,,"not measured yet: takes long: measured only with --long, kept from run to run without it"
-guest,sudo boot,,,,,,,,,,"not measured yet: needs root, QEMU, Slurm or the network: measured only with --with-root, kept from run to run without it"
-new,ksmsim new,1.5,1.25,10.0,def5678-dirty,AMD EPYC,2,3.5,19,2026-12-05T11:00:00Z,
+fast,ksmsim gen x,0.31,0.1449,4.2,3,abc1234,AMD EPYC,2,1.0,19,2026-12-05T10:00:00Z,
+slow,ksmsim run y --changed,,,,,,,,,,,"not measured yet: takes long: measured only with --long, kept from run to run without it"
+guest,sudo boot,,,,,,,,,,,"not measured yet: needs root, QEMU, Slurm or the network: measured only with --with-root, kept from run to run without it"
+new,ksmsim new,1.5,1.25,10.0,3,def5678-dirty,AMD EPYC,2,3.5,19,2026-12-05T11:00:00Z,
 EOF
 diff "$tmp/want.csv" "$tmp/merged.csv" >/dev/null && ok "merge" || { bad "merge:"; diff "$tmp/want.csv" "$tmp/merged.csv"; }
 
