@@ -188,6 +188,12 @@ def check(path, ids, docs):
             errors.append(f"{path}: id '{rid}' has no row (run analysis/run_times.sh)")
     for e in errors:
         print(e, file=sys.stderr)
+    commits = {}
+    for r in rows.values():
+        if r["commit"]:
+            commits[r["commit"]] = commits.get(r["commit"], 0) + 1
+    if commits:
+        print("run_times: measured at " + ", ".join(f"{c} ({n} ids)" for c, n in commits.items()))
     todo = [r for r in rows if not rows[r]["cpu_s"]]
     if todo:
         print(f"run_times: not measured yet (their README figures are older): {', '.join(todo)}")

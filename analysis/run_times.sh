@@ -125,6 +125,7 @@ if [[ -n $only ]]; then
 else
 	want=("${ids[@]}")
 fi
+((with_root && EUID != 0)) && die "--with-root: run as root (the ids it adds need it)"
 [[ -x /usr/bin/time ]] || die "needs GNU time as /usr/bin/time (Debian: apt-get install -y time)"
 command -v python3 >/dev/null || die "needs python3"
 
