@@ -6,11 +6,11 @@
 # under GNU /usr/bin/time (wall s, user+sys CPU s, peak RSS: the largest
 # single process's, as getrusage reports it), RUNS times, one at a time,
 # under nice -n NICE, and writes analysis/results/run-times.csv: one row
-# per id, the median run by CPU time: the exact command, wall_s, cpu_s,
-# max_rss_mib (all three that run's), runs, the commit measured (git short
-# hash, -dirty when a tracked file other than a *.md or the CSV differs
-# from HEAD), cpu_model (lscpu), nproc, the 1-minute load average at that
-# run's start, nice, its date (UTC) and a note. Then --update-docs.
+# per id: the exact command, wall_s, cpu_s, max_rss_mib (each the median
+# over the runs), runs, the commit measured (git short hash, -dirty when a
+# tracked file other than a *.md or the CSV differs from HEAD), cpu_model
+# (lscpu), nproc, the 1-minute load average at the first run's start,
+# nice, its date (UTC) and a note. Then --update-docs.
 # In a command, `ksmsim` is the build measured ($KSMSIM, else the
 # checkout's build*/cli/ksmsim, first on PATH) and $W a work folder
 # (removed at the end unless --work). The machine may be shared: CPU time
@@ -189,8 +189,11 @@ for i in "${want[@]}"; do
 		echo "run_times: $i: wall $wall s, CPU $cpu s, peak RSS $mib MiB (load $load)" >&2
 		printf '%s %s %s %s %s\n' "$cpu" "$wall" "$mib" "$load" "$date" >>"$W/.runs"
 	done
-	# the median run by CPU time (of an even count, the lower middle)
-	read -r cpu wall mib load date < <(sort -n -k1,1 "$W/.runs" | sed -n "$(((runs + 1) / 2))p")
+	# each figure's median over the runs (of an even count, the lower
+	# middle); the load and date of the first run
+	med() { sort -n -k"$1,$1" "$W/.runs" | sed -n "$(((runs + 1) / 2))p" | cut -d' ' -f"$1"; }
+	cpu=$(med 1) wall=$(med 2) mib=$(med 3)
+	read -r _ _ _ load date <"$W/.runs"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$wall" "$cpu" "$mib" "$runs" \
 		"$commit" "$cpu_model" "$nproc" "$load" "$nice_n" "$date" >>"$rows"
 done
