@@ -14,15 +14,19 @@
 #
 # usage: analysis/large-tree.sh [--sizes 16,64] [--seeds 1,2,3,4,5]
 #        [--seeds-for SIZE:LIST]... [--hashes jhash2,crc32c,xxhash,xxh64]
-#        [--out DIR] [--results DIR] [--jobs N] [--summarise-only] [--probe SIZE:SECONDS]
+#        [--out DIR] [--results DIR] [--jobs N] [--max-memory SIZE] [--summarise-only]
+#        [--probe SIZE:SECONDS] [--estimate SIZE]
 #        [-- SWEEP-OPTIONS]
 # A size is GiB of guest memory in total: 4 guests up to 64 GiB, 16 above.
 # --summarise-only: no runs, only the tables and figures from the runs done.
 # --probe SIZE:SECONDS: instead, one short run (xxhash, seed 1, SECONDS of
 # trace) to measure what a size costs before running it: its row (scans,
 # pages scanned, wall and CPU s, peak RSS) is added to RESULTS/probe.csv.
+# --max-memory SIZE: ksmsim run's limit (default 10G up to 64 GiB of
+# guests, which need at most 4.5 GiB; above, 88 MiB per GiB of guests:
+# 22G at 256 GiB, whose runs need about 18 GiB).
 # --estimate SIZE: instead, whether a size fits the study's --max-memory
-# 10G: the seed-1 trace's most pages mapped at once (trace stat) and ksmsim
+# (10G unless given): the seed-1 trace's most pages mapped at once (trace stat) and ksmsim
 # run's refusal line (where its memory estimate passes the limit), or "fits"
 # (a size that fits is run to its end), in RESULTS/estimate-SIZE.txt.
 set -euo pipefail
@@ -30,7 +34,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 sizes=16,64 seeds=1,2,3,4,5 hashes=jhash2,crc32c,xxhash,xxh64 jobs=1
 out=$here/out/large-tree res=$here/results/large-tree
 declare -A seeds_for=([256]=1,2)
-sweep_args=() only=0 probe="" estimate=""
+sweep_args=() only=0 probe="" estimate="" maxmem=""
 die() { echo "large-tree.sh: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -46,6 +50,8 @@ while (($#)); do
 	--summarise-only) only=1; shift ;;
 	--probe) [[ ${2:-} =~ ^([0-9]+):([0-9]+)$ ]] || die "--probe ${2:-}: SIZE:SECONDS, e.g. 64:700"
 		probe=$2; shift 2 ;;
+	--max-memory) [[ ${2:-} =~ ^[0-9]+[KMGT]?$ ]] || die "--max-memory ${2:-}: a size, e.g. 22G"
+		maxmem=$2; shift 2 ;;
 	--estimate) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--estimate ${2:-}: a size in GiB, e.g. 256"
 		estimate=$2; shift 2 ;;
 	--) shift; sweep_args=("$@"); break ;;
@@ -66,6 +72,9 @@ shape() {
 	vms=4
 	((g > 64)) && vms=16
 	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
+	mem=${maxmem:-10G}
+	[[ -z $maxmem ]] && ((g > 64)) && mem=$((g * 88 / 1024))G
+	return 0
 }
 if [[ -n $estimate ]]; then
 	shape "$estimate"
@@ -76,15 +85,15 @@ if [[ -n $estimate ]]; then
 	# the most pages mapped at once: what the model holds a page for
 	mapped=$("$ksmsim" trace stat "$t" | awk '$1 == "pages" && $2 == "mapped" { print $5 }')
 	rc=0
-	echo "+ ksmsim run --trace $t --max-memory 10G (the study's options)" >&2
+	echo "+ ksmsim run --trace $t --max-memory ${maxmem:-10G} (the study's options)" >&2
 	nice -n 19 "$ksmsim" run --quiet --trace "$t" --hash xxhash --smart-scan 0 --pages-to-scan "$pts" \
-		--sleep-millisecs 200 --ideal-interval-ms 600000 --max-memory 10G \
+		--sleep-millisecs 200 --ideal-interval-ms 600000 --max-memory "${maxmem:-10G}" \
 		2>"$out/estimate/err" >/dev/null || rc=$?
 	{
 		echo "size_gib $estimate"
 		echo "pages_mapped $mapped"
 		if ((rc == 0)); then
-			echo "fits 10G"
+			echo "fits ${maxmem:-10G}"
 		else
 			# the line without the folder this machine kept the trace in
 			echo "refused $(sed "s|$out/estimate/||" "$out/estimate/err")"
@@ -103,7 +112,7 @@ if [[ -n $probe ]]; then
 		--duration-s "$dur" -o "$t"
 	step nice -n 19 /usr/bin/time -f '%e %U %S %M' -o "$out/probe/time" "$ksmsim" run --quiet \
 		--trace "$t" --hash xxhash --smart-scan 0 --pages-to-scan "$pts" --sleep-millisecs 200 \
-		--ideal-interval-ms 600000 --max-memory 10G --summary-csv "$out/probe/summary.csv"
+		--ideal-interval-ms 600000 --max-memory "$mem" --summary-csv "$out/probe/summary.csv"
 	read -r wall user sys rss <"$out/probe/time"
 	row=$(awk -F, -v g="$g" -v d="$dur" -v w="$wall" -v c="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
 		-v r="$rss" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
@@ -138,7 +147,7 @@ for g in "${szl[@]}"; do
 	done
 	((only)) || step nice -n 19 "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan "$pts" \
 		--sleep-millisecs 200 --knob smart_scan=0 \
-		--run-args "--ideal-interval-ms 600000 --max-memory 10G" --jobs "$jobs" \
+		--run-args "--ideal-interval-ms 600000 --max-memory $mem" --jobs "$jobs" \
 		--ksmsim "$here/timed-ksmsim.sh" --out "$o" "${sweep_args[@]}" || true
 done
 # every size with runs done goes into the tables: a sweep cut short (a

@@ -517,12 +517,13 @@ def _commas(cell):
 
 
 def table_guests():
-    """experiment.sh's tables of the advised recordings (guests/fio.txt,
-    guests/numpy.txt), one row per source, ksmd CPU per hash."""
+    """experiment.sh's tables of the advised recordings (guests/build.txt,
+    guests/fio.txt, guests/numpy.txt), one row per source, ksmd CPU per hash."""
     out = ["| workload | source | CoW | pages_sharing | pages_unshared | full scans | "
            "ksmd CPU ms, modelled (jhash2 / crc32c / xxhash) |",
            "|---|---|---:|---:|---:|---:|---:|"]
-    for path, w in (("guests/fio.txt", "fio"), ("guests/numpy.txt", "numpy")):
+    for path, w in (("guests/build.txt", "build"), ("guests/fio.txt", "fio"),
+                    ("guests/numpy.txt", "numpy")):
         for src in ("2017", "real @", "real-kvm", "synthetic @", "synthetic-guests-tcg"):
             hits = [r for r in _md_table(path) if r["workload"] == w and r["hash"] == "jhash2"
                     and r["source"].startswith(src)]

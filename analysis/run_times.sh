@@ -76,8 +76,8 @@ reg=(
 	"vm-tcg-slowdown|root|workloads/vm/build-image.sh minimal|workloads/vm/tcg-slowdown.sh -r 5 -o \$W/slowdown.csv"
 	"vm-exp-record-fio|root long|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -n 4 -m 512 -t full -w fio -s 5 -H 20 -o \$W/exp-fio-4vm.ksmb"
 	"vm-exp-record-numpy|root long|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -n 4 -m 512 -t full -w numpy -H 20 -o \$W/exp-numpy-4vm.ksmb"
-	"vm-exp-record-build|root long|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -n 4 -m 512 -t full -w build -H 40 -o \$W/exp-build-4vm.ksmb"
-	"vm-exp-replay-build|root long|[ -s \$W/exp-build-4vm.ksmb ] || workloads/vm/record-guests.sh -n 4 -m 512 -t full -w build -H 40 -o \$W/exp-build-4vm.ksmb|ksmsim run --trace \$W/exp-build-4vm.ksmb --hash xxhash --pages-to-scan 1600 --sleep-millisecs 200 --quiet --csv \$W/ts.csv --marks-csv \$W/m.csv --summary-csv \$W/s.csv"
+	"vm-exp-record-build|root long|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -n 4 -m 512 -t full -w build -H 40 -c digest -x 1800 -o \$W/exp-build-4vm.ksmb"
+	"vm-exp-replay-build|root long|[ -s \$W/exp-build-4vm.ksmb ] || workloads/vm/record-guests.sh -n 4 -m 512 -t full -w build -H 40 -c digest -x 1800 -o \$W/exp-build-4vm.ksmb|ksmsim run --trace \$W/exp-build-4vm.ksmb --hash xxhash --pages-to-scan 1600 --sleep-millisecs 200 --quiet --csv \$W/ts.csv --marks-csv \$W/m.csv --summary-csv \$W/s.csv"
 )
 
 while (($#)); do

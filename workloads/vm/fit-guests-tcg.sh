@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The guests-tcg calibration against the recorded guests: for each of fio
-# and numpy, replays the real trace and `ksmsim gen ... --calibration
+# The guests-tcg calibration against the recorded guests: for each of the
+# kernel build, fio and numpy, replays the real trace and `ksmsim gen ... --calibration
 # guests-tcg` at the same size and duration (the real trace's last vmI-end,
 # rounded up), as experiment.sh does, and prints one CSV row per compared
 # column: workload, column, real, synthetic, diff % (synthetic vs real).
 #
 #   fit-guests-tcg.sh [WORKLOAD...] > analysis/results/guests/guests-tcg-fit.csv
 #
-# WORKLOAD: fio, numpy (default both). Columns: CoW, pages_sharing and
+# WORKLOAD: build, fio, numpy (default all three). Columns: CoW, pages_sharing and
 # pages_unshared at the end mark (the last vmI-end; gen's 'end') and as
 # means of the 1 s samples up to it, their ratios, full scans; knobs 1600
 # pages every 200 ms, jhash2 (the counters are the same under every hash).
@@ -25,7 +25,7 @@ N=${N:-4} MIB=${MIB:-512} SEED=${SEED:-1} OUT=${OUT:-/tmp/ksmsim-vm}
 die() { echo "fit-guests-tcg.sh: $*" >&2; exit 2; }
 [ -x "$KSMSIM" ] || die "no ksmsim at $KSMSIM (build it, or set KSMSIM)"
 command -v python3 >/dev/null || die "needs python3"
-[ $# -gt 0 ] || set -- fio numpy
+[ $# -gt 0 ] || set -- build fio numpy
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksmsim-fit.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -48,9 +48,10 @@ PY
 echo "workload,column,real,synthetic,diff_pct"
 for w in "$@"; do
 	case $w in
+	build) g=kernel-build ;;
 	fio) g=iozone ;;
 	numpy) g=number-crunching ;;
-	*) die "unknown workload '$w' (fio numpy)" ;;
+	*) die "unknown workload '$w' (build fio numpy)" ;;
 	esac
 	t=$OUT/exp-$w-${N}vm.ksmb
 	[ -s "$t" ] || die "no trace $t"

@@ -5,7 +5,8 @@
 #
 #   record-guests.sh [-n N] [-m MIB] [-t minimal|full] [-w WORKLOAD]
 #                    [-s SECONDS] [-a ARRAY_LEN] [-i INTERVAL_MS]
-#                    [-H HOLD_SECONDS] [-x MAX_SECONDS] [-o TRACE]
+#                    [-H HOLD_SECONDS] [-x MAX_SECONDS] [-c bytes|digest]
+#                    [-o TRACE]
 #
 # Each guest is its own 'ksmsim record --as-vm vmI --find auto' of one
 # qemu-system-x86_64 (-machine mem-merge=on, no network, its own copy of the
@@ -17,6 +18,11 @@
 #
 # -s: idle's length and fio's runtime per job; -a: numpy's array length;
 # -H: each guest waits that long after its 'end' before it powers off.
+# -c: the recorder's --content (default bytes: each distinct page's 4096
+# bytes, which the merge and a replay hold in memory, 8 KiB a distinct
+# page; digest: 16 bytes a page, for workloads that write millions of
+# distinct pages, such as 4 guests building a kernel, at the price of the
+# checksum false positives, which a digest trace cannot show).
 # Defaults: 2 guests x 256 MiB, minimal tier, workload boot, 100 ms
 # interval, 600 s cap, trace $OUT/guests-N-WORKLOAD.ksmb (OUT default
 # /tmp/ksmsim-vm). KSMSIM: the binary (default build/cli/ksmsim of this
@@ -35,18 +41,19 @@ export KSMSIM_VM_CACHE=$CACHE
 die() { echo "record-guests.sh: $*" >&2; exit 2; }
 usage() { awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2; exit 2; }
 
-n=2 mib=256 tier=minimal wl=boot secs=10 alen=2000000 hold=0 interval=100 max=600 trace=
-while getopts n:m:t:w:s:a:H:i:x:o:h opt; do
+n=2 mib=256 tier=minimal wl=boot secs=10 alen=2000000 hold=0 interval=100 max=600 trace= content=bytes
+while getopts n:m:t:w:s:a:H:i:x:c:o:h opt; do
 	case $opt in
 	n) n=$OPTARG ;; m) mib=$OPTARG ;; t) tier=$OPTARG ;; w) wl=$OPTARG ;;
 	s) secs=$OPTARG ;; a) alen=$OPTARG ;; H) hold=$OPTARG ;; i) interval=$OPTARG ;;
-	x) max=$OPTARG ;; o) trace=$OPTARG ;; *) usage ;;
+	x) max=$OPTARG ;; c) content=$OPTARG ;; o) trace=$OPTARG ;; *) usage ;;
 	esac
 done
 for v in "$n" "$mib" "$secs" "$alen" "$interval" "$max"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "bad number '$v'"
 done
 [[ $hold =~ ^[0-9]+$ ]] || die "bad number '$hold'"
+case $content in bytes|digest) ;; *) die "unknown content form '$content' (bytes or digest)" ;; esac
 case $tier in minimal|full) ;; *) die "unknown tier '$tier' (minimal or full)" ;; esac
 case $wl in
 boot|idle|tmpfs|random) ;;
@@ -118,7 +125,7 @@ for i in $(seq 1 "$n"); do
 	mkfifo "$tmp/vm$i.fifo"
 	stamp < "$tmp/vm$i.fifo" > "$tmp/vm$i.serial" &
 	nice -n 10 "$KSMSIM" record --as-vm "vm$i" --find auto --quiet --mark-every 1000000 \
-		--interval-ms "$interval" --max-seconds "$max" -o "$tmp/vm$i.ksmb" -- \
+		--content "$content" --interval-ms "$interval" --max-seconds "$max" -o "$tmp/vm$i.ksmb" -- \
 		qemu-system-x86_64 -machine mem-merge=on -accel "$accel" -m "$mib" -smp 1 \
 		-display none -serial stdio -monitor none -no-reboot -nic none \
 		-kernel "$kernel" -initrd "$tmp/initrd$i.img" "${disk[@]}" \
@@ -156,7 +163,8 @@ done
 } > "$tmp/marks.ksmt"
 merge=()
 for i in $(seq 1 "$n"); do merge+=("$tmp/vm$i.ksmb"); done
-"$KSMSIM" trace merge "${merge[@]}" "$tmp/marks.ksmt" "$trace"
+# a merge that fails (memory) keeps the guests' traces: they took minutes
+"$KSMSIM" trace merge "${merge[@]}" "$tmp/marks.ksmt" "$trace" || { KEEP=1; die "trace merge failed"; }
 
 stat=$("$KSMSIM" trace stat "$trace")
 written=$(sed -n 's/^pages written *//p' <<< "$stat")
