@@ -711,6 +711,40 @@ def lt_estimate(size, key):
 NAMES["lt_estimate"] = lt_estimate
 
 
+def lt_big(size):
+    """What the page says of the SIZE GiB grid: the runs made (seeds x
+    hashes), what each cost against the next smaller size's, and which
+    seeds the study asks for that are still missing."""
+    have = [int(r["size_gib"]) for r in _rows("large-tree/runs.csv")]
+    if size not in have:
+        return (f"No {size} GiB run is in `large-tree/runs.csv` yet "
+                f"(`analysis/large-tree.sh --sizes {size}`).")
+    smaller = max(x for x in set(have) if x < size)
+    cpu = lt_runs("cpu_s", size_gib=size)
+    rss = lt_runs("max_rss_mib", size_gib=size)
+    runs = len(lt_runs("hash", size_gib=size))
+    seeds = sorted({int(x) for x in lt_runs("seed", size_gib=size)})
+    per_hash = {h: len(lt_runs("seed", size_gib=size, hash=h)) for h in lt_hashes(size)}
+    text = (f"The {size} GiB grid ran {runs} run{'s' if runs != 1 else ''} "
+            f"(seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}; "
+            + ", ".join(f"{h} {n}" for h, n in per_hash.items())
+            + f"), each {rng(cpu, ',.0f')} s of CPU, "
+            f"{sum(cpu) / len(cpu) / (sum(lt_runs('cpu_s', size_gib=smaller)) / len(lt_runs('cpu_s', size_gib=smaller))):.1f}"
+            f" times a {smaller} GiB run's on average, at a peak RSS of "
+            f"{rng([x / 1024 for x in rss], '.1f')} GiB.")
+    short = [h for h, n in per_hash.items() if n < 2]
+    missing = [h for h in ("jhash2", "crc32c", "xxhash", "xxh64") if h not in per_hash]
+    if short or missing:
+        text += (" Still to run for the study's two seeds a hash: "
+                 + "; ".join(([f"a second seed of {', '.join(short)}"] if short else [])
+                             + ([f"{', '.join(missing)} at all"] if missing else []))
+                 + " (the figures above with one seed have no interval).")
+    return text
+
+
+NAMES["lt_big"] = lt_big
+
+
 def pages():
     """Every template under DIR (README.md.in at the top, then any in a
     folder, e.g. exposure/) with the page it renders."""
