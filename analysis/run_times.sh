@@ -49,7 +49,8 @@ docs=("$top/README.md" "$top/analysis/README.md" "$top/workloads/README.md"
 only="" with_root=0 long=0 nice_n=19 runs=3 work="" dry=0 action=measure
 die() { echo "run_times.sh: $*" >&2; exit 2; }
 
-# The registry: ID|CLASS|PREP|COMMAND. CLASS: - (measured by default),
+# The registry: ID|CLASS|PREP|COMMAND (ID, CLASS and PREP hold no '|':
+# the COMMAND is the rest of the line and may). CLASS: - (measured by default),
 # root (root, QEMU, Slurm or the network: --with-root), long (--long).
 # PREP runs first, untimed (a trace the command reads); both run in $W.
 reg=(
@@ -70,14 +71,14 @@ reg=(
 	"vm-image-full|root||KSMSIM_VM_CACHE=\$W/vm-cold-full workloads/vm/build-image.sh full"
 	"vm-image-full-cached|root|workloads/vm/build-image.sh full|workloads/vm/build-image.sh full"
 	"vm-record-fio|root|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -t full -w fio -s 5 -m 512 -H 5 -o \$W/fio-2vm.ksmb"
-	"vm-check-numpy|root|[ -s \$W/numpy-2vm.ksmb ] || workloads/vm/record-guests.sh -t full -w numpy -m 512 -H 5 -o \$W/numpy-2vm.ksmb|ksmsim run --check --quiet --trace \$W/numpy-2vm.ksmb"
+	"vm-check-numpy|root|if [ ! -s \$W/numpy-2vm.ksmb ]; then workloads/vm/record-guests.sh -t full -w numpy -m 512 -H 5 -o \$W/numpy-2vm.ksmb; fi|ksmsim run --check --quiet --trace \$W/numpy-2vm.ksmb"
 	"vm-test-boot|root|KSMSIM_VM_CACHE=build/tests/vm/cache workloads/vm/build-image.sh minimal|tests/vm/guests.sh \$KSMSIM workloads/vm build/tests/vm/cache"
 	"vm-test-boot-asan|root|KSMSIM_VM_CACHE=build/tests/vm/cache workloads/vm/build-image.sh minimal|tests/vm/guests.sh build-asan/cli/ksmsim workloads/vm build/tests/vm/cache"
 	"vm-tcg-slowdown|root|workloads/vm/build-image.sh minimal|workloads/vm/tcg-slowdown.sh -r 5 -o \$W/slowdown.csv"
 	"vm-exp-record-fio|root long|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -n 4 -m 512 -t full -w fio -s 5 -H 20 -o \$W/exp-fio-4vm.ksmb"
 	"vm-exp-record-numpy|root long|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -n 4 -m 512 -t full -w numpy -H 20 -o \$W/exp-numpy-4vm.ksmb"
 	"vm-exp-record-build|root long|workloads/vm/build-image.sh full|workloads/vm/record-guests.sh -n 4 -m 512 -t full -w build -H 40 -c digest -x 1800 -o \$W/exp-build-4vm.ksmb"
-	"vm-exp-replay-build|root long|[ -s \$W/exp-build-4vm.ksmb ] || workloads/vm/record-guests.sh -n 4 -m 512 -t full -w build -H 40 -c digest -x 1800 -o \$W/exp-build-4vm.ksmb|ksmsim run --trace \$W/exp-build-4vm.ksmb --hash xxhash --pages-to-scan 1600 --sleep-millisecs 200 --quiet --csv \$W/ts.csv --marks-csv \$W/m.csv --summary-csv \$W/s.csv"
+	"vm-exp-replay-build|root long|if [ ! -s \$W/exp-build-4vm.ksmb ]; then workloads/vm/record-guests.sh -n 4 -m 512 -t full -w build -H 40 -c digest -x 1800 -o \$W/exp-build-4vm.ksmb; fi|ksmsim run --trace \$W/exp-build-4vm.ksmb --hash xxhash --pages-to-scan 1600 --sleep-millisecs 200 --quiet --csv \$W/ts.csv --marks-csv \$W/m.csv --summary-csv \$W/s.csv"
 )
 
 while (($#)); do
@@ -104,6 +105,7 @@ ids=()
 declare -A class prep cmd
 for r in "${reg[@]}"; do
 	IFS='|' read -r i c p m <<<"$r"
+	[[ -n $m ]] || die "registry entry '$i': no command (a '|' in its preparation?)"
 	ids+=("$i") class[$i]=$c prep[$i]=$p cmd[$i]=$m
 done
 py() { python3 "$here/run_times.py" "$@"; }
