@@ -21,7 +21,7 @@
 # -c: the recorder's --content (default bytes: each distinct page's 4096
 # bytes, which the merge and a replay hold in memory, 8 KiB a distinct
 # page; digest: 16 bytes a page, for workloads that write millions of
-# distinct pages, such as 4 guests building a kernel, at the price of the
+# distinct pages, such as 4 guests building zlib, at the price of the
 # checksum false positives, which a digest trace cannot show).
 # Defaults: 2 guests x 256 MiB, minimal tier, workload boot, 100 ms
 # interval, 600 s cap, trace $OUT/guests-N-WORKLOAD.ksmb (OUT default
