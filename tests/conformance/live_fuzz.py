@@ -199,6 +199,14 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
+# The counters must agree exactly; ksmd's CPU time is not compared here. The
+# model prices it with a table fitted to one CPU model, and live it moves with
+# the machine and its load: a stop's CI (ASan beside other tests) measured
+# 0.70-0.75 of the model on one seed. tests/live/test_cpu_model.sh holds the
+# CPU to its tolerance on scenarios made for that.
+DIFF_IGNORE = ["--ignore", "ksmd_cpu_ms"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("ksmsim")
@@ -241,10 +249,10 @@ def main():
                     break
                 if a.twice and attempt == 1:
                     run([a.ksmsim, "live", "--trace", t, "--marks-csv", l2])
-                    live_differs = run([a.ksmsim, "diff", l1, l2]).returncode != 0
+                    live_differs = run([a.ksmsim, "diff", l1, l2, *DIFF_IGNORE]).returncode != 0
                     if live_differs:
                         break
-                pd = run([a.ksmsim, "diff", l1, m])
+                pd = run([a.ksmsim, "diff", l1, m, *DIFF_IGNORE])
                 if pd.returncode == 0:
                     pd = run([a.ksmsim, "diff", mm_l, mm_m])
                 if pd.returncode == 0:
