@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# analysis/large-tree.sh's option errors: one line naming the option, exit 2,
+# before any trace is made or run (nothing here runs ksmsim).
+set -uo pipefail
+src=${1:?usage: test_large_tree_options.sh SOURCE_ROOT}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+bad() { # WHAT PATTERN ARGS...
+	local what=$1 pat=$2; shift 2
+	"$src/analysis/large-tree.sh" --out "$tmp/out" --results "$tmp/res" "$@" >"$tmp/o" 2>"$tmp/e"
+	local rc=$?
+	[[ $rc == 2 ]] || fail "$what: exit $rc, not 2"
+	[[ $(wc -l <"$tmp/e") == 1 ]] || fail "$what: not one line: $(cat "$tmp/e")"
+	grep -q -- "$pat" "$tmp/e" || fail "$what: no '$pat' in: $(cat "$tmp/e")"
+	[[ ! -e $tmp/out/g16 ]] || fail "$what: made a size folder"
+}
+bad max-memory-unit "--max-memory 12X" --max-memory 12X
+bad max-memory-empty "--max-memory" --max-memory ""
+bad max-memory-negative "--max-memory -4G" --max-memory -4G
+bad estimate "--estimate x" --estimate x
+bad probe "--probe 64" --probe 64
+bad sizes "--sizes 16,x" --sizes 16,x
+"$src/analysis/large-tree.sh" --help | grep -q -- "--max-memory SIZE" || fail "--help does not name --max-memory"
+echo "ok"
