@@ -194,10 +194,14 @@ def lt_runs(col, **sel):
     return [_val(r[col]) for r in rows]
 
 
+# the large-tree study's checksums, in the page's order (large-tree.sh's default)
+LT_HASHES = ("jhash2", "crc32c", "xxhash", "xxh64")
+
+
 def lt_hashes(size):
     """The hashes with runs at SIZE GiB, in the page's order."""
     have = {r["hash"] for r in _rows("large-tree/summary.csv") if int(r["size_gib"]) == size}
-    return [h for h in ("jhash2", "crc32c", "xxhash", "xxh64") if h in have]
+    return [h for h in LT_HASHES if h in have]
 
 
 def lt32(size, metric, col="mean"):
@@ -733,7 +737,7 @@ def lt_big(size):
             f" times a {smaller} GiB run's on average, at a peak RSS of "
             f"{rng([x / 1024 for x in rss], '.1f')} GiB.")
     short = [h for h, n in per_hash.items() if n < 2]
-    missing = [h for h in ("jhash2", "crc32c", "xxhash", "xxh64") if h not in per_hash]
+    missing = [h for h in LT_HASHES if h not in per_hash]
     if short or missing:
         text += (" Still to run for the study's two seeds a hash: "
                  + "; ".join(([f"a second seed of {', '.join(short)}"] if short else [])
