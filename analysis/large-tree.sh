@@ -15,10 +15,15 @@
 # usage: analysis/large-tree.sh [--sizes 16,64] [--seeds 1,2,3,4,5]
 #        [--seeds-for SIZE:LIST]... [--hashes jhash2,crc32c,xxhash,xxh64]
 #        [--out DIR] [--results DIR] [--jobs N] [--max-memory SIZE] [--summarise-only]
+#        [--keep-runs]
 #        [--probe SIZE:SECONDS] [--estimate SIZE]
 #        [-- SWEEP-OPTIONS]
 # A size is GiB of guest memory in total: 4 guests up to 64 GiB, 16 above.
 # --summarise-only: no runs, only the tables and figures from the runs done.
+# --keep-runs: RESULTS/runs.csv's rows for runs OUT does not hold (runs
+# made on another machine, or sizes not run this time) stay in the tables;
+# without it the tables hold only OUT's runs. With --summarise-only it
+# remakes summary.csv and the figures from runs.csv alone.
 # --probe SIZE:SECONDS: instead, one short run (xxhash, seed 1, SECONDS of
 # trace) to measure what a size costs before running it: its row (scans,
 # pages scanned, wall and CPU s, peak RSS) is added to RESULTS/probe.csv.
@@ -34,7 +39,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 sizes=16,64 seeds=1,2,3,4,5 hashes=jhash2,crc32c,xxhash,xxh64 jobs=1
 out=$here/out/large-tree res=$here/results/large-tree
 declare -A seeds_for=([256]=1,2)
-sweep_args=() only=0 probe="" estimate="" maxmem=""
+sweep_args=() only=0 keep=0 probe="" estimate="" maxmem=""
 die() { echo "large-tree.sh: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -48,6 +53,7 @@ while (($#)); do
 	--results) res=${2:?}; shift 2 ;;
 	--jobs) jobs=${2:?}; shift 2 ;;
 	--summarise-only) only=1; shift ;;
+	--keep-runs) keep=1; shift ;;
 	--probe) [[ ${2:-} =~ ^([0-9]+):([0-9]+)$ ]] || die "--probe ${2:-}: SIZE:SECONDS, e.g. 64:700"
 		probe=$2; shift 2 ;;
 	--max-memory) [[ ${2:-} =~ ^[0-9]+[KMGT]?$ ]] || die "--max-memory ${2:-}: a size, e.g. 22G"
@@ -163,8 +169,10 @@ for g in "${szl[@]}"; do
 		[[ -e $o/sweep.partial.csv ]] && parts+=("$o/sweep.partial.csv")
 	fi
 done
-((${#parts[@]})) || die "no run done yet (rerun to resume)"
-step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${parts[@]}" \
+kept=()
+((keep)) && [[ -e $res/runs.csv ]] && kept=(--keep "$res/runs.csv")
+((${#parts[@]} + ${#kept[@]})) || die "no run done yet (rerun to resume)"
+step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${kept[@]}" "${parts[@]}" \
 	-o "$res/summary.csv" --runs "$res/runs.csv"
 if command -v gnuplot >/dev/null; then
 	step "$here/plot_large_tree.sh" "$res/summary.csv" "$res"

@@ -3,7 +3,7 @@
 """Means and 95% intervals over seeds for the seeded studies.
 
   summarise.py large-tree [--times TIMES.tsv] [--cost-table NAME]
-               SWEEP.csv... -o SUMMARY.csv --runs RUNS.csv
+               [--keep OLD-RUNS.csv] SWEEP.csv... -o SUMMARY.csv --runs RUNS.csv
   summarise.py 2017 RUNS.csv [--times TIMES.tsv] [--published published.csv]
                -o SUMMARY.csv
   summarise.py t-quantile P DF        (prints Student's t quantile)
@@ -15,7 +15,10 @@ runs from a ksmsim without that column are refused: run them again.
 An interval is mean +- t(0.975, n-1) x sd / sqrt(n) (Student's t, the
 seeds taken as independent draws); with one run it is empty. Differences
 between hashes are paired by seed: the per-seed difference in % from
-jhash2, then its mean and interval. Outputs are written whole (a temporary
+jhash2, then its mean and interval. --keep carries over the rows of an
+earlier runs.csv whose run (size, hash, seed) is in none of the SWEEP.csv
+files: runs made on another machine, whose sweep output is gone; a run
+in both is taken from SWEEP.csv. Outputs are written whole (a temporary
 file renamed) or not at all; bad input is one line on stderr and exit 2.
 """
 import csv
@@ -195,12 +198,53 @@ LT_METRICS = ["cow_ksm", "pages_sharing", "pages_unshared", "avg_pages_unshared"
               "full_scans", "pages_scanned", "wall_s", "cpu_s", "max_rss_mib"]
 
 
+LT_RUN_COLUMNS = ["size_gib", "hash", "seed", "hash_bits", "cow_ksm", "pages_sharing",
+                  "pages_unshared", "avg_pages_unshared", "peak_pages_unshared",
+                  "unstable_tree_gib", "missed_merges", "unstable_corrupt_walks",
+                  "unstable_changed_after_insert", "gate_changed", "false_positives",
+                  "expected_false_positives", "ksmd_cpu_ms", "ksmd_cpu_pct",
+                  "cost_table", "full_scans", "pages_scanned", "sim_us", "wall_s", "cpu_s",
+                  "max_rss_mib"]
+
+
+def derive(row):
+    row["unstable_tree_gib"] = row["peak_pages_unshared"] * 4096 / 2 ** 30
+    row["expected_false_positives"] = row["gate_changed"] * 2.0 ** -row["hash_bits"]
+    row["ksmd_cpu_pct"] = 100.0 * row["ksmd_cpu_ms"] * 1000 / row["sim_us"]
+
+
+def kept_runs(path):
+    """An earlier runs.csv's rows, as numbers again (an empty cost column stays absent)."""
+    runs = []
+    for r in read_rows(path, LT_RUN_COLUMNS):
+        row = {"hash": r["hash"], "cost_table": r["cost_table"]}
+        if r["hash"] not in HASH_BITS:
+            die(f"{path}: unknown hash '{r['hash']}'")
+        for c in LT_RUN_COLUMNS:
+            if c in row:
+                continue
+            if c in ("wall_s", "cpu_s", "max_rss_mib") and r[c] == "":
+                continue
+            v = num(path, r, c)
+            row[c] = int(v) if c in ("size_gib", "seed", "hash_bits") else v
+        # runs.csv rounds what is derived: derive it again, so a kept run
+        # summarises to the same figures as when it was made
+        derive(row)
+        if "max_rss_mib" in row:
+            row["max_rss_mib"] = round(row["max_rss_mib"] * 1024) / 1024
+        runs.append(row)
+    return runs
+
+
 def large_tree(args):
     times, cost_table, out, runs_out, files = None, "built-in (sim/cost_model.c = bench/tables/costs-amd-epyc.csv)", None, None, []
+    keep = None
     it = iter(args)
     for a in it:
         if a == "--times":
             times = next(it, None)
+        elif a == "--keep":
+            keep = next(it, None)
         elif a == "--cost-table":
             cost_table = next(it, None)
         elif a == "-o":
@@ -211,8 +255,8 @@ def large_tree(args):
             die(f"unknown option {a}")
         else:
             files.append(a)
-    if not files or not out or not runs_out:
-        die("large-tree needs SWEEP.csv..., -o SUMMARY.csv and --runs RUNS.csv")
+    if not (files or keep) or not out or not runs_out:
+        die("large-tree needs SWEEP.csv... (or --keep RUNS.csv), -o SUMMARY.csv and --runs RUNS.csv")
     cost = read_times(times)
     runs = []
     for path in files:
@@ -231,22 +275,17 @@ def large_tree(args):
                   "ksmd_cpu_ms", "full_scans", "pages_scanned", "sim_us")}
             row = {"size_gib": int(m.group(1)), "seed": int(m.group(2)), "hash": h,
                    "hash_bits": bits, **g}
-            row["unstable_tree_gib"] = g["peak_pages_unshared"] * 4096 / 2 ** 30
-            row["expected_false_positives"] = g["gate_changed"] * 2.0 ** -bits
-            row["ksmd_cpu_pct"] = 100.0 * g["ksmd_cpu_ms"] * 1000 / g["sim_us"]
+            derive(row)
             row["cost_table"] = cost_table
             c = cost.get((r["trace"], h))
             if c:
                 row["wall_s"], row["cpu_s"], row["max_rss_mib"] = c[0], c[1], c[2] / 1024
             runs.append(row)
+    if keep:
+        done = {(r["size_gib"], r["hash"], r["seed"]) for r in runs}
+        runs += [r for r in kept_runs(keep) if (r["size_gib"], r["hash"], r["seed"]) not in done]
     runs.sort(key=lambda r: (r["size_gib"], hash_key(r["hash"]), r["seed"]))
-    write_csv(runs_out, ["size_gib", "hash", "seed", "hash_bits", "cow_ksm", "pages_sharing",
-                         "pages_unshared", "avg_pages_unshared", "peak_pages_unshared",
-                         "unstable_tree_gib", "missed_merges", "unstable_corrupt_walks",
-                         "unstable_changed_after_insert", "gate_changed", "false_positives",
-                         "expected_false_positives", "ksmd_cpu_ms", "ksmd_cpu_pct",
-                         "cost_table", "full_scans", "pages_scanned", "sim_us", "wall_s", "cpu_s",
-                         "max_rss_mib"], runs)
+    write_csv(runs_out, LT_RUN_COLUMNS, runs)
     out_rows = []
     groups = sorted({(r["size_gib"], r["hash"]) for r in runs}, key=lambda k: (k[0], hash_key(k[1])))
     for size, h in groups:

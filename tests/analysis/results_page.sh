@@ -4,7 +4,8 @@
 # the committed CSVs gives the committed page byte for byte (no figure
 # typed by hand, none stale); a CSV changed under the page is caught and
 # named; the verdict is at most three sentences; summarise.py's Student-t
-# quantiles and intervals are right; its 2017 checksum time comes from
+# quantiles and intervals are right; large-tree's summary is what its
+# runs.csv gives (summarise.py --keep); its 2017 checksum time comes from
 # each run's checksum_ns; 2017's published figures are the ones
 # reproduce_2017.sh compares with.
 set -euo pipefail
@@ -95,6 +96,21 @@ awk -F, '$3 == "expected_false_positives" {ok = ($5 - 2000 * 2^-32 < 1e-12)} END
 	"$T/sum.csv" || fail "expected false positives: $(grep expected "$T/sum.csv")"
 awk -F, '$3 == "unstable_tree_gib" {ok = ($5 == 1)} END {exit !ok}' "$T/sum.csv" ||
 	fail "unstable tree GiB: $(grep unstable_tree_gib "$T/sum.csv")"
+
+# --keep: the committed runs.csv alone gives the committed summary.csv
+# (and itself) byte for byte, so runs made on other machines summarise as
+# when they were made; a run in a sweep CSV replaces the kept one.
+lt=$res/large-tree
+python3 "$py" large-tree --keep "$lt/runs.csv" -o "$T/lt-sum.csv" --runs "$T/lt-runs.csv" ||
+	fail "summarise.py large-tree --keep failed"
+cmp -s "$T/lt-sum.csv" "$lt/summary.csv" || fail "large-tree/summary.csv is not what its runs.csv gives"
+cmp -s "$T/lt-runs.csv" "$lt/runs.csv" || fail "--keep did not carry large-tree/runs.csv over unchanged"
+python3 "$py" large-tree --keep "$T/runs.csv" "$T/sweep.csv" -o "$T/sum1.csv" --runs "$T/runs1.csv"
+cmp -s "$T/runs1.csv" "$T/runs.csv" || fail "--keep with the same runs again: rows doubled or changed"
+head -2 "$T/sweep.csv" | sed 's/,xxhash,10,/,xxhash,99,/' >"$T/sweep2.csv"
+python3 "$py" large-tree --keep "$T/runs.csv" "$T/sweep2.csv" -o "$T/sum2.csv" --runs "$T/runs2.csv"
+awk -F, '$1 == 16 && $3 == 1 {c = $5} END {exit !(NR == 4 && c == 99)}' "$T/runs2.csv" ||
+	fail "a swept run did not replace its kept row: $(cat "$T/runs2.csv")"
 
 # 2017's checksum time: each run's checksums x that row's own checksum_ns
 # (the price its run charged), paired by seed: crc32c's 1000 and 2000 ns
