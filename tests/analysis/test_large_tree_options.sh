@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # analysis/large-tree.sh's option errors: one line naming the option, exit 2,
-# before any trace is made or run (nothing here runs ksmsim).
+# before any trace is made or run (nothing here runs ksmsim); and
+# --summarise-only --keep-runs remakes the committed summary from runs.csv.
 set -uo pipefail
 src=${1:?usage: test_large_tree_options.sh SOURCE_ROOT}
 tmp=$(mktemp -d)
@@ -23,4 +24,18 @@ bad estimate "--estimate x" --estimate x
 bad probe "--probe 64" --probe 64
 bad sizes "--sizes 16,x" --sizes 16,x
 "$src/analysis/large-tree.sh" --help | grep -q -- "--max-memory SIZE" || fail "--help does not name --max-memory"
+# --summarise-only --keep-runs remakes the summary from runs.csv alone (no
+# cells, no run): the committed one
+mkdir -p "$tmp/keep"
+cp "$src/analysis/results/large-tree/runs.csv" "$tmp/keep/"
+"$src/analysis/large-tree.sh" --summarise-only --keep-runs --out "$tmp/out" --results "$tmp/keep" \
+	>"$tmp/o" 2>"$tmp/e" || fail "--summarise-only --keep-runs: $(cat "$tmp/e")"
+cmp -s "$tmp/keep/summary.csv" "$src/analysis/results/large-tree/summary.csv" ||
+	fail "--summarise-only --keep-runs gave another summary"
+cmp -s "$tmp/keep/runs.csv" "$src/analysis/results/large-tree/runs.csv" ||
+	fail "--summarise-only --keep-runs changed runs.csv"
+# without --keep-runs there is nothing to summarise
+"$src/analysis/large-tree.sh" --summarise-only --out "$tmp/out2" --results "$tmp/keep" >"$tmp/o" 2>"$tmp/e" &&
+	fail "--summarise-only with no cells and no --keep-runs succeeded"
+grep -q "no run done yet" "$tmp/e" || fail "no runs: $(cat "$tmp/e")"
 echo "ok"
