@@ -69,10 +69,15 @@ static int trace_usage(FILE *out)
 		"  -f, --format FMT  output format of convert: text, gz or binary\n"
 		"  -c, --content C   convert: bytes (as IN has it, the default) or digest\n"
 		"  -F, --factor F    retime: the factor, e.g. 0.25 or 1e3\n"
-		"  -m, --max-memory SIZE  refuse a trace whose blobs (captured pages, held for\n"
-		"                    the whole read) would need more than SIZE (K, M, G, T),\n"
-		"                    or, for convert --content digest, whose pages followed\n"
-		"                    (64 bytes each) would; default the machine's MemAvailable\n"
+		"  -m, --max-memory SIZE  the memory for blobs (captured pages, held for the\n"
+		"                    whole read; a quarter of SIZE, K, M, G, T, the rest on\n"
+		"                    disk), and for convert --content digest the most its pages\n"
+		"                    followed (64 bytes each) may take; default the machine's\n"
+		"                    MemAvailable\n"
+		"  --max-disk SIZE   the blobs beyond --max-memory's quarter, kept in an\n"
+		"                    unlinked file in $TMPDIR, take at most SIZE (default:\n"
+		"                    while that file system keeps 1 GiB free); past it a\n"
+		"                    trace is refused\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 success, 2 bad usage or bad input (one line on stderr).\n");
@@ -82,9 +87,10 @@ static int trace_usage(FILE *out)
 /*
  * Blobs are held for the whole read (a record may name any earlier one), and
  * a stream of blob lines is never-ending input like any other: the reader
- * stops at the number the limit leaves room for, as run's does.
+ * keeps a quarter of the limit's worth in memory and the rest on disk, and
+ * stops at --max-disk, as run's does.
  */
-static uint64_t max_memory;
+static uint64_t max_memory, max_disk;
 static bool max_memory_given;
 
 static trace_reader *open_in(const char *in, unsigned int ninputs, GError **error)
@@ -94,12 +100,12 @@ static trace_reader *open_in(const char *in, unsigned int ninputs, GError **erro
 
 	if (!r || !max_memory)
 		return r;
-	format_size(max_memory, limit_s, sizeof(limit_s));
-	why = g_strdup_printf("with it the blobs alone would need more than %s %s", limit_s,
-			      max_memory_given ? "(--max-memory)" :
-			      "(the machine's MemAvailable; --max-memory sets the limit)");
-	/* 8 KiB a blob: the reader's copy and the binary writer's, as run counts it */
-	trace_reader_limit_blobs(r, MAX(1, max_memory / (2 * 4096) / ninputs), why);
+	format_size(max_disk, limit_s, sizeof(limit_s));
+	why = g_strdup_printf("with it the blobs kept on disk would need more than %s "
+			      "(--max-disk)", limit_s);
+	/* a quarter of the limit in memory, shared by the inputs, as run keeps them */
+	trace_reader_spill_blobs(r, MAX(1, max_memory / 4 / 4096 / ninputs),
+				 max_disk / ninputs, why);
 	g_free(why);
 	return r;
 }
@@ -404,6 +410,7 @@ int cmd_trace(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "factor", required_argument, NULL, 'F' },
 		{ "max-memory", required_argument, NULL, 'm' },
+		{ "max-disk", required_argument, NULL, 'D' },
 		{ "content", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -469,6 +476,16 @@ int cmd_trace(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			max_memory_given = true;
+			break;
+		case 'D':
+			if (!parse_size(optarg, &max_disk) || !max_disk) {
+				char *msg = g_strdup_printf("--max-disk wants a size in bytes (K, M, "
+							    "G, T suffixes), not '%s'", optarg);
+
+				error_line("ksmsim trace", msg);
+				g_free(msg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			return trace_usage(stdout);

@@ -17,7 +17,7 @@
 
 enum what {
 	W_CHECK, W_BATCH_TIME, W_NO_IDEAL, W_COSTS, W_INTERVAL, W_IDEAL_INTERVAL, W_MAX_MEMORY,
-	W_QUIET, W_DOMAIN,
+	W_MAX_DISK, W_QUIET, W_DOMAIN,
 };
 
 #define RUN RUN_OPTIONS_RUN
@@ -66,6 +66,11 @@ static const struct row {
 	  "SIZE bytes (K, M, G, T: powers of 1024; default:\n"
 	  "the machine's MemAvailable); the need is estimated\n"
 	  "from the pages written and the mms alive at once" },
+	{ "max-disk", "SIZE", RUN, W_MAX_DISK,
+	  "a trace's blobs (captured pages) beyond what a\n"
+	  "quarter of --max-memory holds are kept in an\n"
+	  "unlinked file in $TMPDIR, at most SIZE bytes of them\n"
+	  "(default: while its file system keeps 1 GiB free)" },
 	{ "max-memory", "SIZE", ADVISE | TUNE, W_MAX_MEMORY,
 	  "the memory all runs at once may take (K, M, G, T:\n"
 	  "powers of 1024; default: the machine's MemAvailable);\n"
@@ -208,6 +213,10 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 		if (!parse_size(arg, &cfg->max_memory) || !cfg->max_memory)
 			return bad(o, r->name, "a size in bytes (K, M, G, T suffixes)", arg);
 		cfg->max_memory_given = true;
+		break;
+	case W_MAX_DISK:
+		if (!parse_size(arg, &cfg->max_disk) || !cfg->max_disk)
+			return bad(o, r->name, "a size in bytes (K, M, G, T suffixes)", arg);
 		break;
 	}
 	return 1;

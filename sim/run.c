@@ -52,14 +52,15 @@ bool run_config_resolve(struct run_config *cfg, GError **error)
 	return true;
 }
 
-/* Bytes a blob can hold: the reader's copy and the model's content. */
-#define RUN_BLOB_BYTES (2 * 4096ull)
+/* A blob's bytes: the reader's copy, the model's content for a page holding it. */
+#define RUN_BLOB_BYTES 4096ull
 
 uint64_t run_memory_need(const struct run_config *cfg, const trace_reader *r)
 {
 	const struct trace_check *ck = trace_reader_check((trace_reader *)r);
-	uint64_t blobs = trace_reader_blobs(r);
 	uint64_t pages = trace_check_written_pages(ck);
+	/* what the reader holds in memory, and the pages that may hold one each */
+	uint64_t blobs = trace_reader_blobs_in_memory(r) + MIN(trace_reader_blobs(r), pages);
 	uint64_t need = ksm_memory_estimate(pages, trace_check_live_mms(ck), cfg->ideal);
 
 	/* the exposure figures: a sample or two per merge, in arrays that double */
@@ -68,8 +69,9 @@ uint64_t run_memory_need(const struct run_config *cfg, const trace_reader *r)
 		       need + pages * KSM_EXPOSURE_PAGE_BYTES;
 
 	/*
-	 * A reader keeps every blob (4 KiB) for the whole read, and the model
-	 * a page's bytes as long as a page holds them: a blob can cost twice.
+	 * A reader keeps every blob (4 KiB) for the whole read, in memory up to
+	 * its limit and on disk beyond it (limit_blobs), and the model a page's
+	 * bytes as long as a page holds them.
 	 */
 	if (need > UINT64_MAX / 2 || blobs > (UINT64_MAX / 2) / RUN_BLOB_BYTES)
 		return UINT64_MAX;
@@ -106,7 +108,10 @@ static bool fits(const struct run_config *cfg, const trace_reader *r,
 
 /*
  * Blobs are untimed: a stream of blob lines reaches no record fits() could
- * refuse, so the reader itself stops at the number the limit leaves room for.
+ * refuse. So the reader keeps in memory the blobs a quarter of the limit
+ * holds (the rest is the model's: a host-size trace of captured pages has
+ * far more blobs than pages alive at once) and the others on disk, up to
+ * --max-disk or while $TMPDIR keeps 1 GiB free; past that it stops.
  */
 static void limit_blobs(const struct run_config *cfg, trace_reader *r)
 {
@@ -115,12 +120,11 @@ static void limit_blobs(const struct run_config *cfg, trace_reader *r)
 
 	if (!cfg->max_memory)
 		return;
-	format_size(cfg->max_memory, limit_s, sizeof(limit_s));
-	why = g_strdup_printf("with it the blobs alone would need more than %s %s", limit_s,
-			      cfg->max_memory_given ? "(--max-memory)" :
-			      "(the machine's MemAvailable; --max-memory sets the limit)");
-	trace_reader_limit_blobs(r, MAX(1, (cfg->max_memory - MIN(base, cfg->max_memory)) /
-				     RUN_BLOB_BYTES), why);
+	format_size(cfg->max_disk, limit_s, sizeof(limit_s));
+	why = g_strdup_printf("with it the blobs kept on disk would need more than %s "
+			      "(--max-disk)", limit_s);
+	trace_reader_spill_blobs(r, MAX(1, (cfg->max_memory - MIN(base, cfg->max_memory)) / 4 /
+				     RUN_BLOB_BYTES), cfg->max_disk, why);
 	g_free(why);
 }
 

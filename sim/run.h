@@ -53,6 +53,9 @@ struct run_config {
 	uint64_t ideal_interval_ms;	/* the oracle's among the samples */
 	uint64_t max_memory;		/* refuse a trace whose model needs more; 0: no limit */
 	bool max_memory_given;		/* ... and it is --max-memory's, not MemAvailable */
+	/* blobs past a quarter of max_memory go to $TMPDIR, this many bytes at most
+	 * (0: while its file system keeps 1 GiB free) */
+	uint64_t max_disk;
 	/* run_config_resolve */
 	const char *hash_name;		/* what outputs call the checksum: "none" without a gate */
 };

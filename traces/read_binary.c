@@ -296,7 +296,7 @@ static void bin_v3_kind(trace_reader *r, struct bin_cursor *d, unsigned int kind
  * The content of a write or fill, by the form in its opcode: zero: nothing;
  * byte: one raw byte; rand: seed; word: index, value; patch: offset, length,
  * seed; bytes: offset, length, the raw bytes; blob (v2): the id of a blob
- * read already, whose bytes the record carries.
+ * read already, whose bytes bin_next puts into the record.
  */
 static inline void bin_content(trace_reader *r, struct bin_cursor *d, unsigned int form,
 			       struct trace_content *c)
@@ -348,14 +348,14 @@ static inline void bin_content(trace_reader *r, struct bin_cursor *d, unsigned i
 			d->why = "unknown content form";
 			break;
 		}
-		if (id >= r->nblobs) {
+		if (id >= r->blobs.n) {
 			d->why = "reference to a blob that is not defined";
 			break;
 		}
+		/* its bytes are copied once the record is known good (bin_next) */
 		c->value = id;
 		c->off = 0;
 		c->len = TRACE_PAGE_SIZE;
-		memcpy(c->data, blob_bytes(r, id), TRACE_PAGE_SIZE);
 		break;
 	}
 	case CONTENT_DIGEST:
@@ -555,18 +555,27 @@ static inline int bin_next(trace_reader *r, struct trace_record *rec, GError **e
 		return bin_fail_at(r, error, off, "bad varint");
 	if (d.why)
 		return bin_fail_at(r, error, off, d.why);
-	if (blob && r->max_blobs && r->nblobs >= r->max_blobs) {
-		char *why = g_strdup_printf("blob %" G_GUINT64_FORMAT ": %s", r->nblobs,
-					    r->max_blobs_why);
-		int rc = bin_fail_at(r, error, off, why);
-
-		g_free(why);
-		return rc;
-	}
 	if (blob) {
-		memcpy(reader_blob_new(r), blob, TRACE_PAGE_SIZE);
+		char *why = NULL;
+		uint8_t *to = blob_store_new(&r->blobs, &why);
+
+		if (!to) {
+			rc = bin_fail_at(r, error, off, why);
+			g_free(why);
+			return rc;
+		}
+		memcpy(to, blob, TRACE_PAGE_SIZE);
 		r->out_pos = d.p - r->out;
 		return 2;
+	}
+	if ((kind == BIN_WRITE || kind == BIN_FILL) && rec->content.form == CONTENT_BLOB) {
+		char *why = NULL;
+
+		if (!blob_store_get(&r->blobs, rec->content.value, rec->content.data, &why)) {
+			rc = bin_fail_at(r, error, off, why);
+			g_free(why);
+			return rc;
+		}
 	}
 	return bin_accept(r, rec, kind, mm, slot, off, d.p, error);
 }

@@ -233,19 +233,25 @@ static int get_patch(trace_reader *r, GError **error, const struct tok *t, const
 static int get_blob_ref(trace_reader *r, GError **error, const struct tok *id,
 			struct trace_content *c)
 {
+	char *why = NULL;
 	uint64_t a;
 
 	if (get_num(r, error, id, "blob id", &a))
 		return -1;
-	if (a >= r->nblobs)
+	if (a >= r->blobs.n)
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT
 				   " is not defined (%" G_GUINT64_FORMAT " defined so far)",
-				   r->line, a, r->nblobs);
+				   r->line, a, r->blobs.n);
 	c->form = CONTENT_BLOB;
 	c->value = a;
 	c->off = 0;
 	c->len = TRACE_PAGE_SIZE;
-	memcpy(c->data, blob_bytes(r, a), TRACE_PAGE_SIZE);
+	if (!blob_store_get(&r->blobs, a, c->data, &why)) {
+		int rc = reader_fail(r, error, ":%" G_GUINT64_FORMAT ": %s", r->line, why);
+
+		g_free(why);
+		return rc;
+	}
 	return 0;
 }
 
@@ -419,6 +425,7 @@ static const uint8_t byte_class[256] = {
 /* "blob <id> <hex>" (v2): a definition, not a record; ids count up from 0. */
 static int text_blob(trace_reader *r, const struct tok *t, int nt, GError **error)
 {
+	char *why = NULL;
 	uint64_t id;
 	uint8_t *b;
 
@@ -427,23 +434,26 @@ static int text_blob(trace_reader *r, const struct tok *t, int nt, GError **erro
 				   "<hex of 4096 bytes>), got %d", r->line, nt - 1);
 	if (get_num(r, error, &t[1], "blob id", &id))
 		return -1;
-	if (id != r->nblobs)
+	if (id != r->blobs.n)
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob id %" G_GUINT64_FORMAT
 				   " out of order (the next blob is %" G_GUINT64_FORMAT ")",
-				   r->line, id, r->nblobs);
-	if (r->max_blobs && r->nblobs >= r->max_blobs)
-		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT ": %s",
-				   r->line, id, r->max_blobs_why);
+				   r->line, id, r->blobs.n);
 	if (t[2].n != 2 * TRACE_PAGE_SIZE)
 		return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": blob %" G_GUINT64_FORMAT
 				   " has %zu hex digits (8192 expected: 4096 bytes)", r->line, id,
 				   t[2].n);
-	b = reader_blob_new(r);
+	b = blob_store_new(&r->blobs, &why);
+	if (!b) {
+		int rc = reader_fail(r, error, ":%" G_GUINT64_FORMAT ": %s", r->line, why);
+
+		g_free(why);
+		return rc;
+	}
 	for (size_t i = 0; i < TRACE_PAGE_SIZE; i++) {
 		int hi = hexval(t[2].s[2 * i]), lo = hexval(t[2].s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0) {
-			r->nblobs--;
+			blob_store_drop_last(&r->blobs);
 			return reader_fail(r, error, ":%" G_GUINT64_FORMAT ": bad hex in blob %"
 					   G_GUINT64_FORMAT " at byte %zu", r->line, id, i);
 		}

@@ -22,16 +22,14 @@
 
 G_DEFINE_QUARK(trace-error-quark, trace_error)
 
-uint8_t *reader_blob_new(trace_reader *r)
-{
-	if (r->nblobs % BLOB_SLAB == 0)
-		g_ptr_array_add(r->slabs, g_malloc((size_t)BLOB_SLAB * TRACE_PAGE_SIZE));
-	return blob_bytes(r, r->nblobs++);
-}
-
 uint64_t trace_reader_blobs(const trace_reader *r)
 {
-	return r->nblobs;
+	return r->blobs.n;
+}
+
+uint64_t trace_reader_blobs_in_memory(const trace_reader *r)
+{
+	return blob_store_in_memory(&r->blobs);
 }
 
 const char *trace_reader_form(trace_reader *r)
@@ -41,11 +39,10 @@ const char *trace_reader_form(trace_reader *r)
 	return r->form == FORM_BINARY ? "binary" : "text";
 }
 
-void trace_reader_limit_blobs(trace_reader *r, uint64_t max, const char *why)
+void trace_reader_spill_blobs(trace_reader *r, uint64_t mem_max, uint64_t disk_max,
+			      const char *disk_why)
 {
-	r->max_blobs = max;
-	g_free(r->max_blobs_why);
-	r->max_blobs_why = g_strdup(why);
+	blob_store_spill(&r->blobs, mem_max, disk_max, disk_why);
 }
 
 int reader_fail(trace_reader *r, GError **error, const char *fmt, ...)
@@ -147,14 +144,12 @@ void trace_reader_free(trace_reader *r)
 	if (r->zs_live)
 		inflateEnd(&r->zs);
 	trace_check_free(r->ck);
-	if (r->slabs)
-		g_ptr_array_free(r->slabs, TRUE);
+	blob_store_clear(&r->blobs);
 	g_free(r->slots);
 	g_free(r->free_slots);
 	g_free(r->in);
 	g_free(r->out);
 	g_free(r->path);
-	g_free(r->max_blobs_why);
 	g_strfreev(r->gen_facts);
 	g_free(r);
 }
@@ -164,6 +159,7 @@ trace_reader *trace_reader_open(const char *path, GError **error)
 	trace_reader *r = g_new0(trace_reader, 1);
 	struct stat st;
 
+	blob_store_init(&r->blobs);
 	r->path = g_strdup(path);
 	r->fd = -1;
 	if (strcmp(path, "-") == 0) {
@@ -194,7 +190,6 @@ trace_reader *trace_reader_open(const char *path, GError **error)
 	/* smaller than our reads, so that zlib reads plain files straight into ours */
 	gzbuffer(r->gz, IN_CHUNK / 4);
 	r->ck = trace_check_new();
-	r->slabs = g_ptr_array_new_with_free_func(g_free);
 	/* The first byte decides: text never starts with 0x89 (invalid UTF-8). */
 	if (reader_fill(r, error) < 0) {
 		trace_reader_free(r);

@@ -31,10 +31,12 @@ const char *trace_reader_path(const trace_reader *r);
  * The trace's format version (1 to 4), reading the header if that has not
  * happened yet; -1 with error set when the header is bad. A v2 reader puts
  * each blob's bytes into the records that use it (CONTENT_BLOB), so records
- * stay self-contained; the blobs are kept in memory (4 KiB each).
+ * stay self-contained; the blobs are kept for the whole read, 4 KiB each,
+ * in memory or, past trace_reader_spill_blobs's limit, on disk.
  */
 int trace_reader_version(trace_reader *r, GError **error);
 uint64_t trace_reader_blobs(const trace_reader *r);	/* defined so far */
+uint64_t trace_reader_blobs_in_memory(const trace_reader *r);	/* of them, in memory */
 /*
  * write and fill records with digest content (v4) handed out so far: a run
  * on such a trace cannot study checksum false positives (FORMAT.md).
@@ -43,12 +45,16 @@ uint64_t trace_reader_digests(const trace_reader *r);
 /* "gzip", "binary" or "text", as the first bytes showed it (after a record was read). */
 const char *trace_reader_form(trace_reader *r);
 /*
- * Refuse a blob beyond the first max (0: no limit): "FILE:LINE: blob N: WHY"
- * (or "FILE: offset N: ..."). Blobs are untimed, so a stream of blob
- * definitions alone never reaches a record a caller could refuse; this is
- * how a memory limit reaches them.
+ * Keep at most mem_max blobs in memory (the default: all) and the rest in an
+ * unlinked temporary file in $TMPDIR, read back when a record names one, at
+ * most disk_max bytes of them (0: while the file system keeps 1 GiB free).
+ * A blob past that is refused: "FILE:LINE: blob N: DISK_WHY" (or "FILE:
+ * offset N: ..."), and so is one the file cannot take, naming the folder.
+ * Blobs are untimed, so a stream of blob definitions alone never reaches a
+ * record a caller could refuse; this is how a memory limit reaches them.
  */
-void trace_reader_limit_blobs(trace_reader *r, uint64_t max, const char *why);
+void trace_reader_spill_blobs(trace_reader *r, uint64_t mem_max, uint64_t disk_max,
+			      const char *disk_why);
 /* Bytes consumed from the file so far and its size (0 if unknown): progress. */
 uint64_t trace_reader_offset(const trace_reader *r);
 uint64_t trace_reader_size(const trace_reader *r);

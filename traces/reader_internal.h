@@ -2,7 +2,7 @@
 /*
  * The trace reader's state, shared by its three parts and nothing else:
  * reader.c (opening, the form, the input through zlib's gz layer, the v2
- * blob store, the public calls that dispatch), read_text.c (the text
+ * blob store's use (blob_store.c keeps them), the public calls that dispatch), read_text.c (the text
  * grammar) and read_binary.c (the binary decoder). traces/reader.h is the
  * reader's public face.
  *
@@ -15,6 +15,7 @@
 #define KSMSIM_TRACES_READER_INTERNAL_H
 
 #include <zlib.h>
+#include "traces/blob_store.h"
 #include "traces/check.h"
 #include "traces/reader.h"
 
@@ -31,12 +32,8 @@ struct trace_reader {
 	bool done;
 	int version;		/* 0 until the header has been read */
 
-	/* v2 blobs, BLOB_SLAB to a slab so that growing never copies them */
-	GPtrArray *slabs;
-	uint64_t nblobs;
+	struct blob_store blobs;	/* v2 blobs, in memory and beyond it on disk */
 	uint64_t digests;	/* write and fill records with digest content handed out */
-	uint64_t max_blobs;	/* 0: no limit (trace_reader_limit_blobs) */
-	char *max_blobs_why;
 
 	/* Bytes out of the gz layer: [in_pos, in_len) not consumed yet. */
 	uint8_t *in;
@@ -63,16 +60,6 @@ struct trace_reader {
 	uint32_t nfree;
 };
 
-#define BLOB_SLAB 256
-
-/* The bytes of blob id (< nblobs): a reference copies them into the record. */
-static inline uint8_t *blob_bytes(const trace_reader *r, uint64_t id)
-{
-	return (uint8_t *)r->slabs->pdata[id / BLOB_SLAB] + (id % BLOB_SLAB) * TRACE_PAGE_SIZE;
-}
-
-/* Room for the next blob; its id is the number defined before it. */
-uint8_t *reader_blob_new(trace_reader *r);
 
 /* Sets "PATH<fmt>" and makes every later call fail too; returns -1. */
 int reader_fail(trace_reader *r, GError **error, const char *fmt, ...) G_GNUC_PRINTF(3, 4);

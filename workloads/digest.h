@@ -23,7 +23,7 @@
  * them). A store of one content to a range stays one fill; stores that
  * leave pages different become a run of records, equal neighbours merged
  * into one fill. r is the caller's, opened and limited as every trace
- * tool's reader is (its blobs under --max-memory: trace_reader_limit_blobs)
+ * tool's reader is (its blobs under --max-memory: trace_reader_spill_blobs)
  * and freed by it. The pages it follows are held to max_memory too (0: no
  * limit), at 64 bytes a page; given says whether the user set it (for the
  * error line). False with the reader's, the writer's or the limit's error;

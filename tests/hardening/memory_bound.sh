@@ -6,10 +6,11 @@
 #     pages: a trace writing one page in every block is refused, from a file
 #     before anything runs and from a pipe at the record that crossed;
 #   - without the hugepage advice the same trace fits;
-#   - blobs (4 KiB each, kept by the reader, maybe again by the model) count,
-#     and a stream of blob lines with no record between is stopped too; the
-#     trace tools (stat, cat, convert, convert --content digest, merge) hold
-#     them to the same limit with the same line.
+#   - blobs (4 KiB each, kept by the reader, maybe again by the model) go
+#     to disk past a quarter of the limit and give the same run there, and
+#     a stream of blob lines with no record between is stopped at
+#     --max-disk; the trace tools (stat, cat, convert, convert --content
+#     digest, merge) hold them the same way with the same line.
 # usage: memory_bound.sh KSMSIM
 set -u
 bin=$(realpath "$1")
@@ -42,31 +43,53 @@ run --trace - --max-memory 64M --marks-csv m.csv <thp.ksmt 2>err; rc=$?
 grep -q "^ksmsim run: -:$line: .*more than 64.0 MiB (--max-memory)\$" err || bad "THP from a pipe: $(cat err)"
 run --trace small.ksmt --max-memory 64M || bad "65,536 small pages did not fit in 64 MiB"
 
-# Blobs: every one is 4 KiB in the reader and may be 4 KiB more in the
-# model. 4,096 distinct blobs (a 38 KB gzip) cannot fit in 32 MiB, from a
-# file or a stream; used by no record, they are refused all the same.
-blobs() {	# N
-	printf 'ksmtrace 2\n0 spawn a\n0 map a 0 16\n'
-	awk -v n="$1" 'BEGIN { z = sprintf("%8184s", ""); gsub(/ /, "0", z)
-		for (i = 0; i < n; i++) printf "blob %d %08x%s\n", i, i, z }'
-	printf '0 mark end\n'
+# Blobs: every one is 4 KiB in the reader, for the whole read. A quarter of
+# --max-memory holds them, the rest go to an unlinked file in $TMPDIR up to
+# --max-disk. 4,096 distinct blobs (a 38 KB gzip) are 16 MiB: under 32 MiB
+# most are on disk, and the run is the one with every blob in memory (the
+# records name blobs from memory, from the file and from the part not
+# written yet).
+blobs() {	# N [MM]
+	printf 'ksmtrace 2\n0 spawn %s\n0 map %s 0 16\n' "${2:-a}" "${2:-a}"
+	awk -v n="$1" -v mm="${2:-a}" 'BEGIN { z = sprintf("%8184s", ""); gsub(/ /, "0", z)
+		for (i = 0; i < n; i++) printf "blob %d %08x%s\n", i, i, z
+		q = int(n * 3 / 4)
+		printf "1 write %s 0 blob:5\n1 write %s 1 blob:%d\n", mm, mm, q
+		printf "1 write %s 2 blob:%d\n2 write %s 3 blob:%d\n", mm, n - 1, mm, q }'
+	printf '3 mark end\n'
 }
 blobs 4096 | gzip -1 >blobs.ksmt.gz
-run --trace blobs.ksmt.gz --max-memory 32M --marks-csv m.csv 2>err; rc=$?
-[ $rc -eq 2 ] || bad "blobs from a file: exit $rc"
-grep -q '^ksmsim run: blobs.ksmt.gz:[0-9]*: blob [0-9]*: with it the blobs alone would need more than 32.0 MiB (--max-memory)$' err ||
-	bad "blobs from a file: $(cat err)"
-[ ! -e m.csv ] || bad "blobs from a file: an output was left"
-# a never-ending stream of blob lines is refused at the limit, not read on
-{ blobs 1000000000 2>/dev/null; } | run --trace - --max-memory 32M 2>err; rc=$?
+mkdir spill
+run --trace blobs.ksmt.gz --summary-csv all.csv || bad "blobs in memory: exit $?"
+TMPDIR=$tmp/spill run --trace blobs.ksmt.gz --max-memory 32M --summary-csv spilled.csv 2>err ||
+	bad "blobs past 32 MiB on disk: $(cat err)"
+cmp -s all.csv spilled.csv || bad "blobs on disk gave another run than blobs in memory"
+[ -z "$(ls -A spill)" ] || bad "the blob file was left in TMPDIR: $(ls spill)"
+# past --max-disk they are refused, from a file or a never-ending stream
+run --trace blobs.ksmt.gz --max-memory 32M --max-disk 4M --marks-csv m.csv 2>err; rc=$?
+[ $rc -eq 2 ] || bad "blobs past --max-disk: exit $rc"
+grep -q '^ksmsim run: blobs.ksmt.gz:[0-9]*: blob [0-9]*: with it the blobs kept on disk would need more than 4.0 MiB (--max-disk)$' err ||
+	bad "blobs past --max-disk: $(cat err)"
+[ ! -e m.csv ] || bad "blobs past --max-disk: an output was left"
+{ blobs 1000000000 2>/dev/null; } | run --trace - --max-memory 32M --max-disk 8M 2>err; rc=$?
 [ $rc -eq 2 ] || bad "a stream of blobs: exit $rc"
-grep -q '^ksmsim run: -:[0-9]*: blob [0-9]*: with it the blobs alone would need more than 32.0 MiB (--max-memory)$' err ||
+grep -q '^ksmsim run: -:[0-9]*: blob [0-9]*: with it the blobs kept on disk would need more than 8.0 MiB (--max-disk)$' err ||
 	bad "a stream of blobs: $(cat err)"
-blobs 64 >few.ksmt
+# a folder the file cannot be made in is named
+TMPDIR=$tmp/none run --trace blobs.ksmt.gz --max-memory 32M --marks-csv m.csv 2>err; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "^ksmsim run: blobs.ksmt.gz:[0-9]*: blob [0-9]*: cannot keep the blobs beyond the memory limit in $tmp/none: No such file or directory\$" err ||
+	bad "no TMPDIR: exit $rc, $(cat err)"
+[ ! -e m.csv ] || bad "no TMPDIR: an output was left"
+run --trace blobs.ksmt.gz --max-disk 0 2>err; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--max-disk" err || bad "--max-disk 0: exit $rc, $(cat err)"
+blobs 64 b >few.ksmt
 run --trace few.ksmt --max-memory 32M || bad "64 blobs did not fit in 32 MiB"
 
-# The trace tools hold blobs the same way and stop at the same limit, the
-# digest conversion (which reads the blobs' pages to digest them) too.
+# The trace tools hold blobs the same way, the digest conversion (which
+# reads the blobs' pages to digest them) too: under 16 MiB, with most
+# blobs on disk, they give what they give with all in memory, and past
+# --max-disk they stop with the same line.
 for sub in stat cat convert digest; do
 	case $sub in
 	convert) args=(convert blobs.ksmt.gz out.ksmb) ;;
@@ -74,12 +97,19 @@ for sub in stat cat convert digest; do
 	*) args=("$sub" blobs.ksmt.gz) ;;
 	esac
 	rm -f out.ksmb
-	timeout 60 "$bin" trace "${args[0]}" --max-memory 16M "${args[@]:1}" >out.txt 2>err; rc=$?
-	[ $rc -eq 2 ] || bad "trace $sub of blobs: exit $rc"
-	grep -q '^ksmsim trace: blobs.ksmt.gz:[0-9]*: blob [0-9]*: with it the blobs alone would need more than 16.0 MiB (--max-memory)$' err ||
-		bad "trace $sub of blobs: $(cat err)"
-	[ "$(wc -l <err)" -eq 1 ] || bad "trace $sub of blobs: not one line: $(cat err)"
-	[ ! -e out.ksmb ] || bad "trace $sub of blobs left its output"
+	timeout 60 "$bin" trace "${args[@]}" >all.txt 2>err || bad "trace $sub of blobs: $(cat err)"
+	[ -e out.ksmb ] && mv out.ksmb all.ksmb
+	timeout 60 "$bin" trace "${args[0]}" --max-memory 16M "${args[@]:1}" >out.txt 2>err ||
+		bad "trace $sub of blobs past 16 MiB: $(cat err)"
+	cmp -s all.txt out.txt || bad "trace $sub of blobs past 16 MiB: another output"
+	[ ! -e all.ksmb ] || cmp -s all.ksmb out.ksmb || bad "trace $sub of blobs past 16 MiB: another file"
+	rm -f out.ksmb all.ksmb
+	timeout 60 "$bin" trace "${args[0]}" --max-memory 16M --max-disk 4M "${args[@]:1}" >out.txt 2>err; rc=$?
+	[ $rc -eq 2 ] || bad "trace $sub of blobs past --max-disk: exit $rc"
+	grep -q '^ksmsim trace: blobs.ksmt.gz:[0-9]*: blob [0-9]*: with it the blobs kept on disk would need more than 4.0 MiB (--max-disk)$' err ||
+		bad "trace $sub of blobs past --max-disk: $(cat err)"
+	[ "$(wc -l <err)" -eq 1 ] || bad "trace $sub of blobs past --max-disk: not one line: $(cat err)"
+	[ ! -e out.ksmb ] || bad "trace $sub of blobs past --max-disk left its output"
 done
 for sub in stat digest; do
 	case $sub in
@@ -88,15 +118,20 @@ for sub in stat digest; do
 	esac
 	rm -f out.ksmb
 	{ blobs 1000000000 2>/dev/null; } |
-		timeout 60 "$bin" trace "${args[0]}" --max-memory 16M "${args[@]:1}" >/dev/null 2>err
+		timeout 60 "$bin" trace "${args[0]}" --max-memory 16M --max-disk 8M "${args[@]:1}" >/dev/null 2>err
 	rc=$?
 	[ $rc -eq 2 ] || bad "trace $sub of a stream of blobs: exit $rc"
-	grep -q '^ksmsim trace: -:[0-9]*: blob [0-9]*: with it the blobs alone' err ||
+	grep -q '^ksmsim trace: -:[0-9]*: blob [0-9]*: with it the blobs kept on disk' err ||
 		bad "trace $sub of a stream of blobs: $(cat err)"
 	[ ! -e out.ksmb ] || bad "trace $sub of a stream of blobs left its output"
 done
-"$bin" trace merge --max-memory 16M blobs.ksmt.gz few.ksmt merged.ksmt 2>err; rc=$?
-[ $rc -eq 2 ] && [ ! -e merged.ksmt ] || bad "trace merge of blobs: exit $rc"
+"$bin" trace merge --max-memory 16M blobs.ksmt.gz few.ksmt merged.ksmt 2>err ||
+	bad "trace merge of blobs past 16 MiB: $(cat err)"
+"$bin" trace merge blobs.ksmt.gz few.ksmt merged-all.ksmt && cmp -s merged.ksmt merged-all.ksmt ||
+	bad "trace merge of blobs past 16 MiB: another trace"
+rm -f merged.ksmt
+"$bin" trace merge --max-memory 16M --max-disk 2M blobs.ksmt.gz few.ksmt merged.ksmt 2>err; rc=$?
+[ $rc -eq 2 ] && [ ! -e merged.ksmt ] || bad "trace merge of blobs past --max-disk: exit $rc"
 "$bin" trace convert --max-memory 32M few.ksmt few.ksmb || bad "64 blobs did not convert in 32 MiB"
 "$bin" trace convert --content digest --max-memory 32M few.ksmt few-digest.ksmb ||
 	bad "64 blobs did not convert to digests in 32 MiB"
