@@ -93,6 +93,20 @@ static int trace_usage(FILE *out)
 static uint64_t max_memory, max_disk;
 static bool max_memory_given;
 
+/* A size option's value, nonzero; false with the error line printed. */
+static bool size_arg(const char *name, const char *arg, uint64_t *out)
+{
+	char *msg;
+
+	if (parse_size(arg, out) && *out)
+		return true;
+	msg = g_strdup_printf("%s wants a size in bytes (K, M, G, T suffixes), not '%s'", name,
+			      arg);
+	error_line("ksmsim trace", msg);
+	g_free(msg);
+	return false;
+}
+
 static trace_reader *open_in(const char *in, unsigned int ninputs, GError **error)
 {
 	trace_reader *r = trace_reader_open(in, error);
@@ -467,25 +481,13 @@ int cmd_trace(int argc, char **argv)
 			factor = optarg;
 			break;
 		case 'm':
-			if (!parse_size(optarg, &max_memory) || !max_memory) {
-				char *msg = g_strdup_printf("--max-memory wants a size in bytes (K, M, "
-							    "G, T suffixes), not '%s'", optarg);
-
-				error_line("ksmsim trace", msg);
-				g_free(msg);
+			if (!size_arg("--max-memory", optarg, &max_memory))
 				return EXIT_USAGE;
-			}
 			max_memory_given = true;
 			break;
 		case 'D':
-			if (!parse_size(optarg, &max_disk) || !max_disk) {
-				char *msg = g_strdup_printf("--max-disk wants a size in bytes (K, M, "
-							    "G, T suffixes), not '%s'", optarg);
-
-				error_line("ksmsim trace", msg);
-				g_free(msg);
+			if (!size_arg("--max-disk", optarg, &max_disk))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			return trace_usage(stdout);

@@ -154,6 +154,9 @@ printf 'ksmtrace 3\n0 spawn a\n0 map a 0x1000 262144\n0 fillseq a 0x1000 262144 
 "$bin" trace stat --max-memory x few.ksmt 2>err; rc=$?
 [ $rc -eq 2 ] && grep -qx "ksmsim trace: --max-memory wants a size in bytes (K, M, G, T suffixes), not 'x'" err ||
 	bad "trace --max-memory x: exit $rc, $(cat err)"
+"$bin" trace stat --max-disk 0 few.ksmt 2>err; rc=$?
+[ $rc -eq 2 ] && grep -qx "ksmsim trace: --max-disk wants a size in bytes (K, M, G, T suffixes), not '0'" err ||
+	bad "trace --max-disk 0: exit $rc, $(cat err)"
 
 [ $fails -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 [ $fails -eq 0 ]
