@@ -71,6 +71,11 @@ static void usage(FILE *f)
 "                         merged until its CoW or unshare, and of the domains\n"
 "                         sharing a KSM page at its peak; the saving across\n"
 "                         domains (sim/MODEL.md, 'Exposure')\n"
+"  --false-positives-csv FILE  every false positive of the gate (a page\n"
+"                         whose bytes changed since ksmd's last visit but\n"
+"                         passed as unchanged): t_us, mm, vpn, the checksum\n"
+"                         it kept, bytes_changed and the changed byte\n"
+"                         offsets (ranges a-b joined by ';'), a row each\n"
 "  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
 "                         given), e.g. a name that does not depend on where\n"
 "                         it was kept\n"
@@ -156,18 +161,25 @@ struct args {
 	struct run_options ro;		/* the run options, and in ro.cfg the run */
 	const char *hash_name, *policy_spec, *trace_label;
 	const char *marks_path, *csv_path, *summary_path, *mm_stats_path, *exposure_path;
+	const char *fp_path;		/* --false-positives-csv */
 	bool force_progress;
 	char *hash_label;		/* what outputs call the checksum (and the policy) */
 };
 
 /* Its outputs, in the order they are committed. */
 struct outputs {
-	atomic_file *marks, *series, *summary, *mm_stats, *exposure;
+	atomic_file *marks, *series, *summary, *mm_stats, *exposure, *fp;
 };
+
+/* A false positive of the gate, as the model meets it: a row of --false-positives-csv. */
+static void on_false_positive(void *p, const struct ksm_false_positive *fp)
+{
+	output_false_positive_row(atomic_file_stream(((struct outputs *)p)->fp), fp);
+}
 
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_SUMMARY, OPT_LABEL, OPT_PROGRESS,
-	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE,
+	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE, OPT_FP,
 };
 
 /* -1: go on; else the exit status (help printed, or one line on stderr). */
@@ -183,6 +195,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "summary-csv", required_argument, NULL, OPT_SUMMARY },
 		{ "trace-label", required_argument, NULL, OPT_LABEL },
 		{ "exposure-csv", required_argument, NULL, OPT_EXPOSURE },
+		{ "false-positives-csv", required_argument, NULL, OPT_FP },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
@@ -206,6 +219,7 @@ static int parse(int argc, char **argv, struct args *a)
 		case OPT_SUMMARY: a->summary_path = optarg; break;
 		case OPT_LABEL: a->trace_label = optarg; break;
 		case OPT_EXPOSURE: a->exposure_path = optarg; break;
+		case OPT_FP: a->fp_path = optarg; break;
 		case OPT_PROGRESS: a->force_progress = true; break;
 		case 'h':
 		case OPT_HELP:
@@ -253,6 +267,7 @@ static bool resolve(struct args *a, int argc, char **argv)
 		{ "--marks-csv", a->marks_path, true }, { "--csv", a->csv_path, true },
 		{ "--summary-csv", a->summary_path, true }, { "--mm-stats-csv", a->mm_stats_path, true },
 		{ "--exposure-csv", a->exposure_path, true },
+		{ "--false-positives-csv", a->fp_path, true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error))
 		goto fail;
@@ -285,7 +300,8 @@ static bool open_outputs(const struct args *a, struct outputs *o, GError **error
 	       (!a->csv_path || (o->series = atomic_file_open(a->csv_path, error))) &&
 	       (!a->summary_path || (o->summary = atomic_file_open(a->summary_path, error))) &&
 	       (!a->mm_stats_path || (o->mm_stats = atomic_file_open(a->mm_stats_path, error))) &&
-	       (!a->exposure_path || (o->exposure = atomic_file_open(a->exposure_path, error)));
+	       (!a->exposure_path || (o->exposure = atomic_file_open(a->exposure_path, error))) &&
+	       (!a->fp_path || (o->fp = atomic_file_open(a->fp_path, error)));
 }
 
 /* The files' comment lines and headers; the streams into ctx. */
@@ -308,6 +324,14 @@ static void put_headers(const struct args *a, const struct outputs *o, bool thp,
 		fprintf(ctx->marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
 			" trace start; t_us is the mark's timestamp as written in the trace\n");
 		output_marks_header(ctx->marks, thp);
+	}
+	if (o->fp) {
+		FILE *f = atomic_file_stream(o->fp);
+
+		fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; every "
+			"false positive of the gate (t_us of the model's clock)\n",
+			KSMSIM_VERSION, label_line, a->hash_label);
+		output_false_positives_header(f);
 	}
 	g_free(label_line);
 	if (o->series)
@@ -367,7 +391,7 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 			output_exposure_csv(f, &expo, cfg->model.domains);
 		}
 		atomic_file **const all[] = { &o->marks, &o->series, &o->summary, &o->mm_stats,
-					      &o->exposure };
+					      &o->exposure, &o->fp };
 		ok = atomic_file_commit_all(all, G_N_ELEMENTS(all), error);
 	}
 	if (ok && !a->ro.quiet) {
@@ -419,6 +443,10 @@ int cmd_run(int argc, char **argv)
 	bool ok = !twice || run_estimate(cfg, ctx.progress, &est, &error);
 
 	ctx.trace_end_us = est.end_us;
+	if (a.fp_path) {
+		a.ro.cfg.model.on_false_positive = on_false_positive;
+		a.ro.cfg.model.false_positive_ctx = &o;
+	}
 	if (ok && replay(&a, &ctx, &o, sum, &error)) {
 		status = 0;
 	} else {
@@ -432,6 +460,7 @@ int cmd_run(int argc, char **argv)
 		atomic_file_abort(o.summary);
 		atomic_file_abort(o.mm_stats);
 		atomic_file_abort(o.exposure);
+		atomic_file_abort(o.fp);
 	}
 	progress_free(ctx.progress);
 	g_free(sum);

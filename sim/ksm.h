@@ -113,6 +113,16 @@ void ksm_domains_free(struct ksm_domains *d);
  */
 bool ksm_domains_add(struct ksm_domains *d, const char *spec, GError **error);
 
+/* A false positive of the gate, with the bytes that changed unseen. */
+struct ksm_false_positive {
+	uint64_t t_us;			/* the visit's simulated time */
+	const char *mm;			/* the page's mm, valid during the call */
+	uint32_t vpn;
+	uint64_t checksum;		/* the gate's value, the same before and after */
+	uint32_t bytes_changed;		/* of the page's 4096 */
+	const char *ranges;		/* the changed bytes: "1120;1400-1401;2044-2047" */
+};
+
 struct ksm_options {
 	const struct page_hash *hash;	/* NULL: xxhash */
 	const struct ksm_domains *domains;	/* NULL: every mm its own domain */
@@ -124,6 +134,13 @@ struct ksm_options {
 	bool thp_columns;		/* rows show /proc/vmstat's THP events (version 3 traces) */
 	bool pinned[KNOB_NR];		/* fixed from the command line: the trace's */
 	uint64_t pinned_value[KNOB_NR];	/* `set` of these knobs is ignored */
+	/*
+	 * Called at every false positive of the gate (a page whose bytes
+	 * changed since the last visit passed as unchanged), while it happens:
+	 * NULL, none. Rare but unbounded, so the caller writes them out.
+	 */
+	void (*on_false_positive)(void *ctx, const struct ksm_false_positive *fp);
+	void *false_positive_ctx;
 };
 
 struct ksm;

@@ -491,6 +491,9 @@ void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap
 
 /* policy_gate.c: the policies' decisions, and the truth about them */
 /* gate_truth(), below: inline, as it runs at every visit of the kernel's gate. */
+/* Hands a false positive to opt.on_false_positive: its bytes against seen (truth.c). */
+void ksm_report_false_positive(struct ksm *k, const struct rmap_item *rmap_item,
+			       const struct page *page);
 /*
  * The gate of a policy other than the kernel's: true when the page is to
  * wait for the next pass (volatile), as a moved checksum makes it.
@@ -583,8 +586,11 @@ static inline bool gate_truth(struct ksm *k, struct rmap_item *rmap_item, const 
 		changed = !content_equal(rmap_item->seen, page->c);
 		if (changed) {
 			k->truth.gate_changed++;
-			if (passed)
+			if (passed) {
 				k->truth.false_positives++;
+				if (k->opt.on_false_positive)
+					ksm_report_false_positive(k, rmap_item, page);
+			}
 		}
 	}
 	rmap_item_set_seen(rmap_item, page->c);

@@ -309,6 +309,17 @@ static void expo_count(FILE *f, const char *figure, uint64_t v)
 	fprintf(f, "all,%s,%" PRIu64 ",,,,\n", figure, v);
 }
 
+void output_false_positives_header(FILE *f)
+{
+	fputs("t_us,mm,vpn,checksum,bytes_changed,changed_bytes\n", f);
+}
+
+void output_false_positive_row(FILE *f, const struct ksm_false_positive *fp)
+{
+	fprintf(f, "%" PRIu64 ",%s,0x%" PRIx32 ",0x%" PRIx64 ",%" PRIu32 ",%s\n", fp->t_us, fp->mm,
+		fp->vpn, fp->checksum, fp->bytes_changed, fp->ranges);
+}
+
 void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm_domains *d)
 {
 	static const char *const scopes[KSM_EXPO_SCOPES] = { "cross", "within" };

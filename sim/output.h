@@ -115,5 +115,13 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs);
 void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm_domains *d);
 /* The same, a few lines for the summary. */
 void output_exposure_text(FILE *f, const struct ksm_exposure *e);
+/*
+ * --false-positives-csv: the header, then a row per false positive of the
+ * gate as the model meets it: t_us, mm, vpn (hex), the checksum (hex, the
+ * same before and after), bytes_changed and changed_bytes (offsets in the
+ * page, ranges "a-b" joined by ';').
+ */
+void output_false_positives_header(FILE *f);
+void output_false_positive_row(FILE *f, const struct ksm_false_positive *fp);
 
 #endif

@@ -19,6 +19,43 @@
 
 /* gate_truth(), the judgement of every gate, is inline in ksm_internal.h. */
 
+/*
+ * A false positive, for opt.on_false_positive: which bytes changed unseen,
+ * as ranges of offsets. Rare (2^-32 of the changes under a random 32-bit
+ * hash), so the pages are made whole here, off the gate's path.
+ */
+void ksm_report_false_positive(struct ksm *k, const struct rmap_item *rmap_item,
+			       const struct page *page)
+{
+	uint8_t before[TRACE_PAGE_SIZE], after[TRACE_PAGE_SIZE];
+	const uint8_t *a = content_materialize(rmap_item->seen, before);
+	const uint8_t *b = content_materialize(page->c, after);
+	GString *ranges = g_string_new(NULL);
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < TRACE_PAGE_SIZE; i++) {
+		uint32_t j = i;
+
+		if (a[i] == b[i])
+			continue;
+		while (j + 1 < TRACE_PAGE_SIZE && a[j + 1] != b[j + 1])
+			j++;
+		n += j - i + 1;
+		if (ranges->len)
+			g_string_append_c(ranges, ';');
+		g_string_append_printf(ranges, "%u", i);
+		if (j > i)
+			g_string_append_printf(ranges, "-%u", j);
+		i = j;
+	}
+	const struct ksm_false_positive fp = {
+		.t_us = k->now, .mm = rmap_item->mm->name, .vpn = rmap_item->vpn,
+		.checksum = rmap_item->oldchecksum, .bytes_changed = n, .ranges = ranges->str,
+	};
+	k->opt.on_false_positive(k->opt.false_positive_ctx, &fp);
+	g_string_free(ranges, TRUE);
+}
+
 /* ---- partial-hash ---- */
 
 /* The words sampled for this rmap_item's VMA. */
