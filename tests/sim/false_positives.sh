@@ -12,9 +12,12 @@
 #   - On `ksmsim gen crc-adversarial` the rows are as many as the summary's
 #     false_positives, and each row's bytes_changed is its ranges' sum.
 #   - The file is written whole at the end, or not at all on an error.
-# usage: false_positives.sh KSMSIM
+#   - workloads/vm/false-positives.sh tabulates the same: one false
+#     positive under crc32c, its row in false-positives-crc32c.csv.
+# usage: false_positives.sh KSMSIM SOURCE_ROOT
 set -u
 bin=$(realpath "$1")
+src=$(realpath "$2")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -81,6 +84,17 @@ done
 col() { awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next } { print $k[c] }' "$1"; }
 [ "$(col s-crc32c.csv false_positives)" = 1 ] || bad "crc32c: summary false_positives $(col s-crc32c.csv false_positives)"
 [ "$(col s-xxhash.csv false_positives)" = 0 ] || bad "xxhash: summary false_positives"
+
+# the guests' script: a row per hash, the false positive under crc32c only
+KSMSIM=$bin "$src/workloads/vm/false-positives.sh" -o fpt -H "crc32c xxhash xxh64" sb.ksmt >/dev/null 2>err ||
+	bad "false-positives.sh: $(cat err)"
+[ "$(col fpt/false-positives.csv false_positives | tr '\n' ' ')" = "1 0 0 " ] ||
+	bad "false-positives.sh: $(cat fpt/false-positives.csv)"
+[ "$(col fpt/false-positives.csv expected_false_positives | head -1)" = "2.33e-10" ] ||
+	bad "false-positives.sh: expected $(col fpt/false-positives.csv expected_false_positives | head -1)"
+# (its own knobs, so another time)
+[ "$(rows fpt/false-positives-crc32c.csv | cut -d, -f2-)" = "$(rows fp-crc32c.csv | cut -d, -f2-)" ] ||
+	bad "false-positives.sh: another crc32c row: $(cat fpt/false-positives-crc32c.csv)"
 
 # many: as many rows as the summary counts, each bytes_changed its ranges' sum
 "$bin" gen crc-adversarial -o ca.ksmb >/dev/null 2>&1 || bad "gen crc-adversarial failed"

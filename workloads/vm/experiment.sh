@@ -25,10 +25,10 @@
 # F: each real trace is also retimed by F with `ksmsim trace retime` and
 # replayed as rows 'real-kvm': the same writes on the clock of a guest that
 # runs 1/F times faster; tcg-slowdown.sh measures F for this machine's TCG).
-# The 4-guest build writes ~3.3 M distinct pages, more than ksmsim could
-# hold as bytes (8 KiB each in a merge or replay) on a 24 GiB machine: it
-# is recorded with `--content digest` (16 bytes a page; equal digests
-# replay as equal pages, but its checksum false positives cannot be seen).
+# The 4-guest build writes millions of distinct pages: it is recorded with
+# `--content digest` (16 bytes a page; equal digests replay as equal
+# pages, so the replays take seconds, but its checksum false positives
+# cannot be seen). Its bytes form is false-positives.sh's subject.
 # Recording needs root (record-guests.sh); REUSE=1 with every trace present
 # does not. Recordings run one at a time, niced.
 set -euo pipefail
@@ -66,8 +66,8 @@ for w in $WORKLOADS; do
 	fi
 	opts=(-n "$N" -m "$MIB" -t full -w "$w")
 	case $w in
-	# digest: 4 guests building write ~3.3 M distinct pages, whose bytes
-	# the merge would hold (27 GB)
+	# digest: 4 guests building write millions of distinct pages: a
+	# bytes trace of 1.4 GB that replays in minutes, not seconds
 	build) opts+=(-H "$((HOLD * 2))" -c digest -x 1800) ;;
 	fio) opts+=(-s "$FIO_S" -H "$HOLD") ;;
 	numpy) opts+=(-H "$HOLD") ;;

@@ -19,10 +19,12 @@
 # -s: idle's length and fio's runtime per job; -a: numpy's array length;
 # -H: each guest waits that long after its 'end' before it powers off.
 # -c: the recorder's --content (default bytes: each distinct page's 4096
-# bytes, which the merge and a replay hold in memory, 8 KiB a distinct
-# page; digest: 16 bytes a page, for workloads that write millions of
-# distinct pages, such as 4 guests building zlib, at the price of the
-# checksum false positives, which a digest trace cannot show).
+# bytes, which the merge and a replay keep for the whole read, in memory
+# up to a quarter of --max-memory and the rest in $TMPDIR, so 4 guests
+# building zlib, 2.5 M distinct pages, merge and replay on a 24 GiB
+# machine; digest: 16 bytes a page, a trace a fifteenth the size that
+# replays in seconds, at the price of the checksum false positives, which
+# a digest trace cannot show).
 # Defaults: 2 guests x 256 MiB, minimal tier, workload boot, 100 ms
 # interval, 600 s cap, trace $OUT/guests-N-WORKLOAD.ksmb (OUT default
 # /tmp/ksmsim-vm). KSMSIM: the binary (default build/cli/ksmsim of this
