@@ -92,6 +92,7 @@ KSMSIM=$bin "$src/workloads/vm/false-positives.sh" -o fpt -H "crc32c xxhash xxh6
 	bad "false-positives.sh: $(cat fpt/false-positives.csv)"
 [ "$(col fpt/false-positives.csv expected_false_positives | head -1)" = "2.33e-10" ] ||
 	bad "false-positives.sh: expected $(col fpt/false-positives.csv expected_false_positives | head -1)"
+[ "$(tail -1 fpt/trace.csv)" = "sb.ksmt,0.0,2,2" ] || bad "false-positives.sh: trace.csv $(cat fpt/trace.csv)"
 # (its own knobs, so another time)
 [ "$(rows fpt/false-positives-crc32c.csv | cut -d, -f2-)" = "$(rows fp-crc32c.csv | cut -d, -f2-)" ] ||
 	bad "false-positives.sh: another crc32c row: $(cat fpt/false-positives-crc32c.csv)"

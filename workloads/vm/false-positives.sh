@@ -11,6 +11,8 @@
 #       max_rss_mib of the run
 #   OUT/false-positives-HASH.csv     each false positive: t_us, mm, vpn,
 #       the checksum kept, bytes_changed, changed_bytes (offsets in the page)
+#   OUT/trace.csv                    the trace (`ksmsim trace stat`): its
+#       name, size in MiB, page writes and distinct pages (blobs)
 #
 #   false-positives.sh [-o OUT] [-H "jhash2 crc32c xxhash xxh64"] TRACE
 #
@@ -42,6 +44,12 @@ mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksmsim-fp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 label=$(basename "$trace")
+"$KSMSIM" trace stat "$trace" >"$tmp/stat" || die "trace stat failed"
+awk -v t="$label" -v b="$(stat -c %s "$trace")" '
+	$1 == "blobs" { blobs = $2 }
+	$1 == "write" && NF == 2 { writes = $2 }
+	END { print "trace,trace_mib,page_writes,distinct_pages"
+	      printf "%s,%.1f,%d,%d\n", t, b / 1048576, writes, blobs }' "$tmp/stat" >"$tmp/trace.csv"
 for h in $hashes; do
 	echo "false-positives.sh: $h" >&2
 	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time-$h" "$KSMSIM" run --trace "$trace" \
@@ -76,4 +84,5 @@ with open(f"{out}/false-positives.csv.tmp", "w", newline="") as f:
     w.writerows(rows)
 os.replace(f"{out}/false-positives.csv.tmp", f"{out}/false-positives.csv")
 PY
+mv "$tmp/trace.csv" "$out/trace.csv"
 cat "$out/false-positives.csv"
