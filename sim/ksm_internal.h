@@ -491,7 +491,7 @@ void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap
 
 /* policy_gate.c: the policies' decisions, and the truth about them */
 /* gate_truth(), below: inline, as it runs at every visit of the kernel's gate. */
-/* Hands a false positive to opt.on_false_positive: its bytes against seen (truth.c). */
+/* Hands a false positive to opt.on_false_positive: its bytes against seen. */
 void ksm_report_false_positive(struct ksm *k, const struct rmap_item *rmap_item,
 			       const struct page *page);
 /*

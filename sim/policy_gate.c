@@ -5,8 +5,9 @@
  * from try_to_merge_with_zero_page and from tree_index, and mm.c from the
  * CoW of a KSM page (through ksm_cow_ksm_page). policy.c holds the
  * registry and the parser. Also the simulator's judgement of every gate
- * (gate_truth) and what classification loses (class_lost_check): truth,
- * without cost or side effect on the model.
+ * (gate_truth, and a false positive's report) and what classification
+ * loses (class_lost_check): truth, without cost or side effect on the
+ * model.
  */
 #include <string.h>
 #include <xxhash.h>
