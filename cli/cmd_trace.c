@@ -119,7 +119,7 @@ static trace_reader *open_in(const char *in, unsigned int ninputs, GError **erro
 			      "(--max-disk)", limit_s);
 	/* a quarter of the limit in memory, shared by the inputs, as run keeps them */
 	trace_reader_spill_blobs(r, MAX(1, max_memory / 4 / 4096 / ninputs),
-				 max_disk / ninputs, why);
+				 max_disk ? MAX(1, max_disk / ninputs) : 0, why);
 	g_free(why);
 	return r;
 }
