@@ -14,6 +14,7 @@
 #include "sim/ksm.h"
 #include "sim/run.h"
 #include "util/exit_status.h"
+#include "util/options.h"
 
 int cmd_run(int argc, char **argv);
 int cmd_trace(int argc, char **argv);	/* convert, cat, stat, merge */
@@ -27,6 +28,103 @@ int cmd_collide(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
+
+/*
+ * Messages: the one voice (report.c). Every line a command writes on
+ * standard error goes through these; nothing in cli/ calls fprintf(stderr)
+ * or fputs(..., stderr) itself (tests/hardening/one_voice.sh fails if it
+ * does). Each writes exactly ONE line, "PROG: MESSAGE", in one write: the
+ * formatted message is escaped as a whole (util/escape.h escape_term:
+ * newlines, ESC, CR, BEL, every control byte, C1 controls and invalid
+ * UTF-8 as \n or \xNN), so pass user text (option values, file names,
+ * GError messages) as they are, unescaped, through "%s". Never put "\n"
+ * in FMT, nor "PROG: " (prog is the prefix, e.g. "ksmsim run").
+ *
+ *   return cli_error(prog, "%s: not a trace", path);          exit 2
+ *   return cli_usage_error(prog, "--jobs", "1 to 64", arg);   exit 2:
+ *          "PROG: --jobs wants 1 to 64, not 'ARG'", the ONE wording of a
+ *          bad option value
+ *   cli_notice(prog, "%u runs at once", n);    a notice, not an error
+ *   cli_warning(prog, "...");                  "PROG: warning: ..."
+ *   return cli_gerror(prog, error);            error->message; frees error
+ *   return cli_option_error(prog, argv, longopts, c);
+ *          after getopt_long returned '?' or ':' (set opterr = 0 and start
+ *          the optstring with ':', so getopt prints nothing of its own)
+ *   return cli_extra_arg(prog, argv[optind]);
+ *          "PROG: unexpected argument 'X' (see 'PROG --help')", no usage
+ *   if (optarg && !cli_once(&once, prog, option_name(longopts, c), c))
+ *           return EXIT_USAGE;
+ *          a single-valued option given twice is refused (one line, "PROG:
+ *          --NAME given twice ..."), not silently the last; c is the
+ *          option's val (short and long forms must share it); leave out
+ *          the options that may repeat. run_option_take does it for the
+ *          run options (--domain repeats).
+ *
+ * cli_error, cli_usage_error, cli_gerror, cli_option_error and
+ * cli_extra_arg return EXIT_USAGE, for "return cli_...": a caller wanting
+ * another status ignores it. Libraries below cli/ use util/escape.h's
+ * reportf(prefix, fmt, ...), the same funnel.
+ */
+int cli_error(const char *prog, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+int cli_usage_error(const char *prog, const char *option, const char *wants, const char *value);
+void cli_notice(const char *prog, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+void cli_warning(const char *prog, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+int cli_gerror(const char *prog, GError *error);
+int cli_option_error(const char *prog, char **argv, const struct option *longopts, int c);
+int cli_extra_arg(const char *prog, const char *arg);
+#define CLI_ONCE_MAX 1024	/* option vals below it: letters, CLI_OPT_* */
+struct cli_once {
+	unsigned char seen[CLI_ONCE_MAX / 8];
+};
+bool cli_once(struct cli_once *once, const char *prog, const char *name, int c);
+
+/*
+ * Option tables (opt_table.c), as redis's static_configs[]: one row per
+ * option with its type, bounds, target (offsetof into the command's own
+ * struct) and help, so getopt's entries, parsing, the one wording of a bad
+ * value ("PROG: --NAME wants WANTS, not 'V'") and the --help lines are
+ * loops. A CLI_KNOB row takes its bounds from traces' knob_table. A row
+ * whose val is a letter has that short form too. A CLI_OWN row is parsed
+ * by the command (cli_opts_take returns 0 for it, after the once check).
+ * show_default: --help appends " (default X)", X read from the struct as
+ * the command initialised it, so the help cannot restate a stale default.
+ *
+ *   cli_opts_longopts(rows, n, longopts);   getopt's entries appended
+ *   cli_opts_optstring(rows, n, s);         "o:v" of the letters appended
+ *   took = cli_opts_take(prog, rows, n, &once, c, optarg, &args);
+ *          1 taken, 0 not a row's (or CLI_OWN), -1 refused after one line
+ *   cli_opts_help(stdout, rows, n, &defaults, 27);
+ */
+enum cli_opt_kind {
+	CLI_FLAG,	/* bool set to true; no value */
+	CLI_STR,	/* const char *: the value as given */
+	CLI_U64,	/* uint64_t in min..max */
+	CLI_UINT,	/* unsigned in min..max */
+	CLI_DOUBLE,	/* double: dmin < x (dmin_open) or dmin <= x, and x <= dmax */
+	CLI_KNOB,	/* uint64_t within knob_table[knob].min..max */
+	CLI_OWN,	/* the command parses it itself */
+};
+struct cli_opt {
+	const char *name;	/* the long name, without "--" */
+	int val;		/* getopt's val: a letter gives the short form too */
+	enum cli_opt_kind kind;
+	const char *arg;	/* the value's name in --help; NULL for a flag */
+	size_t offset;		/* of the target in the struct cli_opts_take is given */
+	uint64_t min, max;	/* CLI_U64, CLI_UINT */
+	double dmin, dmax;	/* CLI_DOUBLE */
+	bool dmin_open;		/* CLI_DOUBLE: more than dmin, not from it */
+	int knob;		/* CLI_KNOB: enum ksm_knob */
+	const char *wants;	/* a bad value's "wants ..."; NULL: from the bounds */
+	bool repeats;		/* may be given again (else refused the second time) */
+	bool show_default;
+	const char *help;	/* lines split at '\n'; NULL: not shown */
+};
+void cli_opts_longopts(const struct cli_opt *t, size_t n, GArray *longopts);
+void cli_opts_optstring(const struct cli_opt *t, size_t n, GString *s);
+int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cli_once *once,
+		  int c, const char *arg, void *base);
+void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base, int width);
+const char *cli_opt_name(const struct cli_opt *r);	/* "--NAME", a static buffer */
 
 /*
  * The run options (run_options.c): what shapes a replay, from one table,
@@ -54,6 +152,7 @@ struct run_options {
 	bool interval_given;		/* --interval-ms */
 	GPtrArray *names;		/* the knob options' names, until run_options_free */
 	struct ksm_domains *domains;	/* --domain, until run_options_free; cfg.model points here */
+	struct cli_once once;		/* the run options given so far */
 };
 void run_options_init(struct run_options *o, const char *prog, enum run_options_of cmd);
 void run_options_add(struct run_options *o, GArray *longopts);
@@ -79,6 +178,8 @@ struct pool_options {
 	struct run_options ro;		/* the run options, and in ro.cfg the run; ro.prog */
 	const char *csv_path, *png;	/* -o, --plot */
 	uint64_t jobs;			/* --jobs; 0: the CPUs online */
+	const int *repeats;		/* the own options' vals that may repeat, 0-ended */
+	struct cli_once once;		/* the options given (a second value refused) */
 };
 typedef int pool_take_fn(void *ctx, int c, const char *arg, const struct option *longopts);
 void pool_options_init(struct pool_options *p, const char *prog, enum run_options_of cmd);

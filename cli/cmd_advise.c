@@ -91,7 +91,7 @@ static bool parse_policies(const char *list, GArray *out)
 
 	/* g_strsplit gives no piece at all for "": an empty list would run nothing */
 	if (!*list) {
-		fprintf(stderr, PROG ": --policies: an empty list (name one policy or more)\n");
+		cli_error(PROG, "--policies: an empty list (name one policy or more)");
 		ok = false;
 	}
 	for (gchar **p = pieces; *p; p++) {
@@ -111,7 +111,7 @@ static bool parse_policies(const char *list, GArray *out)
 		GError *error = NULL;
 
 		if (!*spec) {
-			fprintf(stderr, PROG ": --policies: an empty name in '%s'\n", list);
+			cli_error(PROG, "--policies: an empty name in '%s'", list);
 			ok = false;
 		} else if (!ksm_policy_parse(spec, &p, &error)) {
 			const char *why = error->message;
@@ -119,7 +119,7 @@ static bool parse_policies(const char *list, GArray *out)
 			/* the parser speaks of --policy; here the option is --policies */
 			if (g_str_has_prefix(why, "--policy "))
 				why += strlen("--policy ");
-			fprintf(stderr, PROG ": --policies: %s\n", why);
+			cli_error(PROG, "--policies: %s", why);
 			g_error_free(error);
 			ok = false;
 		} else {
@@ -127,7 +127,7 @@ static bool parse_policies(const char *list, GArray *out)
 				const struct ksm_policy *q = &g_array_index(out, struct ksm_policy, j);
 
 				if (!strcmp(ksm_policy_name(q), ksm_policy_name(&p))) {
-					fprintf(stderr, PROG ": --policies: %s is listed twice\n",
+					cli_error(PROG, "--policies: %s is listed twice",
 						ksm_policy_name(&p));
 					ok = false;
 				}

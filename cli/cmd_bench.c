@@ -47,15 +47,15 @@ static int parse_trace(int argc, char **argv, struct bench_trace_opts *o)
 		switch (c) {
 		case 'n':
 			if (!parse_u64(optarg, UINT64_C(1) << 40, &o->records) || o->records < 1) {
-				fprintf(stderr, "ksmsim bench trace: bad --records '%s': "
-					"want a whole number from 1 to 2^40\n", optarg);
+				cli_error("ksmsim bench trace", "bad --records '%s': "
+					"want a whole number from 1 to 2^40", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'r':
 			if (!parse_u64(optarg, 100, &o->repeat) || o->repeat < 1) {
-				fprintf(stderr, "ksmsim bench trace: bad --repeat '%s': "
-					"want a whole number from 1 to 100\n", optarg);
+				cli_error("ksmsim bench trace", "bad --repeat '%s': "
+					"want a whole number from 1 to 100", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -116,7 +116,7 @@ static int parse_costs(int argc, char **argv, struct bench_costs_opts *o)
 			}
 		}
 		if (which < 0 || !val) {
-			fprintf(stderr, "ksmsim bench costs: %s '%s'\n",
+			cli_error("ksmsim bench costs", "%s '%s'",
 				which < 0 ? "unknown option" : "missing value for", a);
 			costs_usage(stderr);
 			return EXIT_USAGE;
@@ -125,8 +125,8 @@ static int parse_costs(int argc, char **argv, struct bench_costs_opts *o)
 			o->csv = val;
 		} else if (!parse_u64(val, opts[which].max, &num[which]) ||
 			   num[which] < opts[which].min) {
-			fprintf(stderr, "ksmsim bench costs: bad value '%s' for %s: "
-				"want a whole number from %" PRIu64 " to %" PRIu64 "\n",
+			cli_error("ksmsim bench costs", "bad value '%s' for %s: "
+				"want a whole number from %" PRIu64 " to %" PRIu64 "",
 				val, opts[which].name, opts[which].min, opts[which].max);
 			return EXIT_USAGE;
 		}
@@ -154,8 +154,8 @@ static int parse_model(int argc, char **argv, struct bench_model_opts *o)
 		switch (c) {
 		case 'l':
 			if (!parse_double(optarg, &o->live_rate) || o->live_rate <= 0) {
-				fprintf(stderr, "ksmsim bench model: bad --live-rate '%s': "
-					"want a positive number of pages per second\n", optarg);
+				cli_error("ksmsim bench model", "bad --live-rate '%s': "
+					"want a positive number of pages per second", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -164,8 +164,8 @@ static int parse_model(int argc, char **argv, struct bench_model_opts *o)
 		case 'v':
 			if (!parse_u64(optarg, BENCH_MODEL_MAX_MIB, c == 'm' ? &o->mib : &o->vm_mib) ||
 			    !(c == 'm' ? o->mib : o->vm_mib)) {
-				fprintf(stderr, "ksmsim bench model: bad --%s '%s': "
-					"want a whole number of MiB from 1 to %" PRIu64 "\n",
+				cli_error("ksmsim bench model", "bad --%s '%s': "
+					"want a whole number of MiB from 1 to %" PRIu64 "",
 					c == 'm' ? "mib" : "vm-mib", optarg, BENCH_MODEL_MAX_MIB);
 				return EXIT_USAGE;
 			}
@@ -173,8 +173,8 @@ static int parse_model(int argc, char **argv, struct bench_model_opts *o)
 		case 's': o->skip_big = true; break;
 		case 'H':
 			if (!parse_u64(optarg, BENCH_MODEL_MAX_MIB, &o->host_gib)) {
-				fprintf(stderr, "ksmsim bench model: bad --host-gib '%s': "
-					"want a whole number of GiB from 0 to %" PRIu64 "\n",
+				cli_error("ksmsim bench model", "bad --host-gib '%s': "
+					"want a whole number of GiB from 0 to %" PRIu64 "",
 					optarg, BENCH_MODEL_MAX_MIB);
 				return EXIT_USAGE;
 			}
@@ -196,12 +196,12 @@ static int parse_model(int argc, char **argv, struct bench_model_opts *o)
 			       "peak RSS is its own (VmHWM is reset before it).\n");
 			return 0;
 		default:
-			fprintf(stderr, "ksmsim bench model: bad option (see --help)\n");
+			cli_error("ksmsim bench model", "bad option (see --help)");
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "ksmsim bench model: unexpected argument '%s' (see --help)\n",
+		cli_error("ksmsim bench model", "unexpected argument '%s' (see --help)",
 			argv[optind]);
 		return EXIT_USAGE;
 	}
@@ -293,8 +293,8 @@ static int run_calibrate_bench(int argc, char **argv)
 		} else {
 			char *e = escape_line(v ? v : "");
 
-			fprintf(stderr, "ksmsim bench calibrate: %s%s%s%s: bad option or value "
-				"(-o FILE, --repeat 1..64, --scale 0.01..16; see --help)\n", opt,
+			cli_error("ksmsim bench calibrate", "%s%s%s%s: bad option or value "
+				"(-o FILE, --repeat 1..64, --scale 0.01..16; see --help)", opt,
 				v ? " '" : "", v ? e : "", v ? "'" : "");
 			g_free(e);
 			return EXIT_USAGE;
@@ -327,6 +327,6 @@ int cmd_bench(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
 		if (strcmp(argv[1], benches[i].name) == 0)
 			return benches[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "ksmsim bench: unknown benchmark '%s'\n", argv[1]);
+	cli_error("ksmsim bench", "unknown benchmark '%s'", argv[1]);
 	return EXIT_USAGE;
 }

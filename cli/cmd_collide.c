@@ -15,7 +15,6 @@
 #include "analysis/collide.h"
 #include "cli/cli.h"
 #include "hashes/hash.h"
-#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/atomic_file.h"
 #include "util/options.h"
@@ -23,6 +22,9 @@
 #include "util/signals.h"
 #include "workloads/collpair.h"
 
+#define BDAY_PROG "ksmsim collide birthday"
+#define FP_PROG "ksmsim collide false-positive"
+#define KSM_PROG "ksmsim collide ksm"
 #define DEFAULT_HASHES "jhash2,crc32c,crc32,xxhash,xxh32,xxh64,xxh3"
 
 /* A comma list of hash names, each checked against the registry; NULL after one line. */
@@ -52,45 +54,9 @@ static unsigned default_threads(void)
 	return n < 1 ? 1 : n > COLLIDE_MAX_THREADS ? COLLIDE_MAX_THREADS : (unsigned)n;
 }
 
-static bool parse_threads(const char *s, unsigned *threads)
-{
-	uint64_t v;
-
-	if (!parse_u64(s, COLLIDE_MAX_THREADS, &v) || v == 0)
-		return false;
-	*threads = (unsigned)v;
-	return true;
-}
-
-static bool parse_bits(const char *s, unsigned *bits)
-{
-	uint64_t v;
-
-	if (!parse_u64(s, 64, &v) || v == 0)
-		return false;
-	*bits = (unsigned)v;
-	return true;
-}
-
 static bool parse_positive(const char *s, uint64_t *v)
 {
 	return parse_u64(s, UINT64_MAX, v) && *v > 0;
-}
-
-static int bad_value(const char *sub, const struct option *opts, int c)
-{
-	char *v = escape_line(optarg);
-
-	fprintf(stderr, "ksmsim collide %s: %s: bad value '%s' (see --help)\n", sub,
-		option_name(opts, c), v);
-	g_free(v);
-	return EXIT_USAGE;
-}
-
-static int unexpected_argument(const char *sub, const char *arg)
-{
-	fprintf(stderr, "ksmsim collide %s: unexpected argument '%s' (see --help)\n", sub, arg);
-	return EXIT_USAGE;
 }
 
 /* Outputs onto each other or onto an input are refused before any work. */
@@ -102,7 +68,7 @@ static bool distinct_files(const char *sub, const struct file_use *uses, size_t 
 		return true;
 	char *prog = g_strdup_printf("ksmsim collide %s", sub);
 
-	error_line(prog, error->message);
+	cli_error(prog, "%s", error->message);
 	g_free(prog);
 	g_error_free(error);
 	return false;
@@ -114,7 +80,7 @@ static FILE *open_out(const char *path, atomic_file **af)
 
 	*af = atomic_file_open(path, &error);
 	if (!*af) {
-		error_line("ksmsim collide", error->message);
+		cli_error("ksmsim collide", "%s", error->message);
 		g_error_free(error);
 		return NULL;
 	}
@@ -126,7 +92,7 @@ static bool commit_out(atomic_file *af)
 	GError *error = NULL;
 
 	if (!atomic_file_commit(af, &error)) {
-		error_line("ksmsim collide", error->message);
+		cli_error("ksmsim collide", "%s", error->message);
 		g_error_free(error);
 		return false;
 	}
@@ -145,24 +111,88 @@ static const char bday_help[] =
 "point and the mean's +-1,900 pages (2.3%), so no hash that follows the\n"
 "formula looks different by chance. The time goes as --trials and is spread\n"
 "over --threads; the defaults' CPU time, measured, is in analysis/README.md\n"
-"(minutes, not seconds).\n\n"
-"  --hashes LIST      comma list (default " DEFAULT_HASHES ")\n"
-"  --trials N         trials per hash of width <= 32 bits (default 2000)\n"
-"  --trials-wide N    trials per 64-bit hash (default 4: none should repeat)\n"
-"  --max-pages N      pages per trial at most, <= 32 bits (default 400000)\n"
-"  --max-pages-wide N pages per trial, 64-bit hashes (default 200000)\n"
-"  --bits B           keep only the low B bits of every checksum (1-64)\n"
-"  --pages KIND       words: a random base page per trial, per page word 0 a\n"
-"                     counter and word 1 random (default; distinct pages);\n"
-"                     counter: word 0 only; full: 4096 fresh random bytes\n"
-"  --full-random      same as --pages full\n"
-"  --at N,N...        page counts to report (default 78000,200000)\n"
-"  --seed N           (default 1)\n"
-"  --threads N        (default: every CPU this process may run on; the output\n"
-"                     does not depend on it)\n"
-"  -o, --csv FILE     one row per hash\n"
-"  --curve-csv FILE   hash,bits,n,observed,formula on a grid of n\n"
-"  --plot PNG         plot the curves with gnuplot (needs --curve-csv)\n";
+"(minutes, not seconds).\n\n";
+
+/* collide birthday's command line. */
+struct bday_args {
+	struct birthday_opts o;
+	const char *hashes, *csv, *curve, *png, *at_list, *pages;
+	bool full, help;
+	struct cli_once once;
+};
+
+#define BDAY(f) offsetof(struct bday_args, f)
+/* the vals of the long options: only -o and -h have a short form */
+enum {
+	B_HASHES = 256, B_TRIALS, B_TRIALS_WIDE, B_MAX_PAGES, B_MAX_PAGES_WIDE, B_BITS, B_PAGES, B_FULL,
+	B_AT, B_SEED, B_THREADS, B_CURVE, B_PLOT,
+};
+static const struct cli_opt bday_rows[] = {
+	{ "hashes", B_HASHES, CLI_STR, "LIST", BDAY(hashes), .help = "comma list (default " DEFAULT_HASHES ")" },
+	{ "trials", B_TRIALS, CLI_U64, "N", BDAY(o.trials), .min = 1, .max = UINT64_MAX, .show_default = true,
+	  .help = "trials per hash of width <= 32 bits" },
+	{ "trials-wide", B_TRIALS_WIDE, CLI_U64, "N", BDAY(o.trials_wide), .max = UINT64_MAX,
+	  .help = "trials per 64-bit hash (default 4: none should repeat)" },
+	/* memory per thread grows with max pages; 2^31 pages is past any sane use */
+	{ "max-pages", B_MAX_PAGES, CLI_U64, "N", BDAY(o.max_pages), .min = 1, .max = UINT64_C(1) << 31,
+	  .help = "pages per trial at most, <= 32 bits (default 400000)" },
+	{ "max-pages-wide", B_MAX_PAGES_WIDE, CLI_U64, "N", BDAY(o.max_pages_wide), .min = 1,
+	  .max = UINT64_C(1) << 31, .show_default = true, .help = "pages per trial, 64-bit hashes" },
+	{ "bits", B_BITS, CLI_UINT, "B", BDAY(o.bits), .min = 1, .max = 64,
+	  .help = "keep only the low B bits of every checksum (1-64)" },
+	{ "pages", B_PAGES, CLI_STR, "KIND", BDAY(pages),
+	  .help = "words: a random base page per trial, per page word 0 a\n"
+		  "counter and word 1 random (default; distinct pages);\n"
+		  "counter: word 0 only; full: 4096 fresh random bytes" },
+	{ "full-random", B_FULL, CLI_FLAG, NULL, BDAY(full), .help = "same as --pages full" },
+	{ "at", B_AT, CLI_STR, "N,N...", BDAY(at_list), .show_default = true,
+	  .help = "page counts to report" },
+	{ "seed", B_SEED, CLI_U64, "N", BDAY(o.seed), .max = UINT64_MAX, .show_default = true, .help = "" },
+	{ "threads", B_THREADS, CLI_UINT, "N", BDAY(o.threads), .min = 1, .max = COLLIDE_MAX_THREADS,
+	  .help = "(default: every CPU this process may run on; the output\n"
+		  "does not depend on it)" },
+	{ "csv", 'o', CLI_STR, "FILE", BDAY(csv), .help = "one row per hash" },
+	{ "curve-csv", B_CURVE, CLI_STR, "FILE", BDAY(curve),
+	  .help = "hash,bits,n,observed,formula on a grid of n" },
+	{ "plot", B_PLOT, CLI_STR, "PNG", BDAY(png),
+	  .help = "plot the curves with gnuplot (needs --curve-csv)" },
+	{ "help", 'h', CLI_FLAG, NULL, BDAY(help), .help = NULL },
+};
+
+static void bday_usage(FILE *f, const struct bday_args *defaults)
+{
+	fputs(bday_help, f);
+	cli_opts_help(f, bday_rows, G_N_ELEMENTS(bday_rows), defaults, 21);
+}
+
+/*
+ * A study's options from its table: getopt's entries (-o and -h the only
+ * letters), and one line for what is refused. -1: go on, else the exit
+ * status.
+ */
+static int study_options(const char *prog, const struct cli_opt *rows, size_t n, int argc,
+			 char **argv, struct cli_once *once, void *args)
+{
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	int status = -1, c;
+
+	cli_opts_longopts(rows, n, longopts);
+	const struct option *lo = (const struct option *)longopts->data;
+	optind = 1;
+	opterr = 0;
+	while (status < 0 && (c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+		int took = cli_opts_take(prog, rows, n, once, c, optarg, args);
+
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (!took)
+			status = cli_option_error(prog, argv, lo, c);
+	}
+	g_array_free(longopts, TRUE);
+	if (status < 0 && optind != argc)
+		status = cli_extra_arg(prog, argv[optind]);
+	return status;
+}
 
 /* --at: page counts of at least 2. */
 static GArray *parse_at(const char *list)
@@ -174,7 +204,7 @@ static GArray *parse_at(const char *list)
 		uint64_t v;
 
 		if (!parse_u64(*a, UINT64_MAX, &v) || v < 2) {
-			fprintf(stderr, "ksmsim collide birthday: bad --at '%s'\n", *a);
+			cli_usage_error(BDAY_PROG, "--at", "page counts of at least 2", list);
 			g_array_free(at, TRUE);
 			at = NULL;
 			break;
@@ -187,76 +217,45 @@ static GArray *parse_at(const char *list)
 
 static int cmd_birthday(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hashes", required_argument, NULL, 'H' },
-		{ "trials", required_argument, NULL, 't' },
-		{ "trials-wide", required_argument, NULL, 'T' },
-		{ "max-pages", required_argument, NULL, 'm' },
-		{ "max-pages-wide", required_argument, NULL, 'M' },
-		{ "bits", required_argument, NULL, 'b' },
-		{ "pages", required_argument, NULL, 'p' },
-		{ "full-random", no_argument, NULL, 'F' },
-		{ "at", required_argument, NULL, 'a' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "csv", required_argument, NULL, 'o' },
-		{ "curve-csv", required_argument, NULL, 'c' },
-		{ "plot", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
+	struct bday_args args = {
+		.o = { .trials = 2000, .trials_wide = 4, .max_pages = 400000,
+		       .max_pages_wide = 200000, .pages = BIRTHDAY_WORDS, .seed = 1,
+		       .threads = default_threads(), .table = stdout },
+		.hashes = DEFAULT_HASHES, .at_list = "78000,200000",
 	};
-	struct birthday_opts o = {
-		.trials = 2000, .trials_wide = 4, .max_pages = 400000, .max_pages_wide = 200000,
-		.pages = BIRTHDAY_WORDS, .seed = 1, .threads = default_threads(), .table = stdout,
-	};
-	const char *hashes = DEFAULT_HASHES, *csv = NULL, *curve = NULL, *png = NULL;
-	const char *at_list = "78000,200000";
-	int c;
+	struct birthday_opts o;
+	int status = study_options(BDAY_PROG, bday_rows, G_N_ELEMENTS(bday_rows), argc, argv,
+				   &args.once, &args);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		bool ok = true;
+	if (args.help && status < 0) {
+		bday_usage(stdout, &args);
+		return 0;
+	}
+	if (status >= 0)
+		return status;
+	if (args.full)
+		args.o.pages = BIRTHDAY_FULL;
+	if (args.pages) {
+		int k;
 
-		switch (c) {
-		case 'H': hashes = optarg; break;
-		case 't': ok = parse_positive(optarg, &o.trials); break;
-		case 'T': ok = parse_u64(optarg, UINT64_MAX, &o.trials_wide); break;
-		case 'm': ok = parse_positive(optarg, &o.max_pages); break;
-		case 'M': ok = parse_positive(optarg, &o.max_pages_wide); break;
-		case 'b': ok = parse_bits(optarg, &o.bits); break;
-		case 'p':
-			ok = false;
-			for (int k = 0; k < BIRTHDAY_NR_PAGES; k++)
-				if (!strcmp(optarg, birthday_pages_names[k])) {
-					o.pages = k;
-					ok = true;
-				}
-			break;
-		case 'F': o.pages = BIRTHDAY_FULL; break;
-		case 'a': at_list = optarg; break;
-		case 's': ok = parse_u64(optarg, UINT64_MAX, &o.seed); break;
-		case 'j': ok = parse_threads(optarg, &o.threads); break;
-		case 'o': csv = optarg; break;
-		case 'c': curve = optarg; break;
-		case 'P': png = optarg; break;
-		case 'h': fputs(bday_help, stdout); return 0;
-		default: return option_error("ksmsim collide birthday", argv, opts, c);
-		}
-		if (!ok)
-			return bad_value("birthday", opts, c);
+		for (k = 0; k < BIRTHDAY_NR_PAGES; k++)
+			if (!strcmp(args.pages, birthday_pages_names[k]))
+				break;
+		if (k == BIRTHDAY_NR_PAGES)
+			return cli_usage_error(BDAY_PROG, "--pages", "words, counter or full",
+					       args.pages);
+		if (args.full && k != BIRTHDAY_FULL)
+			return cli_error(BDAY_PROG, "--full-random is --pages full, not --pages %s",
+					 args.pages);
+		args.o.pages = k;
 	}
-	if (optind != argc)
-		return unexpected_argument("birthday", argv[optind]);
-	if (png && !curve) {
-		fprintf(stderr, "ksmsim collide birthday: --plot draws the --curve-csv data: give"
-			" --curve-csv FILE too\n");
-		return EXIT_USAGE;
-	}
-	/* Memory per thread grows with max pages; 2^31 pages is past any sane use. */
-	if (o.max_pages > (UINT64_C(1) << 31) || o.max_pages_wide > (UINT64_C(1) << 31)) {
-		fprintf(stderr, "ksmsim collide birthday: --max-pages too large\n");
-		return EXIT_USAGE;
-	}
+	o = args.o;
+	const char *hashes = args.hashes, *csv = args.csv, *curve = args.curve, *png = args.png;
+	const char *at_list = args.at_list;
+
+	if (png && !curve)
+		return cli_error(BDAY_PROG, "--plot draws the --curve-csv data: give --curve-csv"
+				 " FILE too");
 	const struct file_use uses[] = {
 		{ "--csv", csv, true }, { "--curve-csv", curve, true }, { "--plot", png, true },
 	};
@@ -293,7 +292,7 @@ static int cmd_birthday(int argc, char **argv)
 		GError *error = NULL;
 
 		if (!collide_birthday_plot(curve, png, &error)) {
-			error_line("ksmsim collide", error->message);
+			cli_error("ksmsim collide", "%s", error->message);
 			g_error_free(error);
 			rc = EXIT_USAGE;
 		}
@@ -325,21 +324,40 @@ static const char fp_help[] =
 "score interval otherwise. A crafted-crc change costs 1.5 times a random\n"
 "one (drawing the delta), not enough to give it fewer trials. The time goes\n"
 "as --trials and is spread over --threads; the defaults' CPU time, measured,\n"
-"is in analysis/README.md (minutes, not seconds).\n\n"
-"  --hashes LIST      comma list (default " DEFAULT_HASHES ")\n"
-"  --changes LIST     comma list (default bitflip,word,patch,crafted-crc;\n"
-"                     also colliding-pair)\n"
-"  --trials N         changes per hash and kind (default 10000000)\n"
-"  --bits B           keep only the low B bits of every checksum\n"
-"  --budget N         colliding-pair tries per hash, 2 to 2^32 (default 2^20 =\n"
-"                     1048576: ~128 pairs of a 32-bit hash, 1.6 s of jhash2,\n"
-"                     0.5 s of xxhash; its table takes up to 48 bytes a try,\n"
-"                     48 MiB at the default, on each of --threads)\n"
-"  --seed N           (default 1)\n"
-"  --threads N        (default: every CPU this process may run on; the output\n"
-"                     does not depend on it)\n"
-"  --print-delta      print one crafted delta (hex) and exit\n"
-"  -o, --csv FILE     one row per hash and change kind\n";
+"is in analysis/README.md (minutes, not seconds).\n\n";
+
+/* collide false-positive's command line. */
+struct fp_args {
+	struct fp_opts o;
+	const char *hashes, *changes, *csv;
+	bool print_delta, help;
+	struct cli_once once;
+};
+
+enum { F_HASHES = 256, F_CHANGES, F_TRIALS, F_BITS, F_BUDGET, F_SEED, F_THREADS, F_DELTA };
+#define FP(f) offsetof(struct fp_args, f)
+static const struct cli_opt fp_rows[] = {
+	{ "hashes", F_HASHES, CLI_STR, "LIST", FP(hashes), .help = "comma list (default " DEFAULT_HASHES ")" },
+	{ "changes", F_CHANGES, CLI_STR, "LIST", FP(changes),
+	  .help = "comma list (default bitflip,word,patch,crafted-crc;\nalso colliding-pair)" },
+	{ "trials", F_TRIALS, CLI_U64, "N", FP(o.trials), .min = 1, .max = UINT64_MAX,
+	  .show_default = true, .help = "changes per hash and kind" },
+	{ "bits", F_BITS, CLI_UINT, "B", FP(o.bits), .min = 1, .max = 64,
+	  .help = "keep only the low B bits of every checksum" },
+	{ "budget", F_BUDGET, CLI_U64, "N", FP(o.budget), .min = 2, .max = COLLPAIR_MAX_BUDGET,
+	  .help = "colliding-pair tries per hash, 2 to 2^32 (default 2^20 =\n"
+		  "1048576: ~128 pairs of a 32-bit hash, 1.6 s of jhash2,\n"
+		  "0.5 s of xxhash; its table takes up to 48 bytes a try,\n"
+		  "48 MiB at the default, on each of --threads)" },
+	{ "seed", F_SEED, CLI_U64, "N", FP(o.seed), .max = UINT64_MAX, .show_default = true, .help = "" },
+	{ "threads", F_THREADS, CLI_UINT, "N", FP(o.threads), .min = 1, .max = COLLIDE_MAX_THREADS,
+	  .help = "(default: every CPU this process may run on; the output\n"
+		  "does not depend on it)" },
+	{ "print-delta", F_DELTA, CLI_FLAG, NULL, FP(print_delta),
+	  .help = "print one crafted delta (hex) and exit" },
+	{ "csv", 'o', CLI_STR, "FILE", FP(csv), .help = "one row per hash and change kind" },
+	{ "help", 'h', CLI_FLAG, NULL, FP(help), .help = NULL },
+};
 
 /* --changes: names from fp_change_names, "crafted" short for crafted-crc. */
 static bool parse_changes(const char *list, bool want[FP_NR_CHANGES])
@@ -354,7 +372,7 @@ static bool parse_changes(const char *list, bool want[FP_NR_CHANGES])
 			if (!strcmp(*p, fp_change_names[i]) || (i == FP_CRAFTED && !strcmp(*p, "crafted")))
 				break;
 		if (i == FP_NR_CHANGES) {
-			fprintf(stderr, "ksmsim collide false-positive: unknown change '%s'\n", *p);
+			cli_error(FP_PROG, "--changes: unknown change '%s'", *p);
 			ok = false;
 		} else {
 			want[i] = true;
@@ -366,50 +384,24 @@ static bool parse_changes(const char *list, bool want[FP_NR_CHANGES])
 
 static int cmd_false_positive(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hashes", required_argument, NULL, 'H' },
-		{ "changes", required_argument, NULL, 'C' },
-		{ "trials", required_argument, NULL, 't' },
-		{ "bits", required_argument, NULL, 'b' },
-		{ "budget", required_argument, NULL, 'B' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "print-delta", no_argument, NULL, 'D' },
-		{ "csv", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
+	struct fp_args args = {
+		.o = { .trials = 10000000, .seed = 1, .threads = default_threads(), .table = stdout },
+		.hashes = DEFAULT_HASHES, .changes = "bitflip,word,patch,crafted-crc",
 	};
-	struct fp_opts o = { .trials = 10000000, .seed = 1, .threads = default_threads(),
-			     .table = stdout };
-	const char *hashes = DEFAULT_HASHES, *changes = "bitflip,word,patch,crafted-crc";
-	const char *csv = NULL;
-	bool print_delta = false;
-	int c;
+	int status = study_options(FP_PROG, fp_rows, G_N_ELEMENTS(fp_rows), argc, argv, &args.once,
+				   &args);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		bool ok = true;
-
-		switch (c) {
-		case 'H': hashes = optarg; break;
-		case 'C': changes = optarg; break;
-		case 't': ok = parse_positive(optarg, &o.trials); break;
-		case 'b': ok = parse_bits(optarg, &o.bits); break;
-		case 'B':
-			ok = parse_u64(optarg, COLLPAIR_MAX_BUDGET, &o.budget) && o.budget >= 2;
-			break;
-		case 's': ok = parse_u64(optarg, UINT64_MAX, &o.seed); break;
-		case 'j': ok = parse_threads(optarg, &o.threads); break;
-		case 'D': print_delta = true; break;
-		case 'o': csv = optarg; break;
-		case 'h': fputs(fp_help, stdout); return 0;
-		default: return option_error("ksmsim collide false-positive", argv, opts, c);
-		}
-		if (!ok)
-			return bad_value("false-positive", opts, c);
+	if (args.help && status < 0) {
+		fputs(fp_help, stdout);
+		cli_opts_help(stdout, fp_rows, G_N_ELEMENTS(fp_rows), &args, 21);
+		return 0;
 	}
-	if (optind != argc)
-		return unexpected_argument("false-positive", argv[optind]);
+	if (status >= 0)
+		return status;
+	struct fp_opts o = args.o;
+	const char *hashes = args.hashes, *changes = args.changes, *csv = args.csv;
+	bool print_delta = args.print_delta;
+
 	if (print_delta) {
 		collide_print_delta(stdout, o.seed);
 		return 0;
@@ -430,7 +422,7 @@ static int cmd_false_positive(int argc, char **argv)
 	GError *error = NULL;
 
 	if (!collide_false_positive(&o, &error)) {
-		fprintf(stderr, "ksmsim collide false-positive: --budget %" PRIu64 ": %s\n",
+		cli_error("ksmsim collide false-positive", "--budget %" PRIu64 ": %s",
 			o.budget ? o.budget : COLLPAIR_DEFAULT_BUDGET, error->message);
 		g_error_free(error);
 		if (af)
@@ -486,15 +478,16 @@ static bool run_options_after_dashes(int argc, char **argv, struct run_options *
 	run_options_add(ro, longopts);
 	const struct option *lo = (const struct option *)longopts->data;
 	optind = 1;
+	opterr = 0;
 	while (ok && (c = getopt_long(argc, argv, "+:", lo, NULL)) != -1) {
 		int took = run_option_take(ro, c, optarg);
 
 		if (!took)
-			option_error(ro->prog, argv, lo, c);
+			cli_option_error(ro->prog, argv, lo, c);
 		ok = took > 0;
 	}
 	if (ok && optind < argc) {
-		unexpected_argument("ksm", argv[optind]);
+		cli_extra_arg(ro->prog, argv[optind]);
 		ok = false;
 	}
 	g_array_free(longopts, TRUE);
@@ -509,7 +502,7 @@ static gchar *temp_trace(int *track)
 	int fd = g_file_open_tmp("ksmsim-collide-XXXXXX.ksmt", &path, &error);
 
 	if (fd < 0) {
-		error_line("ksmsim collide ksm: no temporary file", error->message);
+		cli_error(KSM_PROG, "no temporary file: %s", error->message);
 		g_error_free(error);
 		return NULL;
 	}
@@ -545,26 +538,42 @@ static int ksm_options(int argc, char **argv, struct ksm_study_trace *g, struct 
 	};
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
 	uint64_t guests = g->guests;
+	struct cli_once once = { 0 };
 	int status = -1, c;
 
 	g_array_append_vals(longopts, opts, G_N_ELEMENTS(opts));
 	run_options_add(&k->ro, longopts);
 	const struct option *lo = (const struct option *)longopts->data;
 	optind = 1;
+	opterr = 0;
 	while (status < 0 && (c = getopt_long(argc, argv, "+:ho:", lo, NULL)) != -1) {
+		const char *wants = "a count from 0 to 18446744073709551615";
 		bool ok = true;
 
+		if (optarg && c < CLI_OPT_POOL && !cli_once(&once, KSM_PROG, option_name(lo, c), c)) {
+			status = EXIT_USAGE;
+			break;
+		}
 		switch (c) {
 		case 'r': k->ro.cfg.trace = optarg; break;
 		case 'k': k->keep = optarg; break;
 		case 'H': k->hashes = optarg; break;
-		case 'g': ok = parse_u64(optarg, 1000, &guests) && guests >= 1; break;
-		case 'p': ok = parse_positive(optarg, &g->pages); break;
+		case 'g':
+			ok = parse_u64(optarg, 1000, &guests) && guests >= 1;
+			wants = "a count from 1 to 1000";
+			break;
+		case 'p':
+			ok = parse_positive(optarg, &g->pages);
+			wants = "a count from 1 to 18446744073709551615";
+			break;
 		case 'i': ok = parse_u64(optarg, UINT64_MAX, &g->image); break;
 		case 'c': ok = parse_u64(optarg, UINT64_MAX, &g->churn); break;
 		case 'C': ok = parse_u64(optarg, UINT64_MAX, &g->crafted); break;
-		case 'S': ok = parse_positive(optarg, &g->seconds); break;
-		case 'e': ok = parse_positive(optarg, &g->epoch_ms); break;
+		case 'S':
+		case 'e':
+			ok = parse_positive(optarg, c == 'S' ? &g->seconds : &g->epoch_ms);
+			wants = "a count from 1 to 18446744073709551615";
+			break;
 		case 's': ok = parse_u64(optarg, UINT64_MAX, &g->seed); break;
 		case 'R': k->run_csv = optarg; break;
 		case 'o': k->csv = optarg; break;
@@ -574,10 +583,10 @@ static int ksm_options(int argc, char **argv, struct ksm_study_trace *g, struct 
 			if (took < 0)
 				status = EXIT_USAGE;
 			else if (!took)
-				status = option_error("ksmsim collide ksm", argv, lo, c);
+				status = cli_option_error(KSM_PROG, argv, lo, c);
 		}
 		if (!ok)
-			status = bad_value("ksm", lo, c);
+			status = cli_usage_error(KSM_PROG, option_name(lo, c), wants, optarg);
 	}
 	g_array_free(longopts, TRUE);
 	g->guests = (unsigned)guests;
@@ -592,13 +601,14 @@ static int ksm_study(struct ksm_cmd *k, struct ksm_study_trace *g)
 	struct ksm_study_opts o = { .run = k->ro.cfg, .table = stdout };
 	const char *keep = k->keep;
 
-	if (g->image + g->churn + g->crafted > g->pages || g->pages > (UINT64_C(1) << 30)) {
-		fprintf(stderr, "ksmsim collide ksm: --image + --churn + --crafted exceed --pages\n");
-		return EXIT_USAGE;
-	}
+	if (g->pages > (UINT64_C(1) << 30))
+		return cli_error(KSM_PROG, "--pages: at most 1073741824 pages per guest");
+	if (g->image > g->pages || g->churn > g->pages - g->image ||
+	    g->crafted > g->pages - g->image - g->churn)
+		return cli_error(KSM_PROG, "--image + --churn + --crafted exceed --pages");
 	/* every hash reads the trace again: standard input cannot be read twice */
 	if ((o.run.trace && !strcmp(o.run.trace, "-")) || (keep && !strcmp(keep, "-"))) {
-		fprintf(stderr, "ksmsim collide ksm: the trace must be a file, not '-'\n");
+		cli_error(KSM_PROG, "the trace must be a file, not '-'");
 		return EXIT_USAGE;
 	}
 	const struct file_use uses[] = {
@@ -641,7 +651,7 @@ static int ksm_study(struct ksm_cmd *k, struct ksm_study_trace *g)
 	rc = 0;
 	goto out;
 fail:
-	error_line("ksmsim collide ksm", error->message);
+	cli_error(KSM_PROG, "%s", error->message);
 	g_error_free(error);
 out:
 	atomic_file_abort(af);
@@ -660,7 +670,7 @@ static int cmd_ksm(int argc, char **argv)
 	struct ksm_study_trace g = { 4, 100000, 10000, 4000, 4000, 30, 300, 1 };
 	int rc;
 
-	run_options_init(&k.ro, "ksmsim collide ksm", RUN_OPTIONS_COLLIDE_KSM);
+	run_options_init(&k.ro, KSM_PROG, RUN_OPTIONS_COLLIDE_KSM);
 	rc = ksm_options(argc, argv, &g, &k);
 	if (rc < 0)
 		rc = ksm_study(&k, &g);
@@ -683,10 +693,9 @@ static const char collide_help[] =
 
 int cmd_collide(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(collide_help, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return cli_error("ksmsim collide", "a MODE is required: birthday, false-positive or ksm"
+				 " (see 'ksmsim collide --help')");
 	const char *mode = argv[1];
 	if (!strcmp(mode, "--help") || !strcmp(mode, "-h")) {
 		fputs(collide_help, stdout);
@@ -698,7 +707,6 @@ int cmd_collide(int argc, char **argv)
 		return cmd_false_positive(argc - 1, argv + 1);
 	if (!strcmp(mode, "ksm"))
 		return cmd_ksm(argc - 1, argv + 1);
-	fprintf(stderr, "ksmsim collide: unknown mode '%s'\n", mode);
-	fputs(collide_help, stderr);
-	return EXIT_USAGE;
+	return cli_error("ksmsim collide", "unknown mode '%s': birthday, false-positive or ksm"
+			 " (see 'ksmsim collide --help')", mode);
 }

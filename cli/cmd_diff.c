@@ -109,7 +109,7 @@ int cmd_diff(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--only") || !strcmp(argv[i], "--ignore")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "ksmsim diff: %s needs a list of columns\n", argv[i]);
+				cli_error("ksmsim diff", "%s needs a list of columns", argv[i]);
 				goto out;
 			}
 			set_list(argv[i][2] == 'o' ? &only : &ignore, argv[i + 1]);
@@ -122,7 +122,7 @@ int cmd_diff(int argc, char **argv)
 			    (tol && v > 1000) || (!tol && v > 1e9)) {
 				char *val = i + 1 < argc ? escape_line(argv[i + 1]) : g_strdup("nothing");
 
-				fprintf(stderr, "ksmsim diff: %s: '%s' is not a number from 0 to %s\n",
+				cli_error("ksmsim diff", "%s: '%s' is not a number from 0 to %s",
 					argv[i], val, tol ? "1000 (percent)" : "1e9 (ms)");
 				g_free(val);
 				goto out;
@@ -133,12 +133,12 @@ int cmd_diff(int argc, char **argv)
 				o.cpu_floor_ms = v;
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "ksmsim diff: unknown option '%s'\n", argv[i]);
+			cli_error("ksmsim diff", "unknown option '%s'", argv[i]);
 			goto out;
 		} else if (npaths < 2) {
 			paths[npaths++] = argv[i];
 		} else {
-			fprintf(stderr, "ksmsim diff: more than two files\n");
+			cli_error("ksmsim diff", "more than two files");
 			goto out;
 		}
 	}
@@ -149,7 +149,7 @@ int cmd_diff(int argc, char **argv)
 	o.only = only;
 	o.ignore = ignore;
 	if (!marks_diff(paths[0], paths[1], &o, &d, &err)) {
-		error_line("ksmsim diff", err->message);
+		cli_error("ksmsim diff", "%s", err->message);
 		g_error_free(err);
 		goto out;
 	}

@@ -2,21 +2,121 @@
 /* ksmsim gen: write a synthetic workload's trace (generators in gen_*.c). */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "hashes/hash.h"
 #include "traces/writer.h"
-#include "util/escape.h"
 #include "util/options.h"
 #include "util/parse.h"
 #include "util/progress.h"
 #include "util/signals.h"
 #include "workloads/gen.h"
 
+#define PROG "ksmsim gen"
 #define DEF_SEED 1
 #define DEF_PAGES_TO_SCAN 1600	/* the 2017 experiment's knobs */
 #define DEF_SLEEP_MS 200
+
+/* The command line as parsed. */
+struct args {
+	struct gen_opts o;
+	const char *out;
+	uint64_t zero;			/* --use-zero-pages; ZERO_UNSET: not given */
+	bool help, verbose, quiet, force_progress, list;
+	struct cli_once once;		/* the options given */
+};
+#define ZERO_UNSET UINT64_MAX
+
+enum {
+	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
+	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION, OPT_ADVISOR,
+	OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD,
+};
+
+#define AT(f) offsetof(struct args, f)
+#define SECONDS_1E9(v, open) .kind = CLI_DOUBLE, .arg = "S", .offset = AT(v), .dmin = 0, .dmax = 1e9, \
+	.dmin_open = open
+/* The options: type, bounds, target and help; the knobs' bounds from knob_table. */
+static const struct cli_opt rows[] = {
+	{ "output", 'o', CLI_STR, "FILE", AT(out), .help = "the trace to write (required)" },
+	{ "seed", OPT_SEED, CLI_U64, "N", AT(o.seed), .max = UINT64_MAX, .show_default = true,
+	  .wants = "an unsigned 64-bit number", .help = "seed of every random choice" },
+	{ "vms", OPT_VMS, CLI_UINT, "N", AT(o.vms), .min = 1, .max = 4096,
+	  .help = "guests, or processes for ksm-flood; one mm each" },
+	{ "mem-mib", OPT_MEM, CLI_U64, "N", AT(o.mem_mib), .min = 1, .max = UINT64_C(1) << 24,
+	  .help = "memory per VM / process, MiB" },
+	{ "duration-s", OPT_DUR, SECONDS_1E9(o.duration_s, true),
+	  .wants = "seconds, more than 0 and at most 1e9",
+	  .help = "trace time, seconds (default: the workload's\nduration x --scale)" },
+	{ "scale", OPT_SCALE, CLI_DOUBLE, "F", AT(o.scale), .dmin = 0, .dmax = 1000, .dmin_open = true,
+	  .wants = "a factor, more than 0 and at most 1000",
+	  .help = "multiply memory sizes (and the default duration)\n"
+		  "by F, 0 < F <= 1000: e.g. 0.001 for tests" },
+	{ "pages-to-scan", OPT_PTS, CLI_KNOB, "N", AT(o.pages_to_scan), .knob = KNOB_PAGES_TO_SCAN,
+	  .show_default = true, .help = "'set pages_to_scan' at t=0" },
+	{ "sleep-millisecs", OPT_SLEEP, CLI_KNOB, "N", AT(o.sleep_ms), .knob = KNOB_SLEEP_MILLISECS,
+	  .show_default = true, .help = "'set sleep_millisecs' at t=0" },
+	{ "use-zero-pages", OPT_ZERO, CLI_KNOB, "0|1", AT(zero), .knob = KNOB_USE_ZERO_PAGES,
+	  .help = "also 'set use_zero_pages' at t=0" },
+	{ "marks-every-ms", OPT_MARKS, CLI_U64, "N", AT(o.marks_every_ms), .min = 1,
+	  .max = UINT64_C(1) << 40, .wants = "a period of at least 1 ms (at most 2^40)",
+	  .help = "a 'mark' every N ms of trace time, labels s0001,\n"
+		  "s0002, ... (every workload also marks 'end')" },
+	{ "calibration", OPT_CALIBRATION, CLI_OWN, "NAME",
+	  .help = "what the parameters of kernel-build, iozone and\n"
+		  "number-crunching are fitted to: 2017 (default),\n"
+		  "the 2017 KVM experiment (4 x 4 GiB, 1800 s), on\n"
+		  "1800 time steps whatever the duration;\n"
+		  "guests-tcg, real 4 x 512 MiB TCG guests\n"
+		  "(workloads/README.md), on\n"
+		  "duration / --scale time steps (one a second at\n"
+		  "full size); other workloads have 2017 only" },
+	{ "advisor", OPT_ADVISOR, CLI_FLAG, NULL, AT(o.advisor),
+	  .help = "'set advisor_mode scan-time' at t=0, after\n"
+		  "pages_to_scan (the advisor then drives it)" },
+	{ "probe-pages", OPT_PROBE_PAGES, CLI_U64, "K", AT(o.probe_pages), .min = 1,
+	  .max = UINT64_C(1) << 24,
+	  .help = "probe only: the victim's pages the attacker\n"
+		  "knows and copies (default 100)" },
+	{ "probe-at", OPT_PROBE_AT, SECONDS_1E9(o.probe_at_s, false),
+	  .wants = "seconds from 0 to 1e9",
+	  .help = "probe only: the attacker's first write of the\n"
+		  "copies, seconds (default a tenth of the duration)" },
+	{ "probe-every", OPT_PROBE_EVERY, SECONDS_1E9(o.probe_every_s, false),
+	  .wants = "seconds, 0 (once) or from 0.001 to 1e9",
+	  .help = "probe only: its writes again every S seconds\n(default 0: once)" },
+	{ "probe-spread", OPT_PROBE_SPREAD, SECONDS_1E9(o.probe_spread_s, false),
+	  .wants = "seconds from 0 to 1e9",
+	  .help = "probe only: page i of K written at --probe-at +\n"
+		  "i x S / K, each round (default 0: all at once)" },
+	{ "hash", OPT_HASH, CLI_OWN, "NAME",
+	  .help = "checksum-adversarial only: the checksum whose\n"
+		  "colliding pairs it writes (default " HASH_DEFAULT "; a\n"
+		  "32-bit one: see ksmsim hashes)" },
+	{ "verbose", 'v', CLI_FLAG, NULL, AT(verbose),
+	  .help = "print the record count on standard error" },
+	{ "progress", OPT_PROGRESS, CLI_FLAG, NULL, AT(force_progress),
+	  .help = "progress on standard error (records, percent of\n"
+		  "the trace's duration, time left) even when it is\n"
+		  "not a terminal; by default shown on a terminal" },
+	{ "quiet", OPT_QUIET, CLI_FLAG, NULL, AT(quiet), .help = "no progress" },
+	{ "list", OPT_LIST, CLI_FLAG, NULL, AT(list),
+	  .help = "print the workload names, one per line, and exit" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help),
+	  .help = "this help; 'ksmsim gen WORKLOAD --help' describes\none workload" },
+};
+
+/* What the options start from: the 2017 experiment's knobs. */
+static const struct args defaults = {
+	.o = {
+		.seed = DEF_SEED, .scale = 1.0, .duration_s = -1,
+		.pages_to_scan = DEF_PAGES_TO_SCAN, .sleep_ms = DEF_SLEEP_MS,
+		.use_zero_pages = -1, .probe_at_s = -1,
+	},
+	.zero = ZERO_UNSET,
+};
 
 static void usage(FILE *f)
 {
@@ -35,54 +135,13 @@ static void usage(FILE *f)
 			wl[i].summary, "", wl[i].def_vms, wl[i].def_mem_mib, wl[i].def_duration_s);
 	fprintf(f,
 "\n"
-"Options:\n"
-"  -o, --output FILE        the trace to write (required)\n"
-"  --seed N                 seed of every random choice (default %d)\n"
-"  --vms N                  guests, or processes for ksm-flood; one mm each\n"
-"  --mem-mib N              memory per VM / process, MiB\n"
-"  --duration-s S           trace time, seconds (default: the workload's\n"
-"                           duration x --scale)\n"
-"  --scale F                multiply memory sizes (and the default duration)\n"
-"                           by F, 0 < F <= 1000: e.g. 0.001 for tests\n"
-"  --pages-to-scan N        'set pages_to_scan' at t=0 (default %d)\n"
-"  --sleep-millisecs N      'set sleep_millisecs' at t=0 (default %d)\n"
-"  --use-zero-pages 0|1     also 'set use_zero_pages' at t=0\n"
-"  --marks-every-ms N       a 'mark' every N ms of trace time, labels s0001,\n"
-"                           s0002, ... (every workload also marks 'end')\n"
-"  --calibration NAME       what the parameters of kernel-build, iozone and\n"
-"                           number-crunching are fitted to: 2017 (default),\n"
-"                           the 2017 KVM experiment (4 x 4 GiB, 1800 s), on\n"
-"                           1800 time steps whatever the duration;\n"
-"                           guests-tcg, real 4 x 512 MiB TCG guests\n"
-"                           (workloads/README.md), on\n"
-"                           duration / --scale time steps (one a second at\n"
-"                           full size); other workloads have 2017 only\n"
-"  --advisor                'set advisor_mode scan-time' at t=0, after\n"
-"                           pages_to_scan (the advisor then drives it)\n"
-"  --probe-pages K          probe only: the victim's pages the attacker\n"
-"                           knows and copies (default 100)\n"
-"  --probe-at S             probe only: the attacker's first write of the\n"
-"                           copies, seconds (default a tenth of the duration)\n"
-"  --probe-every S          probe only: its writes again every S seconds\n"
-"                           (default 0: once)\n"
-"  --probe-spread S         probe only: page i of K written at --probe-at +\n"
-"                           i x S / K, each round (default 0: all at once)\n"
-"  --hash NAME              checksum-adversarial only: the checksum whose\n"
-"                           colliding pairs it writes (default " HASH_DEFAULT "; a\n"
-"                           32-bit one: see ksmsim hashes)\n"
-"  -v, --verbose            print the record count on standard error\n"
-"  --progress               progress on standard error (records, percent of\n"
-"                           the trace's duration, time left) even when it is\n"
-"                           not a terminal; by default shown on a terminal\n"
-"  --quiet                  no progress\n"
-"  --list                   print the workload names, one per line, and exit\n"
-"  -h, --help               this help; 'ksmsim gen WORKLOAD --help' describes\n"
-"                           one workload\n"
+"Options:\n");
+	cli_opts_help(f, rows, G_N_ELEMENTS(rows), &defaults, 27);
+	fprintf(f,
 "\n"
 "Every trace starts with the knobs above and 'set run 1' at t=0.\n"
 "Exit status: 0 written, 2 bad usage or a failed write, 130/143 interrupted\n"
-"by SIGINT/SIGTERM (no partial file is left behind in any of these cases).\n",
-		DEF_SEED, DEF_PAGES_TO_SCAN, DEF_SLEEP_MS);
+"by SIGINT/SIGTERM (no partial file is left behind in any of these cases).\n");
 }
 
 static void usage_workload(FILE *f, const struct gen_workload *wl)
@@ -101,25 +160,6 @@ static void usage_workload(FILE *f, const struct gen_workload *wl)
 		"sources of the parameters.\n");
 }
 
-/* One line: the arguments are what the user typed, so they are escaped. */
-static int bad(const char *fmt, const char *a, const char *b)
-{
-	char *ea = escape_line(a), *eb = escape_line(b);
-
-	fprintf(stderr, "ksmsim gen: ");
-	fprintf(stderr, fmt, ea, eb);
-	fputc('\n', stderr);
-	g_free(ea);
-	g_free(eb);
-	return EXIT_USAGE;
-}
-
-enum {
-	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
-	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION, OPT_ADVISOR,
-	OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD,
-};
-
 /* --calibration NAME: false after one line naming the valid ones (and a near miss). */
 static bool parse_calibration(const char *arg, enum gen_calibration *c)
 {
@@ -127,182 +167,79 @@ static bool parse_calibration(const char *arg, enum gen_calibration *c)
 
 	if (gen_calibration_find(arg, c))
 		return true;
-	fprintf(stderr, "ksmsim gen: --calibration '%s': not a calibration", arg);
-	if (near)
-		fprintf(stderr, "; did you mean '%s'?", near);
-	fprintf(stderr, " (valid:");
+	GString *valid = g_string_new(NULL);
+
 	for (int i = 0; i < GEN_CALIBRATIONS; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", gen_calibration_info(i)->name);
-	fprintf(stderr, ")\n");
+		g_string_append_printf(valid, "%s %s", i ? "," : "", gen_calibration_info(i)->name);
+	cli_error(PROG, "--calibration '%s': not a calibration%s%s%s (valid:%s)", arg,
+		  near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", valid->str);
+	g_string_free(valid, TRUE);
 	return false;
 }
-
-/* The command line as parsed. */
-struct args {
-	struct gen_opts o;
-	const char *out;
-	bool help, verbose, quiet, force_progress, probe_given;
-};
 
 /* The options: -1 to go on, else the exit status (--list printed, or one line on stderr). */
 static int parse(int argc, char **argv, struct args *a)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "vms", required_argument, NULL, OPT_VMS },
-		{ "mem-mib", required_argument, NULL, OPT_MEM },
-		{ "duration-s", required_argument, NULL, OPT_DUR },
-		{ "scale", required_argument, NULL, OPT_SCALE },
-		{ "pages-to-scan", required_argument, NULL, OPT_PTS },
-		{ "sleep-millisecs", required_argument, NULL, OPT_SLEEP },
-		{ "marks-every-ms", required_argument, NULL, OPT_MARKS },
-		{ "use-zero-pages", required_argument, NULL, OPT_ZERO },
-		{ "hash", required_argument, NULL, OPT_HASH },
-		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
-		{ "advisor", no_argument, NULL, OPT_ADVISOR },
-		{ "probe-pages", required_argument, NULL, OPT_PROBE_PAGES },
-		{ "probe-at", required_argument, NULL, OPT_PROBE_AT },
-		{ "probe-every", required_argument, NULL, OPT_PROBE_EVERY },
-		{ "probe-spread", required_argument, NULL, OPT_PROBE_SPREAD },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "list", no_argument, NULL, OPT_LIST },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct gen_opts *o = &a->o;
-	uint64_t v;
-	int c;
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	GString *optstring = g_string_new(":");
+	int status = -1, c;
 
+	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
+	cli_opts_optstring(rows, G_N_ELEMENTS(rows), optstring);
+	const struct option *lo = (const struct option *)longopts->data;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:vh", longopts, NULL)) != -1) {
-		const char *arg = optarg;
+	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
+		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &a->once, c, optarg, a);
 
-		switch (c) {
-		case 'o':
-			a->out = arg;
-			break;
-		case OPT_SEED:
-			if (!parse_u64(arg, UINT64_MAX, &o->seed))
-				return bad("--seed '%s': not an unsigned 64-bit number%s", arg, "");
-			break;
-		case OPT_VMS:
-			if (!parse_u64(arg, 4096, &v) || !v)
-				return bad("--vms '%s': a count from 1 to 4096%s", arg, "");
-			o->vms = (unsigned)v;
-			break;
-		case OPT_MEM:
-			if (!parse_u64(arg, UINT64_C(1) << 24, &v) || !v)
-				return bad("--mem-mib '%s': a size from 1 to 16777216 MiB%s", arg, "");
-			o->mem_mib = v;
-			break;
-		case OPT_DUR:
-			if (!parse_double(arg, &o->duration_s) || o->duration_s <= 0 ||
-			    o->duration_s > 1e9)
-				return bad("--duration-s '%s': seconds, more than 0 and at most 1e9%s",
-					   arg, "");
-			break;
-		case OPT_SCALE:
-			if (!parse_double(arg, &o->scale) || o->scale <= 0 || o->scale > 1000)
-				return bad("--scale '%s': a factor, more than 0 and at most 1000%s",
-					   arg, "");
-			break;
-		case OPT_PTS:
-			if (!parse_u64(arg, UINT32_MAX, &o->pages_to_scan))
-				return bad("--pages-to-scan '%s': 0 to 4294967295%s", arg, "");
-			break;
-		case OPT_SLEEP:
-			if (!parse_u64(arg, UINT32_MAX, &o->sleep_ms))
-				return bad("--sleep-millisecs '%s': 0 to 4294967295%s", arg, "");
-			break;
-		case OPT_MARKS:
-			if (!parse_u64(arg, UINT64_C(1) << 40, &o->marks_every_ms) || !o->marks_every_ms)
-				return bad("--marks-every-ms '%s': a period of at least 1 ms%s", arg, "");
-			break;
-		case OPT_ZERO:
-			if (strcmp(arg, "0") && strcmp(arg, "1"))
-				return bad("--use-zero-pages '%s': 0 or 1%s", arg, "");
-			o->use_zero_pages = arg[0] - '0';
-			break;
-		case OPT_HASH: {
-			const struct page_hash *h = cli_hash_arg("ksmsim gen", "--hash", arg, false);
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (c == OPT_HASH) {
+			const struct page_hash *h = cli_hash_arg(PROG, "--hash", optarg, false);
 
 			if (!h)
-				return EXIT_USAGE;
-			o->hash = h->name;
-			break;
-		}
-		case OPT_CALIBRATION:
-			if (!parse_calibration(arg, &o->calibration))
-				return EXIT_USAGE;
-			break;
-		case OPT_ADVISOR:
-			o->advisor = true;
-			break;
-		case OPT_PROBE_PAGES:
-			if (!parse_u64(arg, UINT64_C(1) << 24, &o->probe_pages) || !o->probe_pages)
-				return bad("--probe-pages '%s': a count from 1 to 16777216%s", arg, "");
-			a->probe_given = true;
-			break;
-		case OPT_PROBE_AT:
-			if (!parse_double(arg, &o->probe_at_s) || !(o->probe_at_s >= 0) ||
-			    o->probe_at_s > 1e9)
-				return bad("--probe-at '%s': seconds from 0 to 1e9%s", arg, "");
-			a->probe_given = true;
-			break;
-		case OPT_PROBE_EVERY:
-			if (!parse_double(arg, &o->probe_every_s) || !(o->probe_every_s >= 0) ||
-			    o->probe_every_s > 1e9 || (o->probe_every_s > 0 && o->probe_every_s < 1e-3))
-				return bad("--probe-every '%s': seconds, 0 (once) or from 0.001 to 1e9%s",
-					   arg, "");
-			a->probe_given = true;
-			break;
-		case OPT_PROBE_SPREAD:
-			if (!parse_double(arg, &o->probe_spread_s) || !(o->probe_spread_s >= 0) ||
-			    o->probe_spread_s > 1e9)
-				return bad("--probe-spread '%s': seconds from 0 to 1e9%s", arg, "");
-			a->probe_given = true;
-			break;
-		case 'v':
-			a->verbose = true;
-			break;
-		case OPT_PROGRESS:
-			a->force_progress = true;
-			break;
-		case OPT_QUIET:
-			a->quiet = true;
-			break;
-		case 'h':
-			a->help = true;
-			break;
-		case OPT_LIST: {
-			size_t n;
-			const struct gen_workload *all = gen_workloads(&n);
-
-			for (size_t i = 0; i < n; i++)
-				printf("%s\n", all[i].name);
-			return 0;
-		}
-		case ':':
-		case '?':
-			return option_error("ksmsim gen", argv, longopts, c);
+				status = EXIT_USAGE;
+			else
+				a->o.hash = h->name;
+		} else if (c == OPT_CALIBRATION) {
+			if (!parse_calibration(optarg, &a->o.calibration))
+				status = EXIT_USAGE;
+		} else if (c == OPT_PROBE_EVERY && a->o.probe_every_s > 0 && a->o.probe_every_s < 1e-3) {
+			status = cli_usage_error(PROG, "--probe-every", "seconds, 0 (once) or from 0.001 to 1e9",
+						 optarg);
+		} else if (!took) {
+			status = cli_option_error(PROG, argv, lo, c);
 		}
 	}
-	return -1;
+	g_string_free(optstring, TRUE);
+	g_array_free(longopts, TRUE);
+	if (status < 0 && a->list) {
+		size_t n;
+		const struct gen_workload *all = gen_workloads(&n);
+
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", all[i].name);
+		return 0;
+	}
+	if (a->zero != ZERO_UNSET)
+		a->o.use_zero_pages = (int)a->zero;
+	return status;
+}
+
+/* Any of probe's own options given. */
+static bool probe_given(const struct args *a)
+{
+	static const int probe[] = { OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(probe); i++)
+		if (a->once.seen[probe[i] / 8] & (1u << (probe[i] % 8)))
+			return true;
+	return false;
 }
 
 int cmd_gen(int argc, char **argv)
 {
-	struct args a = {
-		.o = {
-			.seed = DEF_SEED, .scale = 1.0, .duration_s = -1,
-			.pages_to_scan = DEF_PAGES_TO_SCAN, .sleep_ms = DEF_SLEEP_MS,
-			.use_zero_pages = -1, .probe_at_s = -1,
-		},
-	};
+	struct args a = defaults;
 	int status = parse(argc, argv, &a);
 
 	if (status >= 0)
@@ -312,9 +249,10 @@ int cmd_gen(int argc, char **argv)
 	if (optind < argc) {
 		wl = gen_workload_find(argv[optind]);
 		if (!wl && !a.help)
-			return bad("unknown workload '%s' (see ksmsim gen --help)%s", argv[optind], "");
+			return cli_error(PROG, "unknown workload '%s' (see ksmsim gen --help)",
+					 argv[optind]);
 		if (optind + 1 < argc)
-			return bad("one workload, not '%s' too%s", argv[optind + 1], "");
+			return cli_error(PROG, "one workload, not '%s' too", argv[optind + 1]);
 	}
 	if (a.help) {
 		if (wl)
@@ -323,27 +261,29 @@ int cmd_gen(int argc, char **argv)
 			usage(stdout);
 		return 0;
 	}
-	if (!wl) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (!wl)
+		return cli_error(PROG, "a WORKLOAD is required ('ksmsim gen --list' names them;"
+				 " see --help)");
 	if (!a.out)
-		return bad("no output file: give -o FILE%s%s", "", "");
-	if (a.probe_given && !wl->takes_probe)
-		return bad("--probe-pages, --probe-at, --probe-every, --probe-spread: only probe takes"
-			   " them, not %s%s", wl->name, "");
+		return cli_error(PROG, "no output file: give -o FILE");
+	if (probe_given(&a) && !wl->takes_probe)
+		return cli_error(PROG, "--probe-pages, --probe-at, --probe-every, --probe-spread: only"
+				 " probe takes them, not %s", wl->name);
 	if (a.o.probe_every_s > 0 && a.o.probe_spread_s > a.o.probe_every_s)
-		return bad("--probe-spread: longer than --probe-every (each round of writes ends"
-			   " before the next begins)%s%s", "", "");
+		return cli_error(PROG, "--probe-spread: longer than --probe-every (each round of"
+				 " writes ends before the next begins)");
 	if (a.o.hash && !wl->takes_hash)
-		return bad("--hash: %s attacks no checksum (only checksum-adversarial takes"
-			   " --hash)%s", wl->name, "");
+		return cli_error(PROG, "--hash: %s attacks no checksum (only checksum-adversarial"
+				 " takes --hash)", wl->name);
 
 	struct gen_size sz;
+	/* "ksmsim gen WORKLOAD": the prefix of what is said about this workload */
+	char wprog[96];
+	g_snprintf(wprog, sizeof(wprog), PROG " %s", wl->name);
 	char *problem = gen_resolve(wl, &a.o, &sz);
 
 	if (problem) {
-		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name, problem);
+		cli_error(wprog, "%s", problem);
 		g_free(problem);
 		return EXIT_USAGE;
 	}
@@ -356,11 +296,8 @@ int cmd_gen(int argc, char **argv)
 	/* An interruption removes the unfinished output (util/signals.h). */
 	signals_install(SIGNALS_EXIT);
 	w = trace_writer_open_version(a.out, trace_format_from_path(a.out), 1, &error);
-	if (!w) {
-		error_line("ksmsim gen", error->message);
-		g_error_free(error);
-		return EXIT_USAGE;
-	}
+	if (!w)
+		return cli_gerror(PROG, error);
 	progress = progress_new("ksmsim gen", a.quiet ? PROGRESS_NEVER :
 				a.force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
 	progress_phase(progress, "writing", "records");
@@ -374,12 +311,11 @@ int cmd_gen(int argc, char **argv)
 	else
 		trace_writer_abort(w);
 	if (!ok) {
-		fprintf(stderr, "ksmsim gen %s: %s\n", wl->name,
-			error ? error->message : "generation failed");
+		cli_error(wprog, "%s", error ? error->message : "generation failed");
 		g_clear_error(&error);
 		return EXIT_USAGE;
 	}
 	if (a.verbose)
-		fprintf(stderr, "ksmsim gen %s: %" PRIu64 " records to %s\n", wl->name, records, a.out);
+		cli_notice(wprog, "%" PRIu64 " records to %s", records, a.out);
 	return 0;
 }

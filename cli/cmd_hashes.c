@@ -25,9 +25,7 @@ int cmd_hashes(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "ksmsim hashes: unexpected argument '%s'\n", argv[1]);
-		usage(stderr);
-		return EXIT_USAGE;
+		return cli_extra_arg("ksmsim hashes", argv[1]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *impl = h[i].impl ? h[i].impl() : NULL;

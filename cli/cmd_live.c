@@ -108,32 +108,32 @@ static int measure_scan_rate(int argc, char **argv)
 		if (!strcmp(argv[i], "--measure-scan-rate"))
 			continue;
 		if (i + 1 >= argc) {
-			fprintf(stderr, "ksmsim live: %s needs a value or is unknown\n", argv[i]);
+			cli_error("ksmsim live", "%s needs a value or is unknown", argv[i]);
 			return EXIT_USAGE;
 		}
 		if (!strcmp(argv[i], "--mib")) {
 			if (!parse_u64(argv[i + 1], MAX_MIB, &mib) || mib < 1) {
-				fprintf(stderr, "ksmsim live: bad --mib '%s' (1 to %d)\n", argv[i + 1],
+				cli_error("ksmsim live", "bad --mib '%s' (1 to %d)", argv[i + 1],
 					MAX_MIB);
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--csv")) {
 			csv_path = argv[i + 1];
 		} else {
-			fprintf(stderr, "ksmsim live: unknown option '%s' with --measure-scan-rate\n",
+			cli_error("ksmsim live", "unknown option '%s' with --measure-scan-rate",
 				argv[i]);
 			return EXIT_USAGE;
 		}
 		i++;
 	}
 	if (csv_path && !(csv = atomic_file_open(csv_path, &err))) {
-		error_line("ksmsim live", err->message);
+		cli_error("ksmsim live", "%s", err->message);
 		g_error_free(err);
 		return EXIT_USAGE;
 	}
 	sess = live_session_begin(&err);
 	if (!sess) {
-		error_line("ksmsim live", err->message);
+		cli_error("ksmsim live", "%s", err->message);
 		g_error_free(err);
 		atomic_file_abort(csv);
 		return EXIT_USAGE;
@@ -151,19 +151,19 @@ static int measure_scan_rate(int argc, char **argv)
 		}
 	}
 	if (!live_session_end(sess, &rerr)) {
-		error_line("ksmsim live: restoring KSM failed", rerr->message);
+		cli_error("ksmsim live: restoring KSM failed", "%s", rerr->message);
 		g_error_free(rerr);
 		ok = false;
 	}
 	if (!ok) {
 		if (err)
-			error_line("ksmsim live", err->message);
+			cli_error("ksmsim live", "%s", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(csv);
 		return signals_exit_status(1);
 	}
 	if (csv && !write_rates_csv(csv, rates, nsets, &err)) {
-		error_line("ksmsim live", err->message);
+		cli_error("ksmsim live", "%s", err->message);
 		g_error_free(err);
 		return 1;
 	}
@@ -210,9 +210,9 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 			for (size_t k = 0; k < G_N_ELEMENTS(takes_value); k++)
 				known |= !strcmp(a, takes_value[k]);
 			if (known)
-				fprintf(stderr, "ksmsim live: %s needs a value\n", a);
+				cli_error("ksmsim live", "%s needs a value", a);
 			else
-				fprintf(stderr, "ksmsim live: unknown option '%s' (see 'ksmsim live --help')\n", a);
+				cli_error("ksmsim live", "unknown option '%s' (see 'ksmsim live --help')", a);
 			return EXIT_USAGE;
 		} else if (!strcmp(a, "--trace")) {
 			*trace = v;
@@ -222,18 +222,18 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 			*mm_stats = v;
 		} else if (!strcmp(a, "--settle-timeout")) {
 			if (!parse_double(v, &p->settle_timeout) || !(p->settle_timeout > 0)) {
-				fprintf(stderr, "ksmsim live: bad --settle-timeout '%s'\n", v);
+				cli_error("ksmsim live", "bad --settle-timeout '%s'", v);
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--base")) {
 			if (!parse_u64(v, LIVE_MAX_BASE, &p->base) || p->base % TRACE_PAGE_SIZE) {
-				fprintf(stderr, "ksmsim live: bad --base '%s' (decimal, page aligned, "
-					"at most 2^47 - 2^44)\n", v);
+				cli_error("ksmsim live", "bad --base '%s' (decimal, page aligned, "
+					"at most 2^47 - 2^44)", v);
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--khugepaged")) {
 			if (strcmp(v, "hold") && strcmp(v, "run")) {
-				fprintf(stderr, "ksmsim live: bad --khugepaged '%s' (hold or run)\n", v);
+				cli_error("ksmsim live", "bad --khugepaged '%s' (hold or run)", v);
 				return EXIT_USAGE;
 			}
 			live_hold_khugepaged(!strcmp(v, "hold"));
@@ -243,12 +243,12 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 			} else if (parse_u64(v, INT_MAX, &n) && live_cpu_allowed((int)n)) {
 				p->cpu = (int)n;
 			} else {
-				fprintf(stderr, "ksmsim live: bad --cpu '%s' (a CPU this process "
-					"may run on, or 'any')\n", v);
+				cli_error("ksmsim live", "bad --cpu '%s' (a CPU this process "
+					"may run on, or 'any')", v);
 				return EXIT_USAGE;
 			}
 		} else {
-			fprintf(stderr, "ksmsim live: unknown option '%s'\n", a);
+			cli_error("ksmsim live", "unknown option '%s'", a);
 			return EXIT_USAGE;
 		}
 		i++;
@@ -258,7 +258,7 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 
 static int bad_input(GError *err)
 {
-	error_line("ksmsim live", err->message);
+	cli_error("ksmsim live", "%s", err->message);
 	g_error_free(err);
 	return EXIT_USAGE;
 }
@@ -331,7 +331,7 @@ int cmd_live(int argc, char **argv)
 	ok = live_replay(&p, r, &err);
 	trace_reader_free(r);
 	if (!live_session_end(sess, &rerr)) {
-		error_line("ksmsim live: restoring KSM failed", rerr->message);
+		cli_error("ksmsim live: restoring KSM failed", "%s", rerr->message);
 		g_error_free(rerr);
 		ok = false;
 	}
@@ -340,7 +340,7 @@ int cmd_live(int argc, char **argv)
 		rc = err && (err->domain == TRACE_ERROR ||
 			     g_error_matches(err, LIVE_ERROR, LIVE_ERROR_TRACE)) ? EXIT_USAGE : 1;
 		if (err)
-			error_line("ksmsim live", err->message);
+			cli_error("ksmsim live", "%s", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
@@ -348,7 +348,7 @@ int cmd_live(int argc, char **argv)
 	}
 	atomic_file **const outs[] = { &out, &mm_out };
 	if (!atomic_file_commit_all(outs, G_N_ELEMENTS(outs), &err)) {
-		error_line("ksmsim live", err->message);
+		cli_error("ksmsim live", "%s", err->message);
 		g_error_free(err);
 		return 1;
 	}

@@ -26,9 +26,7 @@ int cmd_policies(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "ksmsim policies: unexpected argument '%s'\n", argv[1]);
-		usage(stderr);
-		return EXIT_USAGE;
+		return cli_extra_arg("ksmsim policies", argv[1]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		printf("%-13s %c %-7s %s\n", rows[i].name, i ? ' ' : '*',

@@ -291,7 +291,7 @@ static int bad_value(const char *opt, const char *arg, const char *want)
 {
 	char *v = escape_line(arg);
 
-	fprintf(stderr, "ksmsim record: bad %s '%s' (%s)\n", opt, v, want);
+	cli_error("ksmsim record", "bad %s '%s' (%s)", opt, v, want);
 	g_free(v);
 	return EXIT_USAGE;
 }
@@ -468,9 +468,9 @@ static int choose_find(struct record_opts *o)
 	const char *why = NULL;
 
 	if (attached(o) && o->find == RECORD_FIND_PAGEMAP_SCAN) {
-		fprintf(stderr, "ksmsim record: --find pagemap-scan is not available for %s: it "
+		cli_error("ksmsim record", "--find pagemap-scan is not available for %s: it "
 			"needs a userfaultfd made by each recorded process itself (the shim does that "
-			"in COMMAND); use soft-dirty or compare\n", o->pids ? "--pid" : "--cgroup");
+			"in COMMAND); use soft-dirty or compare", o->pids ? "--pid" : "--cgroup");
 		return EXIT_USAGE;
 	}
 	if (!attached(o) && (o->find == RECORD_FIND_AUTO || o->find == RECORD_FIND_PAGEMAP_SCAN)) {
@@ -481,7 +481,7 @@ static int choose_find(struct record_opts *o)
 		}
 		g_clear_pointer(&o->shim, g_free);
 		if (o->find == RECORD_FIND_PAGEMAP_SCAN) {
-			fprintf(stderr, "ksmsim record: --find pagemap-scan is not available here: %s\n",
+			cli_error("ksmsim record", "--find pagemap-scan is not available here: %s",
 				why);
 			return EXIT_USAGE;
 		}
@@ -493,18 +493,18 @@ static int choose_find(struct record_opts *o)
 		return -1;
 	}
 	if (o->find == RECORD_FIND_SOFT_DIRTY) {
-		fprintf(stderr, "ksmsim record: soft-dirty page tracking is not available here "
-			"(needs CONFIG_MEM_SOFT_DIRTY: /proc/PID/clear_refs '4', pagemap bit 55)\n");
+		cli_error("ksmsim record", "soft-dirty page tracking is not available here "
+			"(needs CONFIG_MEM_SOFT_DIRTY: /proc/PID/clear_refs '4', pagemap bit 55)");
 		return EXIT_USAGE;
 	}
 	if (attached(o))
-		fprintf(stderr, "ksmsim record: no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here "
+		cli_error("ksmsim record", "no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here "
 			"and PAGEMAP_SCAN cannot serve attached processes; finding written pages by "
-			"comparing their bytes (--find compare)\n");
+			"comparing their bytes (--find compare)");
 	else
-		fprintf(stderr, "ksmsim record: no PAGEMAP_SCAN write tracking (%s) and no "
+		cli_error("ksmsim record", "no PAGEMAP_SCAN write tracking (%s) and no "
 			"soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here; finding written pages by "
-			"comparing their bytes (--find compare)\n", why);
+			"comparing their bytes (--find compare)", why);
 	o->find = RECORD_FIND_COMPARE;
 	return -1;
 }
@@ -515,47 +515,47 @@ static int check_setup(char **cmd, int ncmd, struct record_opts *o)
 	int ret;
 
 	if (!o->out) {
-		fprintf(stderr, "ksmsim record: -o FILE is required\n");
+		cli_error("ksmsim record", "-o FILE is required");
 		return EXIT_USAGE;
 	}
 	if (o->pids && o->cgroup) {
-		fprintf(stderr, "ksmsim record: --pid and --cgroup exclude each other\n");
+		cli_error("ksmsim record", "--pid and --cgroup exclude each other");
 		return EXIT_USAGE;
 	}
 	if (attached(o) && ncmd > 0) {
-		fprintf(stderr, "ksmsim record: %s and a COMMAND exclude each other\n",
+		cli_error("ksmsim record", "%s and a COMMAND exclude each other",
 			o->pids ? "--pid" : "--cgroup");
 		return EXIT_USAGE;
 	}
 	if (attached(o) && o->baseline) {
-		fprintf(stderr, "ksmsim record: --baseline needs a COMMAND to run, not %s\n",
+		cli_error("ksmsim record", "--baseline needs a COMMAND to run, not %s",
 			o->pids ? "--pid" : "--cgroup");
 		return EXIT_USAGE;
 	}
 	if (!attached(o) && ncmd < 1) {
-		fprintf(stderr, "ksmsim record: no COMMAND (usage: ksmsim record -o FILE -- COMMAND..., "
-			"or --pid PID, or --cgroup DIR)\n");
+		cli_error("ksmsim record", "no COMMAND (usage: ksmsim record -o FILE -- COMMAND..., "
+			"or --pid PID, or --cgroup DIR)");
 		return EXIT_USAGE;
 	}
 	if (strcmp(o->out, "-") == 0) {
-		fprintf(stderr, "ksmsim record: -o must name a file (COMMAND may use standard output)\n");
+		cli_error("ksmsim record", "-o must name a file (COMMAND may use standard output)");
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
-		fprintf(stderr, "ksmsim record: must run as root: it reads /proc/PID/pagemap, "
-			"/proc/PID/mem and writes /proc/PID/clear_refs of every process %s\n",
+		cli_error("ksmsim record", "must run as root: it reads /proc/PID/pagemap, "
+			"/proc/PID/mem and writes /proc/PID/clear_refs of every process %s",
 			attached(o) ? "it attaches to" : "of COMMAND");
 		return EXIT_USAGE;
 	}
 	if (!attached(o) && !command_exists(cmd[0])) {
-		fprintf(stderr, "ksmsim record: %s: command not found\n", cmd[0]);
+		cli_error("ksmsim record", "%s: command not found", cmd[0]);
 		return EXIT_USAGE;
 	}
 	if (o->cgroup && !record_cgroup_check(o->cgroup)) {
 		char *v = escape_line(o->cgroup);
 
-		fprintf(stderr, "ksmsim record: --cgroup %s: not a cgroup v2 directory (a "
-			"directory under a cgroup2 mount, such as /sys/fs/cgroup/...)\n", v);
+		cli_error("ksmsim record", "--cgroup %s: not a cgroup v2 directory (a "
+			"directory under a cgroup2 mount, such as /sys/fs/cgroup/...)", v);
 		g_free(v);
 		return EXIT_USAGE;
 	}
@@ -565,7 +565,7 @@ static int check_setup(char **cmd, int ncmd, struct record_opts *o)
 		char why[160];
 
 		if (!record_attach_check(pid, o->find, why, sizeof(why))) {
-			fprintf(stderr, "ksmsim record: --pid %d: %s\n", (int)pid, why);
+			cli_error("ksmsim record", "--pid %d: %s", (int)pid, why);
 			ret = EXIT_USAGE;
 		}
 	}
@@ -638,9 +638,9 @@ static void cover_interval(struct coverage *cov, const struct record_opts *o, ui
 		return;
 	}
 	if (o->max_cpu > 0)
-		fprintf(stderr, "ksmsim record: interval %" G_GUINT64_FORMAT " at %.2f s: covered "
+		cli_error("ksmsim record", "interval %" G_GUINT64_FORMAT " at %.2f s: covered "
 			"%.0f%% (its capture took %.2f s for a %.2f s interval, %.2f s of it asleep "
-			"under --max-cpu %g)\n", n, at, 100 * f, took, iv, slept, o->max_cpu);
+			"under --max-cpu %g)", n, at, 100 * f, took, iv, slept, o->max_cpu);
 }
 
 /* Captures every interval until the tree is done, a signal, the time limit or a stop. */
@@ -671,8 +671,8 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 		cover_interval(cov, o, st->intervals, c0 - t_start, now_s() - c0,
 			       st->throttled_s - slept0);
 		if (recorder_full(rc))
-			fprintf(stderr, "ksmsim record: %s: more than 2^32 pages of mappings seen "
-				"(vpns are never reused); capture stopped\n", recorder_full(rc));
+			cli_error("ksmsim record", "%s: more than 2^32 pages of mappings seen "
+				"(vpns are never reused); capture stopped", recorder_full(rc));
 		if (st->intervals % o->mark_every == 0) {
 			char label[32];
 
@@ -683,8 +683,8 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 		progress_update(progress, st->pages, (uint64_t)((now_s() - t_start) * 1000),
 				o->max_seconds > 0 ? (uint64_t)(o->max_seconds * 1000) : 0);
 		if (recorder_cut(rc))
-			fprintf(stderr, "ksmsim record: interval %" G_GUINT64_FORMAT " was cut short "
-				"at --max-seconds: the pages it had not read yet are not in it\n",
+			cli_error("ksmsim record", "interval %" G_GUINT64_FORMAT " was cut short "
+				"at --max-seconds: the pages it had not read yet are not in it",
 				st->intervals);
 		if (last || recorder_stopped(rc) || recorder_tree_done(rc))
 			break;
@@ -706,7 +706,7 @@ static void report_detector(const struct record_stats *rs, const struct record_o
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 		      ru.ru_stime.tv_usec / 1e6;
-	fprintf(stderr, "ksmsim record: detector %s: %" G_GUINT64_FORMAT " pages reported %s",
+	cli_error("ksmsim record", "detector %s: %" G_GUINT64_FORMAT " pages reported %s",
 		record_find_name(o->find), rs->detected,
 		o->find == RECORD_FIND_COMPARE ? "changed" : "written");
 	if (o->find == RECORD_FIND_PAGEMAP_SCAN)
@@ -725,9 +725,9 @@ static void report_cap(const struct record_opts *o, const struct coverage *cov,
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 		      ru.ru_stime.tv_usec / 1e6;
-	fprintf(stderr, "ksmsim record: --max-cpu %g%%: the recorder used %.1f%% of one CPU "
+	cli_error("ksmsim record", "--max-cpu %g%%: the recorder used %.1f%% of one CPU "
 		"(%.2f s in %.2f s), slept %.2f s under the cap; %" G_GUINT64_FORMAT " of %"
-		G_GUINT64_FORMAT " intervals covered in full, mean coverage %.0f%%, lowest %.0f%%\n",
+		G_GUINT64_FORMAT " intervals covered in full, mean coverage %.0f%%, lowest %.0f%%",
 		o->max_cpu, wall > 0 ? 100 * cpu / wall : 0, cpu, wall, rs->throttled_s, cov->full,
 		cov->intervals, cov->intervals ? 100 * cov->sum / cov->intervals : 100,
 		cov->intervals ? 100 * cov->low : 100);
@@ -745,32 +745,32 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 		st.st_size = 0;
 	size = human_bytes(st.st_size);
 	if (recorder_root_status(rc, &status) && WIFEXITED(status))
-		fprintf(stderr, "ksmsim record: %s exited with status %d after %.2f s\n", cmd,
+		cli_error("ksmsim record", "%s exited with status %d after %.2f s", cmd,
 			WEXITSTATUS(status), wall);
 	else if (recorder_root_status(rc, &status) && WIFSIGNALED(status))
-		fprintf(stderr, "ksmsim record: %s was killed by signal %d after %.2f s\n",
+		cli_error("ksmsim record", "%s was killed by signal %d after %.2f s",
 			cmd, WTERMSIG(status), wall);
 	if (attached(o))
-		fprintf(stderr, "ksmsim record: attached for %.2f s to %" G_GUINT64_FORMAT
+		cli_error("ksmsim record", "attached for %.2f s to %" G_GUINT64_FORMAT
 			" processes, %" G_GUINT64_FORMAT " of them ended (exited%s) meanwhile; the "
-			"others were left running as found\n", wall, rs->procs_seen, rs->exits,
+			"others were left running as found", wall, rs->procs_seen, rs->exits,
 			o->cgroup ? " or left the cgroup" : "");
-	fprintf(stderr, "ksmsim record: %" G_GUINT64_FORMAT " intervals of %" G_GUINT64_FORMAT
+	cli_error("ksmsim record", "%" G_GUINT64_FORMAT " intervals of %" G_GUINT64_FORMAT
 		" ms, %" G_GUINT64_FORMAT " processes, %" G_GUINT64_FORMAT " maps, %"
-		G_GUINT64_FORMAT " unmaps\n", rs->intervals, o->interval_ms, rs->procs_seen, rs->maps,
+		G_GUINT64_FORMAT " unmaps", rs->intervals, o->interval_ms, rs->procs_seen, rs->maps,
 		rs->unmaps);
-	fprintf(stderr, "ksmsim record: %" G_GUINT64_FORMAT " page writes (%s): %"
+	cli_error("ksmsim record", "%" G_GUINT64_FORMAT " page writes (%s): %"
 		G_GUINT64_FORMAT " zero, %" G_GUINT64_FORMAT " uniform, %" G_GUINT64_FORMAT
-		" %s (%" G_GUINT64_FORMAT " unreadable skipped)\n",
+		" %s (%" G_GUINT64_FORMAT " unreadable skipped)",
 		rs->pages, written, rs->zero_pages, rs->uniform_pages,
 		o->content == RECORD_CONTENT_DIGEST ? rs->digest_pages : blobs,
 		o->content == RECORD_CONTENT_DIGEST ? "other pages stored as digests" :
 		"distinct other pages stored once", rs->mem_errors);
 	if (rs->huge_skipped)
-		fprintf(stderr, "ksmsim record: left out mappings over 64 GiB (reservations, "
-			"sanitizer shadows) %" G_GUINT64_FORMAT " times\n", rs->huge_skipped);
+		cli_error("ksmsim record", "left out mappings over 64 GiB (reservations, "
+			"sanitizer shadows) %" G_GUINT64_FORMAT " times", rs->huge_skipped);
 	report_detector(rs, o);
-	fprintf(stderr, "ksmsim record: capture took %.2f s of %.2f s wall (%.1f%%)", rs->capture_s,
+	cli_error("ksmsim record", "capture took %.2f s of %.2f s wall (%.1f%%)", rs->capture_s,
 		wall, wall > 0 ? 100 * rs->capture_s / wall : 0);
 	if (baseline > 0)
 		fprintf(stderr, "; %s took %.2f s without recording, %.2f s with (%+.1f%%)",
@@ -794,7 +794,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	const char *what = o.pids ? "the processes" : o.cgroup ? "the cgroup" : argv[0];
 
 	if (o.baseline) {
-		fprintf(stderr, "ksmsim record: baseline run of %s without recording...\n", argv[0]);
+		cli_error("ksmsim record", "baseline run of %s without recording...", argv[0]);
 		baseline = run_baseline(argv);
 	}
 
@@ -802,7 +802,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	w = trace_writer_open_version(o.out, trace_format_from_path(o.out),
 				      o.content == RECORD_CONTENT_DIGEST ? 4 : 3, &error);
 	if (!w) {
-		error_line("ksmsim record", error->message);
+		cli_error("ksmsim record", "%s", error->message);
 		g_error_free(error);
 		return EXIT_USAGE;
 	}
@@ -821,7 +821,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	} else {
 		root = start_command(argv, o.shim, &err);
 		if (root < 0) {
-			fprintf(stderr, "ksmsim record: %s: cannot execute: %s\n", argv[0],
+			cli_error("ksmsim record", "%s: cannot execute: %s", argv[0],
 				g_strerror(err));
 			trace_writer_abort(w);
 			recorder_free(rc);
@@ -841,13 +841,13 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	blobs = trace_writer_blobs(w);
 	if (recorder_error(rc)) {
 		/* a write error: nothing trustworthy to commit */
-		error_line("ksmsim record", recorder_error(rc)->message);
+		cli_error("ksmsim record", "%s", recorder_error(rc)->message);
 		trace_writer_abort(w);
 		recorder_free(rc);
 		return EXIT_USAGE;
 	}
 	if (!trace_writer_close(w, &error)) {
-		error_line("ksmsim record", error->message);
+		cli_error("ksmsim record", "%s", error->message);
 		g_clear_error(&error);
 		recorder_free(rc);
 		return EXIT_USAGE;
@@ -857,15 +857,15 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	if (o.max_cpu > 0)
 		report_cap(&o, &cov, recorder_stats(rc), wall);
 	if (attached(&o) && recorder_stats(rc)->pages == 0 && !signals_caught()) {
-		fprintf(stderr, "ksmsim record: no page of %s was captured (scope %s%s)\n", what,
+		cli_error("ksmsim record", "no page of %s was captured (scope %s%s)", what,
 			record_scope_name(o.scope), o.scope == RECORD_SCOPE_ADVISED ?
 			": nothing advised MADV_MERGEABLE; --scope all takes every anonymous mapping" :
 			"");
 		ret = 1;
 	} else if (!attached(&o) && recorder_stats(rc)->intervals <= 1 &&
 		   recorder_stats(rc)->pages == 0 && !signals_caught()) {
-		fprintf(stderr, "ksmsim record: %s ended before anything was captured "
-			"(the trace holds no pages)\n", argv[0]);
+		cli_error("ksmsim record", "%s ended before anything was captured "
+			"(the trace holds no pages)", argv[0]);
 		ret = 1;
 	}
 	recorder_free(rc);

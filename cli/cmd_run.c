@@ -201,14 +201,20 @@ static int parse(int argc, char **argv, struct args *a)
 	};
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
 	struct run_config *cfg = &a->ro.cfg;
+	struct cli_once once = { 0 };
 	int status = -1, c;
 
 	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
 	run_options_add(&a->ro, longopts);
+	const struct option *lo = (const struct option *)longopts->data;
 	optind = 1;
 	opterr = 0;
-	while (status < 0 &&
-	       (c = getopt_long(argc, argv, ":h", (struct option *)longopts->data, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		/* run's own value options take one value each (the run options check theirs) */
+		if (optarg && c < CLI_OPT_POOL && !cli_once(&once, "ksmsim run", option_name(lo, c), c)) {
+			status = EXIT_USAGE;
+			break;
+		}
 		switch (c) {
 		case OPT_TRACE: cfg->trace = optarg; break;
 		case OPT_HASH: a->hash_name = optarg; break;
@@ -231,8 +237,7 @@ static int parse(int argc, char **argv, struct args *a)
 			if (took < 0)
 				status = EXIT_USAGE;
 			else if (!took)
-				status = option_error("ksmsim run", argv,
-						      (struct option *)longopts->data, c);
+				status = cli_option_error("ksmsim run", argv, lo, c);
 		}
 	}
 	g_array_free(longopts, TRUE);
@@ -246,18 +251,18 @@ static bool resolve(struct args *a, int argc, char **argv)
 	GError *error = NULL;
 
 	if (optind < argc) {
-		fprintf(stderr, "ksmsim run: unexpected argument '%s' (see --help)\n", argv[optind]);
+		cli_extra_arg("ksmsim run", argv[optind]);
 		return false;
 	}
 	if (!cfg->trace) {
-		fprintf(stderr, "ksmsim run: --trace FILE is required (see --help)\n");
+		cli_error("ksmsim run", "--trace FILE is required (see --help)");
 		return false;
 	}
 	if (!a->trace_label)
 		a->trace_label = cfg->trace;
 	if (a->ro.interval_given && !a->csv_path && !a->summary_path) {
-		fprintf(stderr, "ksmsim run: --interval-ms is the period of the samples behind --csv"
-			" and --summary-csv; give --csv FILE too (or --summary-csv FILE)\n");
+		cli_error("ksmsim run", "--interval-ms is the period of the samples behind --csv"
+			" and --summary-csv; give --csv FILE too (or --summary-csv FILE)");
 		return false;
 	}
 	const struct file_use uses[] = {
@@ -289,7 +294,7 @@ static bool resolve(struct args *a, int argc, char **argv)
 		a->hash_label = g_strdup(cfg->hash_name);
 	return true;
 fail:
-	error_line("ksmsim run", error->message);
+	cli_error("ksmsim run", "%s", error->message);
 	g_error_free(error);
 	return false;
 }
@@ -452,7 +457,7 @@ int cmd_run(int argc, char **argv)
 	} else {
 		progress_free(ctx.progress);
 		ctx.progress = NULL;
-		error_line("ksmsim run", error ? error->message : "failed");
+		cli_error("ksmsim run", "%s", error ? error->message : "failed");
 		status = run_error_status(error);
 		g_clear_error(&error);
 		atomic_file_abort(o.marks);

@@ -102,7 +102,7 @@ static bool size_arg(const char *name, const char *arg, uint64_t *out)
 		return true;
 	msg = g_strdup_printf("%s wants a size in bytes (K, M, G, T suffixes), not '%s'", name,
 			      arg);
-	error_line("ksmsim trace", msg);
+	cli_error("ksmsim trace", "%s", msg);
 	g_free(msg);
 	return false;
 }
@@ -126,7 +126,7 @@ static trace_reader *open_in(const char *in, unsigned int ninputs, GError **erro
 
 static int fail(GError *error)
 {
-	error_line("ksmsim trace", error->message);
+	cli_error("ksmsim trace", "%s", error->message);
 	g_error_free(error);
 	return EXIT_USAGE;
 }
@@ -395,20 +395,20 @@ static int retime(int argc, char **argv, const char *factor_arg)
 	double factor;
 
 	if (!factor_arg) {
-		fprintf(stderr, "ksmsim trace: retime needs --factor F\n");
+		cli_error("ksmsim trace", "retime needs --factor F");
 		return EXIT_USAGE;
 	}
 	if (!parse_double(factor_arg, &factor) || !(factor > 0)) {
-		fprintf(stderr, "ksmsim trace: bad --factor '%s' (a finite number more than 0)\n",
+		cli_error("ksmsim trace", "bad --factor '%s' (a finite number more than 0)",
 			factor_arg);
 		return EXIT_USAGE;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "ksmsim trace: retime takes IN and OUT\n");
+		cli_error("ksmsim trace", "retime takes IN and OUT");
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[0], "-") == 0) {
-		fprintf(stderr, "ksmsim trace: retime reads IN twice: IN cannot be '-'\n");
+		cli_error("ksmsim trace", "retime reads IN twice: IN cannot be '-'");
 		return EXIT_USAGE;
 	}
 	struct file_use uses[] = { { "IN", argv[0], false }, { "OUT", argv[1], true } };
@@ -441,8 +441,8 @@ int cmd_trace(int argc, char **argv)
 		return trace_usage(stdout);
 	if (strcmp(sub, "convert") && strcmp(sub, "cat") && strcmp(sub, "stat") &&
 	    strcmp(sub, "merge") && strcmp(sub, "retime")) {
-		fprintf(stderr, "ksmsim trace: unknown subcommand '%s' (convert, cat, stat, merge "
-			"or retime)\n", sub);
+		cli_error("ksmsim trace", "unknown subcommand '%s' (convert, cat, stat, merge "
+			"or retime)", sub);
 		return EXIT_USAGE;
 	}
 	argc--;
@@ -453,21 +453,21 @@ int cmd_trace(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (strcmp(sub, "convert")) {
-				fprintf(stderr, "ksmsim trace: --format is for convert only\n");
+				cli_error("ksmsim trace", "--format is for convert only");
 				return EXIT_USAGE;
 			}
 			fmt_name = optarg;
 			break;
 		case 'c':
 			if (strcmp(sub, "convert")) {
-				fprintf(stderr, "ksmsim trace: --content is for convert only\n");
+				cli_error("ksmsim trace", "--content is for convert only");
 				return EXIT_USAGE;
 			}
 			if (strcmp(optarg, "digest") && strcmp(optarg, "bytes")) {
 				char *v = escape_line(optarg);
 
-				fprintf(stderr, "ksmsim trace: --content: unknown content '%s' (bytes or "
-					"digest)\n", v);
+				cli_error("ksmsim trace", "--content: unknown content '%s' (bytes or "
+					"digest)", v);
 				g_free(v);
 				return EXIT_USAGE;
 			}
@@ -475,7 +475,7 @@ int cmd_trace(int argc, char **argv)
 			break;
 		case 'F':
 			if (strcmp(sub, "retime")) {
-				fprintf(stderr, "ksmsim trace: --factor is for retime only\n");
+				cli_error("ksmsim trace", "--factor is for retime only");
 				return EXIT_USAGE;
 			}
 			factor = optarg;
@@ -504,7 +504,7 @@ int cmd_trace(int argc, char **argv)
 		enum trace_format fmt;
 
 		if (argc != 2) {
-			fprintf(stderr, "ksmsim trace: convert takes IN and OUT\n");
+			cli_error("ksmsim trace", "convert takes IN and OUT");
 			return EXIT_USAGE;
 		}
 		if (!fmt_name)
@@ -516,7 +516,7 @@ int cmd_trace(int argc, char **argv)
 		else if (strcmp(fmt_name, "binary") == 0)
 			fmt = TRACE_FMT_BINARY;
 		else {
-			fprintf(stderr, "ksmsim trace: unknown format '%s' (text, gz or binary)\n",
+			cli_error("ksmsim trace", "unknown format '%s' (text, gz or binary)",
 				fmt_name);
 			return EXIT_USAGE;
 		}
@@ -540,7 +540,7 @@ int cmd_trace(int argc, char **argv)
 		return retime(argc, argv, factor);
 	if (strcmp(sub, "merge") == 0) {
 		if (argc < 3) {
-			fprintf(stderr, "ksmsim trace: merge takes two or more traces and OUT\n");
+			cli_error("ksmsim trace", "merge takes two or more traces and OUT");
 			return EXIT_USAGE;
 		}
 		struct file_use *uses = g_new(struct file_use, argc);
@@ -555,7 +555,7 @@ int cmd_trace(int argc, char **argv)
 		return merge(argv, argc - 1, argv[argc - 1]);
 	}
 	if (argc != 1) {
-		fprintf(stderr, "ksmsim trace: %s takes one trace\n", sub);
+		cli_error("ksmsim trace", "%s takes one trace", sub);
 		return EXIT_USAGE;
 	}
 	if (strcmp(sub, "cat") == 0)

@@ -11,7 +11,6 @@
 #include "analysis/tune.h"
 #include "cli/cli.h"
 #include "util/atomic_file.h"
-#include "util/escape.h"
 #include "util/options.h"
 #include "util/parse.h"
 #include "util/signals.h"
@@ -122,11 +121,8 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 	switch (c) {
 	case OPT_BUDGET:
 		if (!parse_double(arg, &a->budget) || !(a->budget > 0) || a->budget > 100) {
-			char *v = escape_line(arg);
-
-			fprintf(stderr, PROG ": --cpu-budget wants a percentage of one CPU, more than 0"
-				" and at most 100, not '%s'\n", v);
-			g_free(v);
+			cli_usage_error(PROG, "--cpu-budget",
+					"a percentage of one CPU, more than 0 and at most 100", arg);
 			return -1;
 		}
 		return 1;
@@ -135,10 +131,7 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 		char *why;
 
 		if (!tune_setting_parse(arg, &s, &why)) {
-			char *w = escape_line(why);
-
-			fprintf(stderr, PROG ": --setting: %s\n", w);
-			g_free(w);
+			cli_error(PROG, "--setting: %s", why);
 			g_free(why);
 			return -1;
 		}
@@ -147,7 +140,7 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 	}
 	}
 	if (c >= CLI_OPT_KNOB && c < CLI_OPT_KNOB + KNOB_NR && grid_knob(c - CLI_OPT_KNOB)) {
-		fprintf(stderr, PROG ": %s: tune sets %s in each setting (see --setting)\n",
+		cli_error(PROG, "%s: tune sets %s in each setting (see --setting)",
 			option_name(lo, c), knob_table[c - CLI_OPT_KNOB].name);
 		return -1;
 	}
@@ -213,6 +206,7 @@ int cmd_tune(int argc, char **argv)
 	/* how fast a setting saves wants a finer clock than run's 1 s; batches cost time */
 	a.po.ro.cfg.interval_ms = 100;
 	a.po.ro.cfg.model.batch_time = true;
+	a.po.repeats = (const int[]){ OPT_SETTING, 0 };
 	status = pool_options_parse(&a.po, argc, argv, own, G_N_ELEMENTS(own), take, &a, usage);
 	if (status >= 0)
 		goto out;

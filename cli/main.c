@@ -72,9 +72,14 @@ static int check_stdout(const char *command, int status)	/* command: NULL for ks
 	errno = 0;
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return status;
+	/* a failed command said why in its one line: a second would be about the same loss */
+	if (status >= EXIT_USAGE)
+		return status;
 	int err = errno ? errno : EIO;
-	fprintf(stderr, "ksmsim%s%s: standard output: %s\n", command ? " " : "", command ? command : "",
-		g_strerror(err));
+	char *prog = g_strconcat("ksmsim", command ? " " : "", command, NULL);
+
+	cli_error(prog, "standard output: %s", g_strerror(err));
+	g_free(prog);
 	return status ? status : EXIT_USAGE;
 }
 
@@ -82,10 +87,8 @@ int main(int argc, char **argv)
 {
 	hold_standard_fds();
 	signals_catch_glib_fatal();
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return cli_error("ksmsim", "a COMMAND is required (see 'ksmsim --help')");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
@@ -98,6 +101,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return check_stdout(commands[i].name, commands[i].fn(argc - 1, argv + 1));
-	fprintf(stderr, "ksmsim: unknown command '%s' (see ksmsim --help)\n", argv[1]);
+	cli_error("ksmsim", "unknown command '%s' (see ksmsim --help)", argv[1]);
 	return EXIT_USAGE;
 }

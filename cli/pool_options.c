@@ -7,6 +7,7 @@
  * the whole trace read once and as many runs at once as the memory holds;
  * the outputs written whole, once every run succeeded.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,6 @@
 #include "analysis/workers.h"
 #include "cli/cli.h"
 #include "util/atomic_file.h"
-#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/options.h"
 #include "util/parse.h"
@@ -42,12 +42,10 @@ static int take_shared(struct pool_options *p, int c, const char *arg, const str
 	case 'j':
 	case OPT_JOBS:
 		if (!parse_u64(arg, WORKERS_MAX_JOBS, &p->jobs) || !p->jobs) {
-			char *v = escape_line(arg);
+			char *wants = g_strdup_printf("1 to %d worker processes", WORKERS_MAX_JOBS);
 
-			fprintf(stderr, "%s: %s wants 1 to %d worker processes, not '%s'\n",
-				p->ro.prog, option_name(lo, c), WORKERS_MAX_JOBS, v);
-			g_free(v);
-			*status = EXIT_USAGE;
+			*status = cli_usage_error(p->ro.prog, option_name(lo, c), wants, arg);
+			g_free(wants);
 		}
 		return 1;
 	case 'o':
@@ -72,16 +70,10 @@ static int take_trace(struct pool_options *p, int argc, char **argv)
 	const char *prog = p->ro.prog;
 
 	if (optind == argc) {
-		fprintf(stderr, "%s: a TRACE is required (see --help)\n", prog);
-		return EXIT_USAGE;
+		return cli_error(prog, "a TRACE is required (see --help)");
 	}
-	if (argc - optind > 1) {
-		char *v = escape_line(argv[optind + 1]);
-
-		fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", prog, v);
-		g_free(v);
-		return EXIT_USAGE;
-	}
+	if (argc - optind > 1)
+		return cli_extra_arg(prog, argv[optind + 1]);
 	p->ro.cfg.trace = argv[optind];
 	/*
 	 * Every worker opens the trace again: a pipe or FIFO would be drained
@@ -89,14 +81,9 @@ static int take_trace(struct pool_options *p, int argc, char **argv)
 	 */
 	struct stat st;
 	if (!strcmp(p->ro.cfg.trace, "-") ||
-	    (stat(p->ro.cfg.trace, &st) == 0 && !S_ISREG(st.st_mode))) {
-		char *name = escape_line(p->ro.cfg.trace);
-
-		fprintf(stderr, "%s: %s: TRACE is read once per run: a regular file, not a pipe,"
-			" FIFO or device\n", prog, name);
-		g_free(name);
-		return EXIT_USAGE;
-	}
+	    (stat(p->ro.cfg.trace, &st) == 0 && !S_ISREG(st.st_mode)))
+		return cli_error(prog, "%s: TRACE is read once per run: a regular file, not a pipe,"
+				 " FIFO or device", p->ro.cfg.trace);
 	return -1;
 }
 
@@ -104,8 +91,9 @@ int pool_options_parse(struct pool_options *p, int argc, char **argv, const stru
 		       size_t n_own, pool_take_fn *take, void *ctx, void (*usage)(FILE *))
 {
 	static const struct option shared[] = {
-		{ "jobs", required_argument, NULL, OPT_JOBS },
-		{ "csv", required_argument, NULL, OPT_CSV },
+		/* the letters' vals: -j 2 --jobs 3 is one option given twice */
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'o' },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
@@ -121,6 +109,16 @@ int pool_options_parse(struct pool_options *p, int argc, char **argv, const stru
 	optind = 1;
 	opterr = 0;
 	while (status < 0 && (c = getopt_long(argc, argv, ":hj:o:", lo, NULL)) != -1) {
+		bool repeats = false;
+
+		for (const int *r = p->repeats; r && *r; r++)
+			repeats |= *r == c;
+		/* one value each, but the run options' (run_option_take checks those) and repeats */
+		if (optarg && c < CLI_OPT_RUN && !repeats &&
+		    !cli_once(&p->once, p->ro.prog, option_name(lo, c), c)) {
+			status = EXIT_USAGE;
+			break;
+		}
 		if (take_shared(p, c, optarg, lo, usage, &status))
 			continue;
 		int took = take(ctx, c, optarg, lo);
@@ -129,7 +127,7 @@ int pool_options_parse(struct pool_options *p, int argc, char **argv, const stru
 		if (took < 0)
 			status = EXIT_USAGE;
 		else if (!took)
-			status = option_error(p->ro.prog, argv, lo, c);
+			status = cli_option_error(p->ro.prog, argv, lo, c);
 	}
 	g_array_free(longopts, TRUE);
 	return status >= 0 ? status : take_trace(p, argc, argv);
@@ -149,8 +147,7 @@ int pool_report(const char *prog, GQuark domain, GError *error)
 {
 	int status = error && error->domain == domain ? error->code : run_error_status(error);
 
-	error_line(prog, error ? error->message : "failed");
-	g_clear_error(&error);
+	cli_gerror(prog, error);
 	return status;
 }
 
@@ -203,8 +200,8 @@ static bool plan_jobs(struct pool_options *p, size_t n, struct pool_outputs *out
 	want = MIN(want, (uint64_t)(n ? n : 1));
 	if (limit && est.need && want > limit / est.need) {
 		if (!p->ro.quiet)
-			fprintf(stderr, "%s: %" PRIu64 " runs at once instead of %" PRIu64
-				": each needs about %" PRIu64 " MiB\n", p->ro.prog, limit / est.need,
+			cli_notice(p->ro.prog, "%" PRIu64 " runs at once instead of %" PRIu64
+				   ": each needs about %" PRIu64 " MiB", limit / est.need,
 				want, est.need >> 20);
 		want = MAX(limit / est.need, 1);
 	}
@@ -240,8 +237,10 @@ static bool write_outputs(const struct pool_options *p, struct pool_outputs *out
 	if (!atomic_file_commit_all(all, G_N_ELEMENTS(all), error))
 		return false;
 	c->report(ctx, stdout, out->digests);
-	if (fflush(stdout) != 0) {
-		g_set_error(error, c->domain, WORKERS_INPUT, "standard output: write failed");
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		g_set_error(error, c->domain, WORKERS_INPUT, "standard output: %s",
+			    g_strerror(errno ? errno : EIO));
 		return false;
 	}
 	return true;
@@ -265,7 +264,7 @@ bool pool_run(struct pool_options *p, size_t n, const struct pool_command *c, vo
 	    !write_outputs(p, &out, c, ctx, error))
 		goto out;
 	if (!p->ro.quiet)
-		fprintf(stderr, "%s: %zu runs, %u at once: %.1f s\n", p->ro.prog, n, out.jobs,
+		cli_notice(p->ro.prog, "%zu runs, %u at once: %.1f s", n, out.jobs,
 			(g_get_monotonic_time() - t0) / 1e6);
 	ok = true;
 out:

@@ -11,7 +11,6 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "sim/output.h"
-#include "util/escape.h"
 #include "util/parse.h"
 #include "util/size.h"
 
@@ -139,11 +138,21 @@ void run_options_add(struct run_options *o, GArray *longopts)
 
 static int bad(const struct run_options *o, const char *name, const char *wants, const char *arg)
 {
-	char *v = escape_line(arg);
+	char *option = g_strdup_printf("--%s", name);
 
-	fprintf(stderr, "%s: --%s wants %s, not '%s'\n", o->prog, name, wants, v);
-	g_free(v);
+	cli_usage_error(o->prog, option, wants, arg);
+	g_free(option);
 	return -1;
+}
+
+/* A value option of the table given a second time: false after one line. */
+static bool once(struct run_options *o, const char *name, int c)
+{
+	char *dash = g_strdelimit(g_strdup_printf("--%s", name), "_", '-');
+	bool ok = cli_once(&o->once, o->prog, dash, c);
+
+	g_free(dash);
+	return ok;
 }
 
 static int take_knob(struct run_options *o, enum ksm_knob knob, const char *arg)
@@ -151,6 +160,8 @@ static int take_knob(struct run_options *o, enum ksm_knob knob, const char *arg)
 	const struct knob_info *kn = &knob_table[knob];
 	uint64_t v;
 
+	if (!once(o, knob_table[knob].name, CLI_OPT_KNOB + (int)knob))
+		return -1;
 	if (!parse_u64(arg, kn->max, &v) || v < kn->min) {
 		char *dash = g_strdelimit(g_strdup(kn->name), "_", '-');
 		char *wants = g_strdup_printf("%" PRIu64 "..%" PRIu64, kn->min, kn->max);
@@ -174,6 +185,8 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 	const struct row *r = &rows[c - CLI_OPT_RUN];
 	struct run_config *cfg = &o->cfg;
 
+	if (r->arg && r->what != W_DOMAIN && !once(o, r->name, c))
+		return -1;
 	switch (r->what) {
 	case W_CHECK: cfg->model.check = true; break;
 	case W_BATCH_TIME: cfg->model.batch_time = true; break;
@@ -186,11 +199,7 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 		if (!o->domains)
 			o->domains = ksm_domains_new();
 		if (!ksm_domains_add(o->domains, arg, &error)) {
-			char *v = escape_line(arg), *m = escape_line(error->message);
-
-			fprintf(stderr, "%s: --domain '%s': %s\n", o->prog, v, m);
-			g_free(v);
-			g_free(m);
+			cli_error(o->prog, "--domain '%s': %s", arg, error->message);
 			g_error_free(error);
 			return -1;
 		}
@@ -274,10 +283,7 @@ const struct page_hash *cli_hash_arg(const char *prog, const char *option, const
 	const struct page_hash *h = hash_resolve(name, allow_none, &error);
 
 	if (!h) {
-		char *where = g_strdup_printf("%s: %s", prog, option);
-
-		error_line(where, error->message);
-		g_free(where);
+		cli_error(prog, "%s: %s", option, error->message);
 		g_error_free(error);
 	}
 	return h;
@@ -290,7 +296,7 @@ bool cli_hash_list(const char *prog, const char *option, const char *list, GPtrA
 
 	/* g_strsplit gives no piece at all for "": an empty list would run nothing */
 	if (!*list) {
-		fprintf(stderr, "%s: %s: an empty list (name one checksum or more)\n", prog, option);
+		cli_error(prog, "%s: an empty list (name one checksum or more)", option);
 		ok = false;
 	}
 	for (gchar **n = names; *n && ok; n++) {
@@ -298,7 +304,7 @@ bool cli_hash_list(const char *prog, const char *option, const char *list, GPtrA
 
 		for (guint j = 0; h && j < out->len && ok; j++)
 			if (out->pdata[j] == h) {
-				fprintf(stderr, "%s: %s: %s is listed twice\n", prog, option, h->name);
+				cli_error(prog, "%s: %s is listed twice", option, h->name);
 				ok = false;
 			}
 		ok = ok && h;

@@ -22,28 +22,24 @@ const char *option_name(const struct option *longopts, int c)
 
 int option_error(const char *prog, char **argv, const struct option *longopts, int c)
 {
-	/* getopt has moved past the word it complains about */
-	/* the word as typed, escaped: a newline in it must not start a line */
-	char *word = escape_line(optind > 0 ? argv[optind - 1] : "");
+	/* getopt has moved past the word it complains about; reportf escapes it */
+	const char *word = optind > 0 ? argv[optind - 1] : "";
 	int len = (int)strcspn(word, "=");
 
 	if (c == ':') {
 		if (strncmp(word, "--", 2) == 0)
-			fprintf(stderr, "%s: %.*s needs a value", prog, len, word);
+			reportf(prog, "%.*s needs a value (see '%s --help')", len, word, prog);
 		else
-			fprintf(stderr, "%s: %s needs a value", prog, option_name(longopts, optopt));
-	} else if (optopt > 0 && optopt < 128 && strncmp(word, "--", 2) != 0) {
-		if (g_ascii_isgraph(optopt))
-			fprintf(stderr, "%s: unknown option '-%c'", prog, optopt);
-		else
-			fprintf(stderr, "%s: unknown option '-\\x%02x'", prog, optopt);
+			reportf(prog, "%s needs a value (see '%s --help')", option_name(longopts, optopt),
+				prog);
+	} else if (optopt && strncmp(word, "--", 2) != 0) {
+		/* a letter of a cluster (-xq): the byte, escaped if it is no character */
+		reportf(prog, "unknown option '-%c' (see '%s --help')", (char)optopt, prog);
 	} else if (optopt) {
 		/* a long option given a value it does not take */
-		fprintf(stderr, "%s: %.*s takes no value", prog, len, word);
+		reportf(prog, "%.*s takes no value (see '%s --help')", len, word, prog);
 	} else {
-		fprintf(stderr, "%s: unknown option '%.*s'", prog, len, word);
+		reportf(prog, "unknown option '%.*s' (see '%s --help')", len, word, prog);
 	}
-	fprintf(stderr, " (see '%s --help')\n", prog);
-	g_free(word);
 	return EXIT_USAGE;
 }

@@ -38,6 +38,9 @@ bool parse_double(const char *s, double *out)
 			return false;
 	errno = 0;
 	double v = g_ascii_strtod(s, &end);
+	/* ERANGE on a subnormal result ("1e-308") is no error: the value is representable */
+	if (errno == ERANGE && v != 0 && isfinite(v))
+		errno = 0;
 	if (errno || *end || end == s || !isfinite(v))
 		return false;
 	*out = v;

@@ -42,8 +42,12 @@ static void test_parse_double(void **state)
 	assert_true(d == 0.5);
 	assert_true(parse_double("1e3", &d));
 	assert_true(d == 1000);
+	/* a subnormal is representable: strtod's ERANGE is no refusal (retime --factor) */
+	assert_true(parse_double("1e-308", &d));
+	assert_true(d > 0 && d < 2.3e-308);
 	d = -1;
-	const char *bad[] = { "", " 1", "1 ", "nan", "inf", "0x1p3", "1,5", "abc", "1e999" };
+	const char *bad[] = { "", " 1", "1 ", "nan", "inf", "0x1p3", "1,5", "abc", "1e999",
+			      "1e-400" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_false(parse_double(bad[i], &d));
 		assert_true(d == -1);

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Option tables (cli.h, as redis's static_configs[]): a row carries an
+ * option's name, type, bounds, target and help, so that getopt's entries,
+ * the parsing, the one wording of a bad value and the --help lines are
+ * loops over the rows.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "util/parse.h"
+
+static const struct cli_opt *row_of(const struct cli_opt *t, size_t n, int c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].val == c)
+			return &t[i];
+	return NULL;
+}
+
+void cli_opts_longopts(const struct cli_opt *t, size_t n, GArray *longopts)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct option o = { t[i].name, t[i].kind == CLI_FLAG ? no_argument : required_argument,
+				    NULL, t[i].val };
+
+		g_array_append_val(longopts, o);
+	}
+}
+
+void cli_opts_optstring(const struct cli_opt *t, size_t n, GString *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].val > 0 && t[i].val < 128) {
+			g_string_append_c(s, (char)t[i].val);
+			if (t[i].kind != CLI_FLAG)
+				g_string_append_c(s, ':');
+		}
+}
+
+static void row_bounds(const struct cli_opt *r, uint64_t *min, uint64_t *max)
+{
+	*min = r->kind == CLI_KNOB ? knob_table[r->knob].min : r->min;
+	*max = r->kind == CLI_KNOB ? knob_table[r->knob].max : r->max;
+}
+
+/* What a bad value of r is told it wants (g_free). */
+static char *row_wants(const struct cli_opt *r)
+{
+	uint64_t min, max;
+
+	if (r->wants)
+		return g_strdup(r->wants);
+	switch (r->kind) {
+	case CLI_U64:
+	case CLI_UINT:
+	case CLI_KNOB:
+		row_bounds(r, &min, &max);
+		return g_strdup_printf("%" PRIu64 "..%" PRIu64, min, max);
+	case CLI_DOUBLE:
+		return g_strdup_printf("a number %s %g and at most %g",
+				       r->dmin_open ? "more than" : "from", r->dmin, r->dmax);
+	default:
+		return g_strdup("a value");
+	}
+}
+
+int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cli_once *once,
+		  int c, const char *arg, void *base)
+{
+	const struct cli_opt *r = row_of(t, n, c);
+
+	if (!r || r->kind == CLI_OWN)
+		return r && arg && !r->repeats && once &&
+		       !cli_once(once, prog, cli_opt_name(r), c) ? -1 : 0;
+	if (arg && !r->repeats && once && !cli_once(once, prog, cli_opt_name(r), c))
+		return -1;
+	char *at = (char *)base + r->offset;
+	uint64_t v, min, max;
+	double d;
+	bool ok = true;
+
+	switch (r->kind) {
+	case CLI_FLAG:
+		*(bool *)at = true;
+		break;
+	case CLI_STR:
+		*(const char **)at = arg;
+		break;
+	case CLI_U64:
+	case CLI_UINT:
+	case CLI_KNOB:
+		row_bounds(r, &min, &max);
+		ok = parse_u64(arg, max, &v) && v >= min;
+		if (ok && r->kind == CLI_UINT)
+			*(unsigned *)at = (unsigned)v;
+		else if (ok)
+			*(uint64_t *)at = v;
+		break;
+	case CLI_DOUBLE:
+		ok = parse_double(arg, &d) && (r->dmin_open ? d > r->dmin : d >= r->dmin) &&
+		     d <= r->dmax;
+		if (ok)
+			*(double *)at = d;
+		break;
+	case CLI_OWN:
+		break;
+	}
+	if (!ok) {
+		char *wants = row_wants(r);
+
+		cli_usage_error(prog, cli_opt_name(r), wants, arg);
+		g_free(wants);
+		return -1;
+	}
+	return 1;
+}
+
+const char *cli_opt_name(const struct cli_opt *r)
+{
+	static char buf[80];
+
+	snprintf(buf, sizeof(buf), "--%s", r->name);
+	return buf;
+}
+
+/* The default of r as base holds it, for the help ("" when it has none to show; g_free). */
+static char *row_default(const struct cli_opt *r, const void *base)
+{
+	const char *at = (const char *)base + r->offset;
+
+	if (!r->show_default || !base)
+		return g_strdup("");
+	switch (r->kind) {
+	case CLI_U64:
+	case CLI_KNOB:
+		return g_strdup_printf(" (default %" PRIu64 ")", *(const uint64_t *)at);
+	case CLI_UINT:
+		return g_strdup_printf(" (default %u)", *(const unsigned *)at);
+	case CLI_DOUBLE:
+		return g_strdup_printf(" (default %g)", *(const double *)at);
+	case CLI_STR:
+		return *(const char *const *)at ? g_strdup_printf(" (default %s)",
+								 *(const char *const *)at)
+						: g_strdup("");
+	default:
+		return g_strdup("");
+	}
+}
+
+void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base, int width)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_opt *r = &t[i];
+
+		if (!r->help)
+			continue;
+		bool letter = r->val > 0 && r->val < 128;
+		char *head = letter ? g_strdup_printf("  -%c, --%s%s%s", r->val, r->name,
+						      r->arg ? " " : "", r->arg ? r->arg : "")
+				    : g_strdup_printf("  --%s%s%s", r->name, r->arg ? " " : "",
+						      r->arg ? r->arg : "");
+		char *def = row_default(r, base);
+		char *help = g_strconcat(r->help, *r->help ? def : def + (*def == ' '), NULL);
+		gchar **lines = g_strsplit(help, "\n", -1);
+
+		if ((int)strlen(head) >= width)
+			fprintf(f, "%s\n%*s", head, width, "");
+		else
+			fprintf(f, "%-*s", width, head);
+		for (gchar **l = lines; *l; l++)
+			fprintf(f, "%*s%s\n", l == lines ? 0 : width, "", *l);
+		g_strfreev(lines);
+		g_free(help);
+		g_free(def);
+		g_free(head);
+	}
+}
