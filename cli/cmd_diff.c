@@ -4,15 +4,15 @@
  * by counter (marks/marks.h, marks_diff), e.g. a model run against a live
  * recording, and print the cells that differ.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <glib.h>
 #include "cli/cli.h"
-#include "util/escape.h"
 #include "util/parse.h"
 #include "marks/marks.h"
 
-static void usage(FILE *out)
+static void usage_text(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim diff A.csv B.csv [--only COLS] [--ignore COLS] [--cpu-tolerance PCT]\n"
@@ -31,7 +31,7 @@ static void usage(FILE *out)
 		"Its table and verdict are printed after the exact counters'.\n"
 		"Exit status: 0 all compared cells agree (CPU within tolerance), 1 some exact\n"
 		"counter differs or the CPU is outside the tolerance (the last line says\n"
-		"which), 2 bad input.\n",
+		"which), 2 bad input.\n\nOptions:\n",
 		marks_columns[MARKS_COW_KSM].name, marks_columns[MARKS_KSMD_CPU_MS].name,
 		MARKS_CPU_TOLERANCE_PCT, MARKS_CPU_FLOOR_MS);
 }
@@ -83,74 +83,106 @@ static void print_cpu(const struct marks_diff *d, double tol, double floor_ms)
 	       d->cpu_outside, d->cpu->len, d->cells->len ? "differ" : "agree");
 }
 
-/* "a, b,c" as {"a", "b", "c"}, replacing an earlier list. */
-static void set_list(char ***list, const char *arg)
+/* "a, b,c" as {"a", "b", "c"} (g_strfreev; NULL for no list). */
+static char **split_list(const char *arg)
 {
-	g_strfreev(*list);
-	*list = g_strsplit(arg, ",", -1);
-	for (char **p = *list; *p; p++)
+	if (!arg)
+		return NULL;
+	char **list = g_strsplit(arg, ",", -1);
+
+	for (char **p = list; *p; p++)
 		g_strstrip(*p);
+	return list;
+}
+
+#define PROG "ksmsim diff"
+
+/* The command line as parsed. */
+struct args {
+	const char *only, *ignore;
+	double tolerance_pct, floor_ms;
+	bool help;
+	struct cli_once once;
+};
+
+enum { OPT_ONLY = 256, OPT_IGNORE, OPT_TOLERANCE, OPT_FLOOR };
+#define AT(f) offsetof(struct args, f)
+static const struct cli_opt rows[] = {
+	{ "only", OPT_ONLY, CLI_STR, "COLS", AT(only),
+	  .help = "compare only these comma-separated columns" },
+	{ "ignore", OPT_IGNORE, CLI_STR, "COLS", AT(ignore), .help = "skip these columns" },
+	{ "cpu-tolerance", OPT_TOLERANCE, CLI_DOUBLE, "PCT", AT(tolerance_pct), .dmax = 1000,
+	  .wants = "a number from 0 to 1000 (percent)", .show_default = true,
+	  .help = "the CPU column's B/A within 1 +- PCT/100" },
+	{ "cpu-floor-ms", OPT_FLOOR, CLI_DOUBLE, "MS", AT(floor_ms), .dmax = 1e9,
+	  .wants = "a number from 0 to 1e9 (ms)", .show_default = true,
+	  .help = "rows where both CPU times are below MS agree" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "this help" },
+};
+
+static const struct args defaults = {
+	.tolerance_pct = MARKS_CPU_TOLERANCE_PCT, .floor_ms = MARKS_CPU_FLOOR_MS,
+};
+
+static void usage(FILE *out)
+{
+	usage_text(out);
+	cli_opts_help(out, rows, G_N_ELEMENTS(rows), &defaults, 24);
+}
+
+/* The options and the two files: -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, struct args *a, const char *paths[2])
+{
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	int status = -1, c;
+
+	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
+	const struct option *lo = (const struct option *)longopts->data;
+	optind = 1;
+	opterr = 0;
+	while (status < 0 && (c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &a->once, c, optarg, a);
+
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (!took)
+			status = cli_option_error(PROG, argv, lo, c);
+	}
+	g_array_free(longopts, TRUE);
+	if (status >= 0)
+		return status;
+	if (a->help) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc - optind > 2)
+		return cli_error(PROG, "more than two files ('%s' too; see --help)", argv[optind + 2]);
+	if (argc - optind < 2)
+		return cli_error(PROG, "two files, A.csv and B.csv, are required (see --help)");
+	paths[0] = argv[optind];
+	paths[1] = argv[optind + 1];
+	return -1;
 }
 
 int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = { NULL, NULL };
-	char **only = NULL, **ignore = NULL;
-	struct marks_diff_opts o = {
-		.cpu_tolerance = MARKS_CPU_TOLERANCE_PCT / 100, .cpu_floor_ms = MARKS_CPU_FLOOR_MS,
-	};
+	struct args a = defaults;
 	struct marks_diff d;
 	GError *err = NULL;
-	int npaths = 0, rc = EXIT_USAGE;
+	int rc = parse(argc, argv, &a, paths);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--only") || !strcmp(argv[i], "--ignore")) {
-			if (i + 1 >= argc) {
-				cli_error("ksmsim diff", "%s needs a list of columns", argv[i]);
-				goto out;
-			}
-			set_list(argv[i][2] == 'o' ? &only : &ignore, argv[i + 1]);
-			i++;
-		} else if (!strcmp(argv[i], "--cpu-tolerance") || !strcmp(argv[i], "--cpu-floor-ms")) {
-			bool tol = argv[i][6] == 't';
-			double v;
+	if (rc >= 0)
+		return rc;
+	char **only = split_list(a.only), **ignore = split_list(a.ignore);
+	struct marks_diff_opts o = {
+		.cpu_tolerance = a.tolerance_pct / 100, .cpu_floor_ms = a.floor_ms,
+		.only = only, .ignore = ignore,
+	};
 
-			if (i + 1 >= argc || !parse_double(argv[i + 1], &v) || v < 0 ||
-			    (tol && v > 1000) || (!tol && v > 1e9)) {
-				char *val = i + 1 < argc ? escape_line(argv[i + 1]) : g_strdup("nothing");
-
-				cli_error("ksmsim diff", "%s: '%s' is not a number from 0 to %s",
-					argv[i], val, tol ? "1000 (percent)" : "1e9 (ms)");
-				g_free(val);
-				goto out;
-			}
-			if (tol)
-				o.cpu_tolerance = v / 100;
-			else
-				o.cpu_floor_ms = v;
-			i++;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			cli_error("ksmsim diff", "unknown option '%s'", argv[i]);
-			goto out;
-		} else if (npaths < 2) {
-			paths[npaths++] = argv[i];
-		} else {
-			cli_error("ksmsim diff", "more than two files");
-			goto out;
-		}
-	}
-	if (npaths != 2) {
-		usage(stderr);
-		goto out;
-	}
-	o.only = only;
-	o.ignore = ignore;
+	rc = EXIT_USAGE;
 	if (!marks_diff(paths[0], paths[1], &o, &d, &err)) {
-		cli_error("ksmsim diff", "%s", err->message);
-		g_error_free(err);
+		cli_gerror(PROG, err);
 		goto out;
 	}
 	print_table(&d);

@@ -8,20 +8,23 @@
  * the output files and picks the exit status.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "live/live.h"
 #include "traces/reader.h"
-#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/atomic_file.h"
 #include "util/parse.h"
 #include "util/signals.h"
 
 #define MAX_MIB 65536
+#define PROG "ksmsim live"
 
-static void usage(FILE *out)
+static void usage(FILE *out);
+
+static void usage_text(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--mm-stats-csv FILE]\n"
@@ -93,10 +96,8 @@ static bool write_rates_csv(atomic_file *csv, const struct live_scan_rate *rates
 }
 
 /* --measure-scan-rate: every set in one session, each row printed as it is measured. */
-static int measure_scan_rate(int argc, char **argv)
+static int measure_scan_rate(uint64_t mib, const char *csv_path)
 {
-	uint64_t mib = 1024;
-	const char *csv_path = NULL;
 	struct live_session *sess;
 	struct live_scan_rate rates[LIVE_SET_NR];
 	atomic_file *csv = NULL;
@@ -104,36 +105,14 @@ static int measure_scan_rate(int argc, char **argv)
 	bool ok = true;
 	int nsets = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--measure-scan-rate"))
-			continue;
-		if (i + 1 >= argc) {
-			cli_error("ksmsim live", "%s needs a value or is unknown", argv[i]);
-			return EXIT_USAGE;
-		}
-		if (!strcmp(argv[i], "--mib")) {
-			if (!parse_u64(argv[i + 1], MAX_MIB, &mib) || mib < 1) {
-				cli_error("ksmsim live", "bad --mib '%s' (1 to %d)", argv[i + 1],
-					MAX_MIB);
-				return EXIT_USAGE;
-			}
-		} else if (!strcmp(argv[i], "--csv")) {
-			csv_path = argv[i + 1];
-		} else {
-			cli_error("ksmsim live", "unknown option '%s' with --measure-scan-rate",
-				argv[i]);
-			return EXIT_USAGE;
-		}
-		i++;
-	}
 	if (csv_path && !(csv = atomic_file_open(csv_path, &err))) {
-		cli_error("ksmsim live", "%s", err->message);
+		cli_error(PROG, "%s", err->message);
 		g_error_free(err);
 		return EXIT_USAGE;
 	}
 	sess = live_session_begin(&err);
 	if (!sess) {
-		cli_error("ksmsim live", "%s", err->message);
+		cli_error(PROG, "%s", err->message);
 		g_error_free(err);
 		atomic_file_abort(csv);
 		return EXIT_USAGE;
@@ -151,152 +130,174 @@ static int measure_scan_rate(int argc, char **argv)
 		}
 	}
 	if (!live_session_end(sess, &rerr)) {
-		cli_error("ksmsim live: restoring KSM failed", "%s", rerr->message);
+		cli_error(PROG, "restoring KSM failed: %s", rerr->message);
 		g_error_free(rerr);
 		ok = false;
 	}
 	if (!ok) {
 		if (err)
-			cli_error("ksmsim live", "%s", err->message);
+			cli_error(PROG, "%s", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(csv);
 		return signals_exit_status(1);
 	}
 	if (csv && !write_rates_csv(csv, rates, nsets, &err)) {
-		cli_error("ksmsim live", "%s", err->message);
+		cli_error(PROG, "%s", err->message);
 		g_error_free(err);
 		return 1;
 	}
 	return signals_exit_status(0);
 }
 
-enum live_mode {
-	MODE_REPLAY,
-	MODE_HELP,
-	MODE_SCAN_RATE,
-	MODE_CHECK,
+
+/* The command line as parsed. */
+struct args {
+	struct live_replay_params p;
+	const char *trace, *marks, *mm_stats, *khugepaged, *cpu, *csv;
+	uint64_t mib;
+	bool help, scan_rate, check;
+	struct cli_once once;
 };
 
-/*
- * The options in order: the first --help, --measure-scan-rate or --check
- * in an option's place (not an option's value) decides the mode and ends
- * the parse. 0 to go on, else the exit status.
- */
-static int parse_options(int argc, char **argv, enum live_mode *mode,
-			 struct live_replay_params *p, const char **trace, const char **marks,
-			 const char **mm_stats)
+enum {
+	OPT_TRACE = 256, OPT_MARKS, OPT_MM_STATS, OPT_SETTLE, OPT_BASE, OPT_CPU, OPT_KHUGEPAGED,
+	OPT_SCAN_RATE, OPT_MIB, OPT_CSV, OPT_CHECK,
+};
+#define AT(f) offsetof(struct args, f)
+/* Parsed before anything is done: --khugepaged acts only once the whole line is good. */
+static const struct cli_opt rows[] = {
+	{ "trace", OPT_TRACE, CLI_STR, "FILE", AT(trace), .help = "the trace to replay ('-': standard input)" },
+	{ "marks-csv", OPT_MARKS, CLI_STR, "FILE", AT(marks), .show_default = true,
+	  .help = "the marks CSV" },
+	{ "mm-stats-csv", OPT_MM_STATS, CLI_STR, "FILE", AT(mm_stats),
+	  .help = "every process's ksm_stat at each mark" },
+	{ "settle-timeout", OPT_SETTLE, CLI_DOUBLE, "SEC", AT(p.settle_timeout), .dmax = 1e9,
+	  .dmin_open = true, .wants = "seconds, more than 0 and at most 1e9", .show_default = true,
+	  .help = "a settle longer than this is an error" },
+	{ "base", OPT_BASE, CLI_U64, "ADDR", AT(p.base), .max = LIVE_MAX_BASE,
+	  .wants = "an address in decimal, page aligned, at most 2^47 - 2^44", .show_default = true,
+	  .help = "where the mappings start" },
+	{ "cpu", OPT_CPU, CLI_STR, "N|any", AT(cpu),
+	  .help = "the CPU of the trace processes (default the least busy)" },
+	{ "khugepaged", OPT_KHUGEPAGED, CLI_STR, "hold|run", AT(khugepaged),
+	  .help = "hold khugepaged still (default) or let it run" },
+	{ "measure-scan-rate", OPT_SCAN_RATE, CLI_FLAG, NULL, AT(scan_rate),
+	  .help = "measure ksmd's top scan rate instead of replaying" },
+	{ "mib", OPT_MIB, CLI_U64, "N", AT(mib), .min = 1, .max = MAX_MIB, .show_default = true,
+	  .help = "--measure-scan-rate: MiB of each set" },
+	{ "csv", OPT_CSV, CLI_STR, "FILE", AT(csv), .help = "--measure-scan-rate: the rates as CSV" },
+	{ "check", OPT_CHECK, CLI_FLAG, NULL, AT(check), .help = "whether a replay could run here" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "this help" },
+};
+
+static const struct args defaults;
+
+static void usage(FILE *out)
 {
-	*mode = MODE_REPLAY;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t n;
+	usage_text(out);
+	fprintf(out, "\nOptions:\n");
+	cli_opts_help(out, rows, G_N_ELEMENTS(rows), &defaults, 24);
+}
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			*mode = MODE_HELP;
-			return 0;
-		} else if (!strcmp(a, "--measure-scan-rate")) {
-			*mode = MODE_SCAN_RATE;
-			return 0;
-		} else if (!strcmp(a, "--check")) {
-			*mode = MODE_CHECK;
-			return 0;
-		} else if (!v) {
-			static const char *const takes_value[] = { "--trace", "--marks-csv",
-				"--mm-stats-csv", "--settle-timeout", "--base", "--cpu",
-				"--khugepaged" };
-			bool known = false;
+/* What the table cannot say: -1 to go on, else the exit status after one line. */
+static int check_values(struct args *a)
+{
+	uint64_t n;
 
-			for (size_t k = 0; k < G_N_ELEMENTS(takes_value); k++)
-				known |= !strcmp(a, takes_value[k]);
-			if (known)
-				cli_error("ksmsim live", "%s needs a value", a);
-			else
-				cli_error("ksmsim live", "unknown option '%s' (see 'ksmsim live --help')", a);
-			return EXIT_USAGE;
-		} else if (!strcmp(a, "--trace")) {
-			*trace = v;
-		} else if (!strcmp(a, "--marks-csv")) {
-			*marks = v;
-		} else if (!strcmp(a, "--mm-stats-csv")) {
-			*mm_stats = v;
-		} else if (!strcmp(a, "--settle-timeout")) {
-			if (!parse_double(v, &p->settle_timeout) || !(p->settle_timeout > 0)) {
-				cli_error("ksmsim live", "bad --settle-timeout '%s'", v);
-				return EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--base")) {
-			if (!parse_u64(v, LIVE_MAX_BASE, &p->base) || p->base % TRACE_PAGE_SIZE) {
-				cli_error("ksmsim live", "bad --base '%s' (decimal, page aligned, "
-					"at most 2^47 - 2^44)", v);
-				return EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--khugepaged")) {
-			if (strcmp(v, "hold") && strcmp(v, "run")) {
-				cli_error("ksmsim live", "bad --khugepaged '%s' (hold or run)", v);
-				return EXIT_USAGE;
-			}
-			live_hold_khugepaged(!strcmp(v, "hold"));
-		} else if (!strcmp(a, "--cpu")) {
-			if (!strcmp(v, "any")) {
-				p->cpu = LIVE_CPU_ANY;
-			} else if (parse_u64(v, INT_MAX, &n) && live_cpu_allowed((int)n)) {
-				p->cpu = (int)n;
-			} else {
-				cli_error("ksmsim live", "bad --cpu '%s' (a CPU this process "
-					"may run on, or 'any')", v);
-				return EXIT_USAGE;
-			}
-		} else {
-			cli_error("ksmsim live", "unknown option '%s'", a);
-			return EXIT_USAGE;
-		}
-		i++;
+	if (a->khugepaged && strcmp(a->khugepaged, "hold") && strcmp(a->khugepaged, "run"))
+		return cli_usage_error(PROG, "--khugepaged", "hold or run", a->khugepaged);
+	if (a->cpu && !strcmp(a->cpu, "any"))
+		a->p.cpu = LIVE_CPU_ANY;
+	else if (a->cpu && parse_u64(a->cpu, INT_MAX, &n) && live_cpu_allowed((int)n))
+		a->p.cpu = (int)n;
+	else if (a->cpu)
+		return cli_usage_error(PROG, "--cpu", "a CPU this process may run on, or 'any'",
+				       a->cpu);
+	return -1;
+}
+
+/* The options: -1 to go on, else the exit status (help printed, or one line on stderr). */
+static int parse_options(int argc, char **argv, struct args *a)
+{
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	int status = -1, c;
+	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
+	const struct option *lo = (const struct option *)longopts->data;
+	optind = 1;
+	opterr = 0;
+	while (status < 0 && (c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &a->once, c, optarg, a);
+
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (!took)
+			status = cli_option_error(PROG, argv, lo, c);
+		if (c == OPT_BASE && status < 0 && a->p.base % TRACE_PAGE_SIZE)
+			status = cli_usage_error(PROG, "--base", rows[4].wants, optarg);
 	}
-	return 0;
+	g_array_free(longopts, TRUE);
+	if (status >= 0)
+		return status;
+	if (a->help) {
+		usage(stdout);
+		return 0;
+	}
+	if (optind < argc)
+		return cli_extra_arg(PROG, argv[optind]);
+	/* the modes' options apart */
+	bool seen_replay = false, seen_rate = false;
+	for (int o = OPT_TRACE; o <= OPT_KHUGEPAGED; o++)
+		seen_replay |= (a->once.seen[o / 8] >> (o % 8)) & 1;
+	for (int o = OPT_MIB; o <= OPT_CSV; o++)
+		seen_rate |= (a->once.seen[o / 8] >> (o % 8)) & 1;
+	if (a->check && (seen_replay || seen_rate || a->scan_rate))
+		return cli_error(PROG, "--check takes no other option");
+	if (a->scan_rate && seen_replay)
+		return cli_error(PROG, "--measure-scan-rate takes --mib and --csv only");
+	if (!a->scan_rate && seen_rate)
+		return cli_error(PROG, "--mib and --csv go with --measure-scan-rate");
+	if (!a->check && !a->scan_rate && !a->trace)
+		return cli_error(PROG, "--trace FILE is required (see 'ksmsim live --help')");
+	return check_values(a);
 }
 
 static int bad_input(GError *err)
 {
-	cli_error("ksmsim live", "%s", err->message);
+	cli_error(PROG, "%s", err->message);
 	g_error_free(err);
 	return EXIT_USAGE;
 }
 
+static const struct args defaults = {
+	.p = { .settle_timeout = 120, .base = LIVE_DEFAULT_BASE, .cpu = LIVE_CPU_LEAST_BUSY },
+	.marks = "-", .mib = 1024,
+};
+
 int cmd_live(int argc, char **argv)
 {
-	const char *trace = NULL, *marks = "-", *mm_stats_path = NULL;
-	struct live_replay_params p = {
-		.settle_timeout = 120,
-		.base = LIVE_DEFAULT_BASE,
-		.cpu = LIVE_CPU_LEAST_BUSY,
-	};
+	struct args a = defaults;
+	struct live_replay_params p;
+	const char *trace, *marks, *mm_stats_path;
 	struct live_session *sess;
 	trace_reader *r = NULL;
 	atomic_file *out = NULL, *mm_out = NULL;
 	GError *err = NULL, *rerr = NULL;
-	enum live_mode mode;
 	bool ok;
 	int rc;
 
-	rc = parse_options(argc, argv, &mode, &p, &trace, &marks, &mm_stats_path);
-	if (rc)
+	rc = parse_options(argc, argv, &a);
+	if (rc >= 0)
 		return rc;
-	switch (mode) {
-	case MODE_HELP:
-		usage(stdout);
-		return 0;
-	case MODE_SCAN_RATE:
-		return measure_scan_rate(argc, argv);
-	case MODE_CHECK:
+	if (a.check)
 		return check_only();
-	case MODE_REPLAY:
-		break;
-	}
-	if (!trace) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (a.scan_rate)
+		return measure_scan_rate(a.mib, a.csv);
+	if (a.khugepaged)
+		live_hold_khugepaged(!strcmp(a.khugepaged, "hold"));
+	p = a.p;
+	trace = a.trace;
+	marks = a.marks;
+	mm_stats_path = a.mm_stats;
 	const struct file_use uses[] = {
 		{ "--trace", trace, false }, { "--marks-csv", marks, true },
 		{ "--mm-stats-csv", mm_stats_path, true },
@@ -331,7 +332,7 @@ int cmd_live(int argc, char **argv)
 	ok = live_replay(&p, r, &err);
 	trace_reader_free(r);
 	if (!live_session_end(sess, &rerr)) {
-		cli_error("ksmsim live: restoring KSM failed", "%s", rerr->message);
+		cli_error(PROG, "restoring KSM failed: %s", rerr->message);
 		g_error_free(rerr);
 		ok = false;
 	}
@@ -340,7 +341,7 @@ int cmd_live(int argc, char **argv)
 		rc = err && (err->domain == TRACE_ERROR ||
 			     g_error_matches(err, LIVE_ERROR, LIVE_ERROR_TRACE)) ? EXIT_USAGE : 1;
 		if (err)
-			cli_error("ksmsim live", "%s", err->message);
+			cli_error(PROG, "%s", err->message);
 		g_clear_error(&err);
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
@@ -348,7 +349,7 @@ int cmd_live(int argc, char **argv)
 	}
 	atomic_file **const outs[] = { &out, &mm_out };
 	if (!atomic_file_commit_all(outs, G_N_ELEMENTS(outs), &err)) {
-		cli_error("ksmsim live", "%s", err->message);
+		cli_error(PROG, "%s", err->message);
 		g_error_free(err);
 		return 1;
 	}

@@ -21,25 +21,25 @@ refused() {	# refused PATTERN ARGS...: exit 2, PATTERN on stderr
   fi
 }
 t=(--trace "$tmp/ok.ksmt" --marks-csv "$tmp/m.csv")
-refused "bad --base '0x1000'" "${t[@]}" --base 0x1000	# decimal only, like every option
-refused "bad --base '4097'" "${t[@]}" --base 4097		# not page aligned
-refused "bad --base '140737488355328'" "${t[@]}" --base 140737488355328	# 2^47
-refused "bad --cpu '-1'" "${t[@]}" --cpu -1
-refused "bad --cpu ' 0'" "${t[@]}" --cpu " 0"
-refused "bad --cpu '100000'" "${t[@]}" --cpu 100000
-refused "bad --khugepaged 'sleep'" "${t[@]}" --khugepaged sleep
+refused "--base wants .*, not '0x1000'" "${t[@]}" --base 0x1000	# decimal only, like every option
+refused "--base wants .*, not '4097'" "${t[@]}" --base 4097		# not page aligned
+refused "--base wants .*, not '140737488355328'" "${t[@]}" --base 140737488355328	# 2^47
+refused "--cpu wants .*, not '-1'" "${t[@]}" --cpu -1
+refused "--cpu wants .*, not ' 0'" "${t[@]}" --cpu " 0"
+refused "--cpu wants .*, not '100000'" "${t[@]}" --cpu 100000
+refused "--khugepaged wants .*, not 'sleep'" "${t[@]}" --khugepaged sleep
 refused "--khugepaged needs a value" "${t[@]}" --khugepaged
-refused "bad --settle-timeout '0'" "${t[@]}" --settle-timeout 0
-refused "bad --settle-timeout 'inf'" "${t[@]}" --settle-timeout inf
-refused "bad --settle-timeout '1s'" "${t[@]}" --settle-timeout 1s
+refused "--settle-timeout wants .*, not '0'" "${t[@]}" --settle-timeout 0
+refused "--settle-timeout wants .*, not 'inf'" "${t[@]}" --settle-timeout inf
+refused "--settle-timeout wants .*, not '1s'" "${t[@]}" --settle-timeout 1s
 refused "unknown option '--frob'" "${t[@]}" --frob 1
 refused "--cpu needs a value" "${t[@]}" --cpu
-refused "usage: ksmsim live" --marks-csv "$tmp/m.csv"
+refused "--trace FILE is required" --marks-csv "$tmp/m.csv"
 refused "bad.ksmt:3:" --trace "$tmp/bad.ksmt" --marks-csv "$tmp/m.csv"
 refused "nosuch.ksmt" --trace "$tmp/nosuch.ksmt"
-refused "bad --mib '0'" --measure-scan-rate --mib 0
-refused "bad --mib '65537'" --measure-scan-rate --mib 65537
-refused "bad --mib '010x'" --measure-scan-rate --mib 010x
-refused "unknown option '--trace' with --measure-scan-rate" --measure-scan-rate --trace x
+refused "--mib wants .*, not '0'" --measure-scan-rate --mib 0
+refused "--mib wants .*, not '65537'" --measure-scan-rate --mib 65537
+refused "--mib wants .*, not '010x'" --measure-scan-rate --mib 010x
+refused "--measure-scan-rate takes --mib and --csv only" --measure-scan-rate --trace x
 [ -e "$tmp/m.csv" ] && { echo "FAIL a refused replay wrote its marks file"; fails=$((fails + 1)); }
 [ $fails -eq 0 ]
