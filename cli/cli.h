@@ -94,12 +94,16 @@ bool cli_once(struct cli_once *once, const char *prog, const char *name, int c);
  *   took = cli_opts_take(prog, rows, n, &once, c, optarg, &args);
  *          1 taken, 0 not a row's (or CLI_OWN), -1 refused after one line
  *   cli_opts_help(stdout, rows, n, &defaults, 27);
+ *   status = cli_opts_parse(prog, rows, n, argc, argv, &once, &args);
+ *          the whole getopt loop for a table without CLI_OWN rows: -1 to go
+ *          on (the operands from optind), else EXIT_USAGE after one line
  */
 enum cli_opt_kind {
 	CLI_FLAG,	/* bool set to true; no value */
 	CLI_STR,	/* const char *: the value as given */
 	CLI_U64,	/* uint64_t in min..max */
 	CLI_UINT,	/* unsigned in min..max */
+	CLI_INT,	/* int in min..max (max at most INT_MAX) */
 	CLI_DOUBLE,	/* double: dmin < x (dmin_open) or dmin <= x, and x <= dmax */
 	CLI_KNOB,	/* uint64_t within knob_table[knob].min..max */
 	CLI_OWN,	/* the command parses it itself */
@@ -110,7 +114,7 @@ struct cli_opt {
 	enum cli_opt_kind kind;
 	const char *arg;	/* the value's name in --help; NULL for a flag */
 	size_t offset;		/* of the target in the struct cli_opts_take is given */
-	uint64_t min, max;	/* CLI_U64, CLI_UINT */
+	uint64_t min, max;	/* CLI_U64, CLI_UINT, CLI_INT */
 	double dmin, dmax;	/* CLI_DOUBLE */
 	bool dmin_open;		/* CLI_DOUBLE: more than dmin, not from it */
 	int knob;		/* CLI_KNOB: enum ksm_knob */
@@ -124,6 +128,8 @@ void cli_opts_optstring(const struct cli_opt *t, size_t n, GString *s);
 int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cli_once *once,
 		  int c, const char *arg, void *base);
 void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base, int width);
+int cli_opts_parse(const char *prog, const struct cli_opt *t, size_t n, int argc, char **argv,
+		   struct cli_once *once, void *base);
 const char *cli_opt_name(const struct cli_opt *r);	/* "--NAME", a static buffer */
 
 /*

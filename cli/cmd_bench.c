@@ -5,16 +5,54 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "bench/bench.h"
 #include "cli/cli.h"
-#include "util/escape.h"
 #include "util/parse.h"
 
-/* Each parser: -1 to go on, else the exit status (help printed, or the refusal). */
+/*
+ * Each benchmark's options as rows (cli.h, struct cli_opt) over a struct
+ * holding the options the benchmark takes: parsing, the refusals' wording
+ * and the help lines are loops over them.
+ */
 
-static int trace_usage(FILE *out)
+/* One benchmark's command line: -1 to go on, else the exit status (help printed, or one line). */
+static int parse(const char *prog, const struct cli_opt *rows, size_t n, int argc, char **argv,
+		 void *args, const bool *help, void (*usage)(FILE *))
+{
+	struct cli_once once = { 0 };
+	int status = cli_opts_parse(prog, rows, n, argc, argv, &once, args);
+
+	if (status >= 0)
+		return status;
+	if (*help) {
+		usage(stdout);
+		return 0;
+	}
+	if (optind != argc)
+		return cli_extra_arg(prog, argv[optind]);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ trace */
+
+struct trace_args {
+	struct bench_trace_opts o;
+	bool help;
+};
+#define TR(f) offsetof(struct trace_args, f)
+static const struct cli_opt trace_rows[] = {
+	{ "records", 'n', CLI_U64, "N", TR(o.records), .min = 1, .max = UINT64_C(1) << 40,
+	  .show_default = true, .help = "records to generate" },
+	{ "repeat", 'r', CLI_U64, "N", TR(o.repeat), .min = 1, .max = 100, .show_default = true,
+	  .help = "timed reads of each file, best one reported" },
+	{ "help", 'h', CLI_FLAG, NULL, TR(help), .help = "show this help" },
+};
+static const struct trace_args trace_defaults = { .o = { .records = 10000000, .repeat = 3 } };
+
+static void trace_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim bench trace [--records N]\n"
@@ -24,51 +62,36 @@ static int trace_usage(FILE *out)
 		"binary into a temporary directory, time reading each back through the\n"
 		"validating reader (best of --repeat runs), print records/s and MB/s of\n"
 		"file read, and remove the directory.\n"
-		"\n"
-		"  -n, --records N  records to generate (default 10000000)\n"
-		"  -r, --repeat N   timed reads of each file, best one reported (default 3)\n"
-		"  -h, --help       show this help\n",
-		BENCH_TRACE_MMS, BENCH_TRACE_PAGES);
-	return out == stdout ? 0 : EXIT_USAGE;
+		"\n", BENCH_TRACE_MMS, BENCH_TRACE_PAGES);
+	cli_opts_help(out, trace_rows, G_N_ELEMENTS(trace_rows), &trace_defaults, 19);
 }
 
-static int parse_trace(int argc, char **argv, struct bench_trace_opts *o)
+static int run_trace_bench(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "records", required_argument, NULL, 'n' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	struct trace_args a = trace_defaults;
+	int status = parse("ksmsim bench trace", trace_rows, G_N_ELEMENTS(trace_rows), argc, argv,
+			   &a, &a.help, trace_usage);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "n:r:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (!parse_u64(optarg, UINT64_C(1) << 40, &o->records) || o->records < 1) {
-				cli_error("ksmsim bench trace", "bad --records '%s': "
-					"want a whole number from 1 to 2^40", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'r':
-			if (!parse_u64(optarg, 100, &o->repeat) || o->repeat < 1) {
-				cli_error("ksmsim bench trace", "bad --repeat '%s': "
-					"want a whole number from 1 to 100", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			return trace_usage(stdout);
-		default:
-			return trace_usage(stderr);
-		}
-	}
-	if (optind != argc)
-		return trace_usage(stderr);
-	return -1;
+	return status >= 0 ? status : bench_trace(&a.o);
 }
+
+/* ------------------------------------------------------------------ costs */
+
+struct costs_args {
+	struct bench_costs_opts o;
+	bool help;
+};
+#define CO(f) offsetof(struct costs_args, f)
+static const struct cli_opt costs_rows[] = {
+	{ "csv", 256, CLI_STR, "FILE", CO(o.csv),
+	  .help = "also write the table as CSV (columns in hashes/hash.h)" },
+	{ "reps", 257, CLI_INT, "N", CO(o.reps), .min = 1, .max = 1000, .show_default = true,
+	  .help = "repetitions per figure, median reported" },
+	{ "cold-mib", 258, CLI_U64, "N", CO(o.cold_mib), .min = 64, .max = 1 << 20,
+	  .show_default = true, .help = "cold buffer size in MiB, at least 64" },
+	{ "help", 'h', CLI_FLAG, NULL, CO(help), .help = "this text" },
+};
+static const struct costs_args costs_defaults = { .o = { .reps = 7, .cold_mib = 1024 } };
 
 static void costs_usage(FILE *out)
 {
@@ -79,161 +102,100 @@ static void costs_usage(FILE *out)
 		"TLB flush: what the dirty-bit policy pays), hot (one page in L1)\n"
 		"and cold (streaming through distinct pages of a large buffer), as\n"
 		"ns/page and GiB/s, the median of N repetitions, and as a ratio to\n"
-		"jhash2. Two-page rows are per operation on two pages.\n\n"
-		"  --csv FILE     also write the table as CSV (columns in hashes/hash.h)\n"
-		"  --reps N       repetitions per figure, median reported (default 7)\n"
-		"  --cold-mib N   cold buffer size in MiB (default 1024, at least 64)\n"
-		"  -h, --help     this text\n");
-}
-
-static int parse_costs(int argc, char **argv, struct bench_costs_opts *o)
-{
-	enum { OPT_CSV, OPT_REPS, OPT_COLD_MIB, NOPTS };
-	static const struct {
-		const char *name;
-		uint64_t min, max;	/* for the numbers */
-	} opts[NOPTS] = {
-		[OPT_CSV] = { "--csv", 0, 0 },
-		[OPT_REPS] = { "--reps", 1, 1000 },
-		[OPT_COLD_MIB] = { "--cold-mib", 64, 1 << 20 },
-	};
-	uint64_t num[NOPTS] = { [OPT_REPS] = 7, [OPT_COLD_MIB] = 1024 };
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		int which = -1;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			costs_usage(stdout);
-			return 0;
-		}
-		for (int k = 0; k < NOPTS; k++) {
-			size_t l = strlen(opts[k].name);
-
-			if (!strncmp(a, opts[k].name, l) && (a[l] == '=' || !a[l])) {
-				which = k;
-				val = a[l] == '=' ? a + l + 1 : (i + 1 < argc ? argv[++i] : NULL);
-			}
-		}
-		if (which < 0 || !val) {
-			cli_error("ksmsim bench costs", "%s '%s'",
-				which < 0 ? "unknown option" : "missing value for", a);
-			costs_usage(stderr);
-			return EXIT_USAGE;
-		}
-		if (which == OPT_CSV) {
-			o->csv = val;
-		} else if (!parse_u64(val, opts[which].max, &num[which]) ||
-			   num[which] < opts[which].min) {
-			cli_error("ksmsim bench costs", "bad value '%s' for %s: "
-				"want a whole number from %" PRIu64 " to %" PRIu64 "",
-				val, opts[which].name, opts[which].min, opts[which].max);
-			return EXIT_USAGE;
-		}
-	}
-	o->reps = (int)num[OPT_REPS];
-	o->cold_mib = num[OPT_COLD_MIB];
-	return -1;
-}
-
-static int parse_model(int argc, char **argv, struct bench_model_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "live-rate", required_argument, NULL, 'l' },
-		{ "measure-live", no_argument, NULL, 'L' },
-		{ "mib", required_argument, NULL, 'm' },
-		{ "vm-mib", required_argument, NULL, 'v' },
-		{ "skip-big", no_argument, NULL, 's' },
-		{ "host-gib", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (!parse_double(optarg, &o->live_rate) || o->live_rate <= 0) {
-				cli_error("ksmsim bench model", "bad --live-rate '%s': "
-					"want a positive number of pages per second", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'L': o->measure_live = true; break;
-		case 'm':
-		case 'v':
-			if (!parse_u64(optarg, BENCH_MODEL_MAX_MIB, c == 'm' ? &o->mib : &o->vm_mib) ||
-			    !(c == 'm' ? o->mib : o->vm_mib)) {
-				cli_error("ksmsim bench model", "bad --%s '%s': "
-					"want a whole number of MiB from 1 to %" PRIu64 "",
-					c == 'm' ? "mib" : "vm-mib", optarg, BENCH_MODEL_MAX_MIB);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's': o->skip_big = true; break;
-		case 'H':
-			if (!parse_u64(optarg, BENCH_MODEL_MAX_MIB, &o->host_gib)) {
-				cli_error("ksmsim bench model", "bad --host-gib '%s': "
-					"want a whole number of GiB from 0 to %" PRIu64 "",
-					optarg, BENCH_MODEL_MAX_MIB);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			printf("usage: ksmsim bench model [--mib N] [--vm-mib N] [--host-gib N] [--skip-big]\n"
-			       "                          [--live-rate PAGES_PER_S | --measure-live]\n"
-			       "Job 1: N MiB (default 1024) of distinct pages in 2 mms, smart_scan 0,\n"
-			       "8 full scans: simulated visits per wall second against the live ksmd's\n"
-			       "rate (default 180000 pages/s; --measure-live runs 'ksmsim live\n"
-			       "--measure-scan-rate' first, as root). Job 2: 4 guests of --vm-mib MiB\n"
-			       "(default 4096) of mixed pages, 10 full scans: peak RSS and bytes per\n"
-			       "simulated page (target: peak RSS <= 2 GiB). Job 3, run before job 2\n"
-			       "in child processes: a host of --host-gib\n"
-			       "GiB (default 256, 64 Mi pages; 1024 is a 1 TiB host; 0 skips it) in\n"
-			       "16 GiB guests, 3 full scans, (a) with job 2's mix, (b) all pages\n"
-			       "distinct: bytes per page by structure, peak RSS (target: 80 bytes per\n"
-			       "page), visits per second. --skip-big skips jobs 2 and 3. Each job's\n"
-			       "peak RSS is its own (VmHWM is reset before it).\n");
-			return 0;
-		default:
-			cli_error("ksmsim bench model", "bad option (see --help)");
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		cli_error("ksmsim bench model", "unexpected argument '%s' (see --help)",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
-static int run_trace_bench(int argc, char **argv)
-{
-	struct bench_trace_opts o = { .records = 10000000, .repeat = 3 };
-	int status = parse_trace(argc, argv, &o);
-
-	return status >= 0 ? status : bench_trace(&o);
+		"jhash2. Two-page rows are per operation on two pages.\n\n");
+	cli_opts_help(out, costs_rows, G_N_ELEMENTS(costs_rows), &costs_defaults, 17);
 }
 
 static int run_costs_bench(int argc, char **argv)
 {
-	struct bench_costs_opts o = { 0 };
-	int status = parse_costs(argc, argv, &o);
+	struct costs_args a = costs_defaults;
+	int status = parse("ksmsim bench costs", costs_rows, G_N_ELEMENTS(costs_rows), argc, argv,
+			   &a, &a.help, costs_usage);
 
-	return status >= 0 ? status : bench_costs(&o);
+	return status >= 0 ? status : bench_costs(&a.o);
+}
+
+/* ------------------------------------------------------------------ model */
+
+struct model_args {
+	struct bench_model_opts o;
+	bool help;
+};
+#define MO(f) offsetof(struct model_args, f)
+static const struct cli_opt model_rows[] = {
+	{ "live-rate", 256, CLI_DOUBLE, "PAGES_PER_S", MO(o.live_rate), .dmax = 1e12,
+	  .dmin_open = true, .wants = "a positive number of pages per second (at most 1e12)",
+	  .show_default = true, .help = "the live ksmd's rate, for the ratio" },
+	{ "measure-live", 257, CLI_FLAG, NULL, MO(o.measure_live),
+	  .help = "run 'ksmsim live --measure-scan-rate' first (root)" },
+	{ "mib", 258, CLI_U64, "N", MO(o.mib), .min = 1, .max = BENCH_MODEL_MAX_MIB,
+	  .show_default = true, .help = "job 1's MiB of distinct pages" },
+	{ "vm-mib", 259, CLI_U64, "N", MO(o.vm_mib), .min = 1, .max = BENCH_MODEL_MAX_MIB,
+	  .show_default = true, .help = "job 2's MiB per guest" },
+	{ "skip-big", 260, CLI_FLAG, NULL, MO(o.skip_big), .help = "skip jobs 2 and 3" },
+	{ "host-gib", 261, CLI_U64, "N", MO(o.host_gib), .max = BENCH_MODEL_MAX_MIB,
+	  .show_default = true, .help = "job 3's host in GiB, 0 skips it" },
+	{ "help", 'h', CLI_FLAG, NULL, MO(help), .help = "this text" },
+};
+static const struct model_args model_defaults = {
+	.o = {
+		.live_rate = 180000,	/* the figure for this machine's ksmd */
+		.mib = 1024, .vm_mib = 4096, .host_gib = 256,
+	},
+};
+
+static void model_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ksmsim bench model [--mib N] [--vm-mib N] [--host-gib N] [--skip-big]\n"
+		"                          [--live-rate PAGES_PER_S | --measure-live]\n"
+		"Job 1: N MiB (default 1024) of distinct pages in 2 mms, smart_scan 0,\n"
+		"8 full scans: simulated visits per wall second against the live ksmd's\n"
+		"rate (default 180000 pages/s; --measure-live runs 'ksmsim live\n"
+		"--measure-scan-rate' first, as root). Job 2: 4 guests of --vm-mib MiB\n"
+		"(default 4096) of mixed pages, 10 full scans: peak RSS and bytes per\n"
+		"simulated page (target: peak RSS <= 2 GiB). Job 3, run before job 2\n"
+		"in child processes: a host of --host-gib\n"
+		"GiB (default 256, 64 Mi pages; 1024 is a 1 TiB host; 0 skips it) in\n"
+		"16 GiB guests, 3 full scans, (a) with job 2's mix, (b) all pages\n"
+		"distinct: bytes per page by structure, peak RSS (target: 80 bytes per\n"
+		"page), visits per second. --skip-big skips jobs 2 and 3. Each job's\n"
+		"peak RSS is its own (VmHWM is reset before it).\n\n");
+	cli_opts_help(out, model_rows, G_N_ELEMENTS(model_rows), &model_defaults, 28);
 }
 
 static int run_model_bench(int argc, char **argv)
 {
-	struct bench_model_opts o = {
-		.live_rate = 180000,	/* the figure for this machine's ksmd */
-		.mib = 1024, .vm_mib = 4096, .host_gib = 256,
-	};
-	int status = parse_model(argc, argv, &o);
+	struct model_args a = model_defaults;
+	int status = parse("ksmsim bench model", model_rows, G_N_ELEMENTS(model_rows), argc, argv,
+			   &a, &a.help, model_usage);
 
-	return status >= 0 ? status : bench_model(&o);
+	return status >= 0 ? status : bench_model(&a.o);
 }
+
+/* -------------------------------------------------------------- calibrate */
+
+struct calibrate_args {
+	struct bench_calibrate_opts o;
+	bool help;
+};
+#define CA(f) offsetof(struct calibrate_args, f)
+static const struct cli_opt calibrate_rows[] = {
+	{ "out", 'o', CLI_STR, "FILE", CA(o.out), .help = "the fitted cost table" },
+	{ "repeat", 256, CLI_INT, "N", CA(o.repeat), .min = 1, .max = 64, .show_default = true,
+	  .help = "live replays of each scenario (the median kept)" },
+	{ "scale", 257, CLI_DOUBLE, "F", CA(o.scale), .dmin = 0.01, .dmax = 16,
+	  .show_default = true, .help = "multiply the scenarios' pages" },
+	{ "wait", 258, CLI_DOUBLE, "S", CA(o.wait_s), .dmax = 86400, .show_default = true,
+	  .help = "seconds in all to wait for KSM to be free" },
+	{ "synthetic", 259, CLI_STR, "TABLE", CA(o.synthetic),
+	  .help = "check the fit against TABLE, no kernel" },
+	{ "traces", 260, CLI_STR, "DIR", CA(o.traces), .help = "keep the scenario traces in DIR" },
+	{ "help", 'h', CLI_FLAG, NULL, CA(help), .help = "this text" },
+};
+static const struct calibrate_args calibrate_defaults = {
+	.o = { .repeat = 3, .scale = 1, .wait_s = 600 },
+};
 
 static void calibrate_usage(FILE *out)
 {
@@ -262,46 +224,21 @@ static void calibrate_usage(FILE *out)
 		"--synthetic TABLE checks the fit without a kernel: the model's CPU with\n"
 		"TABLE stands for the live ksmd's, and the fit must give TABLE back.\n"
 		"--traces DIR keeps the scenario traces there (DIR/NAME.ksmt; DIR new or\n"
-		"empty), to read or replay what was measured.\n");
+		"empty), to read or replay what was measured.\n\n");
+	cli_opts_help(out, calibrate_rows, G_N_ELEMENTS(calibrate_rows), &calibrate_defaults, 20);
 }
 
 static int run_calibrate_bench(int argc, char **argv)
 {
-	struct bench_calibrate_opts o = { .repeat = 3, .scale = 1, .wait_s = 600 };
+	struct calibrate_args a = calibrate_defaults;
+	int status = parse("ksmsim bench calibrate", calibrate_rows, G_N_ELEMENTS(calibrate_rows),
+			   argc, argv, &a, &a.help, calibrate_usage);
 
-	for (int i = 1; i < argc; i++) {
-		const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t n;
-		double f;
-
-		if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-			calibrate_usage(stdout);
-			return 0;
-		} else if ((!strcmp(opt, "-o") || !strcmp(opt, "--out")) && v) {
-			o.out = v;
-		} else if (!strcmp(opt, "--repeat") && v && parse_u64(v, 64, &n) && n >= 1) {
-			o.repeat = (int)n;
-		} else if (!strcmp(opt, "--wait") && v && parse_double(v, &f) && f >= 0 && f <= 86400) {
-			o.wait_s = f;
-		} else if (!strcmp(opt, "--synthetic") && v) {
-			o.synthetic = v;
-		} else if (!strcmp(opt, "--traces") && v && *v) {
-			o.traces = v;
-		} else if (!strcmp(opt, "--scale") && v && parse_double(v, &f) && f >= 0.01 &&
-			   f <= 16) {
-			o.scale = f;
-		} else {
-			char *e = escape_line(v ? v : "");
-
-			cli_error("ksmsim bench calibrate", "%s%s%s%s: bad option or value "
-				"(-o FILE, --repeat 1..64, --scale 0.01..16; see --help)", opt,
-				v ? " '" : "", v ? e : "", v ? "'" : "");
-			g_free(e);
-			return EXIT_USAGE;
-		}
-		i++;
-	}
-	return bench_calibrate(&o);
+	if (status >= 0)
+		return status;
+	if (a.o.traces && !*a.o.traces)
+		return cli_usage_error("ksmsim bench calibrate", "--traces", "a directory", "");
+	return bench_calibrate(&a.o);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -317,16 +254,18 @@ int cmd_bench(int argc, char **argv)
 		{ "calibrate", run_calibrate_bench,
 		  "the cost table fitted to the live ksmd's CPU (root)" },
 	};
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		FILE *out = argc < 2 ? stderr : stdout;
-		fprintf(out, "usage: ksmsim bench WHAT [OPTIONS]\n\n");
+	if (argc < 2)
+		return cli_error("ksmsim bench", "WHAT is required: trace, costs, model or calibrate"
+				 " (see 'ksmsim bench --help')");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		printf("usage: ksmsim bench WHAT [OPTIONS]\n\n");
 		for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
-			fprintf(out, "  %-9s %s\n", benches[i].name, benches[i].summary);
-		return argc < 2 ? EXIT_USAGE : 0;
+			printf("  %-9s %s\n", benches[i].name, benches[i].summary);
+		return 0;
 	}
 	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
 		if (strcmp(argv[1], benches[i].name) == 0)
 			return benches[i].fn(argc - 1, argv + 1);
-	cli_error("ksmsim bench", "unknown benchmark '%s'", argv[1]);
-	return EXIT_USAGE;
+	return cli_error("ksmsim bench", "unknown benchmark '%s': trace, costs, model or calibrate"
+			 " (see 'ksmsim bench --help')", argv[1]);
 }

@@ -173,22 +173,8 @@ static void bday_usage(FILE *f, const struct bday_args *defaults)
 static int study_options(const char *prog, const struct cli_opt *rows, size_t n, int argc,
 			 char **argv, struct cli_once *once, void *args)
 {
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	int status = -1, c;
+	int status = cli_opts_parse(prog, rows, n, argc, argv, once, args);
 
-	cli_opts_longopts(rows, n, longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 1;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
-		int took = cli_opts_take(prog, rows, n, once, c, optarg, args);
-
-		if (took < 0)
-			status = EXIT_USAGE;
-		else if (!took)
-			status = cli_option_error(prog, argv, lo, c);
-	}
-	g_array_free(longopts, TRUE);
 	if (status < 0 && optind != argc)
 		status = cli_extra_arg(prog, argv[optind]);
 	return status;

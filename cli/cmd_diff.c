@@ -133,22 +133,8 @@ static void usage(FILE *out)
 /* The options and the two files: -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, struct args *a, const char *paths[2])
 {
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	int status = -1, c;
+	int status = cli_opts_parse(PROG, rows, G_N_ELEMENTS(rows), argc, argv, &a->once, a);
 
-	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 1;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &a->once, c, optarg, a);
-
-		if (took < 0)
-			status = EXIT_USAGE;
-		else if (!took)
-			status = cli_option_error(PROG, argv, lo, c);
-	}
-	g_array_free(longopts, TRUE);
 	if (status >= 0)
 		return status;
 	if (a->help) {

@@ -55,6 +55,7 @@ static char *row_wants(const struct cli_opt *r)
 	switch (r->kind) {
 	case CLI_U64:
 	case CLI_UINT:
+	case CLI_INT:
 	case CLI_KNOB:
 		row_bounds(r, &min, &max);
 		return g_strdup_printf("%" PRIu64 "..%" PRIu64, min, max);
@@ -90,11 +91,14 @@ int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cl
 		break;
 	case CLI_U64:
 	case CLI_UINT:
+	case CLI_INT:
 	case CLI_KNOB:
 		row_bounds(r, &min, &max);
 		ok = parse_u64(arg, max, &v) && v >= min;
 		if (ok && r->kind == CLI_UINT)
 			*(unsigned *)at = (unsigned)v;
+		else if (ok && r->kind == CLI_INT)
+			*(int *)at = (int)v;
 		else if (ok)
 			*(uint64_t *)at = v;
 		break;
@@ -138,6 +142,8 @@ static char *row_default(const struct cli_opt *r, const void *base)
 		return g_strdup_printf(" (default %" PRIu64 ")", *(const uint64_t *)at);
 	case CLI_UINT:
 		return g_strdup_printf(" (default %u)", *(const unsigned *)at);
+	case CLI_INT:
+		return g_strdup_printf(" (default %d)", *(const int *)at);
 	case CLI_DOUBLE:
 		return g_strdup_printf(" (default %g)", *(const double *)at);
 	case CLI_STR:
@@ -176,4 +182,29 @@ void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base,
 		g_free(def);
 		g_free(head);
 	}
+}
+
+int cli_opts_parse(const char *prog, const struct cli_opt *t, size_t n, int argc, char **argv,
+		   struct cli_once *once, void *base)
+{
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	GString *optstring = g_string_new(":");
+	int status = -1, c;
+
+	cli_opts_longopts(t, n, longopts);
+	cli_opts_optstring(t, n, optstring);
+	const struct option *lo = (const struct option *)longopts->data;
+	optind = 1;
+	opterr = 0;
+	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
+		int took = cli_opts_take(prog, t, n, once, c, optarg, base);
+
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (!took)
+			status = cli_option_error(prog, argv, lo, c);
+	}
+	g_string_free(optstring, TRUE);
+	g_array_free(longopts, TRUE);
+	return status;
 }
