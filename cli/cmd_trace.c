@@ -12,13 +12,14 @@
 #include "traces/reader.h"
 #include "traces/retime.h"
 #include "traces/writer.h"
-#include "util/escape.h"
 #include "workloads/digest.h"
 #include "util/options.h"
 #include "util/file_id.h"
 #include "util/parse.h"
 #include "util/signals.h"
 #include "util/size.h"
+
+#define PROG "ksmsim trace"
 
 static int trace_usage(FILE *out)
 {
@@ -96,14 +97,9 @@ static bool max_memory_given;
 /* A size option's value, nonzero; false with the error line printed. */
 static bool size_arg(const char *name, const char *arg, uint64_t *out)
 {
-	char *msg;
-
 	if (parse_size(arg, out) && *out)
 		return true;
-	msg = g_strdup_printf("%s wants a size in bytes (K, M, G, T suffixes), not '%s'", name,
-			      arg);
-	cli_error("ksmsim trace", "%s", msg);
-	g_free(msg);
+	cli_usage_error(PROG, name, "a size in bytes (K, M, G, T suffixes)", arg);
 	return false;
 }
 
@@ -122,13 +118,6 @@ static trace_reader *open_in(const char *in, unsigned int ninputs, GError **erro
 				 max_disk ? MAX(1, max_disk / ninputs) : 0, why);
 	g_free(why);
 	return r;
-}
-
-static int fail(GError *error)
-{
-	cli_error("ksmsim trace", "%s", error->message);
-	g_error_free(error);
-	return EXIT_USAGE;
 }
 
 /* Copies every record of in to out; out is committed only if all went well. */
@@ -175,7 +164,7 @@ static int copy(const char *in, const char *out, enum trace_format fmt)
 	return 0;
 fail:
 	g_free(rec);
-	return fail(error);
+	return cli_gerror(PROG, error);
 }
 
 /*
@@ -253,7 +242,7 @@ static int merge(char **in, int n, const char *out)
 fail:
 	if (w)
 		trace_writer_abort(w);
-	rc = fail(error);
+	rc = cli_gerror(PROG, error);
 out:
 	for (int i = 0; i < n; i++)
 		trace_reader_free(r[i]);
@@ -385,7 +374,7 @@ static int stat_trace(const char *in)
 fail:
 	trace_check_free(ck);
 	g_free(rec);
-	return fail(error);
+	return cli_gerror(PROG, error);
 }
 
 /* retime --factor F IN OUT, the operands in argv. */
@@ -394,27 +383,24 @@ static int retime(int argc, char **argv, const char *factor_arg)
 	GError *error = NULL;
 	double factor;
 
-	if (!factor_arg) {
-		cli_error("ksmsim trace", "retime needs --factor F");
-		return EXIT_USAGE;
-	}
-	if (!parse_double(factor_arg, &factor) || !(factor > 0)) {
-		cli_error("ksmsim trace", "bad --factor '%s' (a finite number more than 0)",
-			factor_arg);
-		return EXIT_USAGE;
-	}
+	if (!factor_arg)
+		return cli_error(PROG, "retime needs --factor F");
+	/* parse_double takes a subnormal (1e-308) and refuses what rounds to 0 or inf */
+	if (!parse_double(factor_arg, &factor) || !(factor > 0))
+		return cli_usage_error(PROG, "--factor", "a number more than 0, from 4.9e-324 to"
+				       " 1.8e308", factor_arg);
 	if (argc != 2) {
-		cli_error("ksmsim trace", "retime takes IN and OUT");
+		cli_error(PROG, "retime takes IN and OUT");
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[0], "-") == 0) {
-		cli_error("ksmsim trace", "retime reads IN twice: IN cannot be '-'");
+		cli_error(PROG, "retime reads IN twice: IN cannot be '-'");
 		return EXIT_USAGE;
 	}
 	struct file_use uses[] = { { "IN", argv[0], false }, { "OUT", argv[1], true } };
 
 	if (!file_uses_distinct(uses, 2, &error) || !trace_retime(argv[0], argv[1], factor, &error))
-		return fail(error);
+		return cli_gerror(PROG, error);
 	return 0;
 }
 
@@ -430,52 +416,51 @@ int cmd_trace(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sub, *fmt_name = NULL, *factor = NULL;
+	struct cli_once once = { 0 };
 	bool digest = false;
 	GError *error = NULL;
 	int c;
 
 	if (argc < 2)
-		return trace_usage(stderr);
+		return cli_error(PROG, "a subcommand is required: convert, cat, stat, merge or retime"
+				 " (see 'ksmsim trace --help')");
 	sub = argv[1];
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0)
 		return trace_usage(stdout);
 	if (strcmp(sub, "convert") && strcmp(sub, "cat") && strcmp(sub, "stat") &&
 	    strcmp(sub, "merge") && strcmp(sub, "retime")) {
-		cli_error("ksmsim trace", "unknown subcommand '%s' (convert, cat, stat, merge "
+		cli_error(PROG, "unknown subcommand '%s' (convert, cat, stat, merge "
 			"or retime)", sub);
 		return EXIT_USAGE;
 	}
 	argc--;
 	argv++;
 	optind = 0;
+	opterr = 0;
 	signals_install(SIGNALS_EXIT);
 	while ((c = getopt_long(argc, argv, "+:f:F:m:c:h", opts, NULL)) != -1) {
+		if (optarg && !cli_once(&once, PROG, option_name(opts, c), c))
+			return EXIT_USAGE;
 		switch (c) {
 		case 'f':
 			if (strcmp(sub, "convert")) {
-				cli_error("ksmsim trace", "--format is for convert only");
+				cli_error(PROG, "--format is for convert only");
 				return EXIT_USAGE;
 			}
 			fmt_name = optarg;
 			break;
 		case 'c':
 			if (strcmp(sub, "convert")) {
-				cli_error("ksmsim trace", "--content is for convert only");
+				cli_error(PROG, "--content is for convert only");
 				return EXIT_USAGE;
 			}
-			if (strcmp(optarg, "digest") && strcmp(optarg, "bytes")) {
-				char *v = escape_line(optarg);
-
-				cli_error("ksmsim trace", "--content: unknown content '%s' (bytes or "
-					"digest)", v);
-				g_free(v);
-				return EXIT_USAGE;
-			}
+			if (strcmp(optarg, "digest") && strcmp(optarg, "bytes"))
+				return cli_usage_error(PROG, "--content", "bytes or digest", optarg);
 			digest = !strcmp(optarg, "digest");
 			break;
 		case 'F':
 			if (strcmp(sub, "retime")) {
-				cli_error("ksmsim trace", "--factor is for retime only");
+				cli_error(PROG, "--factor is for retime only");
 				return EXIT_USAGE;
 			}
 			factor = optarg;
@@ -492,7 +477,7 @@ int cmd_trace(int argc, char **argv)
 		case 'h':
 			return trace_usage(stdout);
 		default:
-			return option_error("ksmsim trace", argv, opts, c);
+			return cli_option_error(PROG, argv, opts, c);
 		}
 	}
 	argc -= optind;
@@ -504,7 +489,7 @@ int cmd_trace(int argc, char **argv)
 		enum trace_format fmt;
 
 		if (argc != 2) {
-			cli_error("ksmsim trace", "convert takes IN and OUT");
+			cli_error(PROG, "convert takes IN and OUT");
 			return EXIT_USAGE;
 		}
 		if (!fmt_name)
@@ -516,14 +501,14 @@ int cmd_trace(int argc, char **argv)
 		else if (strcmp(fmt_name, "binary") == 0)
 			fmt = TRACE_FMT_BINARY;
 		else {
-			cli_error("ksmsim trace", "unknown format '%s' (text, gz or binary)",
+			cli_error(PROG, "unknown format '%s' (text, gz or binary)",
 				fmt_name);
 			return EXIT_USAGE;
 		}
 		struct file_use uses[] = { { "IN", argv[0], false }, { "OUT", argv[1], true } };
 
 		if (!file_uses_distinct(uses, 2, &error))
-			return fail(error);
+			return cli_gerror(PROG, error);
 		if (digest) {
 			/* its blobs held to --max-memory, as every tool here holds them */
 			trace_reader *r = open_in(argv[0], 1, &error);
@@ -532,7 +517,7 @@ int cmd_trace(int argc, char **argv)
 
 			if (r)
 				trace_reader_free(r);
-			return ok ? 0 : fail(error);
+			return ok ? 0 : cli_gerror(PROG, error);
 		}
 		return copy(argv[0], argv[1], fmt);
 	}
@@ -540,7 +525,7 @@ int cmd_trace(int argc, char **argv)
 		return retime(argc, argv, factor);
 	if (strcmp(sub, "merge") == 0) {
 		if (argc < 3) {
-			cli_error("ksmsim trace", "merge takes two or more traces and OUT");
+			cli_error(PROG, "merge takes two or more traces and OUT");
 			return EXIT_USAGE;
 		}
 		struct file_use *uses = g_new(struct file_use, argc);
@@ -551,11 +536,11 @@ int cmd_trace(int argc, char **argv)
 
 		g_free(uses);
 		if (!distinct)
-			return fail(error);
+			return cli_gerror(PROG, error);
 		return merge(argv, argc - 1, argv[argc - 1]);
 	}
 	if (argc != 1) {
-		cli_error("ksmsim trace", "%s takes one trace", sub);
+		cli_error(PROG, "%s takes one trace", sub);
 		return EXIT_USAGE;
 	}
 	if (strcmp(sub, "cat") == 0)

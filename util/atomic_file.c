@@ -83,6 +83,17 @@ bool atomic_target_open(struct atomic_target *t, const char *path, GError **erro
 		t->fd = dup(STDOUT_FILENO);
 		if (t->fd < 0)
 			goto fail_errno_stdout;
+		/*
+		 * A closed standard output is /dev/null opened for reading (cli/main.c):
+		 * say EBADF, the truth, before fdopen's EINVAL or gzdopen's ENOMEM does.
+		 */
+		int fl = fcntl(t->fd, F_GETFL);
+		if (fl >= 0 && (fl & O_ACCMODE) == O_RDONLY) {
+			close(t->fd);
+			t->fd = -1;
+			errno = EBADF;
+			goto fail_errno_stdout;
+		}
 		return true;
 	}
 	if (!*path) {
