@@ -19,13 +19,14 @@
 #include "cli/cli.h"
 #include "traces/check.h"
 #include "traces/writer.h"
-#include "util/escape.h"
 #include "util/options.h"
 #include "util/parse.h"
 #include "util/progress.h"
 #include "util/signals.h"
 #include "workloads/record/record.h"
 #include "workloads/record/shim.h"
+
+#define PROG "ksmsim record"
 
 struct record_opts {
 	const char *out, *vm_name;
@@ -43,6 +44,8 @@ struct record_opts {
 	const char *pid_arg;	/* --pid as given, for the trace's comment */
 	const char *cgroup;
 	double max_cpu;		/* percent of one CPU; 0: no cap */
+	char *find_note;	/* auto's fallback, said once the recording starts (g_free) */
+	struct cli_once once;	/* the options given */
 };
 
 static bool attached(const struct record_opts *o)
@@ -287,14 +290,6 @@ static char *human_bytes(double b)
 	return g_strdup_printf("%.1f KiB", b / 1024);
 }
 
-static int bad_value(const char *opt, const char *arg, const char *want)
-{
-	char *v = escape_line(arg);
-
-	cli_error("ksmsim record", "bad %s '%s' (%s)", opt, v, want);
-	g_free(v);
-	return EXIT_USAGE;
-}
 
 /* --pid PID[,PID...]: decimal ids from 1, repeats dropped; false when malformed. */
 static bool parse_pids(const char *arg, struct record_opts *o)
@@ -344,28 +339,34 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	int c;
 
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:i:h", opts, NULL)) != -1) {
+		if (optarg && !cli_once(&o->once, PROG, option_name(opts, c), c))
+			return EXIT_USAGE;
 		switch (c) {
 		case 'o':
 			o->out = optarg;
 			break;
 		case 'i':
 			if (!parse_u64(optarg, 3600000, &o->interval_ms) || o->interval_ms < 1)
-				return bad_value("--interval-ms", optarg, "1..3600000");
+				return cli_usage_error(PROG, "--interval-ms", "1..3600000", optarg);
 			break;
 		case 'V':
 			o->vm_name = optarg;
 			if (!trace_name_valid(o->vm_name, strlen(o->vm_name)))
-				return bad_value("--as-vm name", optarg,
-						 "1-64 characters of A-Z a-z 0-9 _ . -");
+				return cli_usage_error(PROG, "--as-vm",
+						       "a name of 1-64 characters of A-Z a-z 0-9 _ . -",
+						       optarg);
 			break;
 		case 'm':
 			if (!parse_double(optarg, &o->max_seconds) || !(o->max_seconds > 0))
-				return bad_value("--max-seconds", optarg, "seconds, more than 0");
+				return cli_usage_error(PROG, "--max-seconds", "seconds, more than 0",
+						       optarg);
 			break;
 		case 'k':
 			if (!parse_u64(optarg, UINT64_MAX, &o->mark_every) || o->mark_every < 1)
-				return bad_value("--mark-every", optarg, "intervals, at least 1");
+				return cli_usage_error(PROG, "--mark-every", "intervals, at least 1",
+						       optarg);
 			break;
 		case 'b':
 			o->baseline = true;
@@ -386,8 +387,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			else if (strcmp(optarg, "compare") == 0)
 				o->find = RECORD_FIND_COMPARE;
 			else
-				return bad_value("--find", optarg,
-						 "auto, pagemap-scan, soft-dirty or compare");
+				return cli_usage_error(PROG, "--find",
+						       "auto, pagemap-scan, soft-dirty or compare",
+						       optarg);
 			break;
 		case 'S':
 			if (strcmp(optarg, "advised") == 0)
@@ -395,12 +397,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			else if (strcmp(optarg, "all") == 0)
 				o->scope = RECORD_SCOPE_ALL;
 			else
-				return bad_value("--scope", optarg, "advised or all");
+				return cli_usage_error(PROG, "--scope", "advised or all", optarg);
 			o->scope_given = true;
 			break;
 		case 'p':
 			if (!parse_pids(optarg, o))
-				return bad_value("--pid", optarg, "process ids, comma-separated");
+				return cli_usage_error(PROG, "--pid", "process ids, comma-separated",
+						       optarg);
 			break;
 		case 'T':
 			if (strcmp(optarg, "bytes") == 0)
@@ -408,7 +411,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			else if (strcmp(optarg, "digest") == 0)
 				o->content = RECORD_CONTENT_DIGEST;
 			else
-				return bad_value("--content", optarg, "bytes or digest");
+				return cli_usage_error(PROG, "--content", "bytes or digest", optarg);
 			o->content_given = true;
 			break;
 		case 'C':
@@ -417,13 +420,14 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'M':
 			if (!parse_double(optarg, &o->max_cpu) || !(o->max_cpu > 0) ||
 			    o->max_cpu > 100)
-				return bad_value("--max-cpu", optarg, "percent of one CPU, 0-100, more than 0");
+				return cli_usage_error(PROG, "--max-cpu",
+						       "a percentage of one CPU, more than 0 and at most 100",
+						       optarg);
 			break;
 		case 'h':
 			return usage(stdout);
 		default:
-			option_error("ksmsim record", argv, opts, c);
-			return EXIT_USAGE;
+			return cli_option_error(PROG, argv, opts, c);
 		}
 	}
 	return -1;
@@ -468,7 +472,7 @@ static int choose_find(struct record_opts *o)
 	const char *why = NULL;
 
 	if (attached(o) && o->find == RECORD_FIND_PAGEMAP_SCAN) {
-		cli_error("ksmsim record", "--find pagemap-scan is not available for %s: it "
+		cli_error(PROG, "--find pagemap-scan is not available for %s: it "
 			"needs a userfaultfd made by each recorded process itself (the shim does that "
 			"in COMMAND); use soft-dirty or compare", o->pids ? "--pid" : "--cgroup");
 		return EXIT_USAGE;
@@ -481,7 +485,7 @@ static int choose_find(struct record_opts *o)
 		}
 		g_clear_pointer(&o->shim, g_free);
 		if (o->find == RECORD_FIND_PAGEMAP_SCAN) {
-			cli_error("ksmsim record", "--find pagemap-scan is not available here: %s",
+			cli_error(PROG, "--find pagemap-scan is not available here: %s",
 				why);
 			return EXIT_USAGE;
 		}
@@ -493,16 +497,17 @@ static int choose_find(struct record_opts *o)
 		return -1;
 	}
 	if (o->find == RECORD_FIND_SOFT_DIRTY) {
-		cli_error("ksmsim record", "soft-dirty page tracking is not available here "
+		cli_error(PROG, "soft-dirty page tracking is not available here "
 			"(needs CONFIG_MEM_SOFT_DIRTY: /proc/PID/clear_refs '4', pagemap bit 55)");
 		return EXIT_USAGE;
 	}
+	/* said once the recording starts: a refusal after this is the one line */
 	if (attached(o))
-		cli_error("ksmsim record", "no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here "
+		o->find_note = g_strdup("no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here "
 			"and PAGEMAP_SCAN cannot serve attached processes; finding written pages by "
 			"comparing their bytes (--find compare)");
 	else
-		cli_error("ksmsim record", "no PAGEMAP_SCAN write tracking (%s) and no "
+		o->find_note = g_strdup_printf("no PAGEMAP_SCAN write tracking (%s) and no "
 			"soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY) here; finding written pages by "
 			"comparing their bytes (--find compare)", why);
 	o->find = RECORD_FIND_COMPARE;
@@ -515,57 +520,55 @@ static int check_setup(char **cmd, int ncmd, struct record_opts *o)
 	int ret;
 
 	if (!o->out) {
-		cli_error("ksmsim record", "-o FILE is required");
+		cli_error(PROG, "-o FILE is required");
 		return EXIT_USAGE;
 	}
 	if (o->pids && o->cgroup) {
-		cli_error("ksmsim record", "--pid and --cgroup exclude each other");
+		cli_error(PROG, "--pid and --cgroup exclude each other");
 		return EXIT_USAGE;
 	}
 	if (attached(o) && ncmd > 0) {
-		cli_error("ksmsim record", "%s and a COMMAND exclude each other",
+		cli_error(PROG, "%s and a COMMAND exclude each other",
 			o->pids ? "--pid" : "--cgroup");
 		return EXIT_USAGE;
 	}
 	if (attached(o) && o->baseline) {
-		cli_error("ksmsim record", "--baseline needs a COMMAND to run, not %s",
+		cli_error(PROG, "--baseline needs a COMMAND to run, not %s",
 			o->pids ? "--pid" : "--cgroup");
 		return EXIT_USAGE;
 	}
 	if (!attached(o) && ncmd < 1) {
-		cli_error("ksmsim record", "no COMMAND (usage: ksmsim record -o FILE -- COMMAND..., "
+		cli_error(PROG, "no COMMAND (usage: ksmsim record -o FILE -- COMMAND..., "
 			"or --pid PID, or --cgroup DIR)");
 		return EXIT_USAGE;
 	}
 	if (strcmp(o->out, "-") == 0) {
-		cli_error("ksmsim record", "-o must name a file (COMMAND may use standard output)");
+		cli_error(PROG, "-o must name a file (COMMAND may use standard output)");
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
-		cli_error("ksmsim record", "must run as root: it reads /proc/PID/pagemap, "
+		cli_error(PROG, "must run as root: it reads /proc/PID/pagemap, "
 			"/proc/PID/mem and writes /proc/PID/clear_refs of every process %s",
 			attached(o) ? "it attaches to" : "of COMMAND");
 		return EXIT_USAGE;
 	}
 	if (!attached(o) && !command_exists(cmd[0])) {
-		cli_error("ksmsim record", "%s: command not found", cmd[0]);
+		cli_error(PROG, "%s: command not found", cmd[0]);
 		return EXIT_USAGE;
 	}
-	if (o->cgroup && !record_cgroup_check(o->cgroup)) {
-		char *v = escape_line(o->cgroup);
-
-		cli_error("ksmsim record", "--cgroup %s: not a cgroup v2 directory (a "
-			"directory under a cgroup2 mount, such as /sys/fs/cgroup/...)", v);
-		g_free(v);
-		return EXIT_USAGE;
-	}
+	struct stat st;
+	if (o->cgroup && stat(o->cgroup, &st) != 0)
+		return cli_error(PROG, "--cgroup %s: %s", o->cgroup, g_strerror(errno));
+	if (o->cgroup && !record_cgroup_check(o->cgroup))
+		return cli_error(PROG, "--cgroup %s: not a cgroup v2 directory (a directory under"
+				 " a cgroup2 mount, such as /sys/fs/cgroup/...)", o->cgroup);
 	ret = choose_find(o);
 	for (guint i = 0; ret < 0 && o->pids && i < o->pids->len; i++) {
 		pid_t pid = g_array_index(o->pids, pid_t, i);
 		char why[160];
 
 		if (!record_attach_check(pid, o->find, why, sizeof(why))) {
-			cli_error("ksmsim record", "--pid %d: %s", (int)pid, why);
+			cli_error(PROG, "--pid %d: %s", (int)pid, why);
 			ret = EXIT_USAGE;
 		}
 	}
@@ -638,7 +641,7 @@ static void cover_interval(struct coverage *cov, const struct record_opts *o, ui
 		return;
 	}
 	if (o->max_cpu > 0)
-		cli_error("ksmsim record", "interval %" G_GUINT64_FORMAT " at %.2f s: covered "
+		cli_error(PROG, "interval %" G_GUINT64_FORMAT " at %.2f s: covered "
 			"%.0f%% (its capture took %.2f s for a %.2f s interval, %.2f s of it asleep "
 			"under --max-cpu %g)", n, at, 100 * f, took, iv, slept, o->max_cpu);
 }
@@ -651,7 +654,7 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 	struct progress *progress;
 	double next = t_start;
 
-	progress = progress_new("ksmsim record", o->quiet ? PROGRESS_NEVER :
+	progress = progress_new(PROG, o->quiet ? PROGRESS_NEVER :
 				o->force_progress ? PROGRESS_ALWAYS : PROGRESS_AUTO);
 	progress_phase(progress, "recording", "page writes");
 	for (;;) {
@@ -671,7 +674,7 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 		cover_interval(cov, o, st->intervals, c0 - t_start, now_s() - c0,
 			       st->throttled_s - slept0);
 		if (recorder_full(rc))
-			cli_error("ksmsim record", "%s: more than 2^32 pages of mappings seen "
+			cli_error(PROG, "%s: more than 2^32 pages of mappings seen "
 				"(vpns are never reused); capture stopped", recorder_full(rc));
 		if (st->intervals % o->mark_every == 0) {
 			char label[32];
@@ -683,7 +686,7 @@ static void record_loop(struct recorder *rc, const struct record_opts *o, double
 		progress_update(progress, st->pages, (uint64_t)((now_s() - t_start) * 1000),
 				o->max_seconds > 0 ? (uint64_t)(o->max_seconds * 1000) : 0);
 		if (recorder_cut(rc))
-			cli_error("ksmsim record", "interval %" G_GUINT64_FORMAT " was cut short "
+			cli_error(PROG, "interval %" G_GUINT64_FORMAT " was cut short "
 				"at --max-seconds: the pages it had not read yet are not in it",
 				st->intervals);
 		if (last || recorder_stopped(rc) || recorder_tree_done(rc))
@@ -706,13 +709,19 @@ static void report_detector(const struct record_stats *rs, const struct record_o
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 		      ru.ru_stime.tv_usec / 1e6;
-	cli_error("ksmsim record", "detector %s: %" G_GUINT64_FORMAT " pages reported %s",
-		record_find_name(o->find), rs->detected,
-		o->find == RECORD_FIND_COMPARE ? "changed" : "written");
+	GString *line = g_string_new(NULL);
+
+	g_string_printf(line, "detector %s: %" G_GUINT64_FORMAT " pages reported %s",
+			record_find_name(o->find), rs->detected,
+			o->find == RECORD_FIND_COMPARE ? "changed" : "written");
 	if (o->find == RECORD_FIND_PAGEMAP_SCAN)
-		fprintf(stderr, ", %" G_GUINT64_FORMAT " processes tracked, %" G_GUINT64_FORMAT
-			" fallbacks to compare", rs->uffd_procs, rs->fallbacks);
-	fprintf(stderr, ", detector CPU %.3f s, recorder CPU %.3f s\n", rs->detector_cpu_s, cpu);
+		g_string_append_printf(line, ", %" G_GUINT64_FORMAT " process%s tracked, %"
+				       G_GUINT64_FORMAT " fallbacks to compare", rs->uffd_procs,
+				       rs->uffd_procs == 1 ? "" : "es", rs->fallbacks);
+	g_string_append_printf(line, ", detector CPU %.3f s, recorder CPU %.3f s",
+			       rs->detector_cpu_s, cpu);
+	cli_notice(PROG, "%s", line->str);
+	g_string_free(line, TRUE);
 }
 
 /* --max-cpu: the recorder's CPU against the cap, and how far it kept up. */
@@ -725,7 +734,7 @@ static void report_cap(const struct record_opts *o, const struct coverage *cov,
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 		      ru.ru_stime.tv_usec / 1e6;
-	cli_error("ksmsim record", "--max-cpu %g%%: the recorder used %.1f%% of one CPU "
+	cli_notice(PROG, "--max-cpu %g%%: the recorder used %.1f%% of one CPU "
 		"(%.2f s in %.2f s), slept %.2f s under the cap; %" G_GUINT64_FORMAT " of %"
 		G_GUINT64_FORMAT " intervals covered in full, mean coverage %.0f%%, lowest %.0f%%",
 		o->max_cpu, wall > 0 ? 100 * cpu / wall : 0, cpu, wall, rs->throttled_s, cov->full,
@@ -745,21 +754,22 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 		st.st_size = 0;
 	size = human_bytes(st.st_size);
 	if (recorder_root_status(rc, &status) && WIFEXITED(status))
-		cli_error("ksmsim record", "%s exited with status %d after %.2f s", cmd,
+		cli_notice(PROG, "%s exited with status %d after %.2f s", cmd,
 			WEXITSTATUS(status), wall);
 	else if (recorder_root_status(rc, &status) && WIFSIGNALED(status))
-		cli_error("ksmsim record", "%s was killed by signal %d after %.2f s",
+		cli_notice(PROG, "%s was killed by signal %d after %.2f s",
 			cmd, WTERMSIG(status), wall);
 	if (attached(o))
-		cli_error("ksmsim record", "attached for %.2f s to %" G_GUINT64_FORMAT
-			" processes, %" G_GUINT64_FORMAT " of them ended (exited%s) meanwhile; the "
-			"others were left running as found", wall, rs->procs_seen, rs->exits,
+		cli_notice(PROG, "attached for %.2f s to %" G_GUINT64_FORMAT
+			" process%s, %" G_GUINT64_FORMAT " of them ended (exited%s) meanwhile; the "
+			"others were left running as found", wall, rs->procs_seen,
+			rs->procs_seen == 1 ? "" : "es", rs->exits,
 			o->cgroup ? " or left the cgroup" : "");
-	cli_error("ksmsim record", "%" G_GUINT64_FORMAT " intervals of %" G_GUINT64_FORMAT
-		" ms, %" G_GUINT64_FORMAT " processes, %" G_GUINT64_FORMAT " maps, %"
-		G_GUINT64_FORMAT " unmaps", rs->intervals, o->interval_ms, rs->procs_seen, rs->maps,
-		rs->unmaps);
-	cli_error("ksmsim record", "%" G_GUINT64_FORMAT " page writes (%s): %"
+	cli_notice(PROG, "%" G_GUINT64_FORMAT " intervals of %" G_GUINT64_FORMAT
+		" ms, %" G_GUINT64_FORMAT " process%s, %" G_GUINT64_FORMAT " maps, %"
+		G_GUINT64_FORMAT " unmaps", rs->intervals, o->interval_ms, rs->procs_seen,
+		rs->procs_seen == 1 ? "" : "es", rs->maps, rs->unmaps);
+	cli_notice(PROG, "%" G_GUINT64_FORMAT " page writes (%s): %"
 		G_GUINT64_FORMAT " zero, %" G_GUINT64_FORMAT " uniform, %" G_GUINT64_FORMAT
 		" %s (%" G_GUINT64_FORMAT " unreadable skipped)",
 		rs->pages, written, rs->zero_pages, rs->uniform_pages,
@@ -767,15 +777,18 @@ static void report(const struct recorder *rc, const char *cmd, const struct reco
 		o->content == RECORD_CONTENT_DIGEST ? "other pages stored as digests" :
 		"distinct other pages stored once", rs->mem_errors);
 	if (rs->huge_skipped)
-		cli_error("ksmsim record", "left out mappings over 64 GiB (reservations, "
+		cli_notice(PROG, "left out mappings over 64 GiB (reservations, "
 			"sanitizer shadows) %" G_GUINT64_FORMAT " times", rs->huge_skipped);
 	report_detector(rs, o);
-	cli_error("ksmsim record", "capture took %.2f s of %.2f s wall (%.1f%%)", rs->capture_s,
-		wall, wall > 0 ? 100 * rs->capture_s / wall : 0);
-	if (baseline > 0)
-		fprintf(stderr, "; %s took %.2f s without recording, %.2f s with (%+.1f%%)",
-			cmd, baseline, wall, 100 * (wall - baseline) / baseline);
-	fprintf(stderr, "\nksmsim record: trace %s: %s\n", o->out, size);
+	char *with = baseline > 0 ? g_strdup_printf("; %s took %.2f s without recording, %.2f s"
+						    " with (%+.1f%%)", cmd, baseline, wall,
+						    100 * (wall - baseline) / baseline)
+				  : g_strdup("");
+
+	cli_notice(PROG, "capture took %.2f s of %.2f s wall (%.1f%%)%s", rs->capture_s, wall,
+		   wall > 0 ? 100 * rs->capture_s / wall : 0, with);
+	g_free(with);
+	cli_notice(PROG, "trace %s: %s", o->out, size);
 	g_free(written);
 	g_free(size);
 }
@@ -794,7 +807,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	const char *what = o.pids ? "the processes" : o.cgroup ? "the cgroup" : argv[0];
 
 	if (o.baseline) {
-		cli_error("ksmsim record", "baseline run of %s without recording...", argv[0]);
+		cli_notice(PROG, "baseline run of %s without recording...", argv[0]);
 		baseline = run_baseline(argv);
 	}
 
@@ -802,10 +815,12 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	w = trace_writer_open_version(o.out, trace_format_from_path(o.out),
 				      o.content == RECORD_CONTENT_DIGEST ? 4 : 3, &error);
 	if (!w) {
-		cli_error("ksmsim record", "%s", error->message);
+		cli_error(PROG, "%s", error->message);
 		g_error_free(error);
 		return EXIT_USAGE;
 	}
+	if (o.find_note)
+		cli_notice(PROG, "%s", o.find_note);
 	comment_setup(w, argv, argc, &o);
 	signals_install(SIGNALS_DEFER);
 	t_start = now_s();
@@ -821,7 +836,7 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	} else {
 		root = start_command(argv, o.shim, &err);
 		if (root < 0) {
-			cli_error("ksmsim record", "%s: cannot execute: %s", argv[0],
+			cli_error(PROG, "%s: cannot execute: %s", argv[0],
 				g_strerror(err));
 			trace_writer_abort(w);
 			recorder_free(rc);
@@ -841,13 +856,13 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	blobs = trace_writer_blobs(w);
 	if (recorder_error(rc)) {
 		/* a write error: nothing trustworthy to commit */
-		cli_error("ksmsim record", "%s", recorder_error(rc)->message);
+		cli_error(PROG, "%s", recorder_error(rc)->message);
 		trace_writer_abort(w);
 		recorder_free(rc);
 		return EXIT_USAGE;
 	}
 	if (!trace_writer_close(w, &error)) {
-		cli_error("ksmsim record", "%s", error->message);
+		cli_error(PROG, "%s", error->message);
 		g_clear_error(&error);
 		recorder_free(rc);
 		return EXIT_USAGE;
@@ -857,14 +872,14 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	if (o.max_cpu > 0)
 		report_cap(&o, &cov, recorder_stats(rc), wall);
 	if (attached(&o) && recorder_stats(rc)->pages == 0 && !signals_caught()) {
-		cli_error("ksmsim record", "no page of %s was captured (scope %s%s)", what,
+		cli_error(PROG, "no page of %s was captured (scope %s%s)", what,
 			record_scope_name(o.scope), o.scope == RECORD_SCOPE_ADVISED ?
 			": nothing advised MADV_MERGEABLE; --scope all takes every anonymous mapping" :
 			"");
 		ret = 1;
 	} else if (!attached(&o) && recorder_stats(rc)->intervals <= 1 &&
 		   recorder_stats(rc)->pages == 0 && !signals_caught()) {
-		cli_error("ksmsim record", "%s ended before anything was captured "
+		cli_error(PROG, "%s ended before anything was captured "
 			"(the trace holds no pages)", argv[0]);
 		ret = 1;
 	}
@@ -891,6 +906,7 @@ int cmd_record(int argc, char **argv)
 	if (ret < 0)
 		ret = record_run(argc, argv, o);
 	g_free(o.shim);
+	g_free(o.find_note);
 	if (o.pids)
 		g_array_free(o.pids, TRUE);
 	return ret;
