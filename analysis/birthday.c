@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "analysis/collide.h"
 #include "analysis/study.h"
+#include "util/escape.h"
 
 const char *const birthday_pages_names[BIRTHDAY_NR_PAGES] = { "words", "counter", "full" };
 
@@ -273,8 +274,8 @@ void collide_birthday(const struct birthday_opts *o)
 {
 	bool any_wide = false;
 
-	fprintf(stderr, "collide birthday: %" PRIu64 " trials per hash of <= 32 bits, %" PRIu64
-		" wider, on %u thread%s\n", o->trials, o->trials_wide, o->threads,
+	reportf("collide birthday", "%" PRIu64 " trials per hash of <= 32 bits, %" PRIu64
+		" wider, on %u thread%s", o->trials, o->trials_wide, o->threads,
 		o->threads == 1 ? "" : "s");
 	put_header(o);
 	for (unsigned hi = 0; hi < o->nhashes; hi++) {
@@ -294,7 +295,7 @@ void collide_birthday(const struct birthday_opts *o)
 		}
 		g_free(b.seen);
 		put_hash(o, &b, nt);
-		fprintf(stderr, "  %s: %.1f s\n", h->name, study_seconds(t0));
+		reportf(NULL, "  %s: %.1f s", h->name, study_seconds(t0));
 		g_free(b.first);
 	}
 	put_footnote(o, any_wide);

@@ -11,6 +11,7 @@
 #include "analysis/study.h"
 #include "workloads/collpair.h"
 #include "workloads/crcdelta.h"
+#include "util/escape.h"
 
 const char *const fp_change_names[FP_NR_CHANGES] = { "bitflip", "word", "patch", "crafted-crc",
 						     "colliding-pair" };
@@ -255,7 +256,7 @@ bool collide_false_positive(const struct fp_opts *o, GError **error)
 	struct cp cp = { 0 };
 
 	crcdelta_kernel(&k);
-	fprintf(stderr, "collide false-positive: %" PRIu64 " changes per hash and kind, on %u thread%s\n",
+	reportf("collide false-positive", "%" PRIu64 " changes per hash and kind, on %u thread%s",
 		o->trials, o->threads, o->threads == 1 ? "" : "s");
 	if (o->changes[FP_COLLPAIR] && !cp_run(o, &cp, error)) {
 		g_free(cp.per);
@@ -302,10 +303,10 @@ bool collide_false_positive(const struct fp_opts *o, GError **error)
 				trials, same, rate, lo, up, expect);
 			fflush(o->table);
 			if (ch == FP_COLLPAIR)
-				fprintf(stderr, "  %s %s: %.1f s (the sweep)\n", h->name,
+				reportf(NULL, "  %s %s: %.1f s (the sweep)", h->name,
 					fp_change_names[ch], cp.per[hi].seconds);
 			else
-				fprintf(stderr, "  %s %s: %.1f s\n", h->name, fp_change_names[ch],
+				reportf(NULL, "  %s %s: %.1f s", h->name, fp_change_names[ch],
 					study_seconds(t0));
 		}
 	}

@@ -16,6 +16,7 @@
 #include "sim/output.h"
 #include "traces/writer.h"
 #include "workloads/crcdelta.h"
+#include "util/escape.h"
 
 #define GUEST_BASE UINT64_C(0x100000)	/* first vpn of every guest */
 #define WINDOW_OFF 2048u		/* the crafted window, mid-page */
@@ -338,7 +339,7 @@ bool collide_ksm(const struct ksm_study_opts *o, GError **error)
 
 		ok = run_one(o, o->hashes[hi], hi == 0, &rows[hi], error);
 		if (ok)
-			fprintf(stderr, "  run %s: %.1f s\n", o->hashes[hi]->name, study_seconds(t0));
+			reportf(NULL, "  run %s: %.1f s", o->hashes[hi]->name, study_seconds(t0));
 	}
 	if (ok)
 		put_table(o, rows);

@@ -16,6 +16,7 @@
 #include "analysis/workers.h"
 #include "util/fd_io.h"
 #include "util/signals.h"
+#include "util/escape.h"
 
 /* What a worker writes to its pipe: its status, then its row. */
 struct msg {
@@ -180,7 +181,7 @@ bool workers_run(const struct workers_spec *s, void *rows, GError **error)
 			memcpy((char *)rows + sl->idx * s->row_size, m->row, s->row_size);
 			done++;
 			if (s->verbose)
-				fprintf(stderr, "%s: %zu/%zu %s: %.1f s\n", s->prog, done, n, name,
+				reportf(s->prog, "%zu/%zu %s: %.1f s", done, n, name,
 					m->wall_s);
 		} else if (!stop || (fail_status > 0 && (long)sl->idx < failed && whole)) {
 			/* after a failure, the workers stopped on purpose are no news */

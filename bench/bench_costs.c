@@ -23,6 +23,7 @@
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
 #include "util/signals.h"
+#include "util/escape.h"
 
 #define PAGE HASH_PAGE_SIZE
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -275,7 +276,7 @@ int bench_costs(const struct bench_costs_opts *o)
 		signals_install(SIGNALS_EXIT);
 		af = atomic_file_open(csv_path, &err);
 		if (!af) {
-			fprintf(stderr, "ksmsim bench costs: %s\n", err->message);
+			reportf("ksmsim bench costs", "%s", err->message);
 			g_error_free(err);
 			g_free(rows);
 			return EXIT_USAGE;
@@ -292,7 +293,7 @@ int bench_costs(const struct bench_costs_opts *o)
 	cb.base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (cb.base == MAP_FAILED || hot == MAP_FAILED) {
-		fprintf(stderr, "ksmsim bench costs: cannot allocate %" PRIu64 " MiB\n",
+		reportf("ksmsim bench costs", "cannot allocate %" PRIu64 " MiB",
 			cold_mib);
 		if (af)
 			atomic_file_abort(af);
@@ -359,7 +360,7 @@ int bench_costs(const struct bench_costs_opts *o)
 	if (af) {
 		write_csv(atomic_file_stream(af), rows, n, jh ? jh->hot_ns : 0);
 		if (!atomic_file_commit(af, &err)) {
-			fprintf(stderr, "ksmsim bench costs: %s\n", err->message);
+			reportf("ksmsim bench costs", "%s", err->message);
 			g_error_free(err);
 			rc = EXIT_FAILURE;
 		}

@@ -21,6 +21,7 @@
 #include "traces/reader.h"
 #include "util/exit_status.h"
 #include "util/parse.h"
+#include "util/escape.h"
 
 static double now_s(void)
 {
@@ -260,7 +261,7 @@ static bool run_host(const char *dir, uint64_t pages, double live_rate, GError *
 			unlink(path);
 		g_free(path);
 		if (!ok) {
-			fprintf(stderr, "ksmsim bench model: %s\n", (*error)->message);
+			reportf("ksmsim bench model", "%s", (*error)->message);
 			_exit(1);
 		}
 		uint64_t peak = peak_rss();
@@ -323,7 +324,7 @@ static double measure_live(uint64_t mib)
 			g_free(text);
 		}
 	} else if (err) {
-		fprintf(stderr, "bench model: live measurement failed: %s\n", err->message);
+		reportf("bench model", "live measurement failed: %s", err->message);
 		g_error_free(err);
 	}
 	unlink(csv);
@@ -344,14 +345,14 @@ int bench_model(const struct bench_model_opts *o)
 		if (r > 0)
 			live_rate = r;
 		else
-			fprintf(stderr, "bench model: no live figure; using %.0f pages/s\n", live_rate);
+			reportf("bench model", "no live figure; using %.0f pages/s", live_rate);
 	}
 	GError *error = NULL;
 	char *dir = g_dir_make_tmp("ksmsim-bench-XXXXXX", &error), *p1 = NULL;
 	int status = 0;
 
 	if (!dir) {
-		fprintf(stderr, "ksmsim bench model: %s\n", error->message);
+		reportf("ksmsim bench model", "%s", error->message);
 		g_error_free(error);
 		return 1;
 	}
@@ -404,7 +405,7 @@ int bench_model(const struct bench_model_opts *o)
 	}
 	goto out;
 fail:
-	fprintf(stderr, "ksmsim bench model: %s\n", error->message);
+	reportf("ksmsim bench model", "%s", error->message);
 	g_error_free(error);
 	status = 1;
 out:

@@ -13,6 +13,7 @@
 #include "traces/reader.h"
 #include "traces/writer.h"
 #include "util/exit_status.h"
+#include "util/escape.h"
 #include "util/splitmix64.h"
 
 #define BENCH_MMS BENCH_TRACE_MMS
@@ -152,7 +153,7 @@ int bench_trace(const struct bench_trace_opts *o)
 
 	dir = g_dir_make_tmp("ksmsim-bench-trace-XXXXXX", &error);
 	if (!dir) {
-		fprintf(stderr, "ksmsim bench trace: %s\n", error->message);
+		reportf("ksmsim bench trace", "%s", error->message);
 		g_error_free(error);
 		return EXIT_USAGE;
 	}
@@ -184,7 +185,7 @@ int bench_trace(const struct bench_trace_opts *o)
 	       nb / sb / 1e6, nt / st / 1e6);
 	goto out;
 fail:
-	fprintf(stderr, "ksmsim bench trace: %s\n", error->message);
+	reportf("ksmsim bench trace", "%s", error->message);
 	g_error_free(error);
 	status = EXIT_USAGE;
 out:

@@ -30,6 +30,7 @@
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
 #include "util/signals.h"
+#include "util/escape.h"
 #include "util/splitmix64.h"
 
 #define SKIP_STATUS 77
@@ -598,7 +599,7 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 	}
 	signals_install(SIGNALS_DEFER);
 	if (o->out && !(af = atomic_file_open(o->out, &err))) {
-		fprintf(stderr, "ksmsim bench calibrate: %s\n", err->message);
+		reportf("ksmsim bench calibrate", "%s", err->message);
 		g_error_free(err);
 		return EXIT_USAGE;
 	}
@@ -754,7 +755,7 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 	rc = 0;
 fail:
 	if (err) {
-		fprintf(stderr, "ksmsim bench calibrate: %s\n", err->message);
+		reportf("ksmsim bench calibrate", "%s", err->message);
 		g_error_free(err);
 	}
 	if (af)

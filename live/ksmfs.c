@@ -20,6 +20,7 @@
 #include "live/ksmfs.h"
 #include "live/live.h"
 #include "util/signals.h"
+#include "util/escape.h"
 
 #define KSMFS_DIR "/sys/kernel/mm/ksm"
 #define KSMFS_LOCK "/run/ksmsim-live.lock"
@@ -734,8 +735,8 @@ struct live_session *live_session_begin(GError **error)
 		goto fail;
 	if (have_stale) {
 		/* the knobs now are that replay's, the owner's are in the lock file */
-		fprintf(stderr, "ksmsim live: a previous replay was killed before it could "
-			"restore KSM; its saved knobs will be restored at the end\n");
+		reportf("ksmsim live", "a previous replay was killed before it could "
+			"restore KSM; its saved knobs will be restored at the end");
 		s->saved = stale;
 	} else if (!save_knobs(&s->saved, error)) {
 		goto fail;
