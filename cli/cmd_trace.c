@@ -387,8 +387,8 @@ static int retime(int argc, char **argv, const char *factor_arg)
 		return cli_error(PROG, "retime needs --factor F");
 	/* parse_double takes a subnormal (1e-308) and refuses what rounds to 0 or inf */
 	if (!parse_double(factor_arg, &factor) || !(factor > 0))
-		return cli_usage_error(PROG, "--factor", "a number more than 0, from 4.9e-324 to"
-				       " 1.8e308", factor_arg);
+		return cli_usage_error(PROG, "--factor", "a finite number more than 0 (at least"
+				       " 4.9e-324)", factor_arg);
 	if (argc != 2) {
 		cli_error(PROG, "retime takes IN and OUT");
 		return EXIT_USAGE;

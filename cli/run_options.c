@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "sim/output.h"
+#include "traces/check.h"
 #include "util/parse.h"
 #include "util/size.h"
 
@@ -77,7 +78,9 @@ static const struct row {
 	{ "domain", "NAME=MM[,MM...]", RUN, W_DOMAIN,
 	  "a security domain (tenant, VM): these mms (given\n"
 	  "again for more domains; an mm in none is a domain\n"
-	  "of its own, a fork child its parent's). The summary\n"
+	  "of its own, a fork child its parent's). NAME and\n"
+	  "each MM: 1-64 of A-Z a-z 0-9 _ . - (a trace's mm\n"
+	  "names). The summary\n"
 	  "then shows merges across domains (--exposure-csv);\n"
 	  "--policy selective merges only within one" },
 	{ "quiet", NULL, RUN, W_QUIET, "no summary on standard output, no progress" },
@@ -155,6 +158,34 @@ static bool once(struct run_options *o, const char *name, int c)
 	return ok;
 }
 
+/*
+ * --domain NAME=MM[,MM...]: the names as a trace spells an mm (1-64 of
+ * A-Z a-z 0-9 _ . -), since NAME goes into the exposure CSV and an MM
+ * of other bytes could never match a trace's: false after one line.
+ */
+static bool domain_names_valid(const struct run_options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	bool ok = true;
+
+	if (!eq)
+		return true;	/* ksm_domains_add says what is missing */
+	if (eq > arg && !trace_name_valid(arg, (size_t)(eq - arg))) {
+		cli_error(o->prog, "--domain '%s': a domain name is 1-%d characters of A-Z a-z 0-9"
+			  " _ . -", arg, TRACE_NAME_MAX);
+		return false;
+	}
+	gchar **mms = g_strsplit(eq + 1, ",", -1);
+	for (gchar **m = mms; ok && *m; m++)
+		if (**m && !trace_name_valid(*m, strlen(*m))) {
+			cli_error(o->prog, "--domain '%s': mm '%s' is no trace's mm name (1-%d"
+				  " characters of A-Z a-z 0-9 _ . -)", arg, *m, TRACE_NAME_MAX);
+			ok = false;
+		}
+	g_strfreev(mms);
+	return ok;
+}
+
 static int take_knob(struct run_options *o, enum ksm_knob knob, const char *arg)
 {
 	const struct knob_info *kn = &knob_table[knob];
@@ -196,6 +227,8 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 	case W_DOMAIN: {
 		GError *error = NULL;
 
+		if (!domain_names_valid(o, arg))
+			return -1;
 		if (!o->domains)
 			o->domains = ksm_domains_new();
 		if (!ksm_domains_add(o->domains, arg, &error)) {

@@ -78,7 +78,7 @@ sed 's/^after_cow,0,2,400,1,199/after_cow,0,2,400,1,198/' "$tmp/near.csv" >"$tmp
 "$bin" diff "$tmp/live.csv" "$tmp/nearb.csv" >"$tmp/out" 2>&1; check cpu-ok-counter-differs 1 $?
 has cpu-ok-counter-says "$tmp/out" "0 of 2 rows outside the tolerance; exact counters: differ"
 "$bin" diff "$tmp/live.csv" "$tmp/near.csv" --cpu-tolerance x >"$tmp/out" 2>&1; check cpu-tolerance-bad 2 $?
-has cpu-tolerance-names "$tmp/out" "cpu-tolerance: 'x'"
+has cpu-tolerance-names "$tmp/out" "cpu-tolerance wants a number from 0 to 1000 (percent), not 'x'"
 sed 's/,212.0$/,2x2/' "$tmp/near.csv" >"$tmp/nancpu.csv"
 "$bin" diff "$tmp/live.csv" "$tmp/nancpu.csv" >"$tmp/out" 2>&1; check cpu-not-a-number 2 $?
 has cpu-nan-line "$tmp/out" "nancpu.csv:4: ksmd_cpu_ms"

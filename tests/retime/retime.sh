@@ -90,8 +90,14 @@ expect_error() {
 errors() {
 	s=$src/traces/samples/default.ksmt
 	for f in 0 -1 -0 nan inf -inf abc 1e309 '' 0x2 ' 2' 2x; do
-		expect_error "bad --factor '$f' (a finite number more than 0)" --factor "$f" "$s" "$tmp/out"
+		expect_error "--factor wants a finite number more than 0 (at least 4.9e-324), not '$f'" \
+			--factor "$f" "$s" "$tmp/out"
 	done
+	# a subnormal factor is a number more than 0 (issue 46); what rounds to 0 is not
+	expect_error "--factor wants a finite number more than 0 (at least 4.9e-324), not '1e-400'" \
+		--factor 1e-400 "$s" "$tmp/out"
+	"$ksmsim" trace retime --factor 1e-308 "$s" "$tmp/tiny.ksmt" 2>"$tmp/err" ||
+		fail "retime --factor 1e-308: exit $?, $(cat "$tmp/err")"
 	expect_error "default.ksmt:34: time 100000 times 1e+15 is beyond 2^64-1 us" \
 		--factor 1e15 "$s" "$tmp/out"
 	"$ksmsim" trace convert "$s" "$tmp/s.ksmb"

@@ -99,7 +99,7 @@ grep -q ' digest:' "$tmp/s.ksmt" || bad "no digest in the converted sample"
 "$bin" diff "$tmp/m1.csv" "$tmp/m2.csv" > "$tmp/diff" || bad "digest form's counters differ: $(cat "$tmp/diff")"
 grep -q '^no differences' "$tmp/diff" || bad "diff: $(cat "$tmp/diff")"
 "$bin" trace convert --content sha "$sample" "$tmp/x.ksmt" 2> "$tmp/err" && bad "--content sha accepted"
-grep -qx "ksmsim trace: --content: unknown content 'sha' (bytes or digest)" "$tmp/err" ||
+grep -qx "ksmsim trace: --content wants bytes or digest, not 'sha'" "$tmp/err" ||
 	bad "--content sha: $(cat "$tmp/err")"
 
 # checksum studies: collide ksm refuses, advise warns
