@@ -52,8 +52,8 @@ expect 2 "^ksmsim run: --interval-ms wants a number of milliseconds from 1 to 18
 expect 2 "^ksmsim gen: --seed needs a value" -- gen vm-clones --seed
 expect 2 "^ksmsim gen: unknown option '-z'" -- gen vm-clones -z
 expect 2 "^ksmsim trace: --format needs a value" -- trace convert --format
-expect 2 "^ksmsim collide birthday: --trials: bad value '0'" -- collide birthday --trials 0
-expect 2 "^ksmsim collide birthday: --bits: bad value '0'" -- collide birthday --bits 0
+expect 2 "^ksmsim collide birthday: --trials wants 1\.\.18446744073709551615, not '0'" -- collide birthday --trials 0
+expect 2 "^ksmsim collide birthday: --bits wants 1\.\.64, not '0'" -- collide birthday --bits 0
 expect 2 "^ksmsim collide birthday: --plot draws the --curve-csv data" -- collide birthday --plot "$tmp/p.png"
 expect 2 "^ksmsim collide birthday: --hashes: unknown checksum 'jhash'; did you mean 'jhash2'" -- collide birthday --hashes jhash
 expect 2 "^ksmsim collide false-positive: --seed needs a value" -- collide false-positive --seed
@@ -83,6 +83,25 @@ expect 2 "^ksmsim collide birthday: --hashes: an empty list" -- collide birthday
 expect 2 "^ksmsim advise: --jobs wants 1 to 256 worker processes, not '1000'" -- advise "$T" --jobs 1000
 expect 2 "^ksmsim run: --ideal-interval-ms wants a number of milliseconds from 1 to 18446744073709551, not '18446744073709551615'" -- run --trace "$T" --csv "$tmp/s.csv" --ideal-interval-ms 18446744073709551615
 expect 2 "k is given twice" -- run --trace "$T" --policy partial-hash:k=4,k=8
+# a single-valued option given twice is refused, not silently the last (issue 46)
+expect 2 "^ksmsim run: --trace given twice" -- run --trace "$T" --trace "$T"
+expect 2 "^ksmsim run: --hash given twice" -- run --trace "$T" --hash xxhash --hash jhash2
+expect 2 "^ksmsim run: --policy given twice" -- run --trace "$T" --policy kernel --policy kernel
+expect 2 "^ksmsim run: --pages-to-scan given twice" -- run --trace "$T" --pages-to-scan 1 --pages_to_scan 2
+expect 2 "^ksmsim run: --interval-ms given twice" -- run --trace "$T" --csv "$tmp/s.csv" --interval-ms 5 --interval-ms 6
+expect 2 "^ksmsim advise: --jobs given twice" -- advise "$T" --jobs 1 -j 2
+expect 2 "^ksmsim tune: --cpu-budget given twice" -- tune "$T" --cpu-budget 5 --cpu-budget 6
+expect 2 "^ksmsim gen: --seed given twice" -- gen kernel-build --seed 1 --seed 2 -o "$tmp/marks.ksmt"
+expect 2 "^ksmsim trace: --format given twice" -- trace convert -f text --format gz "$T" "$tmp/marks.ksmt"
+expect 2 "^ksmsim collide ksm: --guests given twice" -- collide ksm --guests 1 --guests 2
+# no usage, no getopt line after the error: one line (issue 46)
+expect 2 "^ksmsim hashes: unexpected argument 'extra'" -- hashes extra
+expect 2 "^ksmsim policies: unexpected argument 'extra'" -- policies extra
+expect 2 "^ksmsim collide: unknown mode 'bogus'" -- collide bogus
+expect 2 "^ksmsim bench trace: unknown option '--bogus'" -- bench trace --bogus
+expect 2 "^ksmsim bench costs: unknown option '--bogus'" -- bench costs --bogus
+expect 2 "^ksmsim: a COMMAND is required" --
+expect 2 "^ksmsim gen: a WORKLOAD is required" -- gen
 # trace stat of a FIFO reads it once: the form comes from the reader, not a second open
 mkfifo "$tmp/fifo"
 cat "$T" >"$tmp/fifo" &
