@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "util/atomic_file.h"
+#include "util/escape.h"
 #include "util/file_id.h"
 #include "util/parse.h"
 
@@ -32,6 +33,47 @@ static void test_parse_u64(void **state)
 	}
 	assert_false(parse_u64("11", 10, &v));
 	assert_true(parse_u64("10", 10, &v));
+}
+
+/* escape_term: what a terminal must never get raw, and what it keeps. */
+static void test_escape_term(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "a\nb", "a\\nb" },
+		{ "\x1b[31mred", "\\x1b[31mred" },
+		{ "a\rb\tc\x07", "a\\rb\\tc\\x07" },
+		{ "del\x7f", "del\\x7f" },
+		{ "csi\x9b", "csi\\x9b" },		/* a raw 0x9b: no UTF-8, CSI on 8-bit terminals */
+		{ "c1\xc2\x9b", "c1\\u009b" },	/* U+009B, valid UTF-8 but a C1 control */
+		{ "\xff\xfe", "\\xff\\xfe" },
+		{ "\xe2\x82", "\\xe2\\x82" },	/* a cut sequence */
+		{ "\xc0\xaf", "\\xc0\\xaf" },	/* an overlong '/' */
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },	/* UTF-8 kept */
+		{ "back\\slash", "back\\slash" },	/* not escaped twice */
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = escape_term(cases[i].in, 0);
+
+		assert_string_equal(got, cases[i].out);
+		g_free(got);
+	}
+	/* too long: head, "[...]", tail, at most max bytes, cut between characters */
+	GString *big = g_string_new("head");
+	for (int i = 0; i < 5000; i++)
+		g_string_append(big, "\xc3\xa9\n");
+	g_string_append(big, "tail");
+	char *got = escape_term(big->str, 1000);
+	assert_true(strlen(got) <= 1000);
+	assert_true(g_str_has_prefix(got, "head"));
+	assert_true(g_str_has_suffix(got, "tail"));
+	assert_non_null(strstr(got, "[...]"));
+	assert_true(g_utf8_validate(got, -1, NULL));
+	assert_null(strchr(got, '\n'));
+	g_free(got);
+	g_string_free(big, TRUE);
 }
 
 static void test_parse_double(void **state)
@@ -204,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_double),
+		cmocka_unit_test(test_escape_term),
 		cmocka_unit_test_setup_teardown(test_file_uses, in_temp_dir, out_of_temp_dir),
 		cmocka_unit_test_setup_teardown(test_atomic_modes, in_temp_dir, out_of_temp_dir),
 		cmocka_unit_test_setup_teardown(test_atomic_symlink, in_temp_dir, out_of_temp_dir),
