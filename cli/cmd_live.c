@@ -261,13 +261,6 @@ static int parse_options(int argc, char **argv, struct args *a)
 	return check_values(a);
 }
 
-static int bad_input(GError *err)
-{
-	cli_error(PROG, "%s", err->message);
-	g_error_free(err);
-	return EXIT_USAGE;
-}
-
 static const struct args defaults = {
 	.p = { .settle_timeout = 120, .base = LIVE_DEFAULT_BASE, .cpu = LIVE_CPU_LEAST_BUSY },
 	.marks = "-", .mib = 1024,
@@ -303,12 +296,12 @@ int cmd_live(int argc, char **argv)
 		{ "--mm-stats-csv", mm_stats_path, true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &err))
-		return bad_input(err);
+		return cli_gerror(PROG, err);
 	if (strcmp(trace, "-") != 0 && !live_trace_check(trace, &err))
-		return bad_input(err);
+		return cli_gerror(PROG, err);
 	r = trace_reader_open(trace, &err);
 	if (!r)
-		return bad_input(err);
+		return cli_gerror(PROG, err);
 	out = atomic_file_open(marks, &err);
 	if (out && mm_stats_path && !(mm_out = atomic_file_open(mm_stats_path, &err))) {
 		atomic_file_abort(out);
@@ -316,14 +309,14 @@ int cmd_live(int argc, char **argv)
 	}
 	if (!out) {
 		trace_reader_free(r);
-		return bad_input(err);
+		return cli_gerror(PROG, err);
 	}
 	sess = live_session_begin(&err);
 	if (!sess) {
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
 		trace_reader_free(r);
-		return bad_input(err);
+		return cli_gerror(PROG, err);
 	}
 
 	p.trace_name = trace;

@@ -139,7 +139,9 @@ void run_options_add(struct run_options *o, GArray *longopts)
 	}
 }
 
-static int bad(const struct run_options *o, const char *name, const char *wants, const char *arg)
+/* "--NAME wants WANTS, not 'ARG'" (cli_usage_error, the one wording); -1. */
+static int refuse(const struct run_options *o, const char *name, const char *wants,
+		  const char *arg)
 {
 	char *option = g_strdup_printf("--%s", name);
 
@@ -197,7 +199,7 @@ static int take_knob(struct run_options *o, enum ksm_knob knob, const char *arg)
 		char *dash = g_strdelimit(g_strdup(kn->name), "_", '-');
 		char *wants = g_strdup_printf("%" PRIu64 "..%" PRIu64, kn->min, kn->max);
 
-		bad(o, dash, wants, arg);
+		refuse(o, dash, wants, arg);
 		g_free(wants);
 		g_free(dash);
 		return -1;
@@ -243,22 +245,22 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 	case W_INTERVAL:
 		/* the loop counts microseconds */
 		if (!parse_u64(arg, UINT64_MAX / 1000, &cfg->interval_ms) || !cfg->interval_ms)
-			return bad(o, r->name, "a number of milliseconds from 1 to 18446744073709551", arg);
+			return refuse(o, r->name, "a number of milliseconds from 1 to 18446744073709551", arg);
 		o->interval_given = true;
 		break;
 	case W_IDEAL_INTERVAL:
 		if (!parse_u64(arg, UINT64_MAX / 1000, &cfg->ideal_interval_ms) ||
 		    !cfg->ideal_interval_ms)
-			return bad(o, r->name, "a number of milliseconds from 1 to 18446744073709551", arg);
+			return refuse(o, r->name, "a number of milliseconds from 1 to 18446744073709551", arg);
 		break;
 	case W_MAX_MEMORY:
 		if (!parse_size(arg, &cfg->max_memory) || !cfg->max_memory)
-			return bad(o, r->name, "a size in bytes (K, M, G, T suffixes)", arg);
+			return refuse(o, r->name, "a size in bytes (K, M, G, T suffixes)", arg);
 		cfg->max_memory_given = true;
 		break;
 	case W_MAX_DISK:
 		if (!parse_size(arg, &cfg->max_disk) || !cfg->max_disk)
-			return bad(o, r->name, "a size in bytes (K, M, G, T suffixes)", arg);
+			return refuse(o, r->name, "a size in bytes (K, M, G, T suffixes)", arg);
 		break;
 	}
 	return 1;
