@@ -36,6 +36,29 @@ diff $golden $golden
 --help
 --version
 EOF_ARGS
+# a closed standard output named '-' as an output: EBADF, the truth (not EINVAL or
+# ENOMEM from fdopen or gzdopen), in one line (issue 46)
+while IFS= read -r args; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # the arguments are words
+	"$bin" $args >&- 2>err
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <err)" -ne 1 ] ||
+	   ! grep -q 'standard output: cannot write: Bad file descriptor$' err; then
+		bad "ksmsim $args, standard output closed: exit $rc, $(wc -l <err) lines: $(cat err)"
+	fi
+done <<EOF_ARGS
+trace cat $trace
+trace convert $trace -
+trace retime --factor 2 $trace -
+gen kernel-build --scale 0.001 -o -
+EOF_ARGS
+# advise on a full standard output: one line, and the reason is the device's
+n=$((n + 1))
+"$bin" advise "$trace" --quiet --jobs 1 >/dev/full 2>err; rc=$?
+if [ $rc -ne 2 ] || [ "$(wc -l <err)" -ne 1 ] || ! grep -q 'standard output: No space left on device$' err; then
+	bad "advise >/dev/full: exit $rc, $(wc -l <err) lines: $(cat err)"
+fi
 # standard output is an output: a file named as it is refused, not renamed over it
 n=$((n + 1))
 "$bin" run --trace "$trace" --csv /dev/stdout >out.txt 2>err; rc=$?
