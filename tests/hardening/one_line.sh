@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# An error is one line, always: a newline or a terminal escape in a file
-# name, an option value or a trace token reaches standard error escaped
-# (\n, \x1b), never raw.
+# An error is one line, always: a newline, a terminal escape, a raw 0x9b or
+# invalid UTF-8 in a file name, an option value or a trace token reaches
+# standard error escaped (\n, \x1b, \x9b), never raw.
 # usage: one_line.sh KSMSIM SOURCE-TOP
 set -u
 bin=$(realpath "$1") top=$(realpath "$2")
@@ -21,7 +21,8 @@ check() {	# WHAT, then the command
 	n=$((n + 1))
 	"$@" >/dev/null 2>err
 	local rc=$?
-	if [ $rc -eq 0 ] || [ "$(wc -l <err)" -ne 1 ] || grep -q $'\e' err; then
+	# every byte of the line printable ASCII here: no test name has UTF-8 in it
+	if [ $rc -eq 0 ] || [ "$(wc -l <err)" -ne 1 ] || LC_ALL=C grep -q '[^ -~]' err; then
 		bad "$what: exit $rc, $(wc -l <err) lines: $(od -c err | head -5)"
 	fi
 }
@@ -36,5 +37,14 @@ check "a policy with an escape" "$bin" run --trace "$trace" --policy "$esc"
 check "trace stat of a name with an escape" "$bin" trace stat "$esc"
 check "diff of files with a newline" "$bin" diff "$nl" "$nl"
 check "gen with a bad seed" "$bin" gen kernel-build --seed "1$nl" -o x.ksmt
+# the architecture review's two-line cases (cli_fuzz.py fuzzes every command)
+check "an unknown command with a newline" "$bin" $'foo\nbar'
+check "run's unexpected argument" "$bin" run --trace "$trace" $'x\ny'
+check "live's settle timeout (refused before KSM)" "$bin" live --settle-timeout $'x\ny'
+check "hashes given junk" "$bin" hashes $'a\nb'
+check "collide given junk" "$bin" collide $'a\nb'
+check "diff's unknown option" "$bin" diff $'--x\ny' a b
+check "a raw 0x9b in a file name" "$bin" trace stat $'csi\x9b31m'
+check "invalid UTF-8 in a value" "$bin" gen kernel-build --calibration $'\xff\xfe' -o x.ksmt
 echo "$((n - fails)) passed, $fails failed"
 [ $fails -eq 0 ]
