@@ -287,6 +287,10 @@ int cmd_gen(int argc, char **argv)
 		g_free(problem);
 		return EXIT_USAGE;
 	}
+	/* a first write at or past the end would leave a trace with no probe (issue 46) */
+	if (wl->takes_probe && a.o.probe_at_s >= 0 && a.o.probe_at_s * 1e6 >= (double)sz.duration_us)
+		return cli_error(wprog, "--probe-at %g: at or past the trace's end (%.6g s)",
+				 a.o.probe_at_s, sz.duration_us / 1e6);
 
 	GError *error = NULL;
 	trace_writer *w;

@@ -94,6 +94,8 @@ expect 2 "^ksmsim tune: --cpu-budget given twice" -- tune "$T" --cpu-budget 5 --
 expect 2 "^ksmsim gen: --seed given twice" -- gen kernel-build --seed 1 --seed 2 -o "$tmp/marks.ksmt"
 expect 2 "^ksmsim trace: --format given twice" -- trace convert -f text --format gz "$T" "$tmp/marks.ksmt"
 expect 2 "^ksmsim collide ksm: --guests given twice" -- collide ksm --guests 1 --guests 2
+# a probe past the trace's end would write a trace with no probe (issue 46)
+expect 2 "^ksmsim gen probe: --probe-at 1e\+06: at or past the trace's end" -- gen probe --scale 0.001 --probe-at 1e6 -o "$tmp/marks.ksmt"
 # no usage, no getopt line after the error: one line (issue 46)
 expect 2 "^ksmsim hashes: unexpected argument 'extra'" -- hashes extra
 expect 2 "^ksmsim policies: unexpected argument 'extra'" -- policies extra
