@@ -89,6 +89,17 @@ int main(int argc, char **argv)
 	signals_catch_glib_fatal();
 	if (argc < 2)
 		return cli_error("ksmsim", "a COMMAND is required (see 'ksmsim --help')");
+	/* "ksmsim help COMMAND" is "ksmsim COMMAND --help" */
+	if (strcmp(argv[1], "help") == 0 && argc == 3) {
+		char *help_argv[] = { argv[2], "--help", NULL };
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (strcmp(argv[2], commands[i].name) == 0)
+				return check_stdout(commands[i].name, commands[i].fn(2, help_argv));
+		return cli_error("ksmsim", "unknown command '%s' (see ksmsim --help)", argv[2]);
+	}
+	if (argc > 2 && strcmp(argv[1], "help") == 0)
+		return cli_error("ksmsim", "help takes one COMMAND, not '%s' too", argv[3]);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
