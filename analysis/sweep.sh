@@ -364,7 +364,13 @@ while (($#)); do
 	--policy) policies+=("$2"); shift 2 ;;
 	--pages-to-scan) pts=$2; shift 2 ;;
 	--sleep-millisecs) slp=$2; shift 2 ;;
-	--knob) [[ $2 == ?*=* ]] || die "--knob wants NAME=V1,V2, not '$2'"; knobs+=("$2"); shift 2 ;;
+	--knob)
+		[[ $2 == ?*=* ]] || die "--knob wants NAME=V1,V2, not '$2'"
+		# one axis per knob: a second would silently replace the first (issue 46)
+		for k in "${knobs[@]}"; do
+			[[ ${k%%=*} != "${2%%=*}" ]] || die "--knob ${2%%=*} given twice (one axis per knob)"
+		done
+		knobs+=("$2"); shift 2 ;;
 	--scale) scale=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
 	--run-args) run_args=$2; shift 2 ;;

@@ -326,6 +326,8 @@ sweep-checks)
 	check "--jobs wants a positive number" --workload vm-clones --jobs 0
 	check "--seed needs a value" --workload vm-clones --seed
 	check "unknown option '--bogus'" --workload vm-clones --bogus 1
+	check "--knob max_page_sharing given twice" \
+		--workload vm-clones --knob max_page_sharing=2,4 --knob max_page_sharing=8
 	check "--run-args '--frob': unknown option '--frob'" --workload vm-clones --run-args --frob
 	# a finished sweep merges again without any ksmsim binary
 	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --workload vm-clones --scale 0.001 \

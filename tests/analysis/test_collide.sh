@@ -63,7 +63,9 @@ for j in 3 7 default; do
 	cmp -s "$tmp/f1.txt" "$tmp/f$j.txt" || fail "false-positive table differs between --threads 1 and $j"
 done
 # and another seed gives other figures (the check above can fail)
-"$ksmsim" "${bday[@]}" --seed 12 -o "$tmp/s.csv" >/dev/null 2>&1
+# (bday without its last two words, --seed 11: a repeated option is refused)
+"$ksmsim" "${bday[@]:0:${#bday[@]}-2}" --seed 12 -o "$tmp/s.csv" >/dev/null 2>&1 ||
+	fail "collide birthday --seed 12: exit $?"
 ! cmp -s <(cut -d, -f7- "$tmp/b1.csv") <(cut -d, -f7- "$tmp/s.csv") || fail "seed 12 gave seed 11's figures"
 
 # --- the tables say what their uncertainty is --------------------------------
