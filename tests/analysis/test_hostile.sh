@@ -352,9 +352,9 @@ sweep-lows)
 	: >"$tmp/afile"
 	refused "--out $tmp/afile: not a folder" "$sweep" --ksmsim "$ksmsim" --trace "$tmp/a.ksmt" --out "$tmp/afile"
 	# values `ksmsim gen` refuses are refused before any trace is made
-	refused "--seed '18446744073709551616': not an unsigned 64-bit number" \
+	refused "--seed wants an unsigned 64-bit number, not '18446744073709551616'" \
 		"$sweep" --ksmsim "$ksmsim" --workload vm-clones --seed 18446744073709551616 --out "$tmp/g"
-	refused "--scale '0': a factor" "$sweep" --ksmsim "$ksmsim" --workload vm-clones --scale 0 --out "$tmp/g"
+	refused "--scale wants a factor, more than 0 and at most 1000, not '0'" "$sweep" --ksmsim "$ksmsim" --workload vm-clones --scale 0 --out "$tmp/g"
 	refused "--workload vm-clones: vm-clones needs at least 16 pages" \
 		"$sweep" --ksmsim "$ksmsim" --workload vm-clones --scale 0.00001 --out "$tmp/g"
 	[[ ! -e $tmp/g ]] || fail "a refused sweep made its folder"
