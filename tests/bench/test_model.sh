@@ -13,7 +13,7 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 "$bin" bench model --host-gib x >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] || bad "--host-gib x: exit $rc"
-grep -q "bad --host-gib 'x'" "$tmp/err" || bad "--host-gib x: $(cat "$tmp/err")"
+grep -q -- "--host-gib wants 0..1048576, not 'x'" "$tmp/err" || bad "--host-gib x: $(cat "$tmp/err")"
 
 "$bin" bench model --mib 4 --vm-mib 4 --host-gib 1 >"$tmp/out" 2>"$tmp/err" ||
 	bad "bench model --host-gib 1: exit $?: $(cat "$tmp/err")"
