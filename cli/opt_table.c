@@ -72,11 +72,12 @@ int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cl
 {
 	const struct cli_opt *r = row_of(t, n, c);
 
-	if (!r || r->kind == CLI_OWN)
-		return r && arg && !r->repeats && once &&
-		       !cli_once(once, prog, cli_opt_name(r), c) ? -1 : 0;
+	if (!r)
+		return 0;
 	if (arg && !r->repeats && once && !cli_once(once, prog, cli_opt_name(r), c))
 		return -1;
+	if (r->kind == CLI_OWN)
+		return 0;
 	char *at = (char *)base + r->offset;
 	uint64_t v, min, max;
 	double d;
