@@ -5,7 +5,7 @@
 #   digest   trace convert --content digest of a 2^28-page fill is refused at
 #            once (it crashed inside GLib at 4.2 GB), under a 2 GB ulimit -v;
 #            a version-4 trace converted again keeps its digests as they are
-#   plot     advise/tune --plot onto /dev/full and past a 64 KiB ulimit -f
+#   plot     advise/tune --plot onto /dev/full and past a 16 KiB ulimit -f
 #            fail (they committed a truncated PNG and exited 0)
 #   fifo     trace retime on a FIFO is refused (it hung for ever)
 #   samples  a 49-day sleep_millisecs with samples is refused by the
@@ -65,14 +65,14 @@ plot)
 	command -v gnuplot >/dev/null || { echo "no gnuplot: skipped"; exit 77; }
 	"$bin" gen vm-clones --scale 0.002 --seed 3 -o t.ksmt 2>/dev/null || bad "gen"
 	for cmd in advise tune; do
-		timeout 300 "$bin" $cmd t.ksmt --plot /dev/full >/dev/null 2>err; rc=$?
+		timeout 300 "$bin" $cmd --quiet t.ksmt --plot /dev/full >/dev/null 2>err; rc=$?
 		one_line "$cmd --plot /dev/full" 2 $rc err "^ksmsim $cmd: .*--plot.*/dev/full\|^ksmsim $cmd: --plot: "
-		# a file system that is full after 64 KiB (ulimit -f counts 1 KiB blocks)
-		(ulimit -f 64; trap '' XFSZ; timeout 300 "$bin" $cmd t.ksmt --plot p.png >/dev/null) \
+		# a file system that is full after 16 KiB (ulimit -f counts 1 KiB blocks)
+		(ulimit -f 16; trap '' XFSZ; timeout 300 "$bin" $cmd --quiet t.ksmt --plot p.png >/dev/null) \
 			2>err; rc=$?
-		one_line "$cmd --plot past ulimit -f 64" 2 $rc err "^ksmsim $cmd: .*--plot"
+		one_line "$cmd --plot past ulimit -f 16" 2 $rc err "^ksmsim $cmd: .*--plot"
 		[ ! -e p.png ] || bad "$cmd: a truncated p.png was committed"
-		timeout 300 "$bin" $cmd t.ksmt --plot p.png >/dev/null 2>err || bad "$cmd --plot: $(cat err)"
+		timeout 300 "$bin" $cmd --quiet t.ksmt --plot p.png >/dev/null 2>err || bad "$cmd --plot: $(cat err)"
 		tail -c 12 p.png | od -An -c | grep -q 'I   E   N   D' || bad "$cmd: p.png has no IEND"
 		rm -f p.png
 	done
