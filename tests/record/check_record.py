@@ -8,6 +8,7 @@
   check_record.py errors  KSMSIM PATTERN   bad option values, missing command, not root,
                                            exits at once
   check_record.py sigint  KSMSIM PATTERN   SIGINT mid-capture: the trace replays
+  check_record.py sigpipe KSMSIM PATTERN   SIGPIPE (stderr's reader gone): the same, exit 141
   check_record.py progress KSMSIM PATTERN  progress lines: --progress, --quiet, none
   check_record.py hugepage KSMSIM PATTERN  a range advised MADV_HUGEPAGE (as QEMU does guest
                                            RAM) is advised hugepage in the trace, 2 MiB
@@ -503,6 +504,40 @@ def test_sigint(ksmsim, pattern, tmp):
         if state != "Z":
             fail("the command (pid %d) still runs" % pid)
     print("ok: %d records" % len(recs))
+
+
+def test_sigpipe(ksmsim, pattern, tmp):
+    """The reader of record's stderr goes away (issue 46): deferred like SIGINT, the
+    program is stopped, the trace closed and committed, no NAME.tmp.*, exit 141."""
+    need_root(ksmsim, tmp)
+    out = os.path.join(tmp, "p.ksmt")
+    p = subprocess.Popen([ksmsim, "record", "--progress", "--interval-ms", "50", "-o", out,
+                          "--", pattern, "loop"], stderr=subprocess.PIPE)
+    p.stderr.read(1)
+    time.sleep(0.5)
+    p.stderr.close()
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("record did not stop on SIGPIPE")
+    if p.returncode != 141:
+        fail("exit %d after SIGPIPE, expected 141" % p.returncode)
+    left = [f for f in os.listdir(tmp) if ".tmp." in f]
+    if left:
+        fail("SIGPIPE left %s" % left)
+    if not os.path.exists(out):
+        fail("no trace after SIGPIPE")
+    replay_check(ksmsim, out, "sigpipe")
+    cat = subprocess.run([ksmsim, "trace", "cat", out], stdout=subprocess.PIPE, text=True, check=True)
+    _, recs = parse(cat.stdout)
+    if recs[-1][1] != "mark":
+        fail("the trace cut by SIGPIPE lacks its final mark")
+    for pid in {int(args[0].rsplit(".", 1)[1]) for _, v, args in recs if v == "spawn"}:
+        st = proc_state(pid)
+        if st is not None and st[0] not in ("Z", "X"):
+            fail("the command (pid %d) still runs after SIGPIPE" % pid)
+    print("ok: SIGPIPE: exit 141, %d records, program stopped" % len(recs))
 
 
 def test_progress(ksmsim, pattern, tmp):
@@ -1102,7 +1137,7 @@ def main():
         return
     with tempfile.TemporaryDirectory(prefix="ksmsim-record-") as tmp:
         tests = {"pattern": test_pattern, "pattern-digest": test_pattern_digest,
-                 "errors": test_errors, "sigint": test_sigint,
+                 "errors": test_errors, "sigint": test_sigint, "sigpipe": test_sigpipe,
                  "progress": test_progress, "hugepage": test_hugepage,
                  "scope": test_scope, "scope-prctl": test_scope_prctl}
         if mode in ("attach", "cgroup", "attach-errors"):
