@@ -37,6 +37,8 @@ pages, forks a long-lived and short-lived children, and checks its own pages):
                                            for it (removed on every path): two processes
                                            in it, a third that joins mid-capture and
                                            forks; none outside it
+  check_record.py attach-self KSMSIM ATTACH  record --pid of the shell that started it:
+                                           the shell is captured, the recorder never
   check_record.py attach-errors KSMSIM ATTACH  a pid that does not exist, a kernel
                                            thread, a bad list, --find pagemap-scan, a
                                            path that is not a cgroup v2 directory, a PID
@@ -1077,6 +1079,26 @@ def test_cgroup(ksmsim, attach, tmp):
             fail("cgroup %s could not be removed" % cg)
 
 
+def test_attach_self(ksmsim, attach, tmp):
+    """record --pid of its own parent shell (issue 46): the recorder is a descendant of
+    the attached process, and must not capture itself; the shell is captured."""
+    need_root(ksmsim, tmp)
+    out = os.path.join(tmp, "self.ksmt")
+    # '; true': the shell stays the recorder's parent instead of exec'ing it
+    r = subprocess.run(["sh", "-c", '"$0" record --pid $$ --scope all --max-seconds 1 '
+                        '--interval-ms 100 -o "$1"; true', ksmsim, out],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0 or not os.path.exists(out):
+        fail("record --pid of its parent: exit %d" % r.returncode)
+    mms, _ = trace_mms(ksmsim, out)
+    if any(mm.startswith("ksmsim.") for mm in mms):
+        fail("record --pid of its parent captured itself: %s" % sorted(mms))
+    if not any(mm.startswith("sh.") for mm in mms):
+        fail("record --pid of its parent lost the parent: %s" % sorted(mms))
+    print("ok: attached to its parent: %s, not itself" % sorted(mms))
+
+
 def test_attach_errors(ksmsim, attach, tmp):
     out = os.path.join(tmp, "e.ksmt")
 
@@ -1140,8 +1162,8 @@ def main():
                  "errors": test_errors, "sigint": test_sigint, "sigpipe": test_sigpipe,
                  "progress": test_progress, "hugepage": test_hugepage,
                  "scope": test_scope, "scope-prctl": test_scope_prctl}
-        if mode in ("attach", "cgroup", "attach-errors"):
-            {"attach": test_attach, "cgroup": test_cgroup,
+        if mode in ("attach", "cgroup", "attach-errors", "attach-self"):
+            {"attach": test_attach, "cgroup": test_cgroup, "attach-self": test_attach_self,
              "attach-errors": test_attach_errors}[mode](ksmsim, pattern, tmp)
             return
         detectors = {"pagemap-scan": test_pagemap_scan, "agree": test_agree,
