@@ -103,8 +103,13 @@ samples)
 	;;
 probe)
 	timeout 60 "$bin" gen probe --scale 0.01 --probe-at 1e9 -o p.ksmt 2>err; rc=$?
-	one_line "gen probe --probe-at past the end" 2 $rc err "^ksmsim gen: .*--probe-at"
+	one_line "gen probe --probe-at past the end" 2 $rc err "^ksmsim gen probe: --probe-at 1e+09: at or past the trace's end"
 	[ ! -e p.ksmt ] || bad "p.ksmt written"
+	# at the end exactly (--scale 0.01: 6 s) is past it too; just inside writes the probe
+	timeout 60 "$bin" gen probe --scale 0.01 --probe-at 6 -o p.ksmt 2>err; rc=$?
+	one_line "gen probe --probe-at at the end" 2 $rc err "^ksmsim gen probe: --probe-at 6: at or past"
+	timeout 60 "$bin" gen probe --scale 0.01 --probe-at 5.9 -o p.ksmt 2>err || bad "--probe-at 5.9: $(cat err)"
+	"$bin" trace cat p.ksmt | grep -q '^5900000 fillseq attacker ' || bad "--probe-at 5.9: no probe at 5.9 s"
 	;;
 *)
 	echo "unknown mode $mode" >&2
