@@ -11,6 +11,7 @@
 #   samples  a 49-day sleep_millisecs with samples is refused by the
 #            samples bound (run, tune) instead of running for ever
 #   probe    gen probe --probe-at past the end is refused
+#   budget   tune's CSV holds --cpu-budget exactly
 # usage: edges.sh MODE KSMSIM SRCROOT
 set -u
 mode=$1 bin=$(realpath "$2") src=$(realpath "$3")
@@ -110,6 +111,18 @@ probe)
 	one_line "gen probe --probe-at at the end" 2 $rc err "^ksmsim gen probe: --probe-at 6: at or past"
 	timeout 60 "$bin" gen probe --scale 0.01 --probe-at 5.9 -o p.ksmt 2>err || bad "--probe-at 5.9: $(cat err)"
 	"$bin" trace cat p.ksmt | grep -q '^5900000 fillseq attacker ' || bad "--probe-at 5.9: no probe at 5.9 s"
+	;;
+budget)
+	# tune's CSV holds the budget given, not rounded to 3 decimals (0.0001 was 0.000)
+	for b in 0.0001 5 12.3456; do
+		timeout 120 "$bin" tune --quiet "$sample" --setting pages_to_scan=100 --cpu-budget $b \
+			-o b.csv >/dev/null 2>err || bad "tune --cpu-budget $b: $(cat err)"
+		python3 - "$b" <<'PY' || bad "tune --cpu-budget $b: the CSV's budget is not $b"
+import csv, sys
+rows = list(csv.DictReader(open("b.csv")))
+sys.exit(not rows or any(float(r["cpu_budget_pct"]) != float(sys.argv[1]) for r in rows))
+PY
+	done
 	;;
 *)
 	echo "unknown mode $mode" >&2
