@@ -5,6 +5,7 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,25 +74,65 @@ bool gnuplot_available(GQuark domain, GError **error)
 	return true;
 }
 
+/* A whole PNG: the signature first, the IEND chunk (length 0, its CRC) last. */
+static bool png_complete(const unsigned char *b, size_t n)
+{
+	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D',
+						0xae, 0x42, 0x60, 0x82 };
+
+	return n >= sizeof(sig) + sizeof(iend) && !memcmp(b, sig, sizeof(sig)) &&
+	       !memcmp(b + n - sizeof(iend), iend, sizeof(iend));
+}
+
+/*
+ * gnuplot draws into a memory file, not into png: it exits 0 when its own
+ * writes fail (a full file system, /dev/full), which left a truncated PNG
+ * committed. Here the whole PNG is checked, then written to png with
+ * checked writes; the caller commits png only when this returns true.
+ */
 bool gnuplot_draw(FILE *png, const char *script, GQuark domain, GError **error)
 {
-	int ws;
+	int ws, mem = memfd_create("ksmsim-plot", MFD_CLOEXEC);
+	struct stat st;
+	unsigned char *b = NULL;
+	size_t n = 0;
+	bool ok = false;
 
-	fflush(png);
-	if (!gnuplot(script, fileno(png), &ws, domain, error))
+	if (mem < 0) {
+		g_set_error(error, domain, 2, "--plot: memfd_create: %s", g_strerror(errno));
 		return false;
+	}
+	if (!gnuplot(script, mem, &ws, domain, error))
+		goto out;
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
 		g_set_error(error, domain, 2, "--plot: gnuplot %s",
 			    WIFEXITED(ws) && WEXITSTATUS(ws) == 127 ?
 			    "could not be started (not installed?)" : "failed (its message is above)");
-		return false;
+		goto out;
 	}
-	struct stat st;
-	if (fstat(fileno(png), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+	if (fstat(mem, &st) != 0 || st.st_size == 0) {
 		g_set_error(error, domain, 2, "--plot: gnuplot wrote nothing");
-		return false;
+		goto out;
 	}
-	return true;
+	n = (size_t)st.st_size;
+	b = g_malloc(n);
+	if (lseek(mem, 0, SEEK_SET) != 0 || fd_read_all(mem, b, n) != n || !png_complete(b, n)) {
+		g_set_error(error, domain, 2, "--plot: gnuplot wrote an incomplete PNG "
+			    "(%zu bytes, no IEND)", n);
+		goto out;
+	}
+	errno = 0;
+	if (fwrite(b, 1, n, png) != n || fflush(png) != 0) {
+		g_set_error(error, domain, 2, "--plot: write failed: %s",
+			    g_strerror(errno ? errno : EIO));
+		goto out;
+	}
+	ok = true;
+out:
+	g_free(b);
+	close(mem);
+	return ok;
 }
 
 void gnuplot_quoted(GString *s, const char *v)

@@ -68,6 +68,16 @@ done
 [[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: a comma list of GiB"
 [[ $seeds =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds $seeds: a comma list of numbers"
 . "$here/steps.sh" large-tree.sh
+# every option checked before any trace is made: sweep.sh would refuse
+# these only after every size's traces were generated
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
+[[ -z $maxmem || ! $maxmem =~ ^0+[KMGT]?$ ]] || die "--max-memory $maxmem: a size above 0, e.g. 22G"
+known=$("$ksmsim" hashes | awk '{ print $1 }')
+IFS=, read -r -a hl <<<"$hashes"
+((${#hl[@]})) || die "--hashes: empty list"
+for h in "${hl[@]}"; do
+	grep -qxF -- "$h" <<<"$known" || die "--hashes: unknown checksum '$h' (ksmsim hashes lists them)"
+done
 mkdir -p "$out" "$res"
 out=$(cd "$out" && pwd)
 export KSMSIM_REAL=$ksmsim KSMSIM_TIMES=$out/times.tsv

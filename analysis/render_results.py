@@ -38,7 +38,9 @@ value as the CSV holds it). Helpers:
 --check renders in memory and compares with README.md: exit 1 naming the
 first line that differs (a figure typed by hand, or a CSV that changed
 since the page was rendered). Errors (a missing file, column or row, a
-placeholder that does not evaluate) are one line on stderr and exit 2.
+placeholder that does not evaluate, a cell that is not a finite number, a
+--results that is not a folder or holds no README.md.in) are one line on
+stderr and exit 2.
 """
 import csv
 import math
@@ -73,9 +75,13 @@ def _val(s):
     except ValueError:
         pass
     try:
-        return float(s)
+        x = float(s)
     except ValueError:
         return s
+    # 1e400 reads as inf, and would render as "over inf seeds"
+    if not math.isfinite(x):
+        raise RenderError(f"a cell '{s}' is not a finite number")
+    return x
 
 
 def _match(path, sel):
@@ -800,7 +806,12 @@ def main(argv):
     it = iter(argv[1:])
     for a in it:
         if a == "--results":
-            RES = next(it, None) or RES
+            RES = next(it, None)
+            # --results --check would take the option for the folder
+            if not RES or RES.startswith("-") or not os.path.isdir(RES):
+                print(f"render_results.py: --results wants a folder, not {RES!r}",
+                      file=sys.stderr)
+                return 2
         elif a == "--check":
             check = True
         elif a in ("-h", "--help"):
@@ -810,6 +821,9 @@ def main(argv):
             print(f"render_results.py: unknown option {a}", file=sys.stderr)
             return 2
     status = 0
+    if not pages():
+        print(f"render_results.py: {RES}: no README.md.in under it", file=sys.stderr)
+        return 2
     for tpl, page in pages():
         status = max(status, one_page(tpl, page, check))
         if status == 2:

@@ -514,7 +514,13 @@ void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tu
 			r->cow_ksm, r->cow_per_s, r->rmap_items, r->rmap_bytes, r->general_profit,
 			r->pages_to_scan_end);
 		marks_put_field(f, costs_csv ? costs_csv : "built-in", true);
-		fprintf(f, ",%.3f,%d,%d,%d\n", budget_pct, r->within, r->frontier, r->pick);
+		/* the budget exactly: %.3f unless that rounds it (0.0001 was 0.000) */
+		char b[32];
+
+		snprintf(b, sizeof(b), "%.3f", budget_pct);
+		if (strtod(b, NULL) != budget_pct)
+			snprintf(b, sizeof(b), "%.17g", budget_pct);
+		fprintf(f, ",%s,%d,%d,%d\n", b, r->within, r->frontier, r->pick);
 	}
 }
 

@@ -851,7 +851,9 @@ static int record_run(int argc, char **argv, struct record_opts o)
 	if (attached(&o))
 		recorder_detach(rc);
 	else
-		recorder_stop_tree(rc, signals_caught() ? signals_caught() : SIGTERM);
+		/* SIGPIPE was the recorder's pipe, not the program's: it gets SIGTERM */
+		recorder_stop_tree(rc, signals_caught() && signals_caught() != SIGPIPE ?
+				   signals_caught() : SIGTERM);
 
 	blobs = trace_writer_blobs(w);
 	if (recorder_error(rc)) {
@@ -859,13 +861,13 @@ static int record_run(int argc, char **argv, struct record_opts o)
 		cli_error(PROG, "%s", recorder_error(rc)->message);
 		trace_writer_abort(w);
 		recorder_free(rc);
-		return EXIT_USAGE;
+		return signals_exit_status(EXIT_USAGE);
 	}
 	if (!trace_writer_close(w, &error)) {
 		cli_error(PROG, "%s", error->message);
 		g_clear_error(&error);
 		recorder_free(rc);
-		return EXIT_USAGE;
+		return signals_exit_status(EXIT_USAGE);
 	}
 	ret = recorder_full(rc) ? EXIT_USAGE : 0;
 	report(rc, what, &o, blobs, wall, baseline);

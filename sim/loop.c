@@ -9,6 +9,7 @@ struct clock {
 	uint64_t next_sample;
 	bool sampled;		/* a sample was taken ... */
 	uint64_t last_sample;	/* ... at this time */
+	uint64_t samples;	/* taken so far, up to LOOP_MAX_SAMPLES */
 };
 
 static bool sample_at(struct ksm *k, const struct loop_sinks *s, struct clock *c, uint64_t at,
@@ -16,6 +17,19 @@ static bool sample_at(struct ksm *k, const struct loop_sinks *s, struct clock *c
 {
 	uint64_t trace_us = at >= c->offset ? at - c->offset : 0;
 
+	/*
+	 * A knob can make simulated time all but endless (sleep_millisecs
+	 * 4294967295 through a settle: 49 days a batch), and samples follow
+	 * it: bounded, so such a run ends with this line instead.
+	 */
+	if (++c->samples > LOOP_MAX_SAMPLES) {
+		g_set_error(error, LOOP_ERROR, LOOP_ERROR_TRACE,
+			    "simulated time reached %.0f s: more than %d samples at one each "
+			    "%" G_GUINT64_FORMAT " ms (the most a run takes; a larger --interval-ms "
+			    "takes fewer, or a knob such as sleep_millisecs makes ksmd too slow for "
+			    "this trace)", at / 1e6, LOOP_MAX_SAMPLES, s->sample_every_us / 1000);
+		return false;
+	}
 	c->sampled = true;
 	c->last_sample = at;
 	return s->sample(s->ctx, at, trace_us, k, error);

@@ -31,6 +31,12 @@ struct loop_sinks {
 	bool (*sample)(void *ctx, uint64_t sim_us, uint64_t trace_us, struct ksm *k,
 		       GError **error);
 	uint64_t sample_every_us;	/* 0: no samples */
+	/*
+	 * At most LOOP_MAX_SAMPLES samples a run (2^20: 12 simulated days at
+	 * 1 s); the next fails the run (LOOP_ERROR_TRACE) so that a knob that
+	 * stretches simulated time without end cannot run for ever.
+	 */
+#define LOOP_MAX_SAMPLES (1 << 20)
 	bool check;			/* ksm_check() after every batch */
 	/* Now and then: records applied so far, the last one's trace time. */
 	void (*progress)(void *ctx, const trace_reader *r, uint64_t records, uint64_t trace_us);

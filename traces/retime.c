@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "traces/reader.h"
@@ -303,6 +304,18 @@ bool trace_retime(const char *in, const char *out, double factor, GError **error
 	struct out o;
 
 	g_return_val_if_fail(factor > 0 && factor <= G_MAXDOUBLE, false);
+	/*
+	 * IN is read more than once (sniffed, checked, copied): a FIFO would
+	 * hang at its second open, and a pipe or device gives other bytes each
+	 * time. stat, not open: opening a FIFO blocks until it has a writer.
+	 */
+	struct stat st;
+	if (stat(in, &st) == 0 && !S_ISREG(st.st_mode)) {
+		g_set_error(error, TRACE_ERROR, TRACE_ERROR_IO, "%s: not a regular file (retime "
+			    "reads its input more than once; copy a pipe or FIFO to a file first)",
+			    in);
+		return false;
+	}
 	if (!sniff(in, &gz, &first, error))
 		return false;
 	/* a binary file starts with 0x89, which never begins UTF-8 text (FORMAT.md) */

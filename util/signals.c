@@ -238,9 +238,14 @@ void signals_install(enum signals_mode mode)
 	if (mode == SIGNALS_DEFER) {
 		/* No SA_RESTART: sleeps and pipe reads must return so the command can clean up. */
 		sa.sa_handler = on_defer_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		/*
+		 * SIGPIPE too: a reader of stdout or stderr that goes away
+		 * (`| head`) must not end record or calibrate before they put
+		 * things back; the write fails with EPIPE and the command ends
+		 * as for the others. live ignores it after this (live.h).
+		 */
+		for (size_t i = 0; i < G_N_ELEMENTS(exit_signals); i++)
+			sigaction(exit_signals[i], &sa, NULL);
 		return;
 	}
 	sa.sa_handler = on_exit_signal;

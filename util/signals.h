@@ -16,8 +16,8 @@
  * never stands in a later run's way.
  *
  * SIGNALS_DEFER: for commands that must put the machine back first (live
- * restores KSM's knobs, record stops its traced program). SIGHUP is caught
- * too; the handler only notes the signal, without SA_RESTART, so that a
+ * restores KSM's knobs, record stops its traced program). SIGHUP and
+ * SIGPIPE are caught too; the handler only notes the signal, without SA_RESTART, so that a
  * blocking call returns EINTR. The command polls signals_caught(), cleans
  * up (aborting its outputs) and returns signals_exit_status(its status).
  */

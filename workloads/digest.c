@@ -22,7 +22,22 @@ struct held {
 	uint64_t limit_bytes;
 	bool limit_given;
 	const char *path;
+	uint64_t mm_max;	/* the most pages of one mm (DIGEST_MM_PAGES_MAX) */
 };
+
+/* One mm would follow more pages than one GLib table holds. */
+static bool mm_check(const struct held *h, const struct trace_record *rec, uint64_t mm_pages,
+		     GError **error)
+{
+	if (mm_pages <= h->mm_max)
+		return true;
+	g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+		    "%s:%" G_GUINT64_FORMAT ": converting to digests would follow more than "
+		    "%" G_GUINT64_FORMAT " pages of one mm here (%" G_GUINT64_FORMAT " pages "
+		    "of %s; the most the converter holds for one mm)", h->path, rec->line,
+		    h->mm_max, mm_pages, rec->mm);
+	return false;
+}
 
 static bool held_check(const struct held *h, const struct trace_record *rec, GError **error)
 {
@@ -94,6 +109,25 @@ static bool put_run(trace_writer *w, const struct trace_record *like, uint64_t v
 	return ok;
 }
 
+/* How many of [vpn, vpn + n) pages already holds: walked through the fewer. */
+static uint64_t followed_in(GHashTable *pages, uint64_t vpn, uint64_t n)
+{
+	uint64_t in = 0;
+
+	if (n > g_hash_table_size(pages)) {
+		GHashTableIter it;
+		gpointer key;
+
+		g_hash_table_iter_init(&it, pages);
+		while (g_hash_table_iter_next(&it, &key, NULL))
+			in += GPOINTER_TO_SIZE(key) - vpn < n;
+		return in;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		in += g_hash_table_contains(pages, GSIZE_TO_POINTER(vpn + i));
+	return in;
+}
+
 /* A store to [vpn, vpn + npages): seq for fillseq, else rec's content. */
 static bool store(trace_writer *w, GHashTable *pages, const struct trace_record *rec,
 		  struct held *held, GError **error)
@@ -105,7 +139,20 @@ static bool store(trace_writer *w, GHashTable *pages, const struct trace_record 
 	struct trace_content *run = g_new(struct trace_content, 1), *now = g_new(struct trace_content, 1);
 	uint64_t run_start = rec->vpn, run_n = 0;
 	bool ok = true;
+	/*
+	 * Checked before any page is taken: a fill of 2^28 pages is refused
+	 * at once, before it holds gigabytes or outgrows GLib's table.
+	 */
+	uint64_t added = rec->npages - followed_in(pages, rec->vpn, rec->npages);
+	struct held after = *held;
 
+	after.pages += added;
+	if (!held_check(&after, rec, error) ||
+	    !mm_check(held, rec, g_hash_table_size(pages) + added, error)) {
+		g_free(run);
+		g_free(now);
+		return false;
+	}
 	for (uint64_t i = 0; i < rec->npages && ok; i++) {
 		gpointer key = GSIZE_TO_POINTER(rec->vpn + i);
 		content *cur = g_hash_table_lookup(pages, key), *c;
@@ -114,14 +161,17 @@ static bool store(trace_writer *w, GHashTable *pages, const struct trace_record 
 			c = content_rand(rec->seed + i);
 		else
 			c = content_apply(cur, &rec->content);
-		/* a whole-page form gives every page the same: digest it once */
-		if (!whole || i == 0)
+		/*
+		 * A digest is copied as it is: hashing the model's stand-in bytes
+		 * would replace the real page's digest. A whole-page form gives
+		 * every page the same: digest it once.
+		 */
+		if (rec->content.form == CONTENT_DIGEST)
+			*now = rec->content;
+		else if (!whole || i == 0)
 			digest_of(c, now);
-		if (g_hash_table_insert(pages, key, c)) {	/* a page not followed before */
+		if (g_hash_table_insert(pages, key, c))	/* a page not followed before */
 			held->pages++;
-			if (!(ok = held_check(held, rec, error)))
-				break;
-		}
 		if (run_n && same_content(run, now)) {
 			run_n++;
 			continue;
@@ -154,8 +204,17 @@ static void copy_page(gpointer key, gpointer value, gpointer to)
 bool digest_convert(trace_reader *r, const char *out, enum trace_format fmt, uint64_t max_memory,
 		    bool max_memory_given, GError **error)
 {
+	return digest_convert_capped(r, out, fmt, max_memory, max_memory_given,
+				     DIGEST_MM_PAGES_MAX, error);
+}
+
+bool digest_convert_capped(trace_reader *r, const char *out, enum trace_format fmt,
+			   uint64_t max_memory, bool max_memory_given, uint64_t mm_pages_max,
+			   GError **error)
+{
 	struct held held = { .max = max_memory / HELD_PAGE_BYTES, .limit_bytes = max_memory,
-			     .limit_given = max_memory_given, .path = trace_reader_path(r) };
+			     .limit_given = max_memory_given, .path = trace_reader_path(r),
+			     .mm_max = mm_pages_max };
 	struct trace_record *rec = g_new(struct trace_record, 1);
 	trace_writer *w = NULL;
 	GHashTable *mms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,

@@ -32,4 +32,16 @@
 bool digest_convert(trace_reader *r, const char *out, enum trace_format fmt, uint64_t max_memory,
 		    bool max_memory_given, GError **error);
 
+/*
+ * The most pages one mm may have followed: each mm's pages are a GLib hash
+ * table, which crashes growing past about 2^28 entries (GLib 2.74), so a
+ * conversion past 2^27 pages (512 GiB) of one mm is refused at the record
+ * that would go past, before it takes any of them.
+ */
+#define DIGEST_MM_PAGES_MAX (UINT64_C(1) << 27)
+/* digest_convert with the per-mm bound given (the tests' small one). */
+bool digest_convert_capped(trace_reader *r, const char *out, enum trace_format fmt,
+			   uint64_t max_memory, bool max_memory_given, uint64_t mm_pages_max,
+			   GError **error);
+
 #endif

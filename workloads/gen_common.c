@@ -404,6 +404,11 @@ char *gen_resolve(const struct gen_workload *wl, const struct gen_opts *o, struc
 	if (sz->duration_us < sz->ticks)
 		return g_strdup_printf("duration %.6g s is too short for %u time steps", dur,
 				       sz->ticks);
+	/* the probe's first write must fall inside the trace, or it has none */
+	if (wl->takes_probe && o->probe_at_s >= 0 && o->probe_at_s * 1e6 >= (double)sz->duration_us)
+		return g_strdup_printf("--probe-at %.6g: at or past the trace's end (%.6g s; "
+				       "--duration-s sets it), so no probe would be written",
+				       o->probe_at_s, (double)sz->duration_us / 1e6);
 	return NULL;
 }
 

@@ -31,6 +31,22 @@ grep -v '^"crc32c"' "$res/costs.csv" >"$T/res/costs.csv"
 rc=0
 python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
 [[ $rc == 2 && $(wc -l <"$T/err") == 1 ]] || fail "a missing row: exit $rc, $(cat "$T/err")"
+# A cell of 1e400 (inf) is refused, not rendered as "inf" (issue 46).
+awk -F, 'BEGIN {OFS=","} $1 == "\"jhash2\"" {$6 = "\"1e400\""} {print}' "$res/costs.csv" >"$T/res/costs.csv"
+rc=0
+python3 "$src/analysis/render_results.py" --results "$T/res" --check 2>"$T/err" || rc=$?
+[[ $rc == 2 && $(wc -l <"$T/err") == 1 ]] && grep -q "'1e400' is not a finite number" "$T/err" ||
+	fail "a cell of 1e400: exit $rc, $(cat "$T/err")"
+cp "$res/costs.csv" "$T/res/costs.csv"
+# --check taken as --results' folder, and a folder with no template, fail.
+rc=0
+python3 "$src/analysis/render_results.py" --results --check 2>"$T/err" || rc=$?
+[[ $rc == 2 && $(wc -l <"$T/err") == 1 ]] || fail "--results --check: exit $rc, $(cat "$T/err")"
+mkdir "$T/empty"
+rc=0
+python3 "$src/analysis/render_results.py" --results "$T/empty" --check 2>"$T/err" || rc=$?
+[[ $rc == 2 ]] && grep -q "no README.md.in under it" "$T/err" ||
+	fail "a folder without a template: exit $rc, $(cat "$T/err")"
 
 # altered FILE:SED PAGE: FILE changed by SED makes --check fail (exit 1)
 # and name PAGE (the page that quotes it) as the one that differs.

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 bad() { # WHAT PATTERN ARGS...
 	local what=$1 pat=$2; shift 2
-	"$src/analysis/large-tree.sh" --out "$tmp/out" --results "$tmp/res" "$@" >"$tmp/o" 2>"$tmp/e"
+	timeout 60 "$src/analysis/large-tree.sh" --out "$tmp/out" --results "$tmp/res" "$@" >"$tmp/o" 2>"$tmp/e"
 	local rc=$?
 	[[ $rc == 2 ]] || fail "$what: exit $rc, not 2"
 	[[ $(wc -l <"$tmp/e") == 1 ]] || fail "$what: not one line: $(cat "$tmp/e")"
@@ -23,6 +23,11 @@ bad max-memory-negative "--max-memory -4G" --max-memory -4G
 bad estimate "--estimate x" --estimate x
 bad probe "--probe 64" --probe 64
 bad sizes "--sizes 16,x" --sizes 16,x
+# checked before any trace is generated (issue 46: they waited for every trace)
+bad hashes "--hashes: unknown checksum 'bogus'" --sizes 16 --seeds 1 --hashes xxhash,bogus
+bad jobs "--jobs wants a positive number, not '0'" --sizes 16 --seeds 1 --jobs 0
+bad jobs-word "--jobs wants a positive number, not 'x'" --sizes 16 --seeds 1 --jobs x
+bad max-memory-zero "--max-memory 0: a size above 0" --sizes 16 --seeds 1 --max-memory 0
 "$src/analysis/large-tree.sh" --help | grep -q -- "--max-memory SIZE" || fail "--help does not name --max-memory"
 # --summarise-only --keep-runs remakes the summary from runs.csv alone (no
 # cells, no run): the committed one

@@ -8,6 +8,7 @@
   check_record.py errors  KSMSIM PATTERN   bad option values, missing command, not root,
                                            exits at once
   check_record.py sigint  KSMSIM PATTERN   SIGINT mid-capture: the trace replays
+  check_record.py sigpipe KSMSIM PATTERN   SIGPIPE (stderr's reader gone): the same, exit 141
   check_record.py progress KSMSIM PATTERN  progress lines: --progress, --quiet, none
   check_record.py hugepage KSMSIM PATTERN  a range advised MADV_HUGEPAGE (as QEMU does guest
                                            RAM) is advised hugepage in the trace, 2 MiB
@@ -36,6 +37,8 @@ pages, forks a long-lived and short-lived children, and checks its own pages):
                                            for it (removed on every path): two processes
                                            in it, a third that joins mid-capture and
                                            forks; none outside it
+  check_record.py attach-self KSMSIM ATTACH  record --pid of the shell that started it:
+                                           the shell is captured, the recorder never
   check_record.py attach-errors KSMSIM ATTACH  a pid that does not exist, a kernel
                                            thread, a bad list, --find pagemap-scan, a
                                            path that is not a cgroup v2 directory, a PID
@@ -506,6 +509,40 @@ def test_sigint(ksmsim, pattern, tmp):
         if state != "Z":
             fail("the command (pid %d) still runs" % pid)
     print("ok: %d records" % len(recs))
+
+
+def test_sigpipe(ksmsim, pattern, tmp):
+    """The reader of record's stderr goes away (issue 46): deferred like SIGINT, the
+    program is stopped, the trace closed and committed, no NAME.tmp.*, exit 141."""
+    need_root(ksmsim, tmp)
+    out = os.path.join(tmp, "p.ksmt")
+    p = subprocess.Popen([ksmsim, "record", "--progress", "--interval-ms", "50", "-o", out,
+                          "--", pattern, "loop"], stderr=subprocess.PIPE)
+    p.stderr.read(1)
+    time.sleep(0.5)
+    p.stderr.close()
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("record did not stop on SIGPIPE")
+    if p.returncode != 141:
+        fail("exit %d after SIGPIPE, expected 141" % p.returncode)
+    left = [f for f in os.listdir(tmp) if ".tmp." in f]
+    if left:
+        fail("SIGPIPE left %s" % left)
+    if not os.path.exists(out):
+        fail("no trace after SIGPIPE")
+    replay_check(ksmsim, out, "sigpipe")
+    cat = subprocess.run([ksmsim, "trace", "cat", out], stdout=subprocess.PIPE, text=True, check=True)
+    _, recs = parse(cat.stdout)
+    if recs[-1][1] != "mark":
+        fail("the trace cut by SIGPIPE lacks its final mark")
+    for pid in {int(args[0].rsplit(".", 1)[1]) for _, v, args in recs if v == "spawn"}:
+        st = proc_state(pid)
+        if st is not None and st[0] not in ("Z", "X"):
+            fail("the command (pid %d) still runs after SIGPIPE" % pid)
+    print("ok: SIGPIPE: exit 141, %d records, program stopped" % len(recs))
 
 
 def test_progress(ksmsim, pattern, tmp):
@@ -1045,6 +1082,26 @@ def test_cgroup(ksmsim, attach, tmp):
             fail("cgroup %s could not be removed" % cg)
 
 
+def test_attach_self(ksmsim, attach, tmp):
+    """record --pid of its own parent shell (issue 46): the recorder is a descendant of
+    the attached process, and must not capture itself; the shell is captured."""
+    need_root(ksmsim, tmp)
+    out = os.path.join(tmp, "self.ksmt")
+    # '; true': the shell stays the recorder's parent instead of exec'ing it
+    r = subprocess.run(["sh", "-c", '"$0" record --pid $$ --scope all --max-seconds 1 '
+                        '--interval-ms 100 -o "$1"; true', ksmsim, out],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0 or not os.path.exists(out):
+        fail("record --pid of its parent: exit %d" % r.returncode)
+    mms, _ = trace_mms(ksmsim, out)
+    if any(mm.startswith("ksmsim.") for mm in mms):
+        fail("record --pid of its parent captured itself: %s" % sorted(mms))
+    if not any(mm.startswith("sh.") for mm in mms):
+        fail("record --pid of its parent lost the parent: %s" % sorted(mms))
+    print("ok: attached to its parent: %s, not itself" % sorted(mms))
+
+
 def test_attach_errors(ksmsim, attach, tmp):
     out = os.path.join(tmp, "e.ksmt")
 
@@ -1108,11 +1165,11 @@ def main():
         return
     with tempfile.TemporaryDirectory(prefix="ksmsim-record-") as tmp:
         tests = {"pattern": test_pattern, "pattern-digest": test_pattern_digest,
-                 "errors": test_errors, "sigint": test_sigint,
+                 "errors": test_errors, "sigint": test_sigint, "sigpipe": test_sigpipe,
                  "progress": test_progress, "hugepage": test_hugepage,
                  "scope": test_scope, "scope-prctl": test_scope_prctl}
-        if mode in ("attach", "cgroup", "attach-errors"):
-            {"attach": test_attach, "cgroup": test_cgroup,
+        if mode in ("attach", "cgroup", "attach-errors", "attach-self"):
+            {"attach": test_attach, "cgroup": test_cgroup, "attach-self": test_attach_self,
              "attach-errors": test_attach_errors}[mode](ksmsim, pattern, tmp)
             return
         detectors = {"pagemap-scan": test_pagemap_scan, "agree": test_agree,

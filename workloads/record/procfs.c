@@ -112,10 +112,19 @@ GArray *procfs_procs(GHashTable *seeds, bool follow)
 	GHashTable *in = g_hash_table_new(g_direct_hash, g_direct_equal);
 	bool grew = true;
 
+	/*
+	 * Never the recorder itself: attached to an ancestor (a shell's $$)
+	 * or a cgroup it is in, it would record its own buffers. Its threads
+	 * share its pid here (/proc lists processes), and its children (none
+	 * when attached; COMMAND's tree is seeded by its root) are only ever
+	 * reached through it, which is never followed.
+	 */
+	pid_t self = getpid();
+
 	for (guint i = 0; i < all->len; i++) {
 		struct pinfo *pi = &g_array_index(all, struct pinfo, i);
 
-		if (seeded(seeds, pi))
+		if (pi->pid != self && seeded(seeds, pi))
 			g_hash_table_add(in, GINT_TO_POINTER(pi->pid));
 	}
 	/* parents usually come before children in /proc order, so this rarely loops */
@@ -124,7 +133,7 @@ GArray *procfs_procs(GHashTable *seeds, bool follow)
 		for (guint i = 0; i < all->len; i++) {
 			struct pinfo *pi = &g_array_index(all, struct pinfo, i);
 
-			if (!g_hash_table_contains(in, GINT_TO_POINTER(pi->pid)) &&
+			if (pi->pid != self && !g_hash_table_contains(in, GINT_TO_POINTER(pi->pid)) &&
 			    g_hash_table_contains(in, GINT_TO_POINTER(pi->ppid))) {
 				g_hash_table_add(in, GINT_TO_POINTER(pi->pid));
 				grew = true;
