@@ -44,8 +44,8 @@ bool run_config_resolve(struct run_config *cfg, GError **error)
 		cfg->hash_name = "none";
 	}
 	cfg->model.hash = h;
-	cost_table_default(&cfg->model.costs, h->name);
-	if (cfg->costs_csv && !cost_table_load(&cfg->model.costs, cfg->costs_csv, h->name, error)) {
+	cost_table_default(&cfg->model.costs, h);
+	if (cfg->costs_csv && !cost_table_load(&cfg->model.costs, cfg->costs_csv, h, error)) {
 		classify(error);
 		return false;
 	}
