@@ -187,15 +187,8 @@ bool ksm_policy_parse(const char *spec, struct ksm_policy *out, GError **error)
 			row = i;
 	if (row < 0) {
 		char *given = g_strndup(spec, nlen);
-		int near = -1;
-		unsigned best = NAME_TYPO_EDITS + 1;
-		for (int i = 0; i < ROW_NR; i++) {
-			unsigned d = name_distance(given, rows[i].name);
-			if (d < best) {
-				best = d;
-				near = i;
-			}
-		}
+		ptrdiff_t near = name_nearest(given, rows, ROW_NR, sizeof(rows[0]),
+					      offsetof(struct ksm_policy_row, name));
 		g_free(given);
 		if (near >= 0) {
 			snprintf(why, sizeof(why), "no such policy; did you mean '%s'? "
