@@ -127,23 +127,30 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
 	}
 }
 
-/* The counters a run summary gives the mean and peak of, in series_stats order. */
-static const enum marks_col series_cols[] = {
-	MARKS_PAGES_SHARING, MARKS_PAGES_UNSHARED, MARKS_PAGES_VOLATILE,
+/* The counters a run summary gives the mean and peak of, in the summary's order. */
+static const struct {
+	enum marks_col col;
+	size_t off;		/* its struct series_stat in struct series_stats */
+} series_cols[] = {
+	{ MARKS_PAGES_SHARING, offsetof(struct series_stats, pages_sharing) },
+	{ MARKS_PAGES_UNSHARED, offsetof(struct series_stats, pages_unshared) },
+	{ MARKS_PAGES_VOLATILE, offsetof(struct series_stats, pages_volatile) },
 };
+
+static void series_stat_add(struct series_stat *x, uint64_t v)
+{
+	x->sum += v;
+	x->peak = MAX(x->peak, v);
+}
 
 void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s)
 {
-	const uint64_t v[] = { s->c.pages_sharing, s->c.pages_unshared, s->c.pages_volatile };
-
-	G_STATIC_ASSERT(G_N_ELEMENTS(v) == G_N_ELEMENTS(series_cols));
 	if (!sim_us)
 		return;
 	st->samples++;
-	for (size_t i = 0; i < G_N_ELEMENTS(v); i++) {
-		st->sum[i] += v[i];
-		st->peak[i] = MAX(st->peak[i], v[i]);
-	}
+	series_stat_add(&st->pages_sharing, s->c.pages_sharing);
+	series_stat_add(&st->pages_unshared, s->c.pages_unshared);
+	series_stat_add(&st->pages_volatile, s->c.pages_volatile);
 	if (s->has_ideal) {
 		st->ideal_samples++;
 		st->missed_sum += s->ideal.missed_merges;
@@ -231,8 +238,8 @@ void output_run_summary_header(FILE *f)
 	marks_put_header(f, MARKS_SET_ALL, 0);
 	fputs(",interval_ms,samples", f);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++)
-		fprintf(f, ",avg_%s,peak_%s", marks_columns[series_cols[i]].name,
-			marks_columns[series_cols[i]].name);
+		fprintf(f, ",avg_%s,peak_%s", marks_columns[series_cols[i].col].name,
+			marks_columns[series_cols[i].col].name);
 	fputs(",avg_missed_merges,avg_dedup_fraction,pinned", f);
 	for (int i = 0; i < KNOB_NR; i++)
 		if (knob_column(i))
@@ -264,9 +271,10 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 	marks_put_values(f, MARKS_SET_ALL, 0, &end);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64, rs->interval_ms, st->samples);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++) {
+		const struct series_stat *x =
+			(const void *)((const char *)st + series_cols[i].off);
 		if (st->samples)
-			fprintf(f, ",%.3f,%" PRIu64, (double)st->sum[i] / (double)st->samples,
-				st->peak[i]);
+			fprintf(f, ",%.3f,%" PRIu64, (double)x->sum / (double)st->samples, x->peak);
 		else
 			fputs(",,", f);
 	}
