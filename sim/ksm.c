@@ -1365,13 +1365,10 @@ static void unmerge_and_remove_all_rmap_items(struct ksm *k)
  */
 static void set_advisor_defaults(struct ksm *k)
 {
-	uint64_t pages_to_scan = DEFAULT_PAGES_TO_SCAN;
-	if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE) {
+	if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE)
 		memset(&k->advisor, 0, sizeof(k->advisor));
-		pages_to_scan = k->knob[KNOB_ADVISOR_MIN_PAGES_TO_SCAN];
-	}
 	if (!k->opt.pinned[KNOB_PAGES_TO_SCAN])
-		k->knob[KNOB_PAGES_TO_SCAN] = pages_to_scan;
+		k->knob[KNOB_PAGES_TO_SCAN] = knob_advisor_pages_to_scan(k->knob);
 }
 
 /*
@@ -1418,7 +1415,7 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 		}
 		break;
 	case KNOB_PAGES_TO_SCAN:
-		if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE) {
+		if (knob_pages_to_scan_refused(k->knob)) {
 			g_set_error(error, KSM_ERROR, KSM_ERROR_INVAL,
 				    "the kernel refuses pages_to_scan while advisor_mode is scan-time");
 			return false;
