@@ -13,7 +13,7 @@
 #define KSMSIM_SIM_KSM_INTERNAL_H
 
 #include "sim/chain_index.h"
-#include "sim/content.h"
+#include "content/content.h"
 #include "sim/ksm.h"
 #include "sim/list.h"
 #include "sim/rbtree.h"

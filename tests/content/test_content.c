@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "sim/content.h"
+#include "content/content.h"
 
 #define PAGE 4096
 

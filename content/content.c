@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <xxhash.h>
-#include "sim/content.h"
+#include "content/content.h"
 #include "util/signals.h"
 
 /* Under ASan a free pool object is poisoned, so misuse is still caught. */

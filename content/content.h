@@ -12,8 +12,8 @@
  * with ==; contents built by different routes may still hold the same
  * bytes, which content_cmp() finds by comparing bytes.
  */
-#ifndef KSMSIM_SIM_CONTENT_H
-#define KSMSIM_SIM_CONTENT_H
+#ifndef KSMSIM_CONTENT_CONTENT_H
+#define KSMSIM_CONTENT_CONTENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
