@@ -5,8 +5,9 @@
  * rows, their Pareto frontier (less modelled ksmd CPU, more pages saved on
  * average over the run) and the checksum to pick for the kernel.
  *
- * Every configuration runs in a fork()ed process of its own: the model
- * keeps global state (sim/content.c), so threads could not share it, and a
+ * Every configuration runs in a fork()ed process of its own: a run's
+ * content store is current process-wide (content/content.h), so threads
+ * could not share it, and a
  * fresh process per run keeps every row independent of the others and of
  * the number of workers. A worker sends its fixed-size row back through a
  * pipe; rows are kept in configuration order, so no output depends on which

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "analysis/collide.h"
 #include "analysis/study.h"
+#include "marks/marks.h"
 #include "sim/output.h"
 #include "traces/writer.h"
 #include "workloads/crcdelta.h"
@@ -172,21 +173,22 @@ enum col {
 	COL_MISSED_MERGES, COL_CPU_MS, N_COLS
 };
 
-/* The summary columns the table repeats, under the summary's names. */
-static const char *const col_names[N_COLS] = {
-	[COL_SHARING] = "pages_sharing",
-	[COL_UNSHARED] = "pages_unshared",
-	[COL_VOLATILE] = "pages_volatile",
-	[COL_COW] = "cow_ksm",
-	[COL_CHECKSUMS] = "checksums",
-	[COL_GATE_CHANGED] = "gate_changed",
-	[COL_FALSE_POSITIVES] = "false_positives",
-	[COL_INSERTS] = "unstable_inserts",
-	[COL_CORRUPT_WALKS] = "unstable_corrupt_walks",
-	[COL_CHANGED_AFTER_INSERT] = "unstable_changed_after_insert",
-	[COL_MISSED_MERGES] = "missed_merges",
-	[COL_CPU_MS] = "ksmd_cpu_ms",
+/* The summary columns the table repeats: their marks columns, whose names it shows. */
+static const enum marks_col cols[N_COLS] = {
+	[COL_SHARING] = MARKS_PAGES_SHARING,
+	[COL_UNSHARED] = MARKS_PAGES_UNSHARED,
+	[COL_VOLATILE] = MARKS_PAGES_VOLATILE,
+	[COL_COW] = MARKS_COW_KSM,
+	[COL_CHECKSUMS] = MARKS_CHECKSUMS,
+	[COL_GATE_CHANGED] = MARKS_GATE_CHANGED,
+	[COL_FALSE_POSITIVES] = MARKS_FALSE_POSITIVES,
+	[COL_INSERTS] = MARKS_UNSTABLE_INSERTS,
+	[COL_CORRUPT_WALKS] = MARKS_UNSTABLE_CORRUPT_WALKS,
+	[COL_CHANGED_AFTER_INSERT] = MARKS_UNSTABLE_CHANGED_AFTER_INSERT,
+	[COL_MISSED_MERGES] = MARKS_MISSED_MERGES,
+	[COL_CPU_MS] = MARKS_KSMD_CPU_MS,
 };
+#define col_name(i) (marks_columns[cols[i]].name)
 
 struct row {
 	double v[N_COLS];
@@ -219,9 +221,9 @@ static void row_fill(struct row *row, const struct snapshot *s, const struct ser
 	/* the summary's figure, rounded to its 3 decimals, so the table agrees with --run-csv */
 	snprintf(ms, sizeof(ms), "%.3f", s->t.cpu_ns / 1e6);
 	row->v[COL_CPU_MS] = g_ascii_strtod(ms, NULL);
-	/* series_stats keeps pages_sharing, pages_unshared, pages_volatile in that order */
-	row->peak_unshared = ser->samples ? (double)ser->peak[1] : NAN;
-	row->avg_unshared = ser->samples ? (double)ser->sum[1] / (double)ser->samples : NAN;
+	row->peak_unshared = ser->samples ? (double)ser->pages_unshared.peak : NAN;
+	row->avg_unshared = ser->samples ? (double)ser->pages_unshared.sum / (double)ser->samples
+					 : NAN;
 }
 
 /* One replay with hash h, as `ksmsim run` does it with the same options. */
@@ -276,12 +278,12 @@ static void put_table(const struct ksm_study_opts *o, const struct row *rows)
 	/* the table comes whole once every run succeeded: a failed study prints none of it */
 	fprintf(o->table, "%-8s", "hash");
 	for (unsigned i = 0; i < N_COLS; i++)
-		fprintf(o->table, " %s", col_names[i]);
+		fprintf(o->table, " %s", col_name(i));
 	fprintf(o->table, " extra_unstable_inserts peak_unshared avg_unshared chance_false_positives\n");
 	if (o->csv) {
 		fputs("hash,bits", o->csv);
 		for (unsigned i = 0; i < N_COLS; i++)
-			fprintf(o->csv, ",%s", col_names[i]);
+			fprintf(o->csv, ",%s", col_name(i));
 		fputs(",extra_unstable_inserts,peak_pages_unshared,avg_pages_unshared,"
 		      "chance_false_positives\n", o->csv);
 	}
@@ -298,7 +300,7 @@ static void put_table(const struct ksm_study_opts *o, const struct row *rows)
 		for (unsigned i = 0; i < N_COLS; i++) {
 			bool ms = i == COL_CPU_MS;
 
-			fprintf(o->table, " %*.*f", (int)strlen(col_names[i]), ms ? 1 : 0, r->v[i]);
+			fprintf(o->table, " %*.*f", (int)strlen(col_name(i)), ms ? 1 : 0, r->v[i]);
 			if (o->csv)
 				fprintf(o->csv, ",%.*f", ms ? 3 : 0, r->v[i]);
 		}

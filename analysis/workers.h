@@ -2,8 +2,9 @@
 /*
  * Runs in fork()ed worker processes, a few at a time, each reporting a
  * fixed-size row through a pipe: what `ksmsim advise` and `ksmsim tune`
- * run their replays in. The model keeps global state (sim/content.c), so
- * threads could not share it, and a fresh process per run keeps every row
+ * run their replays in. A run's content store is current process-wide
+ * (content/content.h), so threads could not share it, and a fresh process
+ * per run keeps every row
  * independent of the others and of the number of workers. Rows land at
  * their job's index, so no output depends on which worker finished first.
  */

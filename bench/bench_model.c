@@ -13,15 +13,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <sys/wait.h>
+#include <malloc.h>
 #include <unistd.h>
 #include "bench/bench.h"
 #include "sim/ksm.h"
+#include "util/escape.h"
 #include "sim/run.h"
 #include "traces/reader.h"
 #include "util/exit_status.h"
 #include "util/parse.h"
-#include "util/escape.h"
 
 static double now_s(void)
 {
@@ -227,43 +227,26 @@ static bool run_host(const char *dir, uint64_t pages, double live_rate, GError *
 	unsigned vms = (unsigned)((pages + HOST_GUEST_PAGES - 1) / HOST_GUEST_PAGES);
 	for (int distinct = 0; distinct < 2; distinct++) {
 		/*
-		 * Each in a child of its own: the content store is the
-		 * process's, and what the jobs before left in it would count.
+		 * In this process: each run has a content store of its own,
+		 * freed with it, so nothing the jobs before kept counts; the
+		 * heap they freed goes back first (malloc_trim), and the peak
+		 * starts again from what is left.
 		 */
-		fflush(stdout);
-		pid_t pid = fork();
-		if (pid < 0) {
-			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
-				    "fork: %s", g_strerror(errno));
-			return false;
-		}
-		if (pid > 0) {
-			int st;
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
-			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-				g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-					    "job 3%c failed", distinct ? 'b' : 'a');
-				return false;
-			}
-			continue;
-		}
 		struct job j = { .pages = pages };
 		GString *body = distinct ? trace_distinct(pages, vms, 3)
 					 : trace_experiment(pages / vms, vms, 3);
 		if (!distinct)
 			j.pages = pages / vms * vms;
 		char *path = write_trace(dir, "host.ksmt", body, error);
+		malloc_trim(0);
 		reset_peak_rss();
 		bool ok = path && run_trace(path, &j, error);
 
 		if (path)
 			unlink(path);
 		g_free(path);
-		if (!ok) {
-			reportf("ksmsim bench model", "%s", (*error)->message);
-			_exit(1);
-		}
+		if (!ok)
+			return false;
 		uint64_t peak = peak_rss();
 		double rate = (j.v_done - j.v_warm) / (j.t_done - j.t_warm);
 		printf("job 3%c: host of %" PRIu64 " pages (%" PRIu64 " GiB) in %u guests, %s, 3 scans\n",
@@ -281,7 +264,6 @@ static bool run_host(const char *dir, uint64_t pages, double live_rate, GError *
 		       (double)peak / j.pages);
 		print_memory(&j);
 		fflush(stdout);
-		_exit(0);
 	}
 	return true;
 }

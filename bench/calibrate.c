@@ -697,7 +697,7 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 	printf("\n");
 
 	struct cost_table t;
-	cost_table_default(&t, "xxhash");
+	cost_table_default(&t, hash_lookup(HASH_DEFAULT));
 	cost_set(&t, COST_MEMCMP_LONG, 0);	/* its bytes are in memcmp_byte */
 	cost_set(&t, COST_THP_SPLIT, 0);
 	t.cold_depth = best.cold_depth;

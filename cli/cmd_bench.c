@@ -155,7 +155,7 @@ static void model_usage(FILE *out)
 		"--measure-scan-rate' first, as root). Job 2: 4 guests of --vm-mib MiB\n"
 		"(default 4096) of mixed pages, 10 full scans: peak RSS and bytes per\n"
 		"simulated page (target: peak RSS <= 2 GiB). Job 3, run before job 2\n"
-		"in child processes: a host of --host-gib\n"
+		"(each run with a content store of its own): a host of --host-gib\n"
 		"GiB (default 256, 64 Mi pages; 1024 is a 1 TiB host; 0 skips it) in\n"
 		"16 GiB guests, 3 full scans, (a) with job 2's mix, (b) all pages\n"
 		"distinct: bytes per page by structure, peak RSS (target: 80 bytes per\n"

@@ -26,9 +26,11 @@ struct page_hash {
 	unsigned bits;		/* 32 or 64: what the value can hold; 0 for none */
 	page_hash_fn fn;	/* NULL for "none": no checksum gate */
 	/*
-	 * Default cost, ns per page streamed cold, as `bench costs` measured
-	 * it on the reference machine (a 2-core x86-64 VM): what the model
-	 * charges unless a cost table has a row of this name.
+	 * What the model charges a checksum of one page, ns, unless --costs
+	 * gives a table: the built-in table's row (sim/cost_model.c), fitted
+	 * by `bench calibrate` on the reference machine (AMD EPYC,
+	 * bench/tables/costs-amd-epyc.csv, its "checksum:NAME" rows); 0 for
+	 * none.
 	 */
 	double cold_ns;
 	/* Which implementation this CPU and build run; NULL when only one. */

@@ -67,23 +67,23 @@ static uint64_t page_sha256(const void *page)
 }
 
 static const struct page_hash hashes[] = {
-	{ "xxhash", 32, page_xxhash, 716, NULL,
+	{ "xxhash", 32, page_xxhash, 1684.361, NULL,
 	  "KSM since 4.20: XXH64(page, 4096, 0), low 32 bits (libxxhash)" },
-	{ "jhash2", 32, page_jhash2, 1925, NULL,
+	{ "jhash2", 32, page_jhash2, 5499.600, NULL,
 	  "KSM until 4.20: jhash2(page as 1024 u32, 1024, 17)" },
-	{ "crc32c", 32, page_crc32c, 420, crc32c_impl,
+	{ "crc32c", 32, page_crc32c, 2185.784, crc32c_impl,
 	  "CRC-32C Castagnoli, init ~0, final ~0 (crc32c(0, page, 4096))" },
-	{ "crc32", 32, page_crc32, 1400, NULL,
+	{ "crc32", 32, page_crc32, 3293.444, NULL,
 	  "zlib crc32(0, page, 4096), IEEE 802.3" },
-	{ "xxh32", 32, page_xxh32, 890, NULL,
+	{ "xxh32", 32, page_xxh32, 2093.689, NULL,
 	  "XXH32(page, 4096, 0) (libxxhash)" },
-	{ "xxh64", 64, page_xxh64, 716, NULL,
+	{ "xxh64", 64, page_xxh64, 1684.361, NULL,
 	  "XXH64(page, 4096, 0), all 64 bits (libxxhash)" },
-	{ "xxh3", 64, page_xxh3, 490, page_xxh3_impl,
+	{ "xxh3", 64, page_xxh3, 1152.705, page_xxh3_impl,
 	  "XXH3_64bits(page, 4096): our AVX-512/AVX2 page kernel, else inlined" },
-	{ "sha1", 64, page_sha1, 10000, NULL,
+	{ "sha1", 64, page_sha1, 23524.601, NULL,
 	  "SHA-1 (GLib), first 8 digest bytes as a big-endian u64" },
-	{ "sha256", 64, page_sha256, 20000, NULL,
+	{ "sha256", 64, page_sha256, 47049.202, NULL,
 	  "SHA-256 (GLib), first 8 digest bytes as a big-endian u64" },
 	{ "none", 0, NULL, 0, NULL,
 	  "no checksum gate: every page goes straight to the trees" },
@@ -101,18 +101,9 @@ const struct page_hash *hash_lookup(const char *name)
 
 const char *hash_nearest(const char *name)
 {
-	const char *best = NULL;
-	unsigned best_d = NAME_TYPO_EDITS + 1;	/* a typo, or nothing */
-
-	for (size_t i = 0; name && i < G_N_ELEMENTS(hashes); i++) {
-		unsigned d = name_distance(name, hashes[i].name);
-
-		if (d < best_d) {
-			best_d = d;
-			best = hashes[i].name;
-		}
-	}
-	return best;
+	ptrdiff_t i = name_nearest(name, hashes, G_N_ELEMENTS(hashes), sizeof(hashes[0]),
+				   offsetof(struct page_hash, name));
+	return i < 0 ? NULL : hashes[i].name;
 }
 
 const struct page_hash *hash_resolve(const char *name, bool allow_none, GError **error)

@@ -50,41 +50,27 @@ static const struct cost_table builtin = {
 	.cold_ns = 491.788, .cold_depth = 14, .revisit_ns = 308.559,
 	.copy_ns = 920, .dirty_clear_ns = 3100,	/* bench costs' wrprotect-flush, local flush */
 };
-static const struct {
-	const char *hash;
-	double ns;
-} builtin_checksum[] = {
-	{ "xxhash", 1684.361 }, { "jhash2", 5499.600 }, { "crc32c", 2185.784 },
-	{ "crc32", 3293.444 }, { "xxh32", 2093.689 }, { "xxh64", 1684.361 },
-	{ "xxh3", 1152.705 }, { "sha1", 23524.601 }, { "sha256", 47049.202 },
-};
-
-void cost_table_default(struct cost_table *t, const char *hash_name)
+void cost_table_default(struct cost_table *t, const struct page_hash *h)
 {
-	const struct page_hash *h = hash_name ? hash_lookup(hash_name) : NULL;
-
 	*t = builtin;
-	/* an unknown name costs what the default does; none computes none */
+	/* the checksum's price is its registry row's (the same fit); none computes none */
 	if (!h)
 		h = hash_lookup(HASH_DEFAULT);
 	t->checksum_ns = h->fn ? h->cold_ns : 0;
-	for (size_t i = 0; i < G_N_ELEMENTS(builtin_checksum); i++)
-		if (!strcmp(builtin_checksum[i].hash, h->name))
-			t->checksum_ns = builtin_checksum[i].ns;
 }
 
 /* ---------------------------------------------------- the bench costs form */
 
-static bool load_bench_costs(struct cost_table *t, const char *path, const char *hash_name,
+static bool load_bench_costs(struct cost_table *t, const char *path, const struct page_hash *h,
 			     GError **error)
 {
 	GArray *rows = hash_costs_read(path, error);
 	if (!rows)
 		return false;
 	const struct hash_cost *c;
-	if (hash_name && strcmp(hash_name, "none") == 0)
+	if (h && !h->fn)
 		t->checksum_ns = 0;
-	else if ((c = hash_costs_find(rows, hash_name)))
+	else if (h && (c = hash_costs_find(rows, h->name)))
 		t->checksum_ns = c->cold_ns;
 	if ((c = hash_costs_find(rows, "memcmp")))
 		t->memcmp_ns = c->cold_ns;
@@ -142,8 +128,8 @@ static enum row_kind row_kind(const char *name, int *term, const struct page_has
 	return ROW_UNKNOWN;
 }
 
-static bool load_terms(struct cost_table *t, const char *path, char **lines, const char *hash_name,
-		       GError **error)
+static bool load_terms(struct cost_table *t, const char *path, char **lines,
+		       const struct page_hash *hash, GError **error)
 {
 	size_t nh;
 	const struct page_hash *hs = hash_all(&nh);
@@ -220,7 +206,7 @@ static bool load_terms(struct cost_table *t, const char *path, char **lines, con
 			cost_set(t, term, v);
 			break;
 		case ROW_HASH:
-			if (hash_name && !strcmp(h->name, hash_name))
+			if (h == hash)
 				hash_ns = v;
 			break;
 		case ROW_COPY:
@@ -253,13 +239,12 @@ static bool load_terms(struct cost_table *t, const char *path, char **lines, con
 			ok = bad(error, path, ln + 1, 1, "no row '" CHECKSUM_PREFIX "%s': every "
 				 "checksum needs one", hs[i].name);
 	if (ok)
-		t->checksum_ns = hash_name && !strcmp(hash_name, "none") ? 0 : hash_ns >= 0 ? hash_ns
-				 : t->checksum_ns;
+		t->checksum_ns = hash && !hash->fn ? 0 : hash_ns >= 0 ? hash_ns : t->checksum_ns;
 	g_free(seen_hash);
 	return ok;
 }
 
-bool cost_table_load(struct cost_table *t, const char *path, const char *hash_name,
+bool cost_table_load(struct cost_table *t, const char *path, const struct page_hash *hash,
 		     GError **error)
 {
 	char *text = NULL, **lines;
@@ -281,9 +266,9 @@ bool cost_table_load(struct cost_table *t, const char *path, const char *hash_na
 	while (*first && ((*first)[0] == '#' || !**first || !strcmp(*first, "\r")))
 		first++, ln++;
 	if (*first && (!strcmp(*first, TERMS_HEADER) || !strcmp(*first, TERMS_HEADER "\r")))
-		ok = load_terms(t, path, lines, hash_name, error);
+		ok = load_terms(t, path, lines, hash, error);
 	else if (*first && g_str_has_prefix(*first, "name,"))
-		ok = load_bench_costs(t, path, hash_name, error);
+		ok = load_bench_costs(t, path, hash, error);
 	else
 		ok = bad(error, path, ln, 1, "not a cost table: the header is neither '"
 			 TERMS_HEADER "' (bench calibrate) nor 'name,kind,...' (bench costs)");

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "hashes/hash.h"
+
 struct cost_table {
 	double checksum_ns;	/* one page checksum with the run's hash */
 	double memcmp_ns;	/* one compare whose first 8 bytes tie (runs long) */
@@ -91,8 +93,8 @@ static inline void cost_set(struct cost_table *t, enum cost_term term, double v)
 	*(double *)((char *)t + cost_terms[term].off) = v;
 }
 
-/* Defaults for the named checksum. */
-void cost_table_default(struct cost_table *t, const char *hash_name);
+/* The built-in table, the checksum priced as its registry row says (NULL: HASH_DEFAULT). */
+void cost_table_default(struct cost_table *t, const struct page_hash *hash);
 
 /*
  * A table from FILE: either a terms table ("term,ns" then one row per term
@@ -105,7 +107,7 @@ void cost_table_default(struct cost_table *t, const char *hash_name);
  * not a number, unknown or given twice is refused with one line
  * "FILE:LINE:COLUMN: problem". false with error set.
  */
-bool cost_table_load(struct cost_table *t, const char *path, const char *hash_name,
+bool cost_table_load(struct cost_table *t, const char *path, const struct page_hash *hash,
 		     GError **error);
 
 /* The terms table of t (the checksum row for every hash: checksum_ns[i] for hash i). */

@@ -200,6 +200,8 @@ static struct stable_node *alloc_stable_node(void)
 
 static void free_stable_node(struct stable_node *n)
 {
+	if (is_stable_node_chain(n))
+		chain_index_free(n->dups);
 	g_free(n);
 }
 
@@ -208,25 +210,12 @@ static bool is_stable_node_dup(const struct stable_node *n)
 	return n->is_dup;
 }
 
-/*
- * A dup joins (+1) or leaves (-1) its chain's counts (chain->dups) with its
- * rmap_hlist_len and page as they are now.
- */
-static void chain_count_dup(const struct ksm *k, struct stable_node *chain,
-			    const struct stable_node *dup, int sign)
-{
-	chain->dups.nr_dups += sign;
-	chain->dups.nr_candidates += sign * is_page_sharing_candidate(k, dup);
-	chain->dups.nr_stale += sign * !dup->page;
-}
-
-/* rmap_hlist_len moves by delta: a dup's chain recounts its candidates. */
+/* rmap_hlist_len moves by delta: a dup's chain reindexes it. */
 static void stable_node_len_add(const struct ksm *k, struct stable_node *node, int delta)
 {
-	bool was = is_page_sharing_candidate(k, node);
 	node->rmap_hlist_len += delta;
 	if (node->is_dup)
-		node->chain->dups.nr_candidates += is_page_sharing_candidate(k, node) - was;
+		chain_index_update(node->chain->dups, node, is_page_sharing_candidate(k, node));
 }
 
 static void stable_node_chain_add_dup(struct ksm *k, struct stable_node *dup,
@@ -235,14 +224,14 @@ static void stable_node_chain_add_dup(struct ksm *k, struct stable_node *dup,
 	dup->is_dup = true;
 	dup->chain = chain;
 	hlist_add_head(&dup->hlist_dup, &chain->hlist);
-	chain_count_dup(k, chain, dup, 1);
+	chain_index_add_head(chain->dups, dup, is_page_sharing_candidate(k, dup));
 	k->stable_node_dups++;
 }
 
 static void __stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 {
 	hlist_del(&dup->hlist_dup);
-	chain_count_dup(k, dup->chain, dup, -1);
+	chain_index_del(dup->chain->dups, dup);
 	k->stable_node_dups--;
 }
 
@@ -298,12 +287,29 @@ static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_
 	struct stable_node *chain = alloc_stable_node();
 	chain->chain_prune_time = jiffies_of(k->now);
 	chain->rmap_hlist_len = STABLE_NODE_CHAIN;
+	chain->dups = chain_index_new();
 	chain->nid = dup->nid;
 	chain->tree = dup->tree;
 	k->stable_node_chains++;
 	rb_replace_node(&dup->node, &chain->node, root);
 	stable_node_chain_add_dup(k, dup, chain);
 	return chain;
+}
+
+/*
+ * What stable_node_dup()'s walk without pruning finds, from the chain's
+ * index: it stops at the first live candidate, else looks at every dup and
+ * takes the first live one; it charges a chain_step for each dup it looks
+ * at and drops each stale one it meets (ksm_get_folio()), head first.
+ */
+static struct stable_node *stable_node_first_candidate(struct ksm *k, struct chain_index *ci)
+{
+	struct stable_node *found = chain_index_first(ci, CHAIN_CAND), *stale;
+	k->cost_n.n[COST_CHAIN_STEP] += found ? chain_index_place(ci, found) : ci->nr_dups;
+	while ((stale = chain_index_first(ci, CHAIN_STALE)) &&
+	       (!found || stale->chain_slot > found->chain_slot))
+		remove_node_from_stable_tree(k, stale);
+	return found ? found : chain_index_first(ci, CHAIN_LIVE);
 }
 
 /*
@@ -315,12 +321,9 @@ static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_
  * regular node, and a chosen dup that is not first moves to the front so
  * the next walk finds it at once.
  *
- * The model skips the walk where its outcome is known from the chain's
- * counts (chain->dups), and charges the chain_steps the walk would have:
- * without pruning, a live candidate first in the list ends the walk at one
- * step; with no candidate and no stale dup, the walk looks at every dup,
- * removes none and takes the first. Any other case (pruning, a stale dup,
- * a candidate further down) walks.
+ * Without pruning the model does not walk: the chain's index (chain->dups)
+ * names the walk's pick, and stable_node_first_candidate() charges the
+ * chain_steps the walk would take and drops the stale dups it would meet.
  */
 static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 				    struct stable_node **node_io, struct rb_root *root, bool prune)
@@ -338,19 +341,9 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 	else
 		chain->chain_prune_time = now;
 
-	struct stable_node *first = hlist_entry_safe(chain->hlist.first, struct stable_node,
-						     hlist_dup);
-	uint32_t steps = 0;
-	if (!prune && first) {
-		if (first->page && is_page_sharing_candidate(k, first))
-			steps = 1;
-		else if (!chain->dups.nr_candidates && !chain->dups.nr_stale)
-			steps = chain->dups.nr_dups;
-	}
-	if (steps) {
-		k->cost_n.n[COST_CHAIN_STEP] += steps;
-		found = first;
-		tree_page = first->page;
+	if (!prune) {
+		found = stable_node_first_candidate(k, chain->dups);
+		tree_page = found ? found->page : NULL;
 	} else {
 		hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
 			k->cost_n.n[COST_CHAIN_STEP]++;
@@ -384,6 +377,8 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 			   __is_page_sharing_candidate(k, found, 1)) {
 			hlist_del(&found->hlist_dup);
 			hlist_add_head(&found->hlist_dup, &chain->hlist);
+			chain_index_del(chain->dups, found);
+			chain_index_add_head(chain->dups, found, is_page_sharing_candidate(k, found));
 		}
 	} else {
 		free_stable_node_chain(k, chain, root);
@@ -1370,13 +1365,10 @@ static void unmerge_and_remove_all_rmap_items(struct ksm *k)
  */
 static void set_advisor_defaults(struct ksm *k)
 {
-	uint64_t pages_to_scan = DEFAULT_PAGES_TO_SCAN;
-	if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE) {
+	if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE)
 		memset(&k->advisor, 0, sizeof(k->advisor));
-		pages_to_scan = k->knob[KNOB_ADVISOR_MIN_PAGES_TO_SCAN];
-	}
 	if (!k->opt.pinned[KNOB_PAGES_TO_SCAN])
-		k->knob[KNOB_PAGES_TO_SCAN] = pages_to_scan;
+		k->knob[KNOB_PAGES_TO_SCAN] = knob_advisor_pages_to_scan(k->knob);
 }
 
 /*
@@ -1423,7 +1415,7 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 		}
 		break;
 	case KNOB_PAGES_TO_SCAN:
-		if (k->knob[KNOB_ADVISOR_MODE] != ADVISOR_NONE) {
+		if (knob_pages_to_scan_refused(k->knob)) {
 			g_set_error(error, KSM_ERROR, KSM_ERROR_INVAL,
 				    "the kernel refuses pages_to_scan while advisor_mode is scan-time");
 			return false;

@@ -64,6 +64,9 @@ struct ksm_policy {
 	char spec[KSM_POLICY_SPEC_MAX];	/* canonical NAME[:key=value,...]; "" for kernel */
 };
 
+/* A policy's key=value: sim/policy.c's rows (kind, bounds, default, field). */
+struct ksm_policy_param;
+
 /* One registry row: adding a policy is adding a row (and its decision). */
 struct ksm_policy_row {
 	const char *name;
@@ -71,6 +74,11 @@ struct ksm_policy_row {
 	const char *params;		/* "key=default: meaning; ..." or "" */
 	bool uses_hash;			/* decides with the --hash checksum */
 	bool isolates;			/* gives up saving to isolate domains: advise runs it only when named */
+	/* what the policy is before its keys: its detector and trees */
+	enum ksm_detector detector;
+	unsigned classes;		/* 0: one */
+	enum ksm_class_by class_by;
+	const struct ksm_policy_param *keys;	/* its key=value rows, ended by a NULL key */
 };
 
 /* All rows, in listing order ("kernel" first); *n receives the count. */

@@ -93,8 +93,14 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 			const content *first = NULL;
 			struct stable_node *dup;
 			uint32_t nr_dups = 0, nr_candidates = 0, nr_stale = 0;
+			uint64_t slot_before = UINT64_MAX;
 			hlist_for_each_entry(dup, &node->hlist, hlist_dup) {
 				w->dups++;
+				/* The index keeps the list's order: slots fall from the head. */
+				if (dup->chain_slot >= slot_before || dup->chain_slot >= node->dups->next ||
+				    node->dups->at[dup->chain_slot] != dup)
+					fail(w, "chain index has a dup out of the list's order");
+				slot_before = dup->chain_slot;
 				nr_dups++;
 				nr_candidates += is_page_sharing_candidate(w->k, dup);
 				nr_stale += !dup->page;
@@ -107,11 +113,12 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 					first = dup->page->c;
 				}
 			}
-			/* What stable_node_dup() reads in place of a walk. */
-			if (node->dups.nr_dups != nr_dups || node->dups.nr_candidates != nr_candidates ||
-			    node->dups.nr_stale != nr_stale)
+			/* The index's counts, which its trees follow. */
+			if (node->dups->nr_dups != nr_dups ||
+			    node->dups->nr_candidates != nr_candidates ||
+			    node->dups->nr_stale != nr_stale)
 				fail(w, "chain counts %u dups, %u candidates, %u stale but lists %u, %u, %u",
-				     node->dups.nr_dups, node->dups.nr_candidates, node->dups.nr_stale,
+				     node->dups->nr_dups, node->dups->nr_candidates, node->dups->nr_stale,
 				     nr_dups, nr_candidates, nr_stale);
 		} else {
 			check_node_items(w, node);

@@ -12,7 +12,8 @@
 #ifndef KSMSIM_SIM_KSM_INTERNAL_H
 #define KSMSIM_SIM_KSM_INTERNAL_H
 
-#include "sim/content.h"
+#include "sim/chain_index.h"
+#include "content/content.h"
 #include "sim/ksm.h"
 #include "sim/list.h"
 #include "sim/rbtree.h"
@@ -200,20 +201,19 @@ struct stable_node {
 	union {
 		struct hlist_node hlist_dup;	/* dup: in chain->hlist */
 		/*
-		 * Chain: counts over its dups, kept where a dup joins or
-		 * leaves, its rmap_hlist_len changes or its page is freed, so
-		 * that stable_node_dup() knows without a walk when no dup can
-		 * take a mapping (nr_candidates 0) and none is stale.
+		 * Chain: its dups by their place in hlist, kept where a dup
+		 * joins, moves or leaves, its rmap_hlist_len changes or its
+		 * page is freed, so that stable_node_dup() finds the dup its
+		 * walk stops at, and the steps it takes, without walking.
 		 */
-		struct {
-			uint32_t nr_dups;	/* dups listed in hlist */
-			uint32_t nr_candidates;	/* of them, is_page_sharing_candidate() */
-			uint32_t nr_stale;	/* of them, page NULL */
-		} dups;
+		struct chain_index *dups;
 	};
 	struct hlist_head hlist;	/* rmap_items newest first; chain: dups, head first */
 	struct page *page;		/* kpfn; NULL once the page was freed (stale) */
-	uint64_t chain_prune_time;	/* jiffies */
+	union {
+		uint64_t chain_prune_time;	/* chain: jiffies */
+		uint32_t chain_slot;		/* dup: its place in chain->dups */
+	};
 	int rmap_hlist_len;		/* rmap_items, or STABLE_NODE_CHAIN */
 	uint32_t nid;
 };
@@ -225,13 +225,13 @@ static inline bool is_stable_node_chain(const struct stable_node *n)
 
 /*
  * A stable node's KSM page was freed: the node is stale until ksmd meets
- * it. A dup's chain counts it (stable_node_dup() walks while one is).
+ * it. A dup's chain indexes it as stale (stable_node_dup() drops it).
  */
 static inline void stable_node_page_gone(struct stable_node *n)
 {
 	n->page = NULL;
 	if (n->is_dup)
-		n->chain->dups.nr_stale++;
+		chain_index_page_gone(n->chain->dups, n);
 }
 
 struct vma {

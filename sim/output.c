@@ -58,31 +58,44 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 	fputc('\n', f);
 }
 
+/* Which policies a statistic belongs to. */
+enum policy_stat_of { OF_DIRTY_BIT, OF_PARTIAL, OF_CLASSES };
+
+static bool policy_stat_mine(const struct ksm_policy *p, enum policy_stat_of of)
+{
+	switch (of) {
+	case OF_DIRTY_BIT:
+		return p->detector == KSM_DETECT_DIRTY_BIT;
+	case OF_PARTIAL:
+		return p->detector == KSM_DETECT_PARTIAL;
+	case OF_CLASSES:	/* classes by a page feature; selective's by domain say nothing */
+		return p->classes > 1 && p->class_by < KSM_CLASS_BY_DOMAIN;
+	}
+	return false;
+}
+
 void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_policy_stats *ps)
 {
 	static const struct {
 		const char *name;
 		size_t off;
+		enum policy_stat_of of;
 		const char *what;
 	} rows[] = {
-#define PS(field, what) { #field, offsetof(struct ksm_policy_stats, field), what }
-		PS(dirty_checks, "visits that tested the dirty bit"),
-		PS(dirty_flushes, "... found it set: cleared, TLB flushed"),
-		PS(dirty_same_bytes, "... set although the bytes had not changed"),
-		PS(partial_words, "32-bit words sampled"),
-		PS(partial_grows, "times a VMA's sample doubled after a miss"),
-		PS(class_searches, "unstable-tree inserts checked against other classes"),
-		PS(class_lost, "... that another class could have merged"),
+#define PS(field, of, what) { #field, offsetof(struct ksm_policy_stats, field), of, what }
+		PS(dirty_checks, OF_DIRTY_BIT, "visits that tested the dirty bit"),
+		PS(dirty_flushes, OF_DIRTY_BIT, "... found it set: cleared, TLB flushed"),
+		PS(dirty_same_bytes, OF_DIRTY_BIT, "... set although the bytes had not changed"),
+		PS(partial_words, OF_PARTIAL, "32-bit words sampled"),
+		PS(partial_grows, OF_PARTIAL, "times a VMA's sample doubled after a miss"),
+		PS(class_searches, OF_CLASSES, "unstable-tree inserts checked against other classes"),
+		PS(class_lost, OF_CLASSES, "... that another class could have merged"),
 #undef PS
 	};
 	fprintf(f, "\npolicy %s\n", ksm_policy_name(p));
 	for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
 		uint64_t v = *(const uint64_t *)((const char *)ps + rows[i].off);
-		bool mine = (p->detector == KSM_DETECT_DIRTY_BIT && rows[i].name[0] == 'd') ||
-			    (p->detector == KSM_DETECT_PARTIAL && rows[i].name[0] == 'p') ||
-			    (p->classes > 1 && p->class_by < KSM_CLASS_BY_DOMAIN &&
-			     rows[i].name[0] == 'c');
-		if (mine)
+		if (policy_stat_mine(p, rows[i].of))
 			fprintf(f, "  %-30s %12" PRIu64 "  %s\n", rows[i].name, v, rows[i].what);
 	}
 }
@@ -127,23 +140,30 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
 	}
 }
 
-/* The counters a run summary gives the mean and peak of, in series_stats order. */
-static const enum marks_col series_cols[] = {
-	MARKS_PAGES_SHARING, MARKS_PAGES_UNSHARED, MARKS_PAGES_VOLATILE,
+/* The counters a run summary gives the mean and peak of, in the summary's order. */
+static const struct {
+	enum marks_col col;
+	size_t off;		/* its struct series_stat in struct series_stats */
+} series_cols[] = {
+	{ MARKS_PAGES_SHARING, offsetof(struct series_stats, pages_sharing) },
+	{ MARKS_PAGES_UNSHARED, offsetof(struct series_stats, pages_unshared) },
+	{ MARKS_PAGES_VOLATILE, offsetof(struct series_stats, pages_volatile) },
 };
+
+static void series_stat_add(struct series_stat *x, uint64_t v)
+{
+	x->sum += v;
+	x->peak = MAX(x->peak, v);
+}
 
 void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s)
 {
-	const uint64_t v[] = { s->c.pages_sharing, s->c.pages_unshared, s->c.pages_volatile };
-
-	G_STATIC_ASSERT(G_N_ELEMENTS(v) == G_N_ELEMENTS(series_cols));
 	if (!sim_us)
 		return;
 	st->samples++;
-	for (size_t i = 0; i < G_N_ELEMENTS(v); i++) {
-		st->sum[i] += v[i];
-		st->peak[i] = MAX(st->peak[i], v[i]);
-	}
+	series_stat_add(&st->pages_sharing, s->c.pages_sharing);
+	series_stat_add(&st->pages_unshared, s->c.pages_unshared);
+	series_stat_add(&st->pages_volatile, s->c.pages_volatile);
 	if (s->has_ideal) {
 		st->ideal_samples++;
 		st->missed_sum += s->ideal.missed_merges;
@@ -231,8 +251,8 @@ void output_run_summary_header(FILE *f)
 	marks_put_header(f, MARKS_SET_ALL, 0);
 	fputs(",interval_ms,samples", f);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++)
-		fprintf(f, ",avg_%s,peak_%s", marks_columns[series_cols[i]].name,
-			marks_columns[series_cols[i]].name);
+		fprintf(f, ",avg_%s,peak_%s", marks_columns[series_cols[i].col].name,
+			marks_columns[series_cols[i].col].name);
 	fputs(",avg_missed_merges,avg_dedup_fraction,pinned", f);
 	for (int i = 0; i < KNOB_NR; i++)
 		if (knob_column(i))
@@ -264,9 +284,10 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 	marks_put_values(f, MARKS_SET_ALL, 0, &end);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64, rs->interval_ms, st->samples);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++) {
+		const struct series_stat *x =
+			(const void *)((const char *)st + series_cols[i].off);
 		if (st->samples)
-			fprintf(f, ",%.3f,%" PRIu64, (double)st->sum[i] / (double)st->samples,
-				st->peak[i]);
+			fprintf(f, ",%.3f,%" PRIu64, (double)x->sum / (double)st->samples, x->peak);
 		else
 			fputs(",,", f);
 	}

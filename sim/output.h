@@ -49,9 +49,12 @@ void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_po
  * they fall). Each stands for the period that ends at it, so the one at
  * t = 0, which stands for none, is left out.
  */
+struct series_stat {
+	uint64_t sum, peak;
+};
 struct series_stats {
 	uint64_t samples;
-	uint64_t sum[3], peak[3];	/* pages_sharing, pages_unshared, pages_volatile */
+	struct series_stat pages_sharing, pages_unshared, pages_volatile;
 	uint64_t ideal_samples;		/* those with the oracle's figures */
 	uint64_t missed_sum;
 	double fraction_sum;		/* dedup_fraction */

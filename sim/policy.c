@@ -17,32 +17,81 @@ enum {
 	ROW_KERNEL, ROW_NO_GATE, ROW_DIRTY_BIT, ROW_PARTIAL, ROW_CLASSIFIED, ROW_SELECTIVE, ROW_NR
 };
 
+enum param_kind {
+	PARAM_RANGE,		/* a whole number from min to max */
+	PARAM_POWER_OF_TWO,	/* ... that is a power of 2 */
+	PARAM_CHOICE,		/* one of choices[], stored as its index */
+};
+
+/*
+ * One key=value of a policy: parsing, its error, its default and the
+ * canonical spec are loops over these.
+ */
+struct ksm_policy_param {
+	const char *key;
+	enum param_kind kind;
+	uint64_t min, max, def;
+	const char *what;		/* PARAM_RANGE: what the number is, for its error */
+	const char *const *choices;	/* PARAM_CHOICE: the values, NULL-ended */
+	size_t off, size;		/* the field in struct ksm_policy: 4 or 8 bytes */
+	bool always_shown;		/* in the canonical spec even at 0 */
+	const char *not_below;		/* a key this one may not be less than */
+};
+
+#define FIELD(f) .off = offsetof(struct ksm_policy, f), .size = sizeof(((struct ksm_policy *)0)->f)
+
+static const char *const class_by_names[] = { [KSM_CLASS_BY_KEY8] = "key8",
+					      [KSM_CLASS_BY_MM] = "mm", NULL };
+
+static const struct ksm_policy_param dirty_bit_keys[] = {
+	{ "flush_ns", PARAM_RANGE, 0, 1000000000, 0, "nanoseconds", NULL, FIELD(dirty_flush_ns) },
+	{ NULL },
+};
+static const struct ksm_policy_param partial_keys[] = {
+	{ "k", PARAM_POWER_OF_TWO, 1, KSM_PARTIAL_WORDS_MAX, 16, NULL, NULL, FIELD(partial_k),
+	  true },
+	{ "max", PARAM_POWER_OF_TWO, 1, KSM_PARTIAL_WORDS_MAX, KSM_PARTIAL_WORDS_MAX, NULL, NULL,
+	  FIELD(partial_k_max), true, "k" },
+	{ NULL },
+};
+static const struct ksm_policy_param classified_keys[] = {
+	{ "classes", PARAM_RANGE, 1, KSM_CLASSES_MAX, 16, "a count", NULL, FIELD(classes), true },
+	{ "by", PARAM_CHOICE, 0, 0, KSM_CLASS_BY_KEY8, NULL, class_by_names, FIELD(class_by),
+	  true },
+	{ NULL },
+};
+static const struct ksm_policy_param no_keys[] = { { NULL } };
+
 static const struct ksm_policy_row rows[ROW_NR] = {
 	[ROW_KERNEL] = { "kernel",
 		"mm/ksm.c as it is: the --hash checksum gate, one stable and one unstable tree per node",
-		"", true },
+		"", true, .keys = no_keys },
 	[ROW_NO_GATE] = { "no-gate",
 		"no change detection: every visited page goes to the trees (the kernel with --hash none)",
-		"", false },
+		"", false, .detector = KSM_DETECT_NONE, .keys = no_keys },
 	[ROW_DIRTY_BIT] = { "dirty-bit",
 		"the page table's dirty bit: exact, no checksum; a visit that finds it set clears it "
 		"and flushes the TLB",
 		"flush_ns=0: ns a clear and flush costs (0: the cost table's wrprotect-flush, "
-		"3100 built in)", false },
+		"3100 built in)", false, .detector = KSM_DETECT_DIRTY_BIT, .keys = dirty_bit_keys },
 	[ROW_PARTIAL] = { "partial-hash",
 		"UKSM-style: a hash of k 32-bit words at a fixed stride; a VMA's k doubles when a page "
 		"merged in it is written again within the pass",
 		"k=16: words sampled at first (1..1024, a power of 2); "
-		"max=1024: the most k grows to (k..1024, a power of 2)", false },
+		"max=1024: the most k grows to (k..1024, a power of 2)", false,
+		.detector = KSM_DETECT_PARTIAL, .keys = partial_keys },
 	[ROW_CLASSIFIED] = { "classified",
 		"CMD-style: the stable and unstable trees split into classes by a cheap page feature; "
 		"pages of different classes never merge",
 		"classes=16: trees per node (1..4096); "
-		"by=key8: the feature, key8 (a hash of the first 8 bytes) or mm (the process)", true },
+		"by=key8: the feature, key8 (a hash of the first 8 bytes) or mm (the process)", true,
+		.keys = classified_keys },
 	[ROW_SELECTIVE] = { "selective",
 		"Selective KSM: a stable and an unstable tree per security domain (--domain), so pages "
 		"of different domains never merge",
-		"", true, true },
+		/* a class per domain (domain + 1: class 0 stays empty) */
+		"", true, true, .classes = KSM_CLASSES_MAX, .class_by = KSM_CLASS_BY_DOMAIN,
+		.keys = no_keys },
 };
 
 const struct ksm_policy_row *ksm_policy_all(size_t *n)
@@ -68,110 +117,122 @@ static bool bad(GError **error, const char *spec, const char *fmt, const char *w
 	return false;
 }
 
+static uint64_t param_get(const struct ksm_policy *p, const struct ksm_policy_param *k)
+{
+	const char *f = (const char *)p + k->off;
+	return k->size == sizeof(uint64_t) ? *(const uint64_t *)f : *(const unsigned *)f;
+}
+
+static void param_set(struct ksm_policy *p, const struct ksm_policy_param *k, uint64_t v)
+{
+	char *f = (char *)p + k->off;
+	if (k->size == sizeof(uint64_t))
+		*(uint64_t *)f = v;
+	else
+		*(unsigned *)f = (unsigned)v;
+}
+
+static const struct ksm_policy_param *param_find(int row, const char *key)
+{
+	for (const struct ksm_policy_param *k = rows[row].keys; k->key; k++)
+		if (!strcmp(k->key, key))
+			return k;
+	return NULL;
+}
+
+/* A value's meaning, from its row: "a power of 2 from 1 to 1024", "key8 or mm". */
+static void param_accepts(const struct ksm_policy_param *k, char *buf, size_t size)
+{
+	if (k->kind == PARAM_CHOICE) {
+		size_t n = 0;
+		buf[0] = '\0';
+		for (const char *const *c = k->choices; *c && n < size; c++)
+			n += snprintf(buf + n, size - n, "%s%s", c == k->choices ? "" : " or ", *c);
+		return;
+	}
+	snprintf(buf, size, "%s from %" PRIu64 " to %" PRIu64,
+		 k->kind == PARAM_POWER_OF_TWO ? "a power of 2" : k->what, k->min, k->max);
+}
+
 /* One key=value of the row's parameters into p; false with the reason in why. */
 static bool set_param(int row, struct ksm_policy *p, const char *key, const char *val, char *why,
 		      size_t size)
 {
+	const struct ksm_policy_param *k = param_find(row, key);
 	uint64_t v = 0;
-	bool num = parse_u64(val, UINT64_MAX, &v);
 
-	if (row == ROW_PARTIAL && (!strcmp(key, "k") || !strcmp(key, "max"))) {
-		if (!num || !power_of_two(v) || v > KSM_PARTIAL_WORDS_MAX) {
-			snprintf(why, size, "%s=%s: a power of 2 from 1 to %u", key, val,
-				 KSM_PARTIAL_WORDS_MAX);
-			return false;
-		}
-		if (key[0] == 'k')
-			p->partial_k = (unsigned)v;
+	if (!k) {
+		if (!rows[row].params[0])
+			snprintf(why, size, "%s takes no parameters (got '%s')", rows[row].name, key);
 		else
-			p->partial_k_max = (unsigned)v;
-		return true;
+			snprintf(why, size, "%s has no parameter '%s' (it takes: %s)", rows[row].name,
+				 key, rows[row].params);
+		return false;
 	}
-	if (row == ROW_DIRTY_BIT && !strcmp(key, "flush_ns")) {
-		if (!num || v > 1000000000) {
-			snprintf(why, size, "flush_ns=%s: nanoseconds from 0 to 1000000000", val);
-			return false;
-		}
-		p->dirty_flush_ns = v;
-		return true;
+	bool ok = false;
+	if (k->kind == PARAM_CHOICE) {
+		for (const char *const *c = k->choices; *c && !ok; c++)
+			if (!strcmp(*c, val)) {
+				v = (uint64_t)(c - k->choices);
+				ok = true;
+			}
+	} else {
+		ok = parse_u64(val, UINT64_MAX, &v) && v >= k->min && v <= k->max &&
+		     (k->kind != PARAM_POWER_OF_TWO || power_of_two(v));
 	}
-	if (row == ROW_CLASSIFIED && !strcmp(key, "classes")) {
-		if (!num || v < 1 || v > KSM_CLASSES_MAX) {
-			snprintf(why, size, "classes=%s: a count from 1 to %u", val, KSM_CLASSES_MAX);
-			return false;
-		}
-		p->classes = (unsigned)v;
-		return true;
+	if (!ok) {
+		char accepts[128];
+		param_accepts(k, accepts, sizeof(accepts));
+		snprintf(why, size, "%s=%s: %s", key, val, accepts);
+		return false;
 	}
-	if (row == ROW_CLASSIFIED && !strcmp(key, "by")) {
-		if (!strcmp(val, "key8"))
-			p->class_by = KSM_CLASS_BY_KEY8;
-		else if (!strcmp(val, "mm"))
-			p->class_by = KSM_CLASS_BY_MM;
-		else {
-			snprintf(why, size, "by=%s: key8 or mm", val);
-			return false;
-		}
-		return true;
-	}
-	if (!rows[row].params[0])
-		snprintf(why, size, "%s takes no parameters (got '%s')", rows[row].name, key);
-	else
-		snprintf(why, size, "%s has no parameter '%s' (it takes: %s)", rows[row].name, key,
-			 rows[row].params);
-	return false;
+	param_set(p, k, v);
+	return true;
 }
 
 static void defaults(int row, struct ksm_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->row = &rows[row];
-	p->classes = 1;
-	switch (row) {
-	case ROW_NO_GATE:
-		p->detector = KSM_DETECT_NONE;
-		break;
-	case ROW_DIRTY_BIT:
-		p->detector = KSM_DETECT_DIRTY_BIT;
-		break;
-	case ROW_PARTIAL:
-		p->detector = KSM_DETECT_PARTIAL;
-		p->partial_k = 16;
-		p->partial_k_max = KSM_PARTIAL_WORDS_MAX;
-		break;
-	case ROW_CLASSIFIED:
-		p->classes = 16;
-		p->class_by = KSM_CLASS_BY_KEY8;
-		break;
-	case ROW_SELECTIVE:
-		/* a class per domain (domain + 1: class 0 stays empty) */
-		p->classes = KSM_CLASSES_MAX;
-		p->class_by = KSM_CLASS_BY_DOMAIN;
-		break;
-	}
+	p->detector = rows[row].detector;
+	p->classes = rows[row].classes ? rows[row].classes : 1;
+	p->class_by = rows[row].class_by;
+	for (const struct ksm_policy_param *k = rows[row].keys; k->key; k++)
+		param_set(p, k, k->def);
 }
 
+/* The keys that bound another ("max" not below "k"): false with the reason in why. */
+static bool check_bounds(int row, const struct ksm_policy *p, char *why, size_t size)
+{
+	for (const struct ksm_policy_param *k = rows[row].keys; k->key; k++) {
+		const struct ksm_policy_param *low = k->not_below ? param_find(row, k->not_below)
+								   : NULL;
+		if (low && param_get(p, k) < param_get(p, low)) {
+			snprintf(why, size, "%s=%" PRIu64 " is below %s=%" PRIu64, k->key,
+				 param_get(p, k), low->key, param_get(p, low));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* NAME, then :key=value,... for each key always shown or set. */
 static void canonical(int row, struct ksm_policy *p)
 {
-	switch (row) {
-	case ROW_PARTIAL:
-		snprintf(p->spec, sizeof(p->spec), "%s:k=%u,max=%u", rows[row].name, p->partial_k,
-			 p->partial_k_max);
-		break;
-	case ROW_CLASSIFIED:
-		snprintf(p->spec, sizeof(p->spec), "%s:classes=%u,by=%s", rows[row].name,
-			 p->classes, p->class_by == KSM_CLASS_BY_MM ? "mm" : "key8");
-		break;
-	case ROW_DIRTY_BIT:
-		if (p->dirty_flush_ns)
-			snprintf(p->spec, sizeof(p->spec), "%s:flush_ns=%" PRIu64, rows[row].name,
-				 p->dirty_flush_ns);
+	size_t n = snprintf(p->spec, sizeof(p->spec), "%s", rows[row].name);
+	char sep = ':';
+
+	for (const struct ksm_policy_param *k = rows[row].keys; k->key; k++) {
+		uint64_t v = param_get(p, k);
+		if (!k->always_shown && !v)
+			continue;
+		if (k->kind == PARAM_CHOICE)
+			n += snprintf(p->spec + n, sizeof(p->spec) - n, "%c%s=%s", sep, k->key,
+				      k->choices[v]);
 		else
-			snprintf(p->spec, sizeof(p->spec), "%s", rows[row].name);
-		break;
-	default:
-		snprintf(p->spec, sizeof(p->spec), "%s", rows[row].name);
-		break;
+			n += snprintf(p->spec + n, sizeof(p->spec) - n, "%c%s=%" PRIu64, sep, k->key,
+				      v);
+		sep = ',';
 	}
 }
 
@@ -187,15 +248,8 @@ bool ksm_policy_parse(const char *spec, struct ksm_policy *out, GError **error)
 			row = i;
 	if (row < 0) {
 		char *given = g_strndup(spec, nlen);
-		int near = -1;
-		unsigned best = NAME_TYPO_EDITS + 1;
-		for (int i = 0; i < ROW_NR; i++) {
-			unsigned d = name_distance(given, rows[i].name);
-			if (d < best) {
-				best = d;
-				near = i;
-			}
-		}
+		ptrdiff_t near = name_nearest(given, rows, ROW_NR, sizeof(rows[0]),
+					      offsetof(struct ksm_policy_row, name));
 		g_free(given);
 		if (near >= 0) {
 			snprintf(why, sizeof(why), "no such policy; did you mean '%s'? "
@@ -237,10 +291,8 @@ bool ksm_policy_parse(const char *spec, struct ksm_policy *out, GError **error)
 		if (!ok)
 			return bad(error, spec, NULL, why);
 	}
-	if (row == ROW_PARTIAL && p.partial_k_max < p.partial_k) {
-		snprintf(why, sizeof(why), "max=%u is below k=%u", p.partial_k_max, p.partial_k);
+	if (!check_bounds(row, &p, why, sizeof(why)))
 		return bad(error, spec, NULL, why);
-	}
 	if (row == ROW_KERNEL) {
 		memset(out, 0, sizeof(*out));	/* the default, exactly */
 		return true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* One run of a trace through the model (run.h). */
 #include <string.h>
+#include "content/content.h"
 #include "sim/run.h"
 #include "util/exit_status.h"
 #include "util/progress.h"
@@ -44,8 +45,8 @@ bool run_config_resolve(struct run_config *cfg, GError **error)
 		cfg->hash_name = "none";
 	}
 	cfg->model.hash = h;
-	cost_table_default(&cfg->model.costs, h->name);
-	if (cfg->costs_csv && !cost_table_load(&cfg->model.costs, cfg->costs_csv, h->name, error)) {
+	cost_table_default(&cfg->model.costs, h);
+	if (cfg->costs_csv && !cost_table_load(&cfg->model.costs, cfg->costs_csv, h, error)) {
 		classify(error);
 		return false;
 	}
@@ -214,6 +215,8 @@ bool run_open(struct run *run, const struct run_config *cfg, GError **error)
 	if (cfg->max_memory)
 		trace_check_count_written(trace_reader_check(run->reader));
 	limit_blobs(cfg, run->reader);
+	run->store = content_store_new();
+	run->store_was = content_store_use(run->store);
 	run->k = ksm_new(&run->opt);
 	return true;
 }
@@ -282,9 +285,16 @@ bool run_replay(struct run *run, const struct loop_sinks *sinks, struct loop_res
 
 void run_close(struct run *run)
 {
+	if (run->store)
+		content_store_use(run->store);	/* the model's pages go back to their store */
 	ksm_free(run->k);
+	if (run->store) {
+		content_store_use(run->store_was);
+		content_store_free(run->store);
+	}
 	if (run->reader)
 		trace_reader_free(run->reader);
 	run->k = NULL;
 	run->reader = NULL;
+	run->store = run->store_was = NULL;
 }

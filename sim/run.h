@@ -99,6 +99,8 @@ struct run {
 	struct ksm_options opt;		/* cfg->model with the trace's THP columns */
 	trace_reader *reader;
 	struct ksm *k;
+	/* the model's pages' contents, current from run_open to run_close */
+	struct content_store *store, *store_was;
 };
 
 /* Open the trace and build the model; false with RUN_ERROR_INPUT. */

@@ -472,14 +472,13 @@ static char *apply_set(struct trace_check *ck, const struct trace_record *rec)
 {
 	uint64_t *k = ck->knobs;
 
-	if (rec->knob == KNOB_PAGES_TO_SCAN && k[KNOB_ADVISOR_MODE] == ADVISOR_SCAN_TIME)
+	bool mode_changes = rec->knob == KNOB_ADVISOR_MODE && rec->value != k[KNOB_ADVISOR_MODE];
+
+	if (rec->knob == KNOB_PAGES_TO_SCAN && knob_pages_to_scan_refused(k))
 		return g_strdup("pages_to_scan cannot be set while advisor_mode is scan-time");
-	if (rec->knob == KNOB_ADVISOR_MODE && rec->value != k[KNOB_ADVISOR_MODE])
-		/* set_advisor_defaults() / the switch back to none */
-		k[KNOB_PAGES_TO_SCAN] = rec->value == ADVISOR_SCAN_TIME ?
-			(uint32_t)k[KNOB_ADVISOR_MIN_PAGES_TO_SCAN] :
-			knob_table[KNOB_PAGES_TO_SCAN].def;
 	k[rec->knob] = rec->value;
+	if (mode_changes)	/* set_advisor_defaults() / the switch back to none */
+		k[KNOB_PAGES_TO_SCAN] = knob_advisor_pages_to_scan(k);
 	return NULL;
 }
 

@@ -73,3 +73,14 @@ uint64_t trace_digest_seed(const struct trace_content *c)
 	memcpy(&lo, c->data + 8, 8);
 	return GUINT64_FROM_LE(hi) ^ GUINT64_FROM_LE(lo) ^ UINT64_C(0x6469676573740000);
 }
+
+bool knob_pages_to_scan_refused(const uint64_t *knobs)
+{
+	return knobs[KNOB_ADVISOR_MODE] != ADVISOR_NONE;
+}
+
+uint64_t knob_advisor_pages_to_scan(const uint64_t *knobs)
+{
+	return knobs[KNOB_ADVISOR_MODE] != ADVISOR_NONE ? knobs[KNOB_ADVISOR_MIN_PAGES_TO_SCAN]
+							: knob_table[KNOB_PAGES_TO_SCAN].def;
+}

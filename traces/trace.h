@@ -115,6 +115,18 @@ struct knob_info {
 
 /* Indexed by enum ksm_knob. */
 extern const struct knob_info knob_table[KNOB_NR];
+
+/*
+ * The advisor's rules over the other knobs, as the kernel's sysfs stores
+ * apply them, for the trace checker (traces/check.c) and the model
+ * (sim/ksm.c) alike; knobs is indexed by enum ksm_knob. While an advisor
+ * drives pages_to_scan a write of it is refused (EINVAL); when
+ * advisor_mode changes, set_advisor_defaults() puts pages_to_scan at its
+ * default without an advisor, at advisor_min_pages_to_scan with one
+ * (knobs holding the new mode).
+ */
+bool knob_pages_to_scan_refused(const uint64_t *knobs);
+uint64_t knob_advisor_pages_to_scan(const uint64_t *knobs);
 extern const char *const verb_names[TRACE_NR_VERBS];
 
 /*

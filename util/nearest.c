@@ -32,3 +32,21 @@ unsigned name_distance(const char *a, const char *b)
 	}
 	return d[n % 3][m];
 }
+
+ptrdiff_t name_nearest(const char *given, const void *rows, size_t nrows, size_t row_size,
+		       size_t name_offset)
+{
+	ptrdiff_t best = -1;
+	unsigned best_d = NAME_TYPO_EDITS + 1;	/* a typo, or nothing */
+
+	for (size_t i = 0; given && i < nrows; i++) {
+		const char *row = (const char *)rows + i * row_size;
+		unsigned d = name_distance(given, *(const char *const *)(row + name_offset));
+
+		if (d < best_d) {
+			best_d = d;
+			best = (ptrdiff_t)i;
+		}
+	}
+	return best;
+}

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * trace convert --content digest: every page's contents as the model would
- * hold them (sim/content.h), digested where a store leaves them.
+ * hold them (content/content.h), digested where a store leaves them.
  */
 #include <inttypes.h>
 #include <string.h>
-#include "sim/content.h"
+#include "content/content.h"
 #include "util/size.h"
 #include "workloads/digest.h"
 

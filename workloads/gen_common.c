@@ -338,18 +338,9 @@ bool gen_calibration_find(const char *name, enum gen_calibration *c)
 
 const char *gen_calibration_nearest(const char *name)
 {
-	const char *best = NULL;
-	unsigned best_d = NAME_TYPO_EDITS + 1;
-
-	for (int i = 0; name && i < GEN_CALIBRATIONS; i++) {
-		unsigned d = name_distance(name, calibrations[i].name);
-
-		if (d < best_d) {
-			best_d = d;
-			best = calibrations[i].name;
-		}
-	}
-	return best;
+	ptrdiff_t i = name_nearest(name, calibrations, GEN_CALIBRATIONS, sizeof(calibrations[0]),
+				   offsetof(struct gen_calibration_info, name));
+	return i < 0 ? NULL : calibrations[i].name;
 }
 
 const struct gen_workload *gen_workloads(size_t *n)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "sim/content.h"
+#include "content/content.h"
 
 #define PAGE 4096
 
@@ -697,10 +697,65 @@ static void test_digest_stand_in(void **state)
 	content_unref(pc);
 }
 
+/*
+ * Two stores in one process: each holds its own objects, interns within
+ * itself only, reports its own footprint, and freeing one (with contents
+ * still live in it) leaves the other and the process's store as they were.
+ */
+static void test_stores(void **state)
+{
+	(void)state;
+	uint64_t objs0, bytes0, objs, bytes;
+	content_stats(&objs0, &bytes0);
+	uint64_t foot0 = content_footprint();
+
+	struct content_store *a = content_store_new(), *b = content_store_new();
+	struct content_store *was = content_store_use(a);
+	struct trace_content w = tc_word(3, 0x1234);
+	content *ca = content_apply(NULL, &w);
+	content *ca2 = content_apply(NULL, &w);
+	assert_ptr_equal(ca, ca2);	/* interned within a */
+	content_stats(&objs, &bytes);
+	assert_int_equal(objs, 1);
+	assert_true(content_footprint() > 0);
+
+	content_store_use(b);
+	content_stats(&objs, &bytes);
+	assert_int_equal(objs, 0);	/* b sees none of a's */
+	content *cb = content_apply(NULL, &w);
+	assert_ptr_not_equal(cb, ca);
+	content_stats(&objs, &bytes);
+	assert_int_equal(objs, 1);
+	uint8_t pa[4096], pb[4096];
+	content_materialize(cb, pb);
+
+	content_store_use(a);
+	content_materialize(ca, pa);
+	assert_memory_equal(pa, pb, sizeof(pa));
+	content_unref(ca2);
+	content_store_use(was);
+	content_store_free(a);		/* ca still live in it: freed with it */
+
+	content_store_use(b);
+	content_materialize(cb, pb);
+	assert_memory_equal(pa, pb, sizeof(pa));
+	content_unref(cb);
+	content_stats(&objs, &bytes);
+	assert_int_equal(objs, 0);
+	content_store_use(was);
+	content_store_free(b);
+
+	content_stats(&objs, &bytes);
+	assert_int_equal(objs, objs0);
+	assert_int_equal(bytes, bytes0);
+	assert_int_equal(content_footprint(), foot0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_splitmix_check_values),
+		cmocka_unit_test(test_stores),
 		cmocka_unit_test(test_forms_exact),
 		cmocka_unit_test(test_same_bytes_two_routes),
 		cmocka_unit_test(test_interning),

@@ -15,7 +15,7 @@ struct sim *sim_new(const char *policy)
 	if (policy && !ksm_policy_parse(policy, &opt.policy, &error))
 		fail_msg("%s", error->message);
 	if (policy)
-		cost_table_default(&opt.costs, HASH_DEFAULT);
+		cost_table_default(&opt.costs, hash_lookup(HASH_DEFAULT));
 	struct sim *s = g_new0(struct sim, 1);
 	s->k = ksm_new(&opt);
 	set(s, KNOB_SMART_SCAN, 0);

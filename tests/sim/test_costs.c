@@ -58,8 +58,8 @@ static void test_load(void **state)
 	for (size_t i = 0; i < nh; i++)
 		if (!strcmp(hs[i].name, "xxhash"))
 			xi = i;
-	cost_table_default(&t, "xxhash");
-	assert_true(cost_table_load(&t, p, "xxhash", &err));
+	cost_table_default(&t, hash_lookup("xxhash"));
+	assert_true(cost_table_load(&t, p, hash_lookup("xxhash"), &err));
 	for (int i = 0; i < COST_NR; i++)
 		if (i != COST_CHECKSUM)
 			assert_float_equal(cost_get(&t, i), 10 + i, 0);
@@ -67,7 +67,7 @@ static void test_load(void **state)
 	assert_float_equal(t.copy_ns, 77, 0);
 	assert_float_equal(t.cold_depth, 9, 0);
 	/* none computes no checksum */
-	assert_true(cost_table_load(&t, p, "none", &err));
+	assert_true(cost_table_load(&t, p, hash_lookup("none"), &err));
 	assert_float_equal(t.checksum_ns, 0, 0);
 
 	/* what cost_table_write writes reads back */
@@ -77,12 +77,12 @@ static void test_load(void **state)
 	double ns[] = { 123.25 };
 	struct cost_table u;
 
-	cost_table_default(&u, "xxhash");
+	cost_table_default(&u, hash_lookup("xxhash"));
 	u.merge_ns = 4321;
 	cost_table_write(f, &u, names, ns, 1);
 	fclose(f);
 	/* one checksum only: the table lacks the others and is refused for that */
-	assert_false(cost_table_load(&t, w, "xxhash", &err));
+	assert_false(cost_table_load(&t, w, hash_lookup("xxhash"), &err));
 	assert_non_null(strstr(err->message, "no row 'checksum:"));
 	g_clear_error(&err);
 	unlink(w);
@@ -127,8 +127,8 @@ static void test_refused(void **state)
 		for (char *c = text; *c; c++)
 			lines += *c == '\n';
 		g_free(text);
-		cost_table_default(&t, "xxhash");
-		if (cost_table_load(&t, p, "xxhash", &err))
+		cost_table_default(&t, hash_lookup("xxhash"));
+		if (cost_table_load(&t, p, hash_lookup("xxhash"), &err))
 			fail_msg("case %zu: accepted", i);
 		/* one line: the file, the line (the bad row, last; a missing row: past the end), the column */
 		char *want = g_strdup_printf("%s:%u:%s", p, cases[i].extra ? lines : lines + 1,
@@ -147,7 +147,7 @@ static void test_refused(void **state)
 	GError *err = NULL;
 
 	assert_true(g_file_set_contents(p, "# x\nfoo,bar\n", -1, NULL));
-	assert_false(cost_table_load(&t, p, "xxhash", &err));
+	assert_false(cost_table_load(&t, p, hash_lookup("xxhash"), &err));
 	assert_non_null(strstr(err->message, "nohdr.csv:2:1: not a cost table"));
 	g_clear_error(&err);
 	unlink(p);
@@ -213,9 +213,38 @@ static void test_charges(void **state)
 	g_free(tp);
 }
 
+/*
+ * One price a checksum: the built-in table, whose checksum row is the
+ * registry's cold_ns, is the fitted table it says it is (every term and
+ * every hash's row of bench/tables/costs-amd-epyc.csv).
+ */
+static void test_builtin_is_fitted_table(void **state)
+{
+	(void)state;
+	const char *csv = SOURCE_ROOT "/bench/tables/costs-amd-epyc.csv";
+	size_t nh;
+	const struct page_hash *hs = hash_all(&nh);
+
+	for (size_t i = 0; i < nh; i++) {
+		struct cost_table def, fit;
+		GError *err = NULL;
+
+		cost_table_default(&def, &hs[i]);
+		cost_table_default(&fit, NULL);
+		assert_true(cost_table_load(&fit, csv, &hs[i], &err));
+		double price = hs[i].fn ? hs[i].cold_ns : 0;
+		assert_float_equal(def.checksum_ns, price, 0);
+		assert_float_equal(def.checksum_ns, fit.checksum_ns, 1e-9);
+		for (int t = 0; t < COST_NR; t++)
+			assert_float_equal(cost_get(&def, t), cost_get(&fit, t), 1e-9);
+		assert_float_equal(def.cold_depth, fit.cold_depth, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_is_fitted_table),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_charges),

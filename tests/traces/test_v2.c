@@ -4,7 +4,7 @@
  * in text and binary, their errors, the round trips and the content model.
  */
 #include <zlib.h>
-#include "sim/content.h"
+#include "content/content.h"
 #include "tests/traces/common.h"
 #include "traces/binary.h"
 

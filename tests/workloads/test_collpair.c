@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "hashes/hash.h"
-#include "sim/content.h"
+#include "content/content.h"
 #include "workloads/collpair.h"
 #include "workloads/crcdelta.h"
 

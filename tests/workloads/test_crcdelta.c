@@ -16,7 +16,7 @@
 #include <zlib.h>
 #include "hashes/hash.h"
 #include "hashes/hash.h"
-#include "sim/content.h"
+#include "content/content.h"
 #include "traces/reader.h"
 #include "workloads/crcdelta.h"
 

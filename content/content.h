@@ -12,8 +12,8 @@
  * with ==; contents built by different routes may still hold the same
  * bytes, which content_cmp() finds by comparing bytes.
  */
-#ifndef KSMSIM_SIM_CONTENT_H
-#define KSMSIM_SIM_CONTENT_H
+#ifndef KSMSIM_CONTENT_CONTENT_H
+#define KSMSIM_CONTENT_CONTENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +23,20 @@
 #include "util/splitmix64.h"
 
 typedef struct content content;
+
+/*
+ * A store of contents: every call below works in the current one. A run
+ * owns its own (sim/run.c), so several models can live in one process one
+ * after another or interleaved, each switching to its store; contents made
+ * with no store in use live in the process's own. A handle is valid only
+ * in the store that made it, until that store is freed.
+ */
+struct content_store;
+struct content_store *content_store_new(void);
+/* Makes s current (NULL: the process's store); returns the store that was. */
+struct content_store *content_store_use(struct content_store *s);
+/* Frees s and every content in it; s must not be current. */
+void content_store_free(struct content_store *s);
 
 /* Constructors return a new reference. */
 content *content_zero(void);

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <xxhash.h>
-#include "sim/content.h"
+#include "content/content.h"
 #include "util/signals.h"
 
 /* Under ASan a free pool object is poisoned, so misuse is still caught. */
@@ -47,10 +47,12 @@
 #define POOL_UNPOISON(c) ASAN_UNPOISON_MEMORY_REGION((c), sizeof(content))
 /* mmap'd chunks are no root of LeakSanitizer's: say so, or live pages' bytes look leaked */
 #define POOL_ROOT(p, n) __lsan_register_root_region((p), (n))
+#define POOL_UNROOT(p, n) __lsan_unregister_root_region((p), (n))
 #else
 #define POOL_POISON(c) ((void)(c))
 #define POOL_UNPOISON(c) ((void)(c))
 #define POOL_ROOT(p, n) ((void)(p), (void)(n))
+#define POOL_UNROOT(p, n) ((void)(p), (void)(n))
 #endif
 
 #define PAGE TRACE_PAGE_SIZE
@@ -163,8 +165,6 @@ struct slot {
 #define TABLE_GROW(cap) ((cap) / 4 * 3)
 #define TABLE_SHRINK(cap) ((cap) / 8)
 
-static struct slot *slots;
-static size_t table_mask, table_count;
 
 /*
  * The pool: objects in chunks of CHUNK_OBJS, named by a 32-bit index (0 is
@@ -173,16 +173,12 @@ static size_t table_mask, table_count;
  */
 #define CHUNK_SHIFT 15		/* 2.25 MiB chunks */
 #define CHUNK_OBJS (1u << CHUNK_SHIFT)
-static content **chunks;
-static size_t n_chunks;
-static uint32_t pool_next = 1, pool_free;
 
 /*
  * Ids look like object handles (8-aligned, above BYTE_TOP, below 2^56), so
  * an id is never an immediate's handle: both name pages in one cache.
  */
-static uint64_t next_id = BYTE_TOP + 8;
-static uint64_t live_objects, live_bytes;
+#define FIRST_ID (BYTE_TOP + 8)
 
 static inline const struct overlay *overlays(const content *c)
 {
@@ -250,12 +246,45 @@ static void put_overlays(const content *c, uint8_t *buf)
  * with many others, so the scanned page's bytes are reused across the walk.
  */
 #define CACHE_WAYS 4
-static struct {
-	uint64_t id;
-	uint64_t stamp;
-	uint8_t buf[PAGE] __attribute__((aligned(64)));
-} cache[CACHE_WAYS];
-static uint64_t cache_clock;
+
+/* A direct-mapped cache of an immediate's checksum or digest (content_checksum()). */
+struct imm_slot {
+	uint64_t handle;	/* 0: empty (no immediate is 0) */
+	uint64_t value;
+};
+
+struct imm_cache {
+	struct imm_slot *slot;
+	page_hash_fn fn;
+};
+
+/*
+ * Everything a store holds: its objects, their intern table, the
+ * materialised pages and the immediates' caches. A run owns one
+ * (content_store_new(), content_store_use()), so several models live in
+ * one process, each with its own pages and footprint.
+ */
+struct content_store {
+	struct slot *slots;		/* the intern table */
+	size_t table_mask, table_count;
+	content **chunks;		/* the pool */
+	size_t n_chunks;
+	uint32_t pool_next, pool_free;
+	uint64_t next_id;		/* the next object's id */
+	uint64_t live_objects, live_bytes;
+	struct {
+		uint64_t id;
+		uint64_t stamp;
+		uint8_t buf[PAGE] __attribute__((aligned(64)));
+	} cache[CACHE_WAYS];
+	uint64_t cache_clock;
+	struct imm_cache csum_cache, digest_cache;
+};
+
+/* The process's store, for contents made outside any run's (the generators', tests'). */
+static struct content_store process_store = { .pool_next = 1, .next_id = FIRST_ID };
+/* The store every call works in. */
+static struct content_store *store = &process_store;
 
 static const uint8_t *page_bytes(const content *c)
 {
@@ -268,24 +297,24 @@ static const uint8_t *page_bytes(const content *c)
 	}
 	unsigned victim = 0;
 	for (unsigned i = 0; i < CACHE_WAYS; i++) {
-		if (cache[i].id == key) {
-			cache[i].stamp = ++cache_clock;
-			return cache[i].buf;
+		if (store->cache[i].id == key) {
+			store->cache[i].stamp = ++store->cache_clock;
+			return store->cache[i].buf;
 		}
-		if (cache[i].stamp < cache[victim].stamp)
+		if (store->cache[i].stamp < store->cache[victim].stamp)
 			victim = i;
 	}
 	if (is_imm(c)) {
 		uint8_t kind;
 		uint64_t base;
 		imm_base(c, &kind, &base);
-		fill_base(cache[victim].buf, kind, base);
+		fill_base(store->cache[victim].buf, kind, base);
 	} else {
-		materialize_raw(c, cache[victim].buf);
+		materialize_raw(c, store->cache[victim].buf);
 	}
-	cache[victim].id = key;
-	cache[victim].stamp = ++cache_clock;
-	return cache[victim].buf;
+	store->cache[victim].id = key;
+	store->cache[victim].stamp = ++store->cache_clock;
+	return store->cache[victim].buf;
 }
 
 uint8_t *content_materialize(const content *c, uint8_t *buf)
@@ -310,31 +339,31 @@ static void *map_zeroed(size_t bytes)
 
 static inline content *pool_obj(uint32_t idx)
 {
-	return chunks[idx >> CHUNK_SHIFT] + (idx & (CHUNK_OBJS - 1));
+	return store->chunks[idx >> CHUNK_SHIFT] + (idx & (CHUNK_OBJS - 1));
 }
 
 static content *pool_alloc(void)
 {
 	content *c;
-	if (pool_free) {
-		c = pool_obj(pool_free);
+	if (store->pool_free) {
+		c = pool_obj(store->pool_free);
 		POOL_UNPOISON(c);
-		pool_free = (uint32_t)c->base;
+		store->pool_free = (uint32_t)c->base;
 		return c;
 	}
-	if (!pool_next)
+	if (!store->pool_next)
 		g_error("content: more than %u objects at once", UINT32_MAX);
-	uint32_t idx = pool_next;
-	if ((idx >> CHUNK_SHIFT) == n_chunks) {
-		content **nc = g_try_renew(content *, chunks, n_chunks + 1);
+	uint32_t idx = store->pool_next;
+	if ((idx >> CHUNK_SHIFT) == store->n_chunks) {
+		content **nc = g_try_renew(content *, store->chunks, store->n_chunks + 1);
 		if (!nc)
 			signals_out_of_memory("the page contents' chunk table");
-		chunks = nc;
+		store->chunks = nc;
 		content *chunk = map_zeroed(CHUNK_OBJS * sizeof(content));
 		if (!chunk) {
 			char what[96];
 			snprintf(what, sizeof(what), "page contents: a pool of %zu objects",
-				 (n_chunks + 1) * CHUNK_OBJS);
+				 (store->n_chunks + 1) * CHUNK_OBJS);
 			signals_out_of_memory(what);
 		}
 		/* where the handles' encoding needs objects (see the top of the file) */
@@ -342,11 +371,11 @@ static content *pool_alloc(void)
 		if (at <= BYTE_TOP || at + CHUNK_OBJS * sizeof(content) > OBJ_TOP)
 			g_error("content: pool chunk at %p, outside (2 KiB, 2^56)", (void *)chunk);
 		POOL_ROOT(chunk, CHUNK_OBJS * sizeof(content));
-		chunks[n_chunks++] = chunk;
+		store->chunks[store->n_chunks++] = chunk;
 		for (unsigned i = 0; i < CHUNK_OBJS; i++)
 			POOL_POISON(chunk + i);
 	}
-	pool_next++;
+	store->pool_next++;
 	c = pool_obj(idx);
 	POOL_UNPOISON(c);
 	c->idx = idx;
@@ -355,8 +384,8 @@ static content *pool_alloc(void)
 
 static void pool_release(content *c)
 {
-	c->base = pool_free;
-	pool_free = c->idx;
+	c->base = store->pool_free;
+	store->pool_free = c->idx;
 	POOL_POISON(c);
 }
 
@@ -386,51 +415,51 @@ static bool table_resize(size_t cap, bool must)
 	if (!ns) {
 		if (must) {
 			char what[96];
-			snprintf(what, sizeof(what), "page contents: an intern table of %zu slots "
-				 "(%zu objects)", cap, table_count);
+			snprintf(what, sizeof(what), "page contents: an intern table of %zu store->slots "
+				 "(%zu objects)", cap, store->table_count);
 			signals_out_of_memory(what);
 		}
 		return false;
 	}
 	size_t mask = cap - 1;
-	for (size_t i = 0; slots && i <= table_mask; i++) {
-		if (!slots[i].idx)
+	for (size_t i = 0; store->slots && i <= store->table_mask; i++) {
+		if (!store->slots[i].idx)
 			continue;
-		size_t j = slots[i].hash & mask;
+		size_t j = store->slots[i].hash & mask;
 		while (ns[j].idx)
 			j = (j + 1) & mask;
-		ns[j] = slots[i];
+		ns[j] = store->slots[i];
 	}
-	if (slots)
-		munmap(slots, (table_mask + 1) * sizeof(struct slot));
-	slots = ns;
-	table_mask = mask;
+	if (store->slots)
+		munmap(store->slots, (store->table_mask + 1) * sizeof(struct slot));
+	store->slots = ns;
+	store->table_mask = mask;
 	return true;
 }
 
 static void table_remove(const content *c)
 {
-	size_t mask = table_mask, i = c->shash & mask;
+	size_t mask = store->table_mask, i = c->shash & mask;
 	/* by identity: the object is in the table, so no description compare */
-	while (slots[i].idx != c->idx) {
-		g_assert(slots[i].idx);
+	while (store->slots[i].idx != c->idx) {
+		g_assert(store->slots[i].idx);
 		i = (i + 1) & mask;
 	}
 	/*
 	 * Backward shift: pull each later entry of the cluster into the hole
 	 * when the hole lies between its home slot and where it sits.
 	 */
-	for (size_t j = (i + 1) & mask; slots[j].idx; j = (j + 1) & mask) {
-		size_t home = slots[j].hash & mask;
+	for (size_t j = (i + 1) & mask; store->slots[j].idx; j = (j + 1) & mask) {
+		size_t home = store->slots[j].hash & mask;
 		if (((j - home) & mask) >= ((j - i) & mask)) {
-			slots[i] = slots[j];
+			store->slots[i] = store->slots[j];
 			i = j;
 		}
 	}
-	slots[i].idx = 0;
-	table_count--;
-	if (table_mask + 1 > TABLE_MIN && table_count < TABLE_SHRINK(table_mask + 1))
-		table_resize((table_mask + 1) / 2, false);
+	store->slots[i].idx = 0;
+	store->table_count--;
+	if (store->table_mask + 1 > TABLE_MIN && store->table_count < TABLE_SHRINK(store->table_mask + 1))
+		table_resize((store->table_mask + 1) / 2, false);
 }
 
 static uint32_t compute_shash(const content *c)
@@ -484,17 +513,17 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 		if (kind == BASE_RAND && rand_fits(base))
 			return imm_rand(base);
 	}
-	if (!slots)
+	if (!store->slots)
 		table_resize(TABLE_MIN, true);
 	content key = { .kind = kind, .base = base, .n_over = n_over,
 			.over_bytes = over_bytes, .extra = extra };
 	key.key8 = compute_key8(&key);
 	key.shash = compute_shash(&key);
-	size_t i = key.shash & table_mask;
-	for (; slots[i].idx; i = (i + 1) & table_mask) {
-		if (slots[i].hash != key.shash)
+	size_t i = key.shash & store->table_mask;
+	for (; store->slots[i].idx; i = (i + 1) & store->table_mask) {
+		if (store->slots[i].hash != key.shash)
 			continue;
-		content *found = pool_obj(slots[i].idx);
+		content *found = pool_obj(store->slots[i].idx);
 		if (desc_equal(found, &key)) {
 			g_free(extra);
 			found->refcount++;
@@ -505,17 +534,17 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 	key.idx = c->idx;
 	*c = key;
 	c->refcount = 1;
-	c->id = next_id;
-	next_id += 8;
-	g_assert(next_id < OBJ_TOP);
+	c->id = store->next_id;
+	store->next_id += 8;
+	g_assert(store->next_id < OBJ_TOP);
 	c->csum_fn = NULL;
 	c->digest_valid = 0;
-	slots[i].hash = c->shash;
-	slots[i].idx = c->idx;
-	if (++table_count > TABLE_GROW(table_mask + 1))
-		table_resize((table_mask + 1) * 2, true);
-	live_objects++;
-	live_bytes += sizeof(*c) + extra_size(c);
+	store->slots[i].hash = c->shash;
+	store->slots[i].idx = c->idx;
+	if (++store->table_count > TABLE_GROW(store->table_mask + 1))
+		table_resize((store->table_mask + 1) * 2, true);
+	store->live_objects++;
+	store->live_bytes += sizeof(*c) + extra_size(c);
 	return c;
 }
 
@@ -532,10 +561,10 @@ void content_unref(content *c)
 		return;
 	table_remove(c);
 	for (unsigned i = 0; i < CACHE_WAYS; i++)
-		if (cache[i].id == c->id)
-			cache[i].id = 0;
-	live_objects--;
-	live_bytes -= sizeof(*c) + extra_size(c);
+		if (store->cache[i].id == c->id)
+			store->cache[i].id = 0;
+	store->live_objects--;
+	store->live_bytes -= sizeof(*c) + extra_size(c);
 	g_free(c->extra);
 	pool_release(c);
 }
@@ -791,17 +820,7 @@ const uint8_t *content_peek(const content *c)
 #define IMM_CACHE_SHIFT 16
 #define IMM_CACHE_SLOTS (1u << IMM_CACHE_SHIFT)
 
-struct imm_slot {
-	uint64_t handle;	/* 0: empty (no immediate is 0) */
-	uint64_t value;
-};
 
-struct imm_cache {
-	struct imm_slot *slot;
-	page_hash_fn fn;
-};
-
-static struct imm_cache csum_cache, digest_cache;
 
 static inline size_t imm_index(const content *c)
 {
@@ -841,7 +860,7 @@ uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 {
 	/* no function (no gate): 0, as an object that never computed one holds */
 	if (is_imm(c))
-		return fn ? imm_hash(&csum_cache, c, fn, computed) : 0;
+		return fn ? imm_hash(&store->csum_cache, c, fn, computed) : 0;
 	if (c->csum_fn != fn) {
 		c->csum = fn(page_bytes(c));
 		c->csum_fn = fn;
@@ -854,7 +873,7 @@ uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 uint64_t content_digest(content *c)
 {
 	if (is_imm(c))
-		return imm_hash(&digest_cache, c, digest_fn, NULL);
+		return imm_hash(&store->digest_cache, c, digest_fn, NULL);
 	if (!c->digest_valid) {
 		c->digest = digest_fn(page_bytes(c));
 		c->digest_valid = 1;
@@ -864,15 +883,54 @@ uint64_t content_digest(content *c)
 
 void content_stats(uint64_t *objects, uint64_t *bytes)
 {
-	*objects = live_objects;
-	*bytes = live_bytes;
+	*objects = store->live_objects;
+	*bytes = store->live_bytes;
 }
 
 uint64_t content_footprint(void)
 {
-	uint64_t pool = (uint64_t)pool_next * sizeof(content);	/* handed out so far */
-	uint64_t table = slots ? (uint64_t)(table_mask + 1) * sizeof(struct slot) : 0;
-	uint64_t caches = (uint64_t)(!!csum_cache.slot + !!digest_cache.slot) *
+	uint64_t pool = (uint64_t)store->pool_next * sizeof(content);	/* handed out so far */
+	uint64_t table = store->slots ? (uint64_t)(store->table_mask + 1) * sizeof(struct slot) : 0;
+	uint64_t caches = (uint64_t)(!!store->csum_cache.slot + !!store->digest_cache.slot) *
 			  IMM_CACHE_SLOTS * sizeof(struct imm_slot);
-	return pool + table + caches + (live_bytes - live_objects * sizeof(content));
+	return pool + table + caches + (store->live_bytes - store->live_objects * sizeof(content));
+}
+
+struct content_store *content_store_new(void)
+{
+	struct content_store *s = g_new0(struct content_store, 1);
+	s->pool_next = 1;
+	s->next_id = FIRST_ID;
+	return s;
+}
+
+struct content_store *content_store_use(struct content_store *s)
+{
+	struct content_store *was = store;
+	store = s ? s : &process_store;
+	return was;
+}
+
+void content_store_free(struct content_store *s)
+{
+	if (!s)
+		return;
+	g_assert(s != store && s != &process_store);
+	/* the live objects are the intern table's: their bytes go with them */
+	for (size_t i = 0; s->slots && i <= s->table_mask; i++)
+		if (s->slots[i].idx) {
+			uint32_t idx = s->slots[i].idx;
+			content *c = s->chunks[idx >> CHUNK_SHIFT] + (idx & (CHUNK_OBJS - 1));
+			g_free(c->extra);
+		}
+	if (s->slots)
+		munmap(s->slots, (s->table_mask + 1) * sizeof(struct slot));
+	for (size_t i = 0; i < s->n_chunks; i++) {
+		POOL_UNROOT(s->chunks[i], CHUNK_OBJS * sizeof(content));
+		munmap(s->chunks[i], CHUNK_OBJS * sizeof(content));
+	}
+	g_free(s->chunks);
+	g_free(s->csum_cache.slot);
+	g_free(s->digest_cache.slot);
+	g_free(s);
 }
