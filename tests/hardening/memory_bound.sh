@@ -136,13 +136,13 @@ rm -f merged.ksmt
 "$bin" trace convert --content digest --max-memory 32M few.ksmt few-digest.ksmb ||
 	bad "64 blobs did not convert to digests in 32 MiB"
 # the pages the digest converter follows: 4 Mi pages (256 MiB at 64 bytes)
-# are refused in 64 MiB at the store that crosses it, 256 Ki pages fit, and
+# are refused in 64 MiB before the store takes any (the count is the whole store's), 256 Ki pages fit, and
 # a fork that would double what its parent holds is refused at the fork
 printf 'ksmtrace 3\n0 spawn a\n0 map a 0x1000 4194304\n0 fillseq a 0x1000 4194304 7\n' >big.ksmt
 rm -f out.ksmb
 "$bin" trace convert --content digest --max-memory 64M big.ksmt out.ksmb 2>err; rc=$?
 [ $rc -eq 2 ] && [ ! -e out.ksmb ] && [ "$(wc -l <err)" -eq 1 ] &&
-	grep -q '^ksmsim trace: big.ksmt:4: converting to digests would hold more than 64.0 MiB here (1048577 pages followed, 64 bytes each) (--max-memory)$' err ||
+	grep -q '^ksmsim trace: big.ksmt:4: converting to digests would hold more than 64.0 MiB here (4194304 pages followed, 64 bytes each) (--max-memory)$' err ||
 	bad "digest of 4 Mi pages in 64 MiB: exit $rc, $(cat err)"
 printf 'ksmtrace 3\n0 spawn a\n0 map a 0x1000 600000\n0 fillseq a 0x1000 600000 7\n1 fork a b\n' >fork.ksmt
 "$bin" trace convert --content digest --max-memory 64M fork.ksmt out.ksmb 2>err; rc=$?
