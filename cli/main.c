@@ -28,6 +28,7 @@ static const struct command {
 	{ "tune", cmd_tune, "a trace under a grid of knob settings: saving, CPU, the setting to use" },
 	{ "hashes", cmd_hashes, "list the page checksums --hash accepts" },
 	{ "policies", cmd_policies, "list the designs --policy accepts in place of the kernel's" },
+	{ "merge-exec", cmd_merge_exec, "run a program with process-wide KSM merging set (prctl)" },
 	{ "bench", cmd_bench, "benchmarks: trace parsing, checksum costs, the model; calibrate on the live ksmd" },
 };
 
@@ -38,7 +39,7 @@ static void usage(FILE *out)
 		"A deterministic simulator of the Linux KSM scanner (mm/ksm.c, Linux 6.18).\n\n"
 		"Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'ksmsim COMMAND --help' describes each command.\n"
 		"Exit status: 0 success, 1 differences found or check failed, 2 bad usage,\n"
 		"bad input or out of memory, 130/143 interrupted.\n");
