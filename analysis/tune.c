@@ -561,6 +561,39 @@ static void shell_word(GString *g, const char *w)
 	g_string_append_c(g, '\'');
 }
 
+/* The pick as --setting takes it (tune's and verify's). */
+static char *setting_spec(const struct tune_setting *s)
+{
+	GString *g = g_string_new(NULL);
+
+	if (s->advisor)
+		g_string_append_printf(g, "advisor=1,advisor_target_scan_time=%" PRIu64, s->target_scan_time);
+	else
+		g_string_append_printf(g, "pages_to_scan=%" PRIu64, s->pages_to_scan);
+	g_string_append_printf(g, ",sleep_millisecs=%" PRIu64 ",smart_scan=%d,use_zero_pages=%d,"
+			       "max_page_sharing=%" PRIu64, s->sleep_millisecs, s->smart_scan,
+			       s->use_zero_pages, s->max_page_sharing);
+	return g_string_free(g, FALSE);
+}
+
+/* The line that checks the pick on this host's processes, live (cmd_verify.c). */
+static void report_verify(FILE *f, const struct tune_frame *fr, const struct tune_setting *s)
+{
+	char *spec = setting_spec(s);
+	GString *g = g_string_new("ksmsim verify --trace ");
+
+	shell_word(g, fr->trace);
+	g_string_append_printf(g, " --setting %s --pid PID[,PID...] --minutes 5", spec);
+	if (fr->costs_csv) {
+		g_string_append(g, " --costs-csv ");
+		shell_word(g, fr->costs_csv);
+	}
+	fprintf(f, "Check it live on the recorded processes (root; knobs put back after):\n  %s\n",
+		g->str);
+	g_string_free(g, TRUE);
+	g_free(spec);
+}
+
 /*
  * The `ksmsim run` line that reproduces the pick's row: the same trace,
  * batch time, sample period, cost table and every knob pinned as tune pins
@@ -573,6 +606,7 @@ static void report_reproduce(FILE *f, const struct tune_frame *fr, const struct 
 		return;
 	if (s->advisor) {
 		fprintf(f, "\n'ksmsim run' pins no advisor_mode: no line reproduces an advisor setting.\n");
+		report_verify(f, fr, s);
 		return;
 	}
 	struct tune_opts o = { .run = *fr->run };
@@ -608,6 +642,7 @@ static void report_reproduce(FILE *f, const struct tune_frame *fr, const struct 
 	fprintf(f, "\nReproduce its row (ksmd_cpu_ms; pages_sharing + ksm_zero_pages at the end):\n"
 		"  %s\n", g->str);
 	g_string_free(g, TRUE);
+	report_verify(f, fr, s);
 }
 
 void tune_report(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,

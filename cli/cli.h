@@ -28,6 +28,7 @@ int cmd_advise(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_merge_exec(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /*
  * The run options (run_options.c): what shapes a replay, from one table,

@@ -30,6 +30,7 @@ static const struct command {
 	{ "tune", cmd_tune, "a trace under a grid of knob settings: saving, CPU, the setting to use" },
 	{ "hashes", cmd_hashes, "list the page checksums --hash accepts" },
 	{ "policies", cmd_policies, "list the designs --policy accepts in place of the kernel's" },
+	{ "verify", cmd_verify, "a setting on this host's KSM for running processes, beside the model (root)" },
 	{ "merge-exec", cmd_merge_exec, "run a program with process-wide KSM merging set (prctl)" },
 	{ "bench", cmd_bench, "benchmarks: trace parsing, checksum costs, the model; calibrate on the live ksmd" },
 };
