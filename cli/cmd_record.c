@@ -147,7 +147,8 @@ static int usage(FILE *out)
 		"      --find MODE       how written pages are found (every store is seen but by\n"
 		"                        compare):\n"
 		"                        pagemap-scan  Linux 6.7+: the shim " SHIM_NAME "\n"
-		"                          (beside ksmsim, or KSMSIM_RECORD_SHIM) is preloaded\n"
+		"                          (installed in LIBEXECDIR/ksmsim, or\n"
+		"                          KSMSIM_RECORD_SHIM) is preloaded\n"
 		"                          into COMMAND's processes and leaves each one's\n"
 		"                          userfaultfd at fd %d; ranges are registered for\n"
 		"                          async write-protect and PAGEMAP_SCAN returns the\n"
@@ -430,25 +431,34 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 }
 
 /*
- * The shim: KSMSIM_RECORD_SHIM, else beside this executable (installed), else
- * in the build tree (cli/ksmsim next to workloads/record/). An absolute
- * path, or NULL.
+ * The shim: KSMSIM_RECORD_SHIM, else where meson install puts it (LIBEXECDIR/
+ * ksmsim, first relative to this executable, then absolute), else beside
+ * it, else in the build tree (cli/ksmsim next to workloads/record/). An
+ * absolute path, or NULL.
  */
+#ifndef KSMSIM_LIBEXEC_REL
+#define KSMSIM_LIBEXEC_REL "../libexec/ksmsim"
+#endif
+#ifndef KSMSIM_LIBEXEC_ABS
+#define KSMSIM_LIBEXEC_ABS "/usr/local/libexec/ksmsim"
+#endif
 static char *find_shim(void)
 {
 	const char *env = getenv("KSMSIM_RECORD_SHIM");
 	char *exe = g_file_read_link("/proc/self/exe", NULL), *dir, *found = NULL;
-	char *cand[3] = { NULL, NULL, NULL };
+	char *cand[5] = { NULL, NULL, NULL, NULL, NULL };
 
 	if (env && *env) {
 		cand[0] = g_strdup(env);
 	} else if (exe) {
 		dir = g_path_get_dirname(exe);
-		cand[0] = g_build_filename(dir, SHIM_NAME, NULL);
-		cand[1] = g_build_filename(dir, "..", "workloads", "record", SHIM_NAME, NULL);
+		cand[0] = g_build_filename(dir, KSMSIM_LIBEXEC_REL, SHIM_NAME, NULL);
+		cand[1] = g_build_filename(KSMSIM_LIBEXEC_ABS, SHIM_NAME, NULL);
+		cand[2] = g_build_filename(dir, SHIM_NAME, NULL);
+		cand[3] = g_build_filename(dir, "..", "workloads", "record", SHIM_NAME, NULL);
 		g_free(dir);
 	}
-	for (int i = 0; i < 3 && cand[i] && !found; i++) {
+	for (int i = 0; i < 5 && cand[i] && !found; i++) {
 		char *real = realpath(cand[i], NULL);
 
 		/* LD_PRELOAD splits on blanks and colons */
@@ -456,7 +466,7 @@ static char *find_shim(void)
 			found = g_strdup(real);
 		free(real);
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		g_free(cand[i]);
 	g_free(exe);
 	return found;
