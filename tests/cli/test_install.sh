@@ -19,7 +19,7 @@ bin=$(find "$tmp/d" -path '*/bin/ksmsim' -type f)
 root=$(dirname "$(dirname "$bin")")
 [ -f "$root/libexec/ksmsim/ksmsim-record-shim.so" ] || fail "no shim in libexec/ksmsim"
 [ ! -e "$root/bin/ksmsim-record-shim.so" ] || fail "the shim is still in bin/"
-for doc in README.md FORMAT.md MODEL.md; do
+for doc in README.md DEVELOPING.md FORMAT.md MODEL.md; do
 	[ -s "$root/share/doc/ksmsim/$doc" ] || fail "doc $doc not installed"
 done
 cmp -s "$root/share/doc/ksmsim/README.md" "$src/README.md" || fail "README.md differs from the source's"
