@@ -884,7 +884,7 @@ bool tune_trace_mapped(const char *path, uint64_t *pages, GError **error)
 #define GX1 0.86
 #define GY0 0.10
 #define GY1 0.88
-#define CHAR_W 7.4
+#define CHAR_W 8.2
 #define LINE_H 16.0
 #define POINT_R 9.0
 
