@@ -884,9 +884,10 @@ bool tune_trace_mapped(const char *path, uint64_t *pages, GError **error)
 #define GX1 0.86
 #define GY0 0.10
 #define GY1 0.88
-#define CHAR_W 8.2
+#define CHAR_W 9.0
 #define LINE_H 16.0
 #define POINT_R 9.0
+#define PICK_R 17.0
 
 struct box { double x0, y0, x1, y1; };	/* pixels, y up */
 
@@ -928,8 +929,8 @@ static double clash(const struct placer *pl, const struct box *b)
  * (else the one that meets least), joined to its point by a thin line when
  * it had to move away. Written as gnuplot at screen coordinates.
  */
-static void place_label(GString *g, struct placer *pl, double x, double y, const char *text,
-			const char *colour)
+static void place_label(GString *g, struct placer *pl, double x, double y, double r,
+			const char *text, const char *colour)
 {
 	double w = CHAR_W * (double)g_utf8_strlen(text, -1) + 4, h = LINE_H;
 	static const double dy[] = { 0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6 };
@@ -940,8 +941,8 @@ static void place_label(GString *g, struct placer *pl, double x, double y, const
 	for (size_t k = 0; k < G_N_ELEMENTS(dy) && best_bad > 0; k++) {
 		for (int side = 0; side < 2 && best_bad > 0; side++) {
 			double cy = y + dy[k] * (h + 2);
-			struct box b = side ? (struct box){ x - POINT_R - 2 - w, cy - h / 2, x - POINT_R - 2, cy + h / 2 } :
-				(struct box){ x + POINT_R + 2, cy - h / 2, x + POINT_R + 2 + w, cy + h / 2 };
+			struct box b = side ? (struct box){ x - r - 2 - w, cy - h / 2, x - r - 2, cy + h / 2 } :
+				(struct box){ x + r + 2, cy - h / 2, x + r + 2 + w, cy + h / 2 };
 			double bad = clash(pl, &b);
 
 			if (bad < best_bad) {
@@ -997,7 +998,9 @@ static void gp_labels(GString *g, struct placer *pl, const struct tune_setting *
 		double x, y;
 
 		to_px(pl, MAX(rows[i].cpu_pct, 1e-6), MIB(rows[i].saved_mean), &x, &y);
-		struct box b = { x - POINT_R, y - POINT_R, x + POINT_R, y + POINT_R };
+		/* the pick's ring is drawn at ps 3: about twice a point's size */
+		double r = rows[i].pick ? PICK_R : POINT_R;
+		struct box b = { x - r, y - r, x + r, y + r };
 		g_array_append_val(pl->taken, b);
 	}
 	for (int pass = 0; pass < 3; pass++) {
@@ -1027,7 +1030,7 @@ static void gp_labels(GString *g, struct placer *pl, const struct tune_setting *
 			double x, y;
 
 			to_px(pl, MAX(r->cpu_pct, 1e-6), MIB(r->saved_mean), &x, &y);
-			place_label(g, pl, x, y, names->str, r->pick ? "#0050c0" : r->frontier ? "#c00000" :
+			place_label(g, pl, x, y, r->pick ? PICK_R : POINT_R, names->str, r->pick ? "#0050c0" : r->frontier ? "#c00000" :
 				    "#707070");
 			g_string_free(names, TRUE);
 		}
