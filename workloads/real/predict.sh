@@ -172,4 +172,19 @@ stop_copies
 	echo "minutes=$MINUTES interval_ms=$INTERVAL_MS max_cpu=$MAX_CPU budget=$BUDGET warmup_s=$WARMUP_S restart=$RESTART"
 	echo "setting=$spec"
 } > "$RESULTS/run.env"
-step "done: $RESULTS (trace.ksmb, tune.txt/csv/png, verify.txt/csv, run.env)"
+# README.md: what ran and the minute table, from the files above
+{
+	echo "# predict.sh: $COPIES x $*"
+	echo
+	echo "Made by \`workloads/real/predict.sh\` ($(sed -n 's/^date=//p' "$RESULTS/run.env"), $(sed -n 's/^cpu=//p' "$RESULTS/run.env"), Linux $(uname -r), $("$KSMSIM" --version))."
+	echo "Load: \`${LOAD:-none}\`."
+	echo "Record: $MINUTES min, --interval-ms $INTERVAL_MS; tune's pick (budget $BUDGET%): \`$spec\`."
+	echo "The copies were $( [ "$RESTART" = 1 ] && echo "started again the same way" || echo "kept running") for verify."
+	echo
+	echo "| t_s | live pages_sharing | model | ratio | live ksmd CPU ms | model | ratio |"
+	echo "|---|---|---|---|---|---|---|"
+	tail -n +2 "$RESULTS/verify.csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $7, $8, $9 }'
+	echo
+	echo "Files: trace-stat.txt, tune.txt, tune.csv, tune.png, verify.txt, verify.csv, run.env."
+} > "$RESULTS/README.md"
+step "done: $RESULTS (README.md, trace.ksmb, tune.txt/csv/png, verify.txt/csv, run.env)"
