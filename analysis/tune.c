@@ -13,7 +13,10 @@
 #include "marks/marks.h"
 #include "analysis/workers.h"
 #include "sim/output.h"
+#include "traces/check.h"
+#include "traces/reader.h"
 #include "util/escape.h"
+#include "util/json.h"
 #include "util/parse.h"
 
 G_DEFINE_QUARK(ksmsim-tune-error-quark, tune_error)
@@ -341,21 +344,313 @@ static char *secs(double t)
 	return t < 0 ? g_strdup("-") : g_strdup_printf("%.3f", t);
 }
 
-enum { C_NAME, C_CPU, C_MEAN, C_END, C_IDEAL, C_T50, C_T90, C_COW, C_RMAP, C_PROFIT, C_MARK,
-       C_NR };
+enum { C_NAME, C_CPU, C_MEAN, C_MIB, C_PCT, C_END, C_IDEAL, C_T50, C_T90, C_COW, C_RMAP,
+       C_PROFIT, C_MARK, C_NR };
 static const char *const c_head[C_NR] = {
-	"setting", "ksmd_cpu_%", "saved_mean", "saved_end", "ideal_end", "t50_s", "t90_s",
-	"cow/s", "rmap_KiB", "general_profit", "",
+	"setting", "ksmd_cpu_%", "saved_mean", "MiB", "%mem", "saved_end", "ideal_end", "t50_s",
+	"t90_s", "cow/s", "rmap_KiB", "general_profit", "",
 };
+
+#define MIB(pages) ((pages) * 4096.0 / (1 << 20))
+
+/* pages as a share of the memory the trace maps, in percent; "-" when that is unknown */
+static char *pct_of_mapped(const struct tune_frame *fr, double pages)
+{
+	return fr->mapped_pages ? g_strdup_printf("%.1f", 100.0 * pages / (double)fr->mapped_pages) :
+		g_strdup("-");
+}
 
 static const char *costs_text(const char *costs_csv)
 {
 	return costs_csv ? costs_csv : NULL;
 }
 
-void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct tune_setting *s,
-		 const struct tune_row *rows, size_t n, long pick, double budget_pct)
+size_t tune_band(const struct tune_row *rows, size_t n, long pick, double spread_pct, bool *band)
 {
+	size_t in = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double c = rows[i].cpu_pct;
+
+		band[i] = false;
+		if (pick < 0)
+			continue;
+		double p = rows[pick].cpu_pct, lo = p * (1 - spread_pct / 100), hi = p * (1 + spread_pct / 100);
+
+		band[i] = (size_t)pick == i || (c >= lo && c <= hi);
+		in += band[i];
+	}
+	return in;
+}
+
+/* The best within budget when every CPU figure is scaled by factor: the pick under that price. */
+static long pick_at(const struct tune_row *rows, size_t n, double budget_pct, double factor)
+{
+	struct frontier_point *pt = points(rows, n);
+	bool *within = g_new(bool, n ? n : 1);
+
+	for (size_t i = 0; i < n; i++) {
+		pt[i].cpu *= factor;
+		within[i] = rows[i].cpu_pct * factor <= budget_pct;
+	}
+	long best = frontier_best(pt, n, within);
+	g_free(within);
+	g_free(pt);
+	return best;
+}
+
+/*
+ * The band: the pick's CPU figure is only as good as the cost table (about
+ * +-15% against the live ksmd), so a pick 0.02 points under the budget is
+ * not a firm choice. List the settings whose CPU is within that spread of
+ * the pick's, and say which setting would be picked at either end of it.
+ */
+static void report_band(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
+			const struct tune_row *rows, size_t n, long pick, const bool *band)
+{
+	double sp = fr->spread_pct / 100, pc = rows[pick].cpu_pct;
+	size_t m = 0;
+	size_t *order = g_new(size_t, n ? n : 1);
+
+	for (size_t i = 0; i < n; i++)
+		if (band[i])
+			order[m++] = i;
+	/* most saved first; ties in grid order (an insertion sort keeps it stable) */
+	for (size_t a = 1; a < m; a++)
+		for (size_t b = a; b > 0 && rows[order[b]].saved_mean > rows[order[b - 1]].saved_mean; b--) {
+			size_t t = order[b];
+
+			order[b] = order[b - 1];
+			order[b - 1] = t;
+		}
+	fprintf(f, "\nBand: ksmd CPU %.3f%% +-%.3g%% (%.3f..%.3f%%, --cpu-spread): %zu setting%s"
+		" within it, most saved first:\n", pc, fr->spread_pct, pc * (1 - sp), pc * (1 + sp), m,
+		m == 1 ? "" : "s");
+	for (size_t k = 0; k < m; k++) {
+		const struct tune_row *r = &rows[order[k]];
+		char *nm = tune_setting_name(&s[order[k]]), *pct = pct_of_mapped(fr, r->saved_mean);
+
+		fprintf(f, "  %-24s %7.3f%%  %10.1f pages  %8.1f MiB  %5s%% of memory  %6.1f%% of the"
+			" pick's%s%s\n", nm, r->cpu_pct, r->saved_mean, MIB(r->saved_mean), pct,
+			rows[pick].saved_mean ? 100 * r->saved_mean / rows[pick].saved_mean : 100.0,
+			r->within ? "" : ", over the budget", (long)order[k] == pick ? " (the pick)" : "");
+		g_free(nm);
+		g_free(pct);
+	}
+	g_free(order);
+	long hi = pick_at(rows, n, fr->budget_pct, 1 + sp), lo = pick_at(rows, n, fr->budget_pct, 1 - sp);
+	char *hn = hi >= 0 ? tune_setting_name(&s[hi]) : g_strdup("none (every setting over the budget)");
+	char *ln = lo >= 0 ? tune_setting_name(&s[lo]) : g_strdup("none");
+
+	if (hi == pick && lo == pick)
+		fprintf(f, "The pick stays the pick with every CPU figure %.3g%% higher or lower.\n",
+			fr->spread_pct);
+	else
+		fprintf(f, "With every CPU figure %.3g%% higher the pick would be %s; %.3g%% lower, %s.\n",
+			fr->spread_pct, hn, fr->spread_pct, ln);
+	g_free(hn);
+	g_free(ln);
+}
+
+/* A knob's value as its sysfs file reads (advisor_mode "[none] scan-time": the bracketed one). */
+static bool host_knob(enum ksm_knob k, char *out, size_t size)
+{
+	char *path = g_strdup_printf("/sys/kernel/mm/ksm/%s", knob_table[k].name), *text = NULL;
+	bool ok = g_file_get_contents(path, &text, NULL, NULL);
+
+	g_free(path);
+	if (!ok)
+		return false;
+	char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (open && close) {
+		*close = '\0';
+		g_strlcpy(out, open + 1, size);
+	} else {
+		g_strlcpy(out, g_strstrip(text), size);
+	}
+	g_free(text);
+	return *out != '\0';
+}
+
+/* The knobs a setting writes, in the order they are applied: advisor first, run last. */
+static const enum ksm_knob apply_order[] = {
+	KNOB_ADVISOR_MODE, KNOB_ADVISOR_TARGET_SCAN_TIME, KNOB_PAGES_TO_SCAN, KNOB_SLEEP_MILLISECS,
+	KNOB_SMART_SCAN, KNOB_USE_ZERO_PAGES, KNOB_MAX_PAGE_SHARING, KNOB_RUN,
+};
+
+static void knob_value(const struct tune_setting *s, enum ksm_knob k, char *out, size_t size)
+{
+	uint64_t v = 0;
+
+	switch (k) {
+	case KNOB_ADVISOR_MODE: g_strlcpy(out, s->advisor ? "scan-time" : "none", size); return;
+	case KNOB_ADVISOR_TARGET_SCAN_TIME: v = s->target_scan_time; break;
+	case KNOB_PAGES_TO_SCAN: v = s->pages_to_scan; break;
+	case KNOB_SLEEP_MILLISECS: v = s->sleep_millisecs; break;
+	case KNOB_SMART_SCAN: v = s->smart_scan; break;
+	case KNOB_USE_ZERO_PAGES: v = s->use_zero_pages; break;
+	case KNOB_MAX_PAGE_SHARING: v = s->max_page_sharing; break;
+	default: v = 1; break;	/* run */
+	}
+	g_snprintf(out, size, "%" PRIu64, v);
+}
+
+/*
+ * The writes that apply the pick, and those that put back what the host
+ * has now. run=2 first: max_page_sharing refuses a change (EBUSY) while any
+ * page is merged, and unmerging first makes every setting start as the
+ * model's run starts, from nothing merged.
+ */
+static void report_apply(FILE *f, const struct tune_setting *s)
+{
+	char now[KNOB_NR][64];
+	bool all_read = true;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(apply_order); i++) {
+		enum ksm_knob k = apply_order[i];
+
+		if (!host_knob(k, now[k], sizeof(now[k]))) {
+			all_read = false;
+			if (k == KNOB_ADVISOR_MODE)
+				g_strlcpy(now[k], "none", sizeof(now[k]));
+			else
+				g_snprintf(now[k], sizeof(now[k]), "%" PRIu64, knob_table[k].def);
+		}
+	}
+	fprintf(f, "\nApply it (as root; run=2 first unmerges, as max_page_sharing can change only"
+		" then):\n  echo 2 > /sys/kernel/mm/ksm/run\n");
+	for (size_t i = 0; i < G_N_ELEMENTS(apply_order); i++) {
+		enum ksm_knob k = apply_order[i];
+		char v[64];
+
+		/* with the advisor, pages_to_scan is its to drive; without, its target means nothing */
+		if ((k == KNOB_PAGES_TO_SCAN && s->advisor) ||
+		    (k == KNOB_ADVISOR_TARGET_SCAN_TIME && !s->advisor))
+			continue;
+		knob_value(s, k, v, sizeof(v));
+		fprintf(f, "  echo %s > /sys/kernel/mm/ksm/%s\n", v, knob_table[k].name);
+	}
+	fprintf(f, "Restore %s:\n  echo 2 > /sys/kernel/mm/ksm/run\n", all_read ?
+		"the values /sys/kernel/mm/ksm has now" : "the kernel's defaults (/sys/kernel/mm/ksm"
+		" is not readable here)");
+	for (size_t i = 0; i < G_N_ELEMENTS(apply_order); i++) {
+		enum ksm_knob k = apply_order[i];
+
+		fprintf(f, "  echo %s > /sys/kernel/mm/ksm/%s\n", now[k], knob_table[k].name);
+	}
+}
+
+/* A word for the shell: as it is when it is safe, else in single quotes. */
+static void shell_word(GString *g, const char *w)
+{
+	bool plain = *w != '\0';
+
+	for (const char *p = w; *p; p++)
+		plain &= g_ascii_isalnum(*p) || strchr("/._-+=,:@%", *p);
+	if (plain) {
+		g_string_append(g, w);
+		return;
+	}
+	g_string_append_c(g, '\'');
+	for (const char *p = w; *p; p++)
+		if (*p == '\'')
+			g_string_append(g, "'\\''");
+		else
+			g_string_append_c(g, *p);
+	g_string_append_c(g, '\'');
+}
+
+/* The pick as --setting takes it (tune's and verify's). */
+static char *setting_spec(const struct tune_setting *s)
+{
+	GString *g = g_string_new(NULL);
+
+	if (s->advisor)
+		g_string_append_printf(g, "advisor=1,advisor_target_scan_time=%" PRIu64, s->target_scan_time);
+	else
+		g_string_append_printf(g, "pages_to_scan=%" PRIu64, s->pages_to_scan);
+	g_string_append_printf(g, ",sleep_millisecs=%" PRIu64 ",smart_scan=%d,use_zero_pages=%d,"
+			       "max_page_sharing=%" PRIu64, s->sleep_millisecs, s->smart_scan,
+			       s->use_zero_pages, s->max_page_sharing);
+	return g_string_free(g, FALSE);
+}
+
+/* The line that checks the pick on this host's processes, live (cmd_verify.c). */
+static void report_verify(FILE *f, const struct tune_frame *fr, const struct tune_setting *s)
+{
+	char *spec = setting_spec(s);
+	GString *g = g_string_new("ksmsim verify --trace ");
+
+	shell_word(g, fr->trace);
+	g_string_append_printf(g, " --setting %s --pid PID[,PID...] --minutes 5", spec);
+	if (fr->costs_csv) {
+		g_string_append(g, " --costs-csv ");
+		shell_word(g, fr->costs_csv);
+	}
+	fprintf(f, "Check it live on the recorded processes (root; knobs put back after):\n  %s\n",
+		g->str);
+	g_string_free(g, TRUE);
+	g_free(spec);
+}
+
+/*
+ * The `ksmsim run` line that reproduces the pick's row: the same trace,
+ * batch time, sample period, cost table and every knob pinned as tune pins
+ * them (its ksmd_cpu_ms and the end's pages_sharing + ksm_zero_pages are
+ * the row's). run has no advisor_mode option: an advisor setting has none.
+ */
+static void report_reproduce(FILE *f, const struct tune_frame *fr, const struct tune_setting *s)
+{
+	if (!fr->run)
+		return;
+	if (s->advisor) {
+		fprintf(f, "\n'ksmsim run' pins no advisor_mode: no line reproduces an advisor setting.\n");
+		report_verify(f, fr, s);
+		return;
+	}
+	struct tune_opts o = { .run = *fr->run };
+	struct run_config cfg;
+	GError *error = NULL;
+
+	if (!tune_setting_run(&o, s, &cfg, &error)) {
+		g_error_free(error);
+		return;
+	}
+	GString *g = g_string_new("ksmsim run --trace ");
+
+	shell_word(g, fr->trace);
+	g_string_append_printf(g, " --batch-time --interval-ms %" PRIu64, cfg.interval_ms);
+	if (cfg.costs_csv) {
+		g_string_append(g, " --costs-csv ");
+		shell_word(g, cfg.costs_csv);
+	}
+	if (!cfg.ideal)
+		g_string_append(g, " --no-ideal");
+	if (cfg.model.check)
+		g_string_append(g, " --check");
+	for (int k = 0; k < KNOB_NR; k++) {
+		if (!cfg.model.pinned[k] || k == KNOB_ADVISOR_MODE || k == KNOB_RUN)
+			continue;
+		char *opt = g_strdelimit(g_strdup(knob_table[k].name), "_", '-');
+
+		g_string_append_printf(g, " --%s %" PRIu64, opt, cfg.model.pinned_value[k]);
+		g_free(opt);
+	}
+	/* run takes --interval-ms only with a file of samples: the summary's row */
+	g_string_append(g, " --summary-csv pick-summary.csv");
+	fprintf(f, "\nReproduce its row (ksmd_cpu_ms; pages_sharing + ksm_zero_pages at the end):\n"
+		"  %s\n", g->str);
+	g_string_free(g, TRUE);
+	report_verify(f, fr, s);
+}
+
+void tune_report(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
+		 const struct tune_row *rows, size_t n, long pick)
+{
+	const char *trace = fr->trace, *costs_csv = fr->costs_csv;
+	double budget_pct = fr->budget_pct;
+	bool *band = g_new0(bool, n ? n : 1);
 	gchar **cell = g_new0(gchar *, (n + 1) * C_NR);
 	int width[C_NR] = { 0 };
 
@@ -368,6 +663,8 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 		row[C_NAME] = tune_setting_name(&s[i]);
 		row[C_CPU] = g_strdup_printf("%.3f", r->cpu_pct);
 		row[C_MEAN] = g_strdup_printf("%.1f", r->saved_mean);
+		row[C_MIB] = g_strdup_printf("%.1f", MIB(r->saved_mean));
+		row[C_PCT] = pct_of_mapped(fr, r->saved_mean);
 		row[C_END] = g_strdup_printf("%" PRIu64, r->saved_end);
 		row[C_IDEAL] = r->has_ideal ? g_strdup_printf("%" PRIu64, r->ideal_end) : g_strdup("-");
 		row[C_T50] = secs(r->t50_s);
@@ -378,6 +675,14 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 		row[C_MARK] = g_strdup_printf("%s%s%s", r->frontier ? "*" : "",
 					      r->within ? "" : " over", r->pick ? " pick" : "");
 	}
+	tune_band(rows, n, pick, fr->spread_pct, band);
+	for (size_t i = 0; i < n; i++)
+		if (band[i] && !rows[i].pick) {
+			char *m = cell[(i + 1) * C_NR + C_MARK];
+
+			cell[(i + 1) * C_NR + C_MARK] = g_strconcat(m, " band", NULL);
+			g_free(m);
+		}
 	for (size_t i = 0; i <= n; i++)
 		for (int c = 0; c < C_NR; c++)
 			width[c] = MAX(width[c], (int)g_utf8_strlen(cell[i * C_NR + c], -1));
@@ -417,7 +722,10 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 		" one CPU over\nthe run; cow/s = cow_ksm per second (the application's copy-on-write"
 		" faults on merged pages);\nrmap_KiB = rmap_item memory (saved x 4 KiB -"
 		" general_profit). * = on the frontier (no other\nsetting has no more CPU and no"
-		" fewer pages saved on average, one strictly); over = above the\nbudget.\n", tname, n);
+		" fewer pages saved on average, one strictly); over = above the\nbudget; band ="
+		" CPU within the pick's +-%.3g%%. MiB = saved_mean x 4 KiB; %%mem = saved_mean as a"
+		" share\nof the most pages the trace maps at once (%" PRIu64 " pages, %.1f MiB).\n",
+		tname, n, fr->spread_pct, fr->mapped_pages, MIB((double)fr->mapped_pages));
 	g_free(tname);
 	if (costs_text(costs_csv))
 		fprintf(f, "ksmd CPU from the cost table %s (--costs-csv).\n", costs_csv);
@@ -427,6 +735,7 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 			" calibrate -o' for this machine's.\n");
 	if (pick < 0) {
 		fprintf(f, "No setting ran: nothing to recommend.\n");
+		g_free(band);
 		return;
 	}
 	const struct tune_row *p = &rows[pick];
@@ -475,17 +784,32 @@ void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct
 			fprintf(f, "No setting of the grid saves more on average.\n");
 		}
 	}
+	report_band(f, fr, s, rows, n, pick, band);
+	report_apply(f, &s[pick]);
+	report_reproduce(f, fr, &s[pick]);
 	fflush(f);
 	g_free(name);
+	g_free(band);
 }
 
-void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tune_setting *s,
-	      const struct tune_row *rows, size_t n, double budget_pct)
+void tune_csv(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
+	      const struct tune_row *rows, size_t n)
 {
+	const char *trace = fr->trace, *costs_csv = fr->costs_csv;
+	double budget_pct = fr->budget_pct;
+	long pick = -1;
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].pick)
+			pick = (long)i;
+	bool *band = g_new0(bool, n ? n : 1);
+	tune_band(rows, n, pick, fr->spread_pct, band);
 	fputs("trace,setting,pages_to_scan,sleep_millisecs,advisor_mode,advisor_target_scan_time,"
 	      "smart_scan,use_zero_pages,max_page_sharing,duration_s,ksmd_cpu_ms,ksmd_cpu_pct,"
 	      "samples,saved_mean,saved_end,ideal_saved_end,t50_s,t90_s,cow_ksm,cow_per_s,"
-	      "rmap_items,rmap_bytes,general_profit,pages_to_scan_end,costs,cpu_budget_pct,"
+	      "rmap_items,rmap_bytes,general_profit,pages_to_scan_end,saved_mean_mib,"
+	      "saved_mean_pct_mapped,mapped_pages,cpu_spread_pct,ksmd_cpu_pct_low,"
+	      "ksmd_cpu_pct_high,in_band,costs,cpu_budget_pct,"
 	      "within_budget,frontier,recommended\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct tune_row *r = &rows[i];
@@ -513,6 +837,12 @@ void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tu
 		fprintf(f, ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRIu64 ",",
 			r->cow_ksm, r->cow_per_s, r->rmap_items, r->rmap_bytes, r->general_profit,
 			r->pages_to_scan_end);
+		fprintf(f, "%.3f,", MIB(r->saved_mean));
+		if (fr->mapped_pages)
+			fprintf(f, "%.3f", 100.0 * r->saved_mean / (double)fr->mapped_pages);
+		fprintf(f, ",%" PRIu64 ",%.3f,%.3f,%.3f,%d,", fr->mapped_pages, fr->spread_pct,
+			frontier_round(r->cpu_pct * (1 - fr->spread_pct / 100), 3),
+			frontier_round(r->cpu_pct * (1 + fr->spread_pct / 100), 3), band[i]);
 		marks_put_field(f, costs_csv ? costs_csv : "built-in", true);
 		/* the budget exactly: %.3f unless that rounds it (0.0001 was 0.000) */
 		char b[32];
@@ -522,91 +852,213 @@ void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tu
 			snprintf(b, sizeof(b), "%.17g", budget_pct);
 		fprintf(f, ",%s,%d,%d,%d\n", b, r->within, r->frontier, r->pick);
 	}
+	g_free(band);
+}
+
+bool tune_trace_mapped(const char *path, uint64_t *pages, GError **error)
+{
+	trace_reader *r = trace_reader_open(path, error);
+	struct trace_record *rec = g_new(struct trace_record, 1);
+	struct trace_check *ck = trace_check_new();
+	int rc = -1;
+
+	*pages = 0;
+	while (r && (rc = trace_reader_next(r, rec, error)) > 0) {
+		/* the reader has checked the record: this only follows the mappings */
+		g_free(trace_check_apply(ck, rec, NULL, NULL));
+		if (rec->verb == TRACE_MAP || rec->verb == TRACE_FORK)
+			*pages = MAX(*pages, trace_check_mapped_pages(ck));
+	}
+	if (r)
+		trace_reader_free(r);
+	trace_check_free(ck);
+	g_free(rec);
+	return rc == 0;
 }
 
 /* ------------------------------------------------------------ the plot */
 
-/* One datablock: x y; frontier rows in CPU order so the line joins them. */
-static void gp_block(GString *g, const char *name, const struct tune_setting *s,
-		     const struct tune_row *rows, size_t n, int which)
+/*
+ * The plot's geometry, fixed so that labels can be placed in pixels: the
+ * canvas and the graph's box in it (margins at screen fractions), and what
+ * a label of the 11-point font takes (a generous character width, so that
+ * two boxes that do not meet here do not meet in the PNG).
+ */
+#define PLOT_W 1100.0
+#define PLOT_H 700.0
+#define GX0 0.09
+#define GX1 0.86
+#define GY0 0.10
+#define GY1 0.88
+#define CHAR_W 9.0
+#define LINE_H 16.0
+#define POINT_R 9.0
+#define PICK_R 17.0
+
+struct box { double x0, y0, x1, y1; };	/* pixels, y up */
+
+static bool boxes_meet(const struct box *a, const struct box *b)
+{
+	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+struct placer {
+	GArray *taken;		/* of struct box: labels placed, points, the budget's label */
+	double lx0, lx1, ly0, ly1;	/* the axes' ranges: log10 x, MiB y */
+};
+
+static void to_px(const struct placer *pl, double cpu, double mib, double *x, double *y)
+{
+	*x = PLOT_W * (GX0 + (GX1 - GX0) * (log10(cpu) - pl->lx0) / (pl->lx1 - pl->lx0));
+	*y = PLOT_H * (GY0 + (GY1 - GY0) * (mib - pl->ly0) / (pl->ly1 - pl->ly0));
+}
+
+/* How much of box b lies on what is taken or outside the graph: 0 is a free place. */
+static double clash(const struct placer *pl, const struct box *b)
+{
+	double bad = 0;
+
+	for (guint i = 0; i < pl->taken->len; i++) {
+		const struct box *t = &g_array_index(pl->taken, struct box, i);
+
+		if (boxes_meet(b, t))
+			bad += (MIN(b->x1, t->x1) - MAX(b->x0, t->x0)) * (MIN(b->y1, t->y1) - MAX(b->y0, t->y0));
+	}
+	if (b->x0 < PLOT_W * GX0 || b->x1 > PLOT_W * GX1 || b->y0 < PLOT_H * GY0 || b->y1 > PLOT_H * GY1)
+		bad += 1e6;
+	return bad;
+}
+
+/*
+ * A label for the point at (x, y): the first of the places around it, near
+ * ones first, where it meets nothing placed before and stays in the graph
+ * (else the one that meets least), joined to its point by a thin line when
+ * it had to move away. Written as gnuplot at screen coordinates.
+ */
+static void place_label(GString *g, struct placer *pl, double x, double y, double r,
+			const char *text, const char *colour)
+{
+	double w = CHAR_W * (double)g_utf8_strlen(text, -1) + 4, h = LINE_H;
+	static const double dy[] = { 0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6 };
+	struct box best = { 0 };
+	double best_bad = INFINITY;
+	bool far = false;
+
+	for (size_t k = 0; k < G_N_ELEMENTS(dy) && best_bad > 0; k++) {
+		for (int side = 0; side < 2 && best_bad > 0; side++) {
+			double cy = y + dy[k] * (h + 2);
+			struct box b = side ? (struct box){ x - r - 2 - w, cy - h / 2, x - r - 2, cy + h / 2 } :
+				(struct box){ x + r + 2, cy - h / 2, x + r + 2 + w, cy + h / 2 };
+			double bad = clash(pl, &b);
+
+			if (bad < best_bad) {
+				best_bad = bad;
+				best = b;
+				far = k > 0;
+			}
+		}
+	}
+	g_array_append_val(pl->taken, best);
+	g_string_append(g, "set label ");
+	gnuplot_quoted(g, text);
+	g_string_append_printf(g, " at screen %.5f,%.5f left tc rgb '%s'\n", (best.x0 + 2) / PLOT_W,
+			       (best.y0 + best.y1) / 2 / PLOT_H, colour);
+	if (far) {
+		double ex = best.x0 > x ? best.x0 : best.x1;
+
+		g_string_append_printf(g, "set arrow from screen %.5f,%.5f to screen %.5f,%.5f nohead"
+				       " lw 0.5 lc rgb '%s'\n", ex / PLOT_W, (best.y0 + best.y1) / 2 / PLOT_H,
+				       x / PLOT_W, y / PLOT_H, colour);
+	}
+}
+
+/* One datablock of the rows in[]: x y (CPU %, MiB), in CPU order so a line joins them. */
+static void gp_block(GString *g, const char *name, const struct tune_row *rows, size_t n,
+		     const bool *in)
 {
 	struct frontier_point *pt = points(rows, n);
 	size_t *order = g_new(size_t, n ? n : 1);
-	bool *in = g_new(bool, n ? n : 1);
-
-	for (size_t i = 0; i < n; i++)
-		in[i] = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier : rows[i].pick;
 	size_t m = frontier_by_cpu(pt, n, in, order);
-	g_free(in);
+
 	g_free(pt);
 	g_string_append_printf(g, "$%s << EOD\n", name);
 	for (size_t k = 0; k < m; k++)
 		g_string_append_printf(g, "%.6f %.3f\n", MAX(rows[order[k]].cpu_pct, 1e-6),
-				       rows[order[k]].saved_mean);
+				       MIB(rows[order[k]].saved_mean));
 	/* gnuplot refuses to plot an empty block: one point off the chart */
 	if (!m)
 		g_string_append(g, "NaN NaN\n");
 	g_string_append(g, "EOD\n");
-	/*
-	 * Labels on the frontier and the pick, alternately above and below;
-	 * settings that land on one point (every advisor target, when the
-	 * advisor's CPU floor decides) share one label.
-	 */
-	for (size_t k = 0, nth = 0; which && k < m; k++) {
-		const struct tune_row *r = &rows[order[k]];
-		GString *names = g_string_new(NULL);
-
-		for (size_t j = 0; j < m; j++) {
-			const struct tune_row *q = &rows[order[j]];
-
-			if (q->cpu_pct != r->cpu_pct || q->saved_mean != r->saved_mean)
-				continue;
-			if (j < k)
-				break;	/* labelled with the first of them */
-			char *one = tune_setting_name(&s[order[j]]);
-
-			g_string_append_printf(names, "%s%s", names->len ? ", " : "", one);
-			g_free(one);
-		}
-		if (!names->len) {
-			g_string_free(names, TRUE);
-			continue;
-		}
-		char *label = g_string_free(names, FALSE);
-		size_t k_alt = nth++;
-
-		g_string_append(g, "set label ");
-		if (which == 2) {
-			/* the pick's label left of it, clear of the frontier's on the right */
-			gnuplot_quoted(g, "recommended");
-			g_string_append_printf(g, " at %.6f,%.3f right offset -1.8,0.9 tc rgb '#0050c0'\n",
-					       MAX(rows[order[k]].cpu_pct, 1e-6),
-					       rows[order[k]].saved_mean);
-		} else {
-			gnuplot_quoted(g, label);
-			g_string_append_printf(g, " at %.6f,%.3f left offset 1.2,%s tc rgb '#c00000'\n",
-					       MAX(rows[order[k]].cpu_pct, 1e-6),
-					       rows[order[k]].saved_mean, k_alt % 2 ? "0.9" : "-0.9");
-		}
-		g_free(label);
-	}
 	g_free(order);
 }
 
-bool tune_plot(FILE *png, const char *title, const struct tune_setting *s,
-	       const struct tune_row *rows, size_t n, double budget_pct, GError **error)
+/*
+ * Every point labelled (settings on one point share a label): the pick
+ * first, then the frontier's, then the dominated ones in grey, each where
+ * it meets no label placed before it nor any point.
+ */
+static void gp_labels(GString *g, struct placer *pl, const struct tune_setting *s,
+		      const struct tune_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double x, y;
+
+		to_px(pl, MAX(rows[i].cpu_pct, 1e-6), MIB(rows[i].saved_mean), &x, &y);
+		/* the pick's ring is drawn at ps 3: about twice a point's size */
+		double r = rows[i].pick ? PICK_R : POINT_R;
+		struct box b = { x - r, y - r, x + r, y + r };
+		g_array_append_val(pl->taken, b);
+	}
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct tune_row *r = &rows[i];
+			bool first = true;
+
+			if ((pass == 0) != r->pick || (pass == 1 && !r->frontier) || (pass == 2 && r->frontier))
+				continue;
+			for (size_t j = 0; j < i; j++)
+				if (rows[j].cpu_pct == r->cpu_pct && rows[j].saved_mean == r->saved_mean)
+					first = false;
+			if (!first && !r->pick)
+				continue;	/* labelled with the first of them */
+			GString *names = g_string_new(r->pick ? "recommended: " : "");
+			bool any = false;
+
+			for (size_t j = 0; j < n; j++) {
+				if (rows[j].cpu_pct != r->cpu_pct || rows[j].saved_mean != r->saved_mean)
+					continue;
+				char *one = tune_setting_name(&s[j]);
+
+				g_string_append_printf(names, "%s%s", any ? ", " : "", one);
+				any = true;
+				g_free(one);
+			}
+			double x, y;
+
+			to_px(pl, MAX(r->cpu_pct, 1e-6), MIB(r->saved_mean), &x, &y);
+			place_label(g, pl, x, y, r->pick ? PICK_R : POINT_R, names->str, r->pick ? "#0050c0" : r->frontier ? "#c00000" :
+				    "#707070");
+			g_string_free(names, TRUE);
+		}
+	}
+}
+
+bool tune_plot(FILE *png, const char *title, const struct tune_frame *fr,
+	       const struct tune_setting *s, const struct tune_row *rows, size_t n, GError **error)
 {
 	GString *g = g_string_new(NULL);
+	double budget_pct = fr->budget_pct;
 	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = -INFINITY;
 
-	g_string_append(g, "set terminal pngcairo size 1100,700 noenhanced font ',11'\nset title ");
+	g_string_append_printf(g, "set terminal pngcairo size %.0f,%.0f noenhanced font ',11'\n"
+			       "set title ", PLOT_W, PLOT_H);
 	gnuplot_quoted(g, title);
 	for (size_t i = 0; i < n; i++) {
 		if (rows[i].cpu_pct > 0)
 			xmin = MIN(xmin, rows[i].cpu_pct);
 		xmax = MAX(xmax, rows[i].cpu_pct);
-		ymin = MIN(ymin, rows[i].saved_mean);
-		ymax = MAX(ymax, rows[i].saved_mean);
+		ymin = MIN(ymin, MIB(rows[i].saved_mean));
+		ymax = MAX(ymax, MIB(rows[i].saved_mean));
 	}
 	xmax = MAX(xmax, budget_pct);
 	if (budget_pct > 0)
@@ -615,27 +1067,65 @@ bool tune_plot(FILE *png, const char *title, const struct tune_setting *s,
 		ymin = ymax = 0;
 	if (!(xmin < INFINITY) || xmax <= 0)
 		xmin = xmax = 1;
-	double pad = MAX(MAX((ymax - ymin) * 0.08, fabs(ymax) * 0.01), 1.0);
-	double lo = xmin / 1.25, hi = xmax * 2.2;
+	double pad = MAX(MAX((ymax - ymin) * 0.10, fabs(ymax) * 0.01), 0.01);
+	/* room on the right for labels of the costliest points */
+	double lo = xmin / 1.6, hi = xmax * 3.5;
+	struct placer pl = { g_array_new(FALSE, FALSE, sizeof(struct box)), log10(lo), log10(hi),
+			     ymin - pad, ymax + pad };
+
 	/* a log scale: the grid spans 30 times the kernel default's scan rate */
-	g_string_append_printf(g, "\nset xlabel 'modelled ksmd CPU (%% of one CPU, log scale)'\n"
-			       "set ylabel 'pages saved (pages_sharing + ksm_zero_pages), mean over"
-			       " the run'\nset grid xtics ytics\nset key bottom right\n"
-			       "set logscale x\nset xrange [%.6g:%.6g]\nset yrange [%.3f:%.3f]\n",
-			       lo, hi, ymin - pad, ymax + pad);
+	g_string_append_printf(g, "\nset lmargin at screen %.2f\nset rmargin at screen %.2f\n"
+			       "set bmargin at screen %.2f\nset tmargin at screen %.2f\n"
+			       "set xlabel 'modelled ksmd CPU (%% of one CPU, log scale)'\n"
+			       "set ylabel 'MiB saved ((pages_sharing + ksm_zero_pages) x 4 KiB), mean"
+			       " over the run'\nset grid xtics ytics\n"
+			       "set key top left inside vertical Left reverse\n"
+			       "set logscale x\nset xrange [%.6g:%.6g]\nset yrange [%.6f:%.6f]\n",
+			       GX0, GX1, GY0, GY1, lo, hi, pl.ly0, pl.ly1);
+	if (fr->mapped_pages) {
+		double mem = MIB((double)fr->mapped_pages);
+
+		g_string_append_printf(g, "set y2range [%.6f:%.6f]\nset y2tics\nset ytics nomirror\n"
+				       "set y2label '%% of the memory the trace maps (%.1f MiB)'\n",
+				       pl.ly0 * 100 / mem, pl.ly1 * 100 / mem, mem);
+	}
 	gnuplot_log_tics(g, lo, hi);
-	if (budget_pct > 0)
+	/* the key's corner, top left (no setting saves most for least CPU): no label there */
+	struct box key = { PLOT_W * GX0, PLOT_H * GY1 - 3.5 * LINE_H, PLOT_W * GX0 + 26 * CHAR_W,
+			   PLOT_H * GY1 };
+	g_array_append_val(pl.taken, key);
+	if (budget_pct > 0) {
+		double bx, by;
+
+		to_px(&pl, budget_pct, pl.ly1, &bx, &by);
 		g_string_append_printf(g, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead"
-				       " dt 2 lc rgb '#208020'\nset label 'budget %.3g%%' at %.6g,"
-				       " graph 0.97 right offset -0.5,0 tc rgb '#208020'\n",
-				       budget_pct, budget_pct, budget_pct, budget_pct);
-	gp_block(g, "rest", s, rows, n, 0);
-	gp_block(g, "front", s, rows, n, 1);
-	gp_block(g, "pick", s, rows, n, 2);
-	/* the frontier joined only from three points on: a line through two says nothing more */
+				       " dt 2 lc rgb '#208020'\n", budget_pct, budget_pct);
+		/* the budget's label just inside the top, left of its line */
+		char *bl = g_strdup_printf("budget %.3g%%", budget_pct);
+		double w = CHAR_W * (double)strlen(bl) + 4;
+		struct box b = { bx - 4 - w, by - 4 - LINE_H, bx - 4, by - 4 };
+
+		g_array_append_val(pl.taken, b);
+		g_string_append(g, "set label ");
+		gnuplot_quoted(g, bl);
+		g_string_append_printf(g, " at screen %.5f,%.5f left tc rgb '#208020'\n", (b.x0 + 2) / PLOT_W,
+				       (b.y0 + b.y1) / 2 / PLOT_H);
+		g_free(bl);
+	}
+	bool *in = g_new(bool, n ? n : 1);
 	size_t on_front = 0;
-	for (size_t i = 0; i < n; i++)
-		on_front += rows[i].frontier != 0;
+
+	for (int which = 0; which < 3; which++) {
+		for (size_t i = 0; i < n; i++) {
+			in[i] = which == 0 ? !rows[i].frontier : which == 1 ? rows[i].frontier : rows[i].pick;
+			on_front += which == 1 && in[i];
+		}
+		gp_block(g, which == 0 ? "rest" : which == 1 ? "front" : "pick", rows, n, in);
+	}
+	g_free(in);
+	gp_labels(g, &pl, s, rows, n);
+	g_array_free(pl.taken, TRUE);
+	/* the frontier joined only from three points on: a line through two says nothing more */
 	g_string_append_printf(g, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
 			       " title 'dominated', "
 			       "$front using 1:2 with %s pt 7 ps 1.7 lw 2 lc rgb '#c00000'"
@@ -646,4 +1136,48 @@ bool tune_plot(FILE *png, const char *title, const struct tune_setting *s,
 
 	g_string_free(g, TRUE);
 	return ok;
+}
+
+/* ------------------------------------------------------------ JSON */
+
+struct csv_args {
+	const struct tune_frame *fr;
+	const struct tune_setting *s;
+	const struct tune_row *rows;
+	size_t n;
+};
+
+static void fill_csv(void *ctx, FILE *f)
+{
+	const struct csv_args *a = ctx;
+
+	tune_csv(f, a->fr, a->s, a->rows, a->n);
+}
+
+void tune_json(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
+	       const struct tune_row *rows, size_t n, long pick)
+{
+	struct csv_args a = { fr, s, rows, n };
+	char *csv = json_capture(fill_csv, &a);
+	GString *g = g_string_new("{\"command\": \"tune\", \"trace\": ");
+
+	json_string(g, fr->trace);
+	g_string_append_printf(g, ", \"cpu_budget_pct\": %.3f, \"cpu_spread_pct\": %.3f,"
+			       " \"mapped_pages\": %" PRIu64 ", \"recommended\": ", fr->budget_pct,
+			       fr->spread_pct, fr->mapped_pages);
+	if (pick >= 0) {
+		char *name = tune_setting_name(&s[pick]);
+
+		json_string(g, name);
+		g_free(name);
+	} else {
+		g_string_append(g, "null");
+	}
+	/* the rows: the CSV's, field for field */
+	g_string_append(g, ",\n\"settings\": ");
+	json_csv_rows(g, csv);
+	g_string_append(g, "}\n");
+	fputs(g->str, f);
+	g_string_free(g, TRUE);
+	g_free(csv);
 }

@@ -86,14 +86,50 @@ bool tune_run(const struct tune_opts *o, const struct tune_setting *s, size_t n,
  */
 long tune_judge(struct tune_row *rows, size_t n, double budget_pct);
 
-/* The table, the costs line and the recommendation with its reasons. */
-void tune_report(FILE *f, const char *trace, const char *costs_csv, const struct tune_setting *s,
-		 const struct tune_row *rows, size_t n, long pick, double budget_pct);
+/*
+ * What the outputs say beyond the rows: the budget, the CPU price's spread
+ * (the modelled CPU is good to about +-15% against the live ksmd,
+ * sim/MODEL.md; the pick's band is the settings whose CPU lies within it),
+ * the memory the trace maps (what the saving is a share of) and the run
+ * every setting shares (the reproduce line).
+ */
+struct tune_frame {
+	const char *trace, *costs_csv;
+	double budget_pct;
+	double spread_pct;		/* +- percent of a setting's CPU figure */
+	uint64_t mapped_pages;		/* the most pages the trace maps at once; 0: unknown */
+	const struct run_config *run;	/* the run options given to tune, before a setting's knobs */
+};
+#define TUNE_SPREAD_DEFAULT 15.0
+
+/* The most pages path maps at once (as `trace stat` counts them): false with the reader's error. */
+bool tune_trace_mapped(const char *path, uint64_t *pages, GError **error);
+
+/*
+ * The pick's band: band[i] when rows[i]'s CPU lies within the pick's CPU
+ * +- spread_pct (ties and the pick itself included); how many.
+ */
+size_t tune_band(const struct tune_row *rows, size_t n, long pick, double spread_pct, bool *band);
+
+/*
+ * The table, the costs line, the recommendation with its reasons, its band,
+ * the sysfs writes that apply it and those that restore the knobs found
+ * (read from /sys/kernel/mm/ksm where readable, else the kernel's
+ * defaults), and the `ksmsim run` line that reproduces its row.
+ */
+void tune_report(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
+		 const struct tune_row *rows, size_t n, long pick);
 /* A header, then one row per setting, each complete on its own. */
-void tune_csv(FILE *f, const char *trace, const char *costs_csv, const struct tune_setting *s,
-	      const struct tune_row *rows, size_t n, double budget_pct);
-/* Pages saved (mean) against ksmd CPU %, the frontier joined, the pick circled, the budget a line. */
-bool tune_plot(FILE *png, const char *title, const struct tune_setting *s,
-	       const struct tune_row *rows, size_t n, double budget_pct, GError **error);
+void tune_csv(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
+	      const struct tune_row *rows, size_t n);
+/*
+ * One JSON object: the frame and an array of the CSV's rows, the same
+ * fields under the same names (numbers as numbers, empty cells null).
+ */
+void tune_json(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
+	       const struct tune_row *rows, size_t n, long pick);
+/* MiB saved (mean) against ksmd CPU %, the frontier joined, the pick circled, the budget a line. */
+bool tune_plot(FILE *png, const char *title, const struct tune_frame *fr,
+	       const struct tune_setting *s, const struct tune_row *rows, size_t n, GError **error);
 
 #endif

@@ -138,6 +138,7 @@ bool workers_run(const struct workers_spec *s, void *rows, GError **error)
 	int fail_status = 0;
 	char fail_text[1024 + 64] = "";
 	bool stop = false;		/* a failure: start no more, stop the others */
+	int64_t t_start = g_get_monotonic_time();
 
 	g_assert(s->row_size <= WORKERS_ROW_MAX);
 	while (running || (next < n && !stop)) {
@@ -180,9 +181,14 @@ bool workers_run(const struct workers_spec *s, void *rows, GError **error)
 		if (whole && m->status == WORKERS_OK) {
 			memcpy((char *)rows + sl->idx * s->row_size, m->row, s->row_size);
 			done++;
-			if (s->verbose)
-				reportf(s->prog, "%zu/%zu %s: %.1f s", done, n, name,
-					m->wall_s);
+			if (s->verbose) {
+				/* the time left at the pace so far: the runs done and the wall time they took */
+				double el = (g_get_monotonic_time() - t_start) / 1e6;
+				double left = el / (double)done * (double)(n - done);
+
+				reportf(s->prog, "%zu/%zu %s: %.1f s (%.0f s so far, ETA %.0f s)",
+					done, n, name, m->wall_s, el, left);
+			}
 		} else if (!stop || (fail_status > 0 && (long)sl->idx < failed && whole)) {
 			/* after a failure, the workers stopped on purpose are no news */
 			char why[160];

@@ -28,6 +28,8 @@ int cmd_collide(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
+int cmd_merge_exec(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /*
  * Messages: the one voice (report.c). Every line a command writes on

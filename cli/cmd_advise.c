@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "hashes/hash.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 #include "util/signals.h"
 
 #define PROG "ksmsim advise"
@@ -57,7 +58,9 @@ static void usage(FILE *f)
 "                      key=value after a spec's ':' belongs to that spec:\n"
 "                      kernel,classified:classes=8,by=mm,dirty-bit\n"
 "  --hashes LIST       comma list of checksums for the policies that read\n"
-"                      one (default: all but none, in 'ksmsim hashes' order)\n");
+"                      one (default: all but none, in 'ksmsim hashes' order)\n"
+"  --json              the table on standard output as one JSON object: the\n"
+"                      pick's name and 'rows', the CSV's rows with its fields\n");
 	pool_options_help_jobs(f);
 	fprintf(f,
 "  -o, --csv FILE      the rows as CSV (frontier and pick as 0/1)\n"
@@ -160,12 +163,13 @@ static GArray *configurations(GArray *policies, GPtrArray *hashes)
 	return cfg;
 }
 
-enum { OPT_POLICIES = 256, OPT_HASHES };
+enum { OPT_POLICIES = 256, OPT_HASHES, OPT_JSON };
 
 /* The command line, as parsed. */
 struct args {
 	struct pool_options po;		/* the options advise shares with tune; in po.ro.cfg the run */
 	const char *policies_list, *hashes_list;
+	bool json;			/* --json */
 };
 
 /* advise's own options (cli.h, pool_take_fn): 1 taken, 0 not advise's. */
@@ -177,7 +181,9 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 		a->policies_list = arg;
 	else if (c == OPT_HASHES)
 		a->hashes_list = arg;
-	return c == OPT_POLICIES || c == OPT_HASHES;
+	else if (c == OPT_JSON)
+		a->json = true;
+	return c == OPT_POLICIES || c == OPT_HASHES || c == OPT_JSON;
 }
 
 /* The configurations the lists name, in order; NULL after one line on stderr. */
@@ -225,6 +231,7 @@ struct advise_pool {
 	size_t n;
 	struct advise_row *rows;
 	long pick;
+	bool json;
 };
 
 static bool run_all(void *ctx, const struct run_config *run, unsigned jobs, bool verbose,
@@ -253,10 +260,33 @@ static bool put_plot(void *ctx, FILE *png, const char *title, GError **error)
 	return advise_plot(png, title, ap->cv, ap->rows, ap->n, error);
 }
 
+/* --json: the CSV's rows under its names, so the two carry the same fields. */
+static void put_json(struct advise_pool *ap, FILE *f, uint64_t digests)
+{
+	char *csv = json_capture(put_csv, ap);
+	GString *g = g_string_new("{\"command\": \"advise\", \"pick\": ");
+
+	/* the pick: its index in rows (the row whose pick field is 1) */
+	if (ap->pick >= 0)
+		g_string_append_printf(g, "%ld", ap->pick);
+	else
+		g_string_append(g, "null");
+	g_string_append_printf(g, ", \"digest_records\": %" PRIu64 ",\n\"rows\": ", digests);
+	json_csv_rows(g, csv);
+	g_string_append(g, "}\n");
+	fputs(g->str, f);
+	g_string_free(g, TRUE);
+	g_free(csv);
+}
+
 static void put_table(void *ctx, FILE *f, uint64_t digests)
 {
 	struct advise_pool *ap = ctx;
 
+	if (ap->json) {
+		put_json(ap, f, digests);
+		return;
+	}
 	advise_table(f, ap->cv, ap->rows, ap->n, ap->pick);
 	if (digests)
 		fprintf(f, "Warning: TRACE holds digest content (%" PRIu64 " records, trace version 4):"
@@ -269,6 +299,7 @@ int cmd_advise(int argc, char **argv)
 	static const struct option own[] = {
 		{ "policies", required_argument, NULL, OPT_POLICIES },
 		{ "hashes", required_argument, NULL, OPT_HASHES },
+		{ "json", no_argument, NULL, OPT_JSON },
 	};
 	struct args a = { 0 };
 	GArray *cfg = NULL;
@@ -307,7 +338,7 @@ int cmd_advise(int argc, char **argv)
 		.plot_what = "modelled ksmd CPU against pages saved, one point per configuration",
 		.run = run_all, .csv = put_csv, .plot = put_plot, .report = put_table,
 	};
-	struct advise_pool ap = { cv, n, g_new0(struct advise_row, n ? n : 1), -1 };
+	struct advise_pool ap = { cv, n, g_new0(struct advise_row, n ? n : 1), -1, a.json };
 	if (pool_run(&a.po, n, &cmd, &ap, &error))
 		status = 0;
 	else

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <glib.h>
 #include "cli/cli.h"
+#include "util/json.h"
 #include "util/parse.h"
 #include "marks/marks.h"
 
@@ -16,7 +17,7 @@ static void usage_text(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim diff A.csv B.csv [--only COLS] [--ignore COLS] [--cpu-tolerance PCT]\n"
-		"                   [--cpu-floor-ms MS]\n\n"
+		"                   [--cpu-floor-ms MS] [--json]\n\n"
 		"Compares two marks files row by row (same position, same label) on the\n"
 		"counters t_us .. %s, or only the comma-separated COLS given to --only\n"
 		"(extra columns too), less those given to --ignore. Per-mm files (written\n"
@@ -29,6 +30,10 @@ static void usage_text(FILE *out)
 		"apart, by the ratio B/A, which must lie within 1 +- PCT/100 (--cpu-tolerance,\n"
 		"default %.0f); rows where both are below --cpu-floor-ms (default %.0f) agree.\n"
 		"Its table and verdict are printed after the exact counters'.\n"
+		"--json prints one JSON object instead: a, b (the files), differences (the\n"
+		"first table's rows: label, column, a, b, delta; a missing side null),\n"
+		"rows_a, rows_b, compared, skipped, cpu_column, cpu (the second table's:\n"
+		"label, a_ms, b_ms, ratio, verdict), cpu_outside, and agree (true/false).\n"
 		"Exit status: 0 all compared cells agree (CPU within tolerance), 1 some exact\n"
 		"counter differs or the CPU is outside the tolerance (the last line says\n"
 		"which), 2 bad input.\n\nOptions:\n",
@@ -83,6 +88,63 @@ static void print_cpu(const struct marks_diff *d, double tol, double floor_ms)
 	       d->cpu_outside, d->cpu->len, d->cells->len ? "differ" : "agree");
 }
 
+static void json_or_null(GString *g, const char *s)
+{
+	if (s)
+		json_string(g, s);
+	else
+		g_string_append(g, "null");
+}
+
+/* --json: the two tables and the verdict as one object, under the tables' column names. */
+static void print_json(const struct marks_diff *d, const char *a, const char *b)
+{
+	GString *g = g_string_new("{\"command\": \"diff\", \"a\": ");
+
+	json_string(g, a);
+	g_string_append(g, ", \"b\": ");
+	json_string(g, b);
+	g_string_append(g, ",\n\"differences\": [");
+	for (guint i = 0; i < d->cells->len; i++) {
+		const struct marks_cell_diff *c = &g_array_index(d->cells, struct marks_cell_diff, i);
+
+		g_string_append(g, i ? ",\n {\"label\": " : "\n {\"label\": ");
+		json_string(g, c->row);
+		g_string_append(g, ", \"column\": ");
+		json_string(g, c->column);
+		g_string_append(g, ", \"a\": ");
+		json_or_null(g, c->a);
+		g_string_append(g, ", \"b\": ");
+		json_or_null(g, c->b);
+		if (c->has_delta)
+			g_string_append_printf(g, ", \"delta\": %lld}", c->delta);
+		else
+			g_string_append(g, ", \"delta\": null}");
+	}
+	g_string_append_printf(g, "],\n\"rows_a\": %u, \"rows_b\": %u, \"compared\": %u,"
+			       " \"skipped\": %u, \"cpu_column\": ", d->rows_a, d->rows_b, d->compared,
+			       d->skipped);
+	json_or_null(g, d->cpu_column);
+	g_string_append(g, ",\n\"cpu\": [");
+	for (guint i = 0; d->cpu_column && i < d->cpu->len; i++) {
+		const struct marks_cpu_cell *c = &g_array_index(d->cpu, struct marks_cpu_cell, i);
+
+		g_string_append(g, i ? ",\n {\"label\": " : "\n {\"label\": ");
+		json_string(g, c->row);
+		g_string_append_printf(g, ", \"a_ms\": %.3f, \"b_ms\": %.3f, \"ratio\": ", c->a_ms, c->b_ms);
+		if (c->a_ms > 0)
+			g_string_append_printf(g, "%.3f", c->ratio);
+		else
+			g_string_append(g, "null");
+		g_string_append_printf(g, ", \"verdict\": \"%s\"}", c->below_floor ? "ok (below floor)" :
+				       c->within ? "ok" : "OUTSIDE");
+	}
+	g_string_append_printf(g, "],\n\"cpu_outside\": %u, \"agree\": %s}\n", d->cpu_outside,
+			       d->cells->len || d->cpu_outside ? "false" : "true");
+	fputs(g->str, stdout);
+	g_string_free(g, TRUE);
+}
+
 /* "a, b,c" as {"a", "b", "c"} (g_strfreev; NULL for no list). */
 static char **split_list(const char *arg)
 {
@@ -101,11 +163,11 @@ static char **split_list(const char *arg)
 struct args {
 	const char *only, *ignore;
 	double tolerance_pct, floor_ms;
-	bool help;
+	bool help, json;
 	struct cli_once once;
 };
 
-enum { OPT_ONLY = 256, OPT_IGNORE, OPT_TOLERANCE, OPT_FLOOR };
+enum { OPT_ONLY = 256, OPT_IGNORE, OPT_TOLERANCE, OPT_FLOOR, OPT_JSON };
 #define AT(f) offsetof(struct args, f)
 static const struct cli_opt rows[] = {
 	{ "only", OPT_ONLY, CLI_STR, "COLS", AT(only),
@@ -117,6 +179,8 @@ static const struct cli_opt rows[] = {
 	{ "cpu-floor-ms", OPT_FLOOR, CLI_DOUBLE, "MS", AT(floor_ms), .dmax = 1e9,
 	  .wants = "a number from 0 to 1e9 (ms)", .show_default = true,
 	  .help = "rows where both CPU times are below MS agree" },
+	{ "json", OPT_JSON, CLI_FLAG, NULL, AT(json),
+	  .help = "print one JSON object in place of the tables" },
 	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "this help" },
 };
 
@@ -171,8 +235,12 @@ int cmd_diff(int argc, char **argv)
 		cli_gerror(PROG, err);
 		goto out;
 	}
-	print_table(&d);
-	print_cpu(&d, o.cpu_tolerance, o.cpu_floor_ms);
+	if (a.json) {
+		print_json(&d, paths[0], paths[1]);
+	} else {
+		print_table(&d);
+		print_cpu(&d, o.cpu_tolerance, o.cpu_floor_ms);
+	}
 	rc = d.cells->len || d.cpu_outside ? 1 : 0;
 	marks_diff_clear(&d);
 out:

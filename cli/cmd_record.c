@@ -27,10 +27,14 @@
 #include "workloads/record/shim.h"
 
 #define PROG "ksmsim record"
+/* The default interval of an attached capture, by how written pages are found. */
+#define RECORD_ATTACHED_COMPARE_MS 10000
+#define RECORD_ATTACHED_MS 1000
 
 struct record_opts {
 	const char *out, *vm_name;
 	uint64_t interval_ms, mark_every;
+	bool interval_given;	/* else 100 ms for COMMAND, attached: by detector (below) */
 	double max_seconds;
 	bool baseline, quiet, force_progress;
 	enum record_find find;
@@ -116,7 +120,16 @@ static int usage(FILE *out)
 		"                        still going is cut short (the pages it has not read\n"
 		"                        are left out) and the last one gets one interval,\n"
 		"                        so the recording ends on time\n"
-		"  -i, --interval-ms N   capture interval (default 100)\n"
+		"  -i, --interval-ms N   capture interval (default 100; attached: 10000 when\n"
+		"                        comparing, 1000 with soft-dirty). What it costs the\n"
+		"                        recorder, comparing (it reads every page in scope\n"
+		"                        every interval), on three 330 MiB services (AMD\n"
+		"                        EPYC, workloads/real/record_cost.sh): 4.1%% of one\n"
+		"                        CPU over 60 s at the default (0.33 s an interval,\n"
+		"                        and 0.5 s once for the first snapshot), 7.1%% at\n"
+		"                        5000, 37%% at 1000; soft-dirty reads only the\n"
+		"                        pagemap and the pages written (not measured: the\n"
+		"                        reference kernel has no soft-dirty)\n"
 		"      --as-vm NAME      fold every process into one address space NAME, as\n"
 		"                        inside a guest (default: one mm per process,\n"
 		"                        named COMM.PID)\n"
@@ -150,7 +163,8 @@ static int usage(FILE *out)
 		"      --find MODE       how written pages are found (every store is seen but by\n"
 		"                        compare):\n"
 		"                        pagemap-scan  Linux 6.7+: the shim " SHIM_NAME "\n"
-		"                          (beside ksmsim, or KSMSIM_RECORD_SHIM) is preloaded\n"
+		"                          (installed in LIBEXECDIR/ksmsim, or\n"
+		"                          KSMSIM_RECORD_SHIM) is preloaded\n"
 		"                          into COMMAND's processes and leaves each one's\n"
 		"                          userfaultfd at fd %d; ranges are registered for\n"
 		"                          async write-protect and PAGEMAP_SCAN returns the\n"
@@ -350,6 +364,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'i':
 			if (!parse_u64(optarg, 3600000, &o->interval_ms) || o->interval_ms < 1)
 				return cli_usage_error(PROG, "--interval-ms", "1..3600000", optarg);
+			o->interval_given = true;
 			break;
 		case 'V':
 			o->vm_name = optarg;
@@ -434,25 +449,34 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 }
 
 /*
- * The shim: KSMSIM_RECORD_SHIM, else beside this executable (installed), else
- * in the build tree (cli/ksmsim next to workloads/record/). An absolute
- * path, or NULL.
+ * The shim: KSMSIM_RECORD_SHIM, else where meson install puts it (LIBEXECDIR/
+ * ksmsim, first relative to this executable, then absolute), else beside
+ * it, else in the build tree (cli/ksmsim next to workloads/record/). An
+ * absolute path, or NULL.
  */
+#ifndef KSMSIM_LIBEXEC_REL
+#define KSMSIM_LIBEXEC_REL "../libexec/ksmsim"
+#endif
+#ifndef KSMSIM_LIBEXEC_ABS
+#define KSMSIM_LIBEXEC_ABS "/usr/local/libexec/ksmsim"
+#endif
 static char *find_shim(void)
 {
 	const char *env = getenv("KSMSIM_RECORD_SHIM");
 	char *exe = g_file_read_link("/proc/self/exe", NULL), *dir, *found = NULL;
-	char *cand[3] = { NULL, NULL, NULL };
+	char *cand[5] = { NULL, NULL, NULL, NULL, NULL };
 
 	if (env && *env) {
 		cand[0] = g_strdup(env);
 	} else if (exe) {
 		dir = g_path_get_dirname(exe);
-		cand[0] = g_build_filename(dir, SHIM_NAME, NULL);
-		cand[1] = g_build_filename(dir, "..", "workloads", "record", SHIM_NAME, NULL);
+		cand[0] = g_build_filename(dir, KSMSIM_LIBEXEC_REL, SHIM_NAME, NULL);
+		cand[1] = g_build_filename(KSMSIM_LIBEXEC_ABS, SHIM_NAME, NULL);
+		cand[2] = g_build_filename(dir, SHIM_NAME, NULL);
+		cand[3] = g_build_filename(dir, "..", "workloads", "record", SHIM_NAME, NULL);
 		g_free(dir);
 	}
-	for (int i = 0; i < 3 && cand[i] && !found; i++) {
+	for (int i = 0; i < 5 && cand[i] && !found; i++) {
 		char *real = realpath(cand[i], NULL);
 
 		/* LD_PRELOAD splits on blanks and colons */
@@ -460,7 +484,7 @@ static char *find_shim(void)
 			found = g_strdup(real);
 		free(real);
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		g_free(cand[i]);
 	g_free(exe);
 	return found;
@@ -563,6 +587,15 @@ static int check_setup(char **cmd, int ncmd, struct record_opts *o)
 		return cli_error(PROG, "--cgroup %s: not a cgroup v2 directory (a directory under"
 				 " a cgroup2 mount, such as /sys/fs/cgroup/...)", o->cgroup);
 	ret = choose_find(o);
+	/*
+	 * Attached, comparing reads every page in scope every interval: 0.33 s
+	 * of CPU an interval for three 330 MiB services (workloads/README.md,
+	 * "What recording costs"), so 10 s keeps the recorder under 5% of one
+	 * CPU; soft-dirty reads only the pagemap and the pages written.
+	 */
+	if (ret < 0 && attached(o) && !o->interval_given)
+		o->interval_ms = o->find == RECORD_FIND_COMPARE ? RECORD_ATTACHED_COMPARE_MS :
+			RECORD_ATTACHED_MS;
 	for (guint i = 0; ret < 0 && o->pids && i < o->pids->len; i++) {
 		pid_t pid = g_array_index(o->pids, pid_t, i);
 		char why[160];

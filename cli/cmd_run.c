@@ -13,6 +13,7 @@
 #include "traces/reader.h"
 #include "util/atomic_file.h"
 #include "util/escape.h"
+#include "util/json.h"
 #include "util/file_id.h"
 #include "util/options.h"
 #include "util/progress.h"
@@ -79,6 +80,9 @@ static void usage(FILE *f)
 "  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
 "                         given), e.g. a name that does not depend on where\n"
 "                         it was kept\n"
+"  --json                 the summary on standard output as one JSON object:\n"
+"                         the --summary-csv row, field for field, under its\n"
+"                         column names (numbers as numbers, empty as null)\n"
 "  --progress             progress on standard error (records, percent of the\n"
 "                         trace, rate, ETA) even when it is not a terminal\n"
 "                         or with --quiet; by default shown on a terminal\n"
@@ -163,6 +167,7 @@ struct args {
 	const char *marks_path, *csv_path, *summary_path, *mm_stats_path, *exposure_path;
 	const char *fp_path;		/* --false-positives-csv */
 	bool force_progress;
+	bool json;			/* --json: the summary row as JSON in place of the text */
 	char *hash_label;		/* what outputs call the checksum (and the policy) */
 };
 
@@ -179,7 +184,7 @@ static void on_false_positive(void *p, const struct ksm_false_positive *fp)
 
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_SUMMARY, OPT_LABEL, OPT_PROGRESS,
-	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE, OPT_FP,
+	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE, OPT_FP, OPT_JSON,
 };
 
 /* -1: go on; else the exit status (help printed, or one line on stderr). */
@@ -197,6 +202,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "exposure-csv", required_argument, NULL, OPT_EXPOSURE },
 		{ "false-positives-csv", required_argument, NULL, OPT_FP },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
@@ -227,6 +233,7 @@ static int parse(int argc, char **argv, struct args *a)
 		case OPT_EXPOSURE: a->exposure_path = optarg; break;
 		case OPT_FP: a->fp_path = optarg; break;
 		case OPT_PROGRESS: a->force_progress = true; break;
+		case OPT_JSON: a->json = true; break;
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
@@ -260,7 +267,7 @@ static bool resolve(struct args *a, int argc, char **argv)
 	}
 	if (!a->trace_label)
 		a->trace_label = cfg->trace;
-	if (a->ro.interval_given && !a->csv_path && !a->summary_path) {
+	if (a->ro.interval_given && !a->csv_path && !a->summary_path && !a->json) {
 		cli_error("ksmsim run", "--interval-ms is the period of the samples behind --csv"
 			" and --summary-csv; give --csv FILE too (or --summary-csv FILE)");
 		return false;
@@ -343,6 +350,25 @@ static void put_headers(const struct args *a, const struct outputs *o, bool thp,
 		output_series_header(atomic_file_stream(o->series), thp);
 }
 
+static void summary_csv(void *ctx, FILE *f)
+{
+	output_run_summary_header(f);
+	output_run_summary_row(f, ctx);
+}
+
+/* --json: the summary CSV's one row as an object, so the two carry the same fields. */
+static void put_json(struct run_summary *sum)
+{
+	char *csv = json_capture(summary_csv, sum);
+	GString *g = g_string_new(NULL);
+
+	json_csv_first(g, csv);
+	g_string_append_c(g, '\n');
+	fputs(g->str, stdout);
+	g_string_free(g, TRUE);
+	g_free(csv);
+}
+
 /* The replay into the outputs and the summary; false with the run's error. */
 static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 		   struct run_summary *sum, GError **error)
@@ -359,7 +385,7 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 		     cfg->ideal, cfg->interval_ms, cfg->ideal_interval_ms);
 	ctx->reader = run.reader;
 	/* the summary's means come from the samples too: no output wanting them, none taken */
-	bool sampled = o->series || o->summary;
+	bool sampled = o->series || o->summary || a->json;
 	struct loop_sinks sinks = {
 		.mark = on_mark,
 		.sample = sampled ? on_sample : NULL,
@@ -399,7 +425,9 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 					      &o->exposure, &o->fp };
 		ok = atomic_file_commit_all(all, G_N_ELEMENTS(all), error);
 	}
-	if (ok && !a->ro.quiet) {
+	if (ok && !a->ro.quiet && a->json) {
+		put_json(sum);
+	} else if (ok && !a->ro.quiet) {
 		output_summary_text(stdout, a->trace_label, a->hash_label, res.sim_end_us, res.records,
 				    res.batches, &sum->end);
 		output_digest_note(stdout, trace_reader_digests(run.reader));

@@ -35,6 +35,7 @@ static void usage(FILE *f)
 "\n"
 "Per setting: ksmd CPU as a share of one CPU over the run; pages saved\n"
 "(pages_sharing + ksm_zero_pages) on average over the samples after t = 0\n"
+"(also in MiB and as a share of the most pages the trace maps at once)\n"
 "and at the end; the oracle's ideal saving at the end, and the first\n"
 "sample time at which pages saved reached 50%% and 90%% of it; cow_ksm per\n"
 "second (the application's copy-on-write faults on merged pages); the\n"
@@ -43,8 +44,13 @@ static void usage(FILE *f)
 "smaller mean saved, one of the two strictly. The recommendation: among\n"
 "the settings within the budget, the one with the largest mean saved\n"
 "(ties: the least CPU, then the first listed); when none is within, the\n"
-"cheapest, and the report says so. It prints why, and the cheapest\n"
-"setting that would save more.\n"
+"cheapest, and the report says so. It prints why, the cheapest setting\n"
+"that would save more, the band (the settings whose CPU is within the\n"
+"pick's +- --cpu-spread), the sysfs writes that apply the pick and those\n"
+"that restore the knobs found in /sys/kernel/mm/ksm (the kernel's defaults\n"
+"where it is not readable), and the 'ksmsim run' line that reproduces the\n"
+"pick's row. Progress on standard error: a line per finished setting with\n"
+"the time so far and an estimate of the time left.\n"
 "\n"
 "The default grid (%zu settings; pages/ms is pages_to_scan/sleep_millisecs):\n", n);
 	for (size_t i = 0; i < n; i++) {
@@ -63,6 +69,14 @@ static void usage(FILE *f)
 "\n"
 "  --cpu-budget PCT    ksmd CPU the recommendation may take, in percent of\n"
 "                      one CPU, more than 0 and at most 100 (default 5)\n"
+"  --cpu-spread PCT    how far the modelled CPU may be off, +- percent of\n"
+"                      each figure (default 15: the cost table against the\n"
+"                      live ksmd, sim/MODEL.md); the pick's band is the\n"
+"                      settings within it, and the report names the pick at\n"
+"                      either end of it\n"
+"  --json              the report on standard output as one JSON object: the\n"
+"                      budget, spread, mapped pages, the recommended setting's\n"
+"                      name and 'settings', the CSV's rows with its fields\n"
 "  --setting SPEC      a setting in place of the default grid (repeat for\n"
 "                      more, run in the order given): comma-separated\n"
 "                      KNOB=VALUE of pages_to_scan, sleep_millisecs,\n"
@@ -74,10 +88,12 @@ static void usage(FILE *f)
 "  -o, --csv FILE      one row per setting, each complete on its own (the\n"
 "                      trace, every knob, every figure, the cost table, the\n"
 "                      budget, within_budget, frontier and recommended as 0/1)\n"
-"  --plot PNG          mean pages saved against ksmd CPU %% (log scale), drawn\n"
-"                      by gnuplot (pngcairo): the frontier joined and\n"
-"                      labelled, the recommendation circled, the budget a\n"
-"                      dashed line; without gnuplot: an error before any run\n"
+"  --plot PNG          mean MiB saved (and %% of the mapped memory) against\n"
+"                      ksmd CPU %% (log scale), drawn by gnuplot (pngcairo):\n"
+"                      the frontier joined, every point labelled where no\n"
+"                      label overlaps another, the recommendation circled,\n"
+"                      the budget a dashed line; without gnuplot: an error\n"
+"                      before any run\n"
 "Run options, the same for every setting:\n");
 	run_options_help(f, RUN_OPTIONS_TUNE, 22);
 	fprintf(f,
@@ -96,12 +112,14 @@ static void usage(FILE *f)
 	pool_options_help_exit(f);
 }
 
-enum { OPT_BUDGET = 256, OPT_SETTING };
+enum { OPT_BUDGET = 256, OPT_SETTING, OPT_SPREAD, OPT_JSON };
 
 /* The command line, as parsed. */
 struct args {
 	struct pool_options po;		/* the options tune shares with advise; in po.ro.cfg the run */
 	double budget;
+	double spread;			/* --cpu-spread */
+	bool json;			/* --json */
 	GArray *settings;		/* of struct tune_setting: --setting, in order */
 };
 
@@ -126,6 +144,21 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 			return -1;
 		}
 		return 1;
+	case OPT_SPREAD:
+		if (!parse_double(arg, &a->spread) || !(a->spread >= 0) || a->spread >= 100) {
+			char *v = escape_line(arg);
+			char *m = g_strdup_printf("--cpu-spread wants a percentage, at least 0 and less"
+						  " than 100, not '%s'", v);
+
+			cli_error(PROG, "%s", m);
+			g_free(m);
+			g_free(v);
+			return -1;
+		}
+		return 1;
+	case OPT_JSON:
+		a->json = true;
+		return 1;
 	case OPT_SETTING: {
 		struct tune_setting s;
 		char *why;
@@ -149,12 +182,12 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 
 /* The settings, their rows, the budget and the pick: what the pool's callbacks see. */
 struct tune_pool {
-	const char *trace, *costs_csv;
+	struct tune_frame fr;
 	const struct tune_setting *sv;
 	size_t n;
 	struct tune_row *rows;
-	double budget;
 	long pick;
+	bool json;
 };
 
 static bool run_all(void *ctx, const struct run_config *run, unsigned jobs, bool verbose,
@@ -165,7 +198,7 @@ static bool run_all(void *ctx, const struct run_config *run, unsigned jobs, bool
 
 	if (!tune_run(&o, tp->sv, tp->n, tp->rows, error))
 		return false;
-	tp->pick = tune_judge(tp->rows, tp->n, tp->budget);
+	tp->pick = tune_judge(tp->rows, tp->n, tp->fr.budget_pct);
 	return true;
 }
 
@@ -173,14 +206,14 @@ static void put_csv(void *ctx, FILE *f)
 {
 	struct tune_pool *tp = ctx;
 
-	tune_csv(f, tp->trace, tp->costs_csv, tp->sv, tp->rows, tp->n, tp->budget);
+	tune_csv(f, &tp->fr, tp->sv, tp->rows, tp->n);
 }
 
 static bool put_plot(void *ctx, FILE *png, const char *title, GError **error)
 {
 	struct tune_pool *tp = ctx;
 
-	return tune_plot(png, title, tp->sv, tp->rows, tp->n, tp->budget, error);
+	return tune_plot(png, title, &tp->fr, tp->sv, tp->rows, tp->n, error);
 }
 
 static void put_report(void *ctx, FILE *f, uint64_t digests)
@@ -188,7 +221,10 @@ static void put_report(void *ctx, FILE *f, uint64_t digests)
 	struct tune_pool *tp = ctx;
 
 	/* digest content changes nothing here: tune compares no checksums */
-	tune_report(f, tp->trace, tp->costs_csv, tp->sv, tp->rows, tp->n, tp->pick, tp->budget);
+	if (tp->json)
+		tune_json(f, &tp->fr, tp->sv, tp->rows, tp->n, tp->pick);
+	else
+		tune_report(f, &tp->fr, tp->sv, tp->rows, tp->n, tp->pick);
 }
 
 int cmd_tune(int argc, char **argv)
@@ -196,8 +232,10 @@ int cmd_tune(int argc, char **argv)
 	static const struct option own[] = {
 		{ "cpu-budget", required_argument, NULL, OPT_BUDGET },
 		{ "setting", required_argument, NULL, OPT_SETTING },
+		{ "cpu-spread", required_argument, NULL, OPT_SPREAD },
+		{ "json", no_argument, NULL, OPT_JSON },
 	};
-	struct args a = { .budget = BUDGET_DEFAULT };
+	struct args a = { .budget = BUDGET_DEFAULT, .spread = TUNE_SPREAD_DEFAULT };
 	GError *error = NULL;
 	int status;
 
@@ -241,12 +279,18 @@ int cmd_tune(int argc, char **argv)
 	signals_install(SIGNALS_EXIT);
 	const struct pool_command cmd = {
 		.domain = TUNE_ERROR,
-		.plot_what = "pages saved against modelled ksmd CPU, one point per setting",
+		.plot_what = "MiB saved against modelled ksmd CPU, one point per setting",
 		.run = run_all, .csv = put_csv, .plot = put_plot, .report = put_report,
 	};
+	/* what the saving is a share of: the most pages the trace maps at once */
+	uint64_t mapped = 0;
+	if (!tune_trace_mapped(a.po.ro.cfg.trace, &mapped, &error)) {
+		status = pool_report(PROG, TUNE_ERROR, error);
+		goto out;
+	}
 	struct tune_pool tp = {
-		a.po.ro.cfg.trace, a.po.ro.cfg.costs_csv, sv, n, g_new0(struct tune_row, n ? n : 1),
-		a.budget, -1,
+		{ a.po.ro.cfg.trace, a.po.ro.cfg.costs_csv, a.budget, a.spread, mapped, &a.po.ro.cfg },
+		sv, n, g_new0(struct tune_row, n ? n : 1), -1, a.json,
 	};
 	status = pool_run(&a.po, n, &cmd, &tp, &error) ? 0 : pool_report(PROG, TUNE_ERROR, error);
 	g_free(tp.rows);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/version.h"
+#include "util/escape.h"
 #include "util/signals.h"
 
 #ifndef KSMSIM_VERSION
@@ -28,6 +30,8 @@ static const struct command {
 	{ "tune", cmd_tune, "a trace under a grid of knob settings: saving, CPU, the setting to use" },
 	{ "hashes", cmd_hashes, "list the page checksums --hash accepts" },
 	{ "policies", cmd_policies, "list the designs --policy accepts in place of the kernel's" },
+	{ "verify", cmd_verify, "a setting on this host's KSM for running processes, beside the model (root)" },
+	{ "merge-exec", cmd_merge_exec, "run a program with process-wide KSM merging set (prctl)" },
 	{ "bench", cmd_bench, "benchmarks: trace parsing, checksum costs, the model; calibrate on the live ksmd" },
 };
 
@@ -38,8 +42,9 @@ static void usage(FILE *out)
 		"A deterministic simulator of the Linux KSM scanner (mm/ksm.c, Linux 6.18).\n\n"
 		"Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'ksmsim COMMAND --help' describes each command.\n"
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'ksmsim COMMAND --help' (or 'ksmsim help COMMAND') describes each command;\n"
+		"'ksmsim --version' names the version and the commit it was built from.\n"
 		"Exit status: 0 success, 1 differences found or check failed, 2 bad usage,\n"
 		"bad input or out of memory, 130/143 interrupted.\n");
 }
@@ -106,7 +111,7 @@ int main(int argc, char **argv)
 		return check_stdout(NULL, 0);
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("ksmsim %s\n", KSMSIM_VERSION);
+		printf("ksmsim %s (commit %s)\n", KSMSIM_VERSION, KSMSIM_COMMIT);
 		return check_stdout(NULL, 0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <glib.h>
 #include "traces/reader.h"
 #include "traces/trace.h"
@@ -67,6 +68,18 @@ bool live_session_end(struct live_session *s, GError **error);
  * where /proc shows no ksmd (another pid namespace).
  */
 bool live_ksmd_cpu_ns(uint64_t *ns, bool *seen, GError **error);
+
+/*
+ * `ksmsim verify`: the host's own processes under a setting. Before
+ * live_session_begin, the pids whose KSM use is expected (their merged and
+ * mergeable pages are what is measured; any other process's still makes
+ * the session refuse). Inside a session: one knob written (advisor_mode
+ * takes ADVISOR_*), and the counters /sys/kernel/mm/ksm has now.
+ */
+void live_allow_pids(const pid_t *pids, size_t n);
+bool live_write_knob(enum ksm_knob knob, uint64_t value, GError **error);
+struct ksm_counters;
+bool live_read_counters(struct ksm_counters *c, GError **error);
 
 /* Whether this process may run on cpu (for checking --cpu). */
 bool live_cpu_allowed(int cpu);
