@@ -146,13 +146,8 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 		return 1;
 	case OPT_SPREAD:
 		if (!parse_double(arg, &a->spread) || !(a->spread >= 0) || a->spread >= 100) {
-			char *v = escape_line(arg);
-			char *m = g_strdup_printf("--cpu-spread wants a percentage, at least 0 and less"
-						  " than 100, not '%s'", v);
-
-			cli_error(PROG, "%s", m);
-			g_free(m);
-			g_free(v);
+			cli_usage_error(PROG, "--cpu-spread",
+					"a percentage, at least 0 and less than 100", arg);
 			return -1;
 		}
 		return 1;

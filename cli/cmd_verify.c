@@ -102,11 +102,7 @@ struct point {
 
 static bool bad(const char *what, const char *arg)
 {
-	char *v = escape_line(arg), *m = g_strdup_printf("%s, not '%s'", what, v);
-
-	cli_error(PROG, "%s", m);
-	g_free(m);
-	g_free(v);
+	cli_error(PROG, "%s, not '%s'", what, arg);
 	return false;
 }
 
