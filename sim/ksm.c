@@ -59,9 +59,7 @@ static inline uint32_t tree_index(const struct ksm *k, const struct page *page,
 
 static uint64_t counted_checksum(struct ksm *k, uint64_t checksum)
 {
-	k->truth.checksums++;
-	k->batch_cpu_ns += k->opt.costs.checksum_ns;
-	k->cost_n.n[COST_CHECKSUM]++;
+	ksm_ev_checksum(k);
 	return checksum;
 }
 
@@ -159,20 +157,12 @@ void ksm_might_unmap_zero_page(struct ksm *k, struct mm *mm, const struct page *
 void ksm_cow_ksm_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct page *page,
 		      bool unshare)
 {
-	k->cow_ksm++;
-	if (k->expo)
-		exposure_unmerged(k, mm, vpn, page);
-	k->truth.page_copies++;
-	k->truth.mmu_invalidations++;
-	k->truth.mmu_change_pte++;
-	if (unshare) {
-		k->truth.cow_unshare++;
-	} else if (k->full_scans_total <= page->merged_at + 1) {
-		k->truth.cow_fresh++;
+	bool fresh = !unshare && k->full_scans_total <= page->merged_at + 1;
+
+	trace_ksm_cow_ksm(k, mm, vpn, page,
+			  unshare ? KSM_COW_UNSHARE : fresh ? KSM_COW_FRESH : KSM_COW_LATER);
+	if (fresh)
 		partial_hash_missed(k, find_vma(mm, vpn));
-	} else {
-		k->truth.cow_later++;
-	}
 }
 
 /*
@@ -348,12 +338,12 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 			steps = chain->dups.nr_dups;
 	}
 	if (steps) {
-		k->cost_n.n[COST_CHAIN_STEP] += steps;
+		ksm_ev_chain_step(k, steps);
 		found = first;
 		tree_page = first->page;
 	} else {
 		hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
-			k->cost_n.n[COST_CHAIN_STEP]++;
+			ksm_ev_chain_step(k, 1);
 			struct page *p = ksm_get_folio(k, dup);
 			if (!p)
 				continue;
@@ -412,16 +402,14 @@ static struct page *__stable_node_chain(struct ksm *k, struct stable_node **dup_
 static inline struct page *chain_prune(struct ksm *k, struct stable_node **s_n_d,
 				       struct stable_node **s_n, struct rb_root *root)
 {
-	k->batch_cpu_ns += k->opt.costs.node_ns;
-	k->cost_n.n[COST_TREE_LEVEL]++;
+	ksm_ev_tree_level(k);
 	return __stable_node_chain(k, s_n_d, s_n, root, true);
 }
 
 static inline struct page *chain(struct ksm *k, struct stable_node **s_n_d,
 				 struct stable_node **s_n, struct rb_root *root)
 {
-	k->batch_cpu_ns += k->opt.costs.node_ns;
-	k->cost_n.n[COST_TREE_LEVEL]++;
+	ksm_ev_tree_level(k);
 	return __stable_node_chain(k, s_n_d, s_n, root, false);
 }
 
@@ -446,7 +434,7 @@ again:
 		struct page *tree_page = chain_prune(k, &dup, &node, root);
 		depth++;
 		if (!tree_page) {
-			search_depth_note(k, depth);	/* the levels walked until the stale node */
+			ksm_ev_search_depth(k, depth);	/* the levels walked until the stale node */
 			goto again;
 		}
 		int ret = memcmp_pages(k, page, tree_page);
@@ -456,13 +444,13 @@ again:
 		} else if (ret > 0) {
 			new = &parent->rb_right;
 		} else {
-			search_depth_note(k, depth);
+			ksm_ev_search_depth(k, depth);
 			if (!is_page_sharing_candidate(k, dup))
 				return NULL;
 			return tree_page;
 		}
 	}
-	search_depth_note(k, depth);
+	ksm_ev_search_depth(k, depth);
 	return NULL;
 }
 
@@ -489,7 +477,7 @@ again:
 		struct page *tree_page = chain(k, &dup, &node, root);
 		depth++;
 		if (!tree_page) {
-			search_depth_note(k, depth);
+			ksm_ev_search_depth(k, depth);
 			goto again;
 		}
 		int ret = memcmp_pages(k, kpage, tree_page);
@@ -503,9 +491,9 @@ again:
 			break;
 		}
 	}
-	search_depth_note(k, depth);
+	ksm_ev_search_depth(k, depth);
 	struct stable_node *sdup = alloc_stable_node();
-	k->cost_n.n[COST_STABLE_INSERT]++;
+	ksm_ev_stable_insert(k, sdup);
 	sdup->page = kpage;
 	sdup->nid = nid;
 	sdup->tree = tree;
@@ -530,8 +518,8 @@ static void stable_tree_append(struct ksm *k, struct rmap_item *rmap_item, struc
 {
 	stable_node_len_add(k, node, 1);
 	rmap_item->head = node;
-	rmap_item->merged = 0;	/* exposure_merged's, after a merge */
 	rmap_item->flags |= STABLE_FLAG;
+	ksm_ev_stable_append(k, rmap_item);
 	hlist_add_head(&rmap_item->hlist, &node->hlist);
 	if (rmap_item->hlist.next)
 		k->pages_sharing++;
@@ -562,7 +550,7 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 		stable_node_len_add(k, node, -1);
 		rmap_item->head = NULL;
 		rmap_item->flags = 0;
-		rmap_item->merged = 0;
+		trace_ksm_remove_rmap_item(k, rmap_item);
 	} else if (rmap_item->flags & UNSTABLE_FLAG) {
 		uint8_t age = (uint8_t)(k->scan.seqnr - (rmap_item->flags & SEQNR_MASK));
 		g_assert(age <= 1);
@@ -611,7 +599,7 @@ static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
 	}
 	struct rmap_item *rmap_item = slab_alloc0(&k->rmap_item_cache);
 	k->rmap_items++;
-	k->cost_n.n[COST_RMAP_ITEM]++;
+	ksm_ev_rmap_item_new(k);
 	mm->ksm_rmap_items++;
 	rmap_item->mm = mm;
 	rmap_item->vpn = vpn;
@@ -675,7 +663,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 		search_walk_level(k, &walk);
 		struct page *tree_page = get_mergeable_page(k, tree_rmap_item);
 		if (!tree_page) {
-			k->truth.unstable_aborts++;
+			ksm_ev_unstable_abort(k);
 			goto out;
 		}
 		if (tree_page == page)
@@ -700,7 +688,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	rb_link_node(&rmap_item->node, parent, new);
 	rb_insert_color(&rmap_item->node, root);
 	k->pages_unshared++;
-	k->truth.unstable_inserts++;
+	ksm_ev_unstable_insert(k);
 	/* seen is the bytes inserted until the next visit: a gate set it this visit, or this does */
 	rmap_item_set_seen(rmap_item, page->c);
 	rmap_item->changed = false;
@@ -725,16 +713,16 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		return 0;
 	if (page_thp(page)) {
 		thp_split(k, page_thp(page));	/* split_huge_page: a small page from here */
-		k->cost_n.n[COST_THP_SPLIT]++;
+		ksm_ev_thp_split(k);
 	}
-	k->truth.mmu_invalidations++;	/* write_protect_page */
+	trace_ksm_merge_one_page(k);	/* write_protect_page */
 	if (pte_get(mm, vpn) != page)
 		return -1;	/* not mapped here now: a split gave it to the zero page */
 	if (lru_batched(k, page)) {
-		k->truth.merge_refused_lru++;
+		ksm_ev_merge_refused_lru(k);
 		return -1;
 	}
-	k->truth.mmu_change_pte++;
+	ksm_ev_wrprotect_pte(k);
 	if (!kpage) {
 		page->dirty = false;	/* write-protected clean */
 		g_assert(!page->folio_thp);	/* split above: the word becomes the stable node's */
@@ -744,20 +732,14 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		return 0;
 	}
 	if (kpage == KSM_ZERO_PTE) {
-		k->truth.memcmp_calls++;
-		k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
-		k->batch_cpu_ns += k->opt.costs.memcmp_ns;
-		k->cost_n.n[COST_MEMCMP_LONG]++;
+		ksm_ev_memcmp_long(k);
 		if (!content_is_zero(page->c))
 			return -1;
-		if (k->expo)
-			exposure_zero_merged(k, mm, page->written_us);
+		ksm_ev_merge_zero(k, mm, page);
 		pte_set(mm, vpn, KSM_ZERO_PTE);
 		page_put_mapping(k, page);
 		ksm_map_zero_page(k, mm);
-		k->truth.mmu_invalidations++;	/* replace_page */
-		k->truth.mmu_change_pte++;
-		k->truth.merges_zero++;
+		ksm_ev_replace_page(k);
 		return 0;
 	}
 	if (memcmp_pages(k, page, kpage) != 0)
@@ -765,8 +747,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	kpage->mapcount++;
 	pte_set(mm, vpn, kpage);
 	page_put_mapping(k, page);
-	k->truth.mmu_invalidations++;	/* replace_page */
-	k->truth.mmu_change_pte++;
+	ksm_ev_replace_page(k);
 	return 0;
 }
 
@@ -869,14 +850,14 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 			 * runs of pages share one KSM page (a chain's dups).
 			 */
 			if (page != last)
-				k->cost_n.n[COST_REVISIT]++;
+				ksm_ev_revisit(k);
 			k->revisit_last = page;
 			return;
 		}
 	} else {
 		if ((rmap_item->flags & UNSTABLE_FLAG) && rmap_item->seen &&
 		    !content_equal(rmap_item->seen, page->c))
-			k->truth.unstable_changed_after_insert++;
+			ksm_ev_unstable_changed(k);
 		remove_rmap_item_from_tree(k, rmap_item);
 
 		if (k->hash_fn) {
@@ -909,15 +890,11 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	remove_rmap_item_from_tree(k, rmap_item);
 
 	if (kpage) {
-		uint64_t written_us = page->written_us;	/* the merge frees page */
 		if (!try_to_merge_with_ksm_page(k, rmap_item, page, kpage)) {
 			/* without max_page_sharing_bypass: it only spares a KSM fork a WARN_ON_ONCE */
 			stable_tree_append(k, rmap_item, page_stable_node(kpage));
-			if (kpage != page) {
-				k->truth.merges_stable++;
-				if (k->expo)
-					exposure_merged(k, rmap_item, written_us);
-			}
+			if (kpage != page)
+				trace_ksm_merge_with_ksm_page(k, rmap_item, page);	/* page freed */
 		}
 		return;
 	}
@@ -928,21 +905,16 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	if (tree_rmap_item) {
 		/* before the attempt: a failed one may have freed page (break_cow) */
 		bool same_thp = page_thp(page) && page_thp(page) == page_thp(tree_page);
-		uint64_t written_us = page->written_us, tree_written_us = tree_page->written_us;
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
 			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item->mm);
 			stable_tree_append(k, tree_rmap_item, node);
 			stable_tree_append(k, rmap_item, node);
-			k->truth.merges_two++;
-			if (k->expo) {
-				exposure_merged(k, tree_rmap_item, tree_written_us);
-				exposure_merged(k, rmap_item, written_us);
-			}
+			ksm_ev_merge_two(k, tree_rmap_item, tree_page, rmap_item, page);
 		} else if (same_thp) {
 			/* both in one THP: split it now, merge on a later visit */
 			thp_split(k, page_thp(page));
-			k->cost_n.n[COST_THP_SPLIT]++;
+			ksm_ev_thp_split(k);
 		}
 	}
 }
@@ -1002,8 +974,7 @@ static bool should_skip_rmap_item(struct ksm *k, struct page *page, struct rmap_
 		rmap_item->remaining_skips = skip_age(age);
 		return false;
 	}
-	k->pages_skipped++;
-	k->cost_n.n[COST_SKIP]++;
+	ksm_ev_skip(k);
 	rmap_item->remaining_skips--;
 	remove_rmap_item_from_tree(k, rmap_item);
 	return true;
@@ -1071,6 +1042,7 @@ static void scan_time_advisor(struct ksm *k)
 	ctx->scan_time = scan_time;
 	ctx->cpu_ns = cpu_now;
 	k->knob[KNOB_PAGES_TO_SCAN] = pages;
+	trace_ksm_advisor(k, scan_time, pages, cpu_percent);
 }
 
 static void advisor_stop_scan(struct ksm *k)
@@ -1103,6 +1075,7 @@ struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep)
 		lru_add_drain(k);
 		/* (the kernel prunes migrate_nodes here: no migration is modelled) */
 		advisor_start_scan(k);
+		trace_ksm_start_scan(k);
 		for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 			k->root_unstable_tree[i].rb_node = NULL;
 		walks_ahead_forget(k);
@@ -1166,7 +1139,7 @@ no_vmas:
 	advisor_stop_scan(k);
 	s->seqnr++;
 	k->full_scans_total++;
-	k->cost_n.n[COST_FULL_PASS]++;
+	trace_ksm_stop_scan(k);
 	return NULL;
 }
 
@@ -1178,8 +1151,7 @@ static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 		struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
 		if (!rmap_item)
 			return;
-		k->batch_cpu_ns += k->opt.costs.visit_ns;
-		k->cost_n.n[COST_VISIT]++;
+		ksm_ev_visit(k);
 		walks_ahead_plan(k);	/* loads only, for speed (walk_ahead.h) */
 		cmp_and_merge_page(k, page, rmap_item);
 		k->pages_scanned++;
@@ -1468,8 +1440,7 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->selective = k->opt.policy.class_by >= KSM_CLASS_BY_DOMAIN;
 	k->domains_next = k->opt.domains ? k->opt.domains->names->len : 0;
 	k->domain_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	if (k->opt.exposure)
-		k->expo = exposure_new(k);
+	ksm_observers_attach(k);
 	k->root_stable_tree = g_new0(struct rb_root, k->nr_classes);
 	k->root_unstable_tree = g_new0(struct rb_root, k->nr_classes);
 	k->ksmd = KSMD_WAITING;
@@ -1520,7 +1491,7 @@ void ksm_free(struct ksm *k)
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
 	g_hash_table_destroy(k->domain_seen);
-	exposure_free(k->expo);
+	ksm_observers_free(k);
 	slab_destroy(&k->rmap_item_cache);
 	slab_destroy(&k->page_slab);
 	g_free(k);

@@ -192,7 +192,7 @@ static inline void search_walk_end(struct ksm *k, const struct search_walk *s)
 {
 	k->batch_cpu_ns = s->cpu_ns;
 	k->cost_n.n[COST_TREE_LEVEL] += s->levels;
-	search_depth_note(k, s->depth);
+	ksm_ev_search_depth(k, s->depth);
 	k->truth.memcmp_calls += s->key_cmps >> 32;
 	k->truth.memcmp_bytes += (uint32_t)s->key_cmps;
 	if (s->corrupt)
