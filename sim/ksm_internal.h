@@ -465,6 +465,7 @@ extern const struct ksm_observer_ops exposure_observer;
 extern const struct ksm_observer_ops false_positive_observer;
 
 /* ksm.c */
+void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item);
 void ksm_enter(struct ksm *k, struct mm *mm);
 void ksm_exit(struct ksm *k, struct mm *mm);
 /* What mm.c calls where mm/memory.c calls into KSM (include/linux/ksm.h). */
