@@ -1010,16 +1010,13 @@ static uint64_t ewma(uint64_t prev, uint64_t curr)
  * percent, and the value at most advisor_max_pages_to_scan. All integer
  * arithmetic, in the kernel's order: the truncations are part of the result.
  */
-static void charge_deferred(struct ksm *k);
-
 static void scan_time_advisor(struct ksm *k)
 {
 	struct advisor_ctx *ctx = &k->advisor;
 	uint64_t scan_time = (k->now - ctx->start_scan_us) / 1000 / MSEC_PER_SEC;
 	if (!scan_time)
 		scan_time = 1;
-	charge_deferred(k);
-	double cpu_now = k->truth.cpu_ns + k->batch_cpu_ns;
+	double cpu_now = ksm_cpu_ns(k);
 	uint64_t cpu_time_diff_ms = (uint64_t)((cpu_now - ctx->cpu_ns) / NSEC_PER_MSEC);
 	uint64_t cpu_percent = cpu_time_diff_ms * 100 / (scan_time * MSEC_PER_SEC);
 	if (!cpu_percent)
@@ -1184,52 +1181,14 @@ uint64_t ksm_next_batch(const struct ksm *k)
 	return k->ksmd == KSMD_WAITING ? UINT64_MAX : k->wake_at;
 }
 
-/*
- * The terms counted where they happen but priced here, at the batch's end
- * (or when the advisor reads the time): bytes compared, merges, stable
- * inserts, new rmap_items, THP splits, skips, passes. Priced 0 (the
- * built-in table before calibration) they add nothing, not even rounding.
- */
-static void charge_deferred(struct ksm *k)
-{
-	static const enum cost_term deferred[] = {
-		COST_MEMCMP_BYTE, COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM,
-		COST_THP_SPLIT, COST_SKIP, COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD,
-		COST_REVISIT,
-	};
-	struct cost_counts now;
-
-	ksm_cost_counts(k, &now);
-	for (size_t i = 0; i < G_N_ELEMENTS(deferred); i++) {
-		enum cost_term t = deferred[i];
-		uint64_t d = now.n[t] - k->cost_charged.n[t];
-
-		if (d && cost_get(&k->opt.costs, t) != 0)
-			k->batch_cpu_ns += (double)d * cost_get(&k->opt.costs, t);
-		k->cost_charged.n[t] = now.n[t];
-	}
-}
-
-void ksm_cost_counts(const struct ksm *k, struct cost_counts *out)
-{
-	*out = k->cost_n;
-	out->n[COST_MEMCMP_BYTE] = k->truth.memcmp_bytes;
-	out->n[COST_MERGE] = k->truth.merges_two + k->truth.merges_stable + k->truth.merges_zero;
-	out->n[COST_TREE_COLD] = cost_cold_levels(out, (unsigned)k->opt.costs.cold_depth);
-}
-
 /* One turn of ksm_scan_thread(): a batch, then the sleep until the next. */
 uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 {
 	k->now = now_us;
-	k->batch_cpu_ns = 0;
 	k->revisit_last = NULL;	/* records ran since: it may be gone */
 	if (ksmd_should_run(k))
 		ksm_do_scan(k, k->knob[KNOB_PAGES_TO_SCAN]);
-	charge_deferred(k);
-	uint64_t cost_us = (uint64_t)(k->batch_cpu_ns / 1000);
-	k->truth.cpu_ns += k->batch_cpu_ns;
-	k->batch_cpu_ns = 0;
+	uint64_t cost_us = (uint64_t)(ksm_batch_end(k) / 1000);
 	uint64_t end = now_us + (k->opt.batch_time ? cost_us : 0);
 	if (ksmd_should_run(k)) {
 		uint64_t ms = k->knob[KNOB_SLEEP_MILLISECS];

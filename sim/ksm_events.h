@@ -200,7 +200,6 @@ static inline void ksm_ev_page_written(struct ksm *k, const struct page *page)
 /* ksmd visits an rmap_item (ksm_do_scan). */
 static inline void ksm_ev_visit(struct ksm *k)
 {
-	k->batch_cpu_ns += k->opt.costs.visit_ns;
 	k->cost_n.n[COST_VISIT]++;
 }
 
@@ -208,7 +207,6 @@ static inline void ksm_ev_visit(struct ksm *k)
 static inline void ksm_ev_checksum(struct ksm *k)
 {
 	k->truth.checksums++;
-	k->batch_cpu_ns += k->opt.costs.checksum_ns;
 	k->cost_n.n[COST_CHECKSUM]++;
 }
 
@@ -217,21 +215,18 @@ static inline void ksm_ev_partial_checksum(struct ksm *k, unsigned kw)
 {
 	k->truth.checksums++;
 	k->pstats.partial_words += kw;
-	k->batch_cpu_ns += k->opt.costs.checksum_ns * (kw < 64 ? kw : 64) / 64.0;
+	k->partial_lines += kw < 64 ? kw : 64;
 }
 
 /* dirty-bit: a set bit cleared, its TLB entry flushed. */
 static inline void ksm_ev_dirty_flush(struct ksm *k)
 {
 	k->pstats.dirty_flushes++;
-	k->batch_cpu_ns += k->opt.policy.dirty_flush_ns ? k->opt.policy.dirty_flush_ns
-							 : k->opt.costs.dirty_clear_ns;
 }
 
 /* One stable-tree level: fetch the node, get its page (chain, chain_prune). */
 static inline void ksm_ev_tree_level(struct ksm *k)
 {
-	k->batch_cpu_ns += k->opt.costs.node_ns;
 	k->cost_n.n[COST_TREE_LEVEL]++;
 }
 
@@ -258,7 +253,6 @@ static inline void ksm_ev_memcmp_short(struct ksm *k, unsigned bytes)
 {
 	k->truth.memcmp_calls++;
 	k->truth.memcmp_bytes += bytes;
-	k->batch_cpu_ns += k->opt.costs.node_ns;
 	k->cost_n.n[COST_TREE_LEVEL]++;
 }
 
@@ -267,7 +261,6 @@ static inline void ksm_ev_memcmp_long(struct ksm *k)
 {
 	k->truth.memcmp_calls++;
 	k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
-	k->batch_cpu_ns += k->opt.costs.memcmp_ns;
 	k->cost_n.n[COST_MEMCMP_LONG]++;
 }
 

@@ -366,13 +366,14 @@ struct ksm {
 	uint64_t sleep_ms_at_sleep;
 	uint64_t now;			/* simulated µs */
 	struct advisor_ctx advisor;
-	double batch_cpu_ns;
+	double batch_cpu_ns;		/* this batch's, up to the last ksm_charge */
 	/*
-	 * What each cost term counted (cost_model.h); the terms priced at the
-	 * batch's end (charge_deferred) up to cost_charged. The others are
-	 * priced where they happen, as they always were.
+	 * What each cost term counted (cost_model.h), and what ksm_charge
+	 * priced already, by row (pricing.c).
 	 */
-	struct cost_counts cost_n, cost_charged;
+	struct cost_counts cost_n;
+	uint64_t charged[COST_NR + 4];
+	uint64_t partial_lines;		/* partial-hash: cache lines of sampled words hashed */
 	/*
 	 * The KSM page the last visit found its page merged in (COST_REVISIT
 	 * counts the others); NULL after any other visit and at a batch's
@@ -463,6 +464,11 @@ void exposure_free(struct exposure *e);
 extern const struct ksm_observer_ops exposure_observer;
 /* false_positives.c: the observer that hands each false positive to opt.on_false_positive. */
 extern const struct ksm_observer_ops false_positive_observer;
+
+/* pricing.c: ksmd's CPU time so far, this batch's work included (the advisor's clock). */
+double ksm_cpu_ns(struct ksm *k);
+/* The batch's CPU time, ns: added to truth.cpu_ns; the next batch starts from 0. */
+double ksm_batch_end(struct ksm *k);
 
 /* ksm.c */
 void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item);
