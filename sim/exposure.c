@@ -222,6 +222,13 @@ static void stable_node_new(void *ctx, const struct ksm *k, const struct stable_
 	put(((struct exposure *)ctx)->peak, node, 0);
 }
 
+/* Its entry goes with it (a new node's would be dropped anyway): the table stays small. */
+static void stable_node_gone(void *ctx, const struct ksm *k, const struct stable_node *node)
+{
+	(void)k;
+	put(((struct exposure *)ctx)->peak, node, 0);
+}
+
 static void expo_free(void *ctx)
 {
 	exposure_free(ctx);
@@ -234,6 +241,7 @@ const struct ksm_observer_ops exposure_observer = {
 	.cow_ksm = cow_ksm,
 	.rmap_item_listed = rmap_item_listed,
 	.stable_node_new = stable_node_new,
+	.stable_node_gone = stable_node_gone,
 	.free = expo_free,
 };
 

@@ -272,6 +272,7 @@ static void remove_node_from_stable_tree(struct ksm *k, struct stable_node *node
 		rmap_item->flags &= ~KSM_FLAG_MASK;
 		rmap_item->head = NULL;
 	}
+	trace_ksm_remove_ksm_page(k, node);
 	stable_node_dup_del(k, node);
 	free_stable_node(node);
 }

@@ -38,6 +38,8 @@ struct ksm_observer_ops {
 	void (*rmap_item_listed)(void *ctx, const struct ksm *k, const struct rmap_item *rmap_item);
 	/* a new stable node (a KSM page's) was filed */
 	void (*stable_node_new)(void *ctx, const struct ksm *k, const struct stable_node *node);
+	/* a stale stable node is about to be freed */
+	void (*stable_node_gone)(void *ctx, const struct ksm *k, const struct stable_node *node);
 	/* the gate let page through although its bytes changed since seen */
 	void (*false_positive)(void *ctx, const struct ksm *k, const struct rmap_item *rmap_item,
 			       const struct page *page);
@@ -154,11 +156,10 @@ static inline void trace_ksm_remove_rmap_item(struct ksm *k, const struct rmap_i
 	KSM_OBSERVE(k, rmap_item_listed, rmap_item);
 }
 
-/* A KSM page's stable node goes (its page freed, or unmerged). */
+/* A stale stable node leaves the tree (remove_node_from_stable_tree): its page was freed. */
 static inline void trace_ksm_remove_ksm_page(struct ksm *k, const struct stable_node *node)
 {
-	(void)k;
-	(void)node;
+	KSM_OBSERVE(k, stable_node_gone, node);
 }
 
 /* The scan-time advisor's decision. */
