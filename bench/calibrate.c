@@ -585,6 +585,62 @@ static bool fit_at(unsigned h, struct fit *f)
 	return true;
 }
 
+/* --traces: a new or empty directory (no file of the user's is replaced); else *dir, a temporary one. */
+static bool traces_dir(const struct bench_calibrate_opts *o, char **dir, GError **err)
+{
+	GDir *d;
+
+	if (!o->traces) {
+		*dir = g_dir_make_tmp("ksmsim-calibrate-XXXXXX", err);
+		return *dir != NULL;
+	}
+	if (g_mkdir_with_parents(o->traces, 0777) != 0) {
+		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno), "--traces %s: %s",
+			    o->traces, g_strerror(errno));
+		return false;
+	}
+	d = g_dir_open(o->traces, 0, err);
+	if (!d) {
+		g_prefix_error(err, "--traces %s: ", o->traces);
+		return false;
+	}
+	bool empty = g_dir_read_name(d) == NULL;
+	g_dir_close(d);
+	if (!empty) {
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+			    "--traces %s: not empty (give a new or empty directory)", o->traces);
+		return false;
+	}
+	return true;
+}
+
+/* The fitted table t into af (-o), committed; af is done with either way. */
+static bool write_table(const struct bench_calibrate_opts *o, atomic_file *af,
+			const struct cost_table *t, GError **err)
+{
+	const char **names;
+	double *ns;
+	size_t nh;
+	FILE *f = atomic_file_stream(af);
+
+	checksum_rows(t->checksum_ns, &names, &ns, &nh);
+	if (o->synthetic)
+		fprintf(f, "# ksmsim bench calibrate --synthetic: fitted to the model's own "
+			"CPU, not a live ksmd's\n");
+	else
+		fprintf(f, "# ksmsim bench calibrate on %s, %d live replays a scenario "
+			"(median)\n", bench_cpu_model(), o->repeat);
+	fprintf(f, "# checksum:xxhash fitted; the others xxhash's times their ratio to it as "
+		"ksmd computes them (kernel_hash_ratio), or the registry's cold ratio\n");
+	cost_table_write(f, t, names, ns, nh);
+	g_free(names);
+	g_free(ns);
+	if (!atomic_file_commit(af, err))
+		return false;
+	printf("\nwrote %s\n", o->out);
+	return true;
+}
+
 int bench_calibrate(const struct bench_calibrate_opts *o)
 {
 	GError *err = NULL;
@@ -605,33 +661,8 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 	}
 	double waited = 0;
 
-	if (o->traces) {
-		/* a new or empty directory: no file of the user's is replaced */
-		GDir *d;
-
-		if (g_mkdir_with_parents(o->traces, 0777) != 0) {
-			g_set_error(&err, G_FILE_ERROR, g_file_error_from_errno(errno),
-				    "--traces %s: %s", o->traces, g_strerror(errno));
-			goto fail;
-		}
-		d = g_dir_open(o->traces, 0, &err);
-		if (!d) {
-			g_prefix_error(&err, "--traces %s: ", o->traces);
-			goto fail;
-		}
-		bool empty = g_dir_read_name(d) == NULL;
-		g_dir_close(d);
-		if (!empty) {
-			g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_EXIST,
-				    "--traces %s: not empty (give a new or empty directory)",
-				    o->traces);
-			goto fail;
-		}
-	} else {
-		dir = g_dir_make_tmp("ksmsim-calibrate-XXXXXX", &err);
-		if (!dir)
-			goto fail;
-	}
+	if (!traces_dir(o, &dir, &err))
+		goto fail;
 
 	if (o->synthetic)
 		printf("bench calibrate: %zu scenarios, SYNTHETIC: the model's CPU with %s stands "
@@ -728,29 +759,11 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		       100 * (scenarios[i].fit_ms - scenarios[i].live_ms) / scenarios[i].live_ms);
 
 	if (af) {
-		const char **names;
-		double *ns;
-		size_t nh;
-		FILE *f = atomic_file_stream(af);
+		bool ok = write_table(o, af, &t, &err);
 
-		checksum_rows(t.checksum_ns, &names, &ns, &nh);
-		if (o->synthetic)
-			fprintf(f, "# ksmsim bench calibrate --synthetic: fitted to the model's own "
-				"CPU, not a live ksmd's\n");
-		else
-			fprintf(f, "# ksmsim bench calibrate on %s, %d live replays a scenario "
-				"(median)\n", bench_cpu_model(), o->repeat);
-		fprintf(f, "# checksum:xxhash fitted; the others xxhash's times their ratio to it as "
-			"ksmd computes them (kernel_hash_ratio), or the registry's cold ratio\n");
-		cost_table_write(f, &t, names, ns, nh);
-		g_free(names);
-		g_free(ns);
-		if (!atomic_file_commit(af, &err)) {
-			af = NULL;
-			goto fail;
-		}
 		af = NULL;
-		printf("\nwrote %s\n", o->out);
+		if (!ok)
+			goto fail;
 	}
 	rc = 0;
 fail:

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Security domains and the exposure figures (sim/MODEL.md, "Exposure"):
- * which domain each mm belongs to, and for every merge whether it joins
- * pages of different domains, how long after the page's last write it came
- * (how soon a probe page becomes observable), how long the mapping stayed
- * merged before its CoW or unshare (the observation window), and how many
- * domains shared each KSM page at its peak. ksm.c and mm.c call in where
- * a merge, a CoW or a zero-page mapping happens, only while k->expo; the
- * figures are truth, without cost or effect on the model.
+ * The exposure figures (sim/MODEL.md, "Exposure"), an observer of the
+ * model's events (ksm_events.h): for every merge whether it joins pages of
+ * different domains (domains.c), how long after the page's last write it
+ * came (how soon a probe page becomes observable), how long the mapping
+ * stayed merged before its CoW or unshare (the observation window), and
+ * how many domains shared each KSM page at its peak. What it keeps per
+ * page, rmap_item and stable node lives in side tables of its own, made
+ * only when a run asks for exposure, so that struct page, rmap_item and
+ * stable_node stay their size for every other run. The figures are truth,
+ * without cost or effect on the model.
  */
 #include <string.h>
 #include "sim/ksm_internal.h"
@@ -22,118 +24,30 @@ struct exposure {
 	GArray *peak_hist;			/* of uint64_t: KSM pages by their peak domains */
 	GArray *scratch;			/* of uint32_t: a node's domains */
 	uint64_t zero_merges;
+	/*
+	 * The side tables, by address. A page's entry outlives the page
+	 * (page_written overwrites it when the slot is allocated again), as a
+	 * merge reports the page it freed. merged: while STABLE_FLAG after a
+	 * merge recorded here, the merge's time + 1 with bit 63 set for a
+	 * merge across domains (no entry: 0). peak: the most distinct domains
+	 * a stable node listed at once (a new node's entry is dropped).
+	 */
+	GHashTable *written_us;			/* struct page * -> its last store or allocation */
+	GHashTable *merged;			/* struct rmap_item * -> as above */
+	GHashTable *peak;			/* struct stable_node * -> peak domains */
 };
 
-/* ---- the domain table (--domain) ---- */
-
-struct ksm_domains *ksm_domains_new(void)
+static uint64_t get(GHashTable *t, const void *key)
 {
-	struct ksm_domains *d = g_new0(struct ksm_domains, 1);
-	d->names = g_ptr_array_new_with_free_func(g_free);
-	d->of_mm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	return d;
+	return GPOINTER_TO_SIZE(g_hash_table_lookup(t, key));
 }
 
-void ksm_domains_free(struct ksm_domains *d)
+static void put(GHashTable *t, const void *key, uint64_t v)
 {
-	if (!d)
-		return;
-	g_ptr_array_free(d->names, TRUE);
-	g_hash_table_destroy(d->of_mm);
-	g_free(d);
-}
-
-static bool refuse(GError **error, const char *fmt, const char *a, const char *b)
-{
-	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fmt, a, b);
-	return false;
-}
-
-bool ksm_domains_add(struct ksm_domains *d, const char *spec, GError **error)
-{
-	const char *eq = strchr(spec, '=');
-	bool ok = true;
-
-	if (!eq)
-		return refuse(error, "NAME=MM[,MM...] expected%s%s", "", "");
-	if (eq == spec)
-		return refuse(error, "an empty domain name%s%s", "", "");
-	char *name = g_strndup(spec, (size_t)(eq - spec));
-	for (guint i = 0; i < d->names->len; i++)
-		if (!strcmp(d->names->pdata[i], name)) {
-			refuse(error, "domain '%s' is given twice%s", name, "");
-			g_free(name);
-			return false;
-		}
-	if (strlen(name) > TRACE_NAME_MAX || d->names->len >= KSM_CLASSES_MAX) {
-		refuse(error, strlen(name) > TRACE_NAME_MAX ? "domain name '%s' is too long%s" :
-			      "more than 4096 domains ('%s')%s", name, "");
-		g_free(name);
-		return false;
-	}
-	gchar **mms = g_strsplit(eq + 1, ",", -1);
-	uint32_t id = d->names->len;
-	if (!mms[0])
-		ok = refuse(error, "domain '%s' names no mm%s", name, "");
-	for (gchar **m = mms; ok && *m; m++) {
-		gpointer other = g_hash_table_lookup(d->of_mm, *m);
-		if (!**m)
-			ok = refuse(error, "an empty mm name in domain '%s'%s", name, "");
-		else if (strlen(*m) > TRACE_NAME_MAX)
-			ok = refuse(error, "mm name '%s' is too long (domain '%s')", *m, name);
-		else if (other && GPOINTER_TO_UINT(other) - 1 == id)
-			ok = refuse(error, "mm '%s' is listed twice in domain '%s'", *m, name);
-		else if (other)
-			ok = refuse(error, "mm '%s' is already in domain '%s'", *m,
-				    d->names->pdata[GPOINTER_TO_UINT(other) - 1]);
-		else
-			g_hash_table_insert(d->of_mm, g_strdup(*m), GUINT_TO_POINTER(id + 1));
-	}
-	g_strfreev(mms);
-	if (!ok) {
-		/* no half-added domain: its mms leave the table */
-		GHashTableIter it;
-		gpointer key, val;
-		g_hash_table_iter_init(&it, d->of_mm);
-		while (g_hash_table_iter_next(&it, &key, &val))
-			if (GPOINTER_TO_UINT(val) - 1 == id)
-				g_hash_table_iter_remove(&it);
-		g_free(name);
-		return false;
-	}
-	g_ptr_array_add(d->names, name);
-	return true;
-}
-
-uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent)
-{
-	const struct ksm_domains *d = k->opt.domains;
-	gpointer v = d ? g_hash_table_lookup(d->of_mm, name) : NULL;
-
-	if (v) {
-		g_hash_table_add(k->domain_seen, g_strdup(name));
-		return GPOINTER_TO_UINT(v) - 1;
-	}
-	if (parent)
-		return parent->domain;
-	return k->domains_next++;
-}
-
-const char *ksm_domains_unseen(const struct ksm *k)
-{
-	const struct ksm_domains *d = k->opt.domains;
-	const char *first = NULL;
-	GHashTableIter it;
-	gpointer key, val;
-
-	if (!d)
-		return NULL;
-	/* the smallest name, so that the message does not depend on hashing */
-	g_hash_table_iter_init(&it, d->of_mm);
-	while (g_hash_table_iter_next(&it, &key, &val))
-		if (!g_hash_table_contains(k->domain_seen, key) && (!first || strcmp(key, first) < 0))
-			first = key;
-	return first;
+	if (v)
+		g_hash_table_insert(t, (gpointer)key, GSIZE_TO_POINTER(v));
+	else
+		g_hash_table_remove(t, key);
 }
 
 /* ---- the figures ---- */
@@ -151,6 +65,9 @@ struct exposure *exposure_new(const struct ksm *k)
 			e->by_domain[i][f] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	e->peak_hist = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	e->scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	e->written_us = g_hash_table_new(NULL, NULL);
+	e->merged = g_hash_table_new(NULL, NULL);
+	e->peak = g_hash_table_new(NULL, NULL);
 	return e;
 }
 
@@ -167,6 +84,9 @@ void exposure_free(struct exposure *e)
 	g_free(e->by_domain);
 	g_array_free(e->peak_hist, TRUE);
 	g_array_free(e->scratch, TRUE);
+	g_hash_table_destroy(e->written_us);
+	g_hash_table_destroy(e->merged);
+	g_hash_table_destroy(e->peak);
 	g_free(e);
 }
 
@@ -206,11 +126,13 @@ static uint32_t node_domains(struct exposure *e, const struct stable_node *node)
 	return n;
 }
 
-void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t written_us)
+static void merged(void *ctx, const struct ksm *k, struct rmap_item *rmap_item,
+		   const struct page *page)
 {
-	struct exposure *e = k->expo;
-	struct stable_node *node = rmap_item->head;
+	struct exposure *e = ctx;
+	const struct stable_node *node = rmap_item->head;
 	uint32_t mine = rmap_item->mm->domain, n = 0;
+	uint64_t peak_was = get(e->peak, node);
 	const struct rmap_item *it;
 	bool cross = false, seen = false;
 
@@ -230,33 +152,38 @@ void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t writte
 	 * were, at most the peak (once there is one). Else count them (the first page of each
 	 * domain only, so a KSM page of 256 mappings is not sorted 256 times).
 	 */
-	if (!seen || !node->peak_domains)
+	if (!seen || !peak_was)
 		n = node_domains(e, node);
-	if (n > node->peak_domains) {
+	if (n > peak_was) {
 		uint32_t peak = MIN(n, UINT16_MAX);
 		if (e->peak_hist->len <= peak)
 			g_array_set_size(e->peak_hist, peak + 1);
-		if (node->peak_domains)
-			g_array_index(e->peak_hist, uint64_t, node->peak_domains)--;
+		if (peak_was)
+			g_array_index(e->peak_hist, uint64_t, peak_was)--;
 		g_array_index(e->peak_hist, uint64_t, peak)++;
-		node->peak_domains = (uint16_t)peak;
+		put(e->peak, node, peak);
 	}
-	record(e, rmap_item->mm, cross, 0, since(k, written_us));
-	rmap_item->merged = (k->now + 1) | (cross ? MERGED_CROSS : 0);
+	record(e, rmap_item->mm, cross, 0, since(k, get(e->written_us, page)));
+	put(e->merged, rmap_item, (k->now + 1) | (cross ? MERGED_CROSS : 0));
 }
 
 /*
  * The zero page is every process's (an untouched page maps it): that a page
  * merged with it tells another domain nothing of this one. Within.
  */
-void exposure_zero_merged(struct ksm *k, const struct mm *mm, uint64_t written_us)
+static void zero_merged(void *ctx, const struct ksm *k, const struct mm *mm,
+			const struct page *page)
 {
-	k->expo->zero_merges++;
-	record(k->expo, mm, false, 0, since(k, written_us));
+	struct exposure *e = ctx;
+
+	e->zero_merges++;
+	record(e, mm, false, 0, since(k, get(e->written_us, page)));
 }
 
-void exposure_unmerged(struct ksm *k, const struct mm *mm, uint64_t vpn, const struct page *page)
+static void cow_ksm(void *ctx, const struct ksm *k, const struct mm *mm, uint64_t vpn,
+		    const struct page *page)
 {
+	struct exposure *e = ctx;
 	struct stable_node *node = page_stable_node(page);
 	struct rmap_item *it;
 
@@ -265,14 +192,58 @@ void exposure_unmerged(struct ksm *k, const struct mm *mm, uint64_t vpn, const s
 	hlist_for_each_entry(it, &node->hlist, hlist) {
 		if (it->mm != mm || it->vpn != vpn)
 			continue;
-		if (it->merged) {
-			uint64_t at = (it->merged & ~MERGED_CROSS) - 1;
-			record(k->expo, mm, it->merged & MERGED_CROSS, 1, since(k, at));
-			it->merged = 0;
+		uint64_t m = get(e->merged, it);
+		if (m) {
+			uint64_t at = (m & ~MERGED_CROSS) - 1;
+			record(e, mm, m & MERGED_CROSS, 1, since(k, at));
+			put(e->merged, it, 0);
 		}
 		return;
 	}
 }
+
+static void page_written(void *ctx, const struct ksm *k, const struct page *page)
+{
+	struct exposure *e = ctx;
+
+	g_hash_table_insert(e->written_us, (gpointer)page, GSIZE_TO_POINTER(k->now));
+}
+
+/* Listed afresh or unlisted: no merge of its own recorded (yet). */
+static void rmap_item_listed(void *ctx, const struct ksm *k, const struct rmap_item *rmap_item)
+{
+	(void)k;
+	put(((struct exposure *)ctx)->merged, rmap_item, 0);
+}
+
+static void stable_node_new(void *ctx, const struct ksm *k, const struct stable_node *node)
+{
+	(void)k;
+	put(((struct exposure *)ctx)->peak, node, 0);
+}
+
+/* Its entry goes with it (a new node's would be dropped anyway): the table stays small. */
+static void stable_node_gone(void *ctx, const struct ksm *k, const struct stable_node *node)
+{
+	(void)k;
+	put(((struct exposure *)ctx)->peak, node, 0);
+}
+
+static void expo_free(void *ctx)
+{
+	exposure_free(ctx);
+}
+
+const struct ksm_observer_ops exposure_observer = {
+	.page_written = page_written,
+	.merged = merged,
+	.zero_merged = zero_merged,
+	.cow_ksm = cow_ksm,
+	.rmap_item_listed = rmap_item_listed,
+	.stable_node_new = stable_node_new,
+	.stable_node_gone = stable_node_gone,
+	.free = expo_free,
+};
 
 /* ---- what a run reports ---- */
 

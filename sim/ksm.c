@@ -27,8 +27,11 @@
  * nodes, stable_tree_search's -EBUSY), max_page_sharing_bypass (only a
  * WARN_ON_ONCE depends on it), locks and page references but for the
  * lru_add batch's. The walks ahead of the unstable-tree search
- * (walk_ahead.h), the policies' gates (policy_gate.c) and the statistics
- * (ksm_stats.c) live in files of their own.
+ * (walk_ahead.h), the policies' gates (policy_gate.c), the statistics
+ * (ksm_stats.c), the start and end (ksm_new.c) and the pricing of the work
+ * (pricing.c) live in files of their own. The twins state what happens
+ * through the hooks of ksm_events.h, which count it and tell the
+ * measurements that observe it (exposure.c, false_positives.c).
  */
 #include <string.h>
 #include "sim/walk_ahead.h"
@@ -59,9 +62,7 @@ static inline uint32_t tree_index(const struct ksm *k, const struct page *page,
 
 static uint64_t counted_checksum(struct ksm *k, uint64_t checksum)
 {
-	k->truth.checksums++;
-	k->batch_cpu_ns += k->opt.costs.checksum_ns;
-	k->cost_n.n[COST_CHECKSUM]++;
+	ksm_ev_checksum(k);
 	return checksum;
 }
 
@@ -159,20 +160,12 @@ void ksm_might_unmap_zero_page(struct ksm *k, struct mm *mm, const struct page *
 void ksm_cow_ksm_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct page *page,
 		      bool unshare)
 {
-	k->cow_ksm++;
-	if (k->expo)
-		exposure_unmerged(k, mm, vpn, page);
-	k->truth.page_copies++;
-	k->truth.mmu_invalidations++;
-	k->truth.mmu_change_pte++;
-	if (unshare) {
-		k->truth.cow_unshare++;
-	} else if (k->full_scans_total <= page->merged_at + 1) {
-		k->truth.cow_fresh++;
+	bool fresh = !unshare && k->full_scans_total <= page->merged_at + 1;
+
+	trace_ksm_cow_ksm(k, mm, vpn, page,
+			  unshare ? KSM_COW_UNSHARE : fresh ? KSM_COW_FRESH : KSM_COW_LATER);
+	if (fresh)
 		partial_hash_missed(k, find_vma(mm, vpn));
-	} else {
-		k->truth.cow_later++;
-	}
 }
 
 /*
@@ -268,6 +261,7 @@ static void remove_node_from_stable_tree(struct ksm *k, struct stable_node *node
 		rmap_item->flags &= ~KSM_FLAG_MASK;
 		rmap_item->head = NULL;
 	}
+	trace_ksm_remove_ksm_page(k, node);
 	stable_node_dup_del(k, node);
 	free_stable_node(node);
 }
@@ -305,7 +299,7 @@ static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_
 static struct stable_node *stable_node_first_candidate(struct ksm *k, struct chain_index *ci)
 {
 	struct stable_node *found = chain_index_first(ci, CHAIN_CAND), *stale;
-	k->cost_n.n[COST_CHAIN_STEP] += found ? chain_index_place(ci, found) : ci->nr_dups;
+	ksm_ev_chain_step(k, found ? chain_index_place(ci, found) : ci->nr_dups);
 	while ((stale = chain_index_first(ci, CHAIN_STALE)) &&
 	       (!found || stale->chain_slot > found->chain_slot))
 		remove_node_from_stable_tree(k, stale);
@@ -346,7 +340,7 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 		tree_page = found ? found->page : NULL;
 	} else {
 		hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
-			k->cost_n.n[COST_CHAIN_STEP]++;
+			ksm_ev_chain_step(k, 1);
 			struct page *p = ksm_get_folio(k, dup);
 			if (!p)
 				continue;
@@ -407,16 +401,14 @@ static struct page *__stable_node_chain(struct ksm *k, struct stable_node **dup_
 static inline struct page *chain_prune(struct ksm *k, struct stable_node **s_n_d,
 				       struct stable_node **s_n, struct rb_root *root)
 {
-	k->batch_cpu_ns += k->opt.costs.node_ns;
-	k->cost_n.n[COST_TREE_LEVEL]++;
+	ksm_ev_tree_level(k);
 	return __stable_node_chain(k, s_n_d, s_n, root, true);
 }
 
 static inline struct page *chain(struct ksm *k, struct stable_node **s_n_d,
 				 struct stable_node **s_n, struct rb_root *root)
 {
-	k->batch_cpu_ns += k->opt.costs.node_ns;
-	k->cost_n.n[COST_TREE_LEVEL]++;
+	ksm_ev_tree_level(k);
 	return __stable_node_chain(k, s_n_d, s_n, root, false);
 }
 
@@ -441,7 +433,7 @@ again:
 		struct page *tree_page = chain_prune(k, &dup, &node, root);
 		depth++;
 		if (!tree_page) {
-			search_depth_note(k, depth);	/* the levels walked until the stale node */
+			ksm_ev_search_depth(k, depth);	/* the levels walked until the stale node */
 			goto again;
 		}
 		int ret = memcmp_pages(k, page, tree_page);
@@ -451,13 +443,13 @@ again:
 		} else if (ret > 0) {
 			new = &parent->rb_right;
 		} else {
-			search_depth_note(k, depth);
+			ksm_ev_search_depth(k, depth);
 			if (!is_page_sharing_candidate(k, dup))
 				return NULL;
 			return tree_page;
 		}
 	}
-	search_depth_note(k, depth);
+	ksm_ev_search_depth(k, depth);
 	return NULL;
 }
 
@@ -484,7 +476,7 @@ again:
 		struct page *tree_page = chain(k, &dup, &node, root);
 		depth++;
 		if (!tree_page) {
-			search_depth_note(k, depth);
+			ksm_ev_search_depth(k, depth);
 			goto again;
 		}
 		int ret = memcmp_pages(k, kpage, tree_page);
@@ -498,9 +490,9 @@ again:
 			break;
 		}
 	}
-	search_depth_note(k, depth);
+	ksm_ev_search_depth(k, depth);
 	struct stable_node *sdup = alloc_stable_node();
-	k->cost_n.n[COST_STABLE_INSERT]++;
+	ksm_ev_stable_insert(k, sdup);
 	sdup->page = kpage;
 	sdup->nid = nid;
 	sdup->tree = tree;
@@ -525,8 +517,8 @@ static void stable_tree_append(struct ksm *k, struct rmap_item *rmap_item, struc
 {
 	stable_node_len_add(k, node, 1);
 	rmap_item->head = node;
-	rmap_item->merged = 0;	/* exposure_merged's, after a merge */
 	rmap_item->flags |= STABLE_FLAG;
+	ksm_ev_stable_append(k, rmap_item);
 	hlist_add_head(&rmap_item->hlist, &node->hlist);
 	if (rmap_item->hlist.next)
 		k->pages_sharing++;
@@ -557,7 +549,7 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 		stable_node_len_add(k, node, -1);
 		rmap_item->head = NULL;
 		rmap_item->flags = 0;
-		rmap_item->merged = 0;
+		trace_ksm_remove_rmap_item(k, rmap_item);
 	} else if (rmap_item->flags & UNSTABLE_FLAG) {
 		uint8_t age = (uint8_t)(k->scan.seqnr - (rmap_item->flags & SEQNR_MASK));
 		g_assert(age <= 1);
@@ -570,7 +562,7 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 	}
 }
 
-static void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
+void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 {
 	k->rmap_items--;
 	rmap_item->mm->ksm_rmap_items--;
@@ -606,7 +598,7 @@ static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
 	}
 	struct rmap_item *rmap_item = slab_alloc0(&k->rmap_item_cache);
 	k->rmap_items++;
-	k->cost_n.n[COST_RMAP_ITEM]++;
+	ksm_ev_rmap_item_new(k);
 	mm->ksm_rmap_items++;
 	rmap_item->mm = mm;
 	rmap_item->vpn = vpn;
@@ -670,7 +662,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 		search_walk_level(k, &walk);
 		struct page *tree_page = get_mergeable_page(k, tree_rmap_item);
 		if (!tree_page) {
-			k->truth.unstable_aborts++;
+			ksm_ev_unstable_abort(k);
 			goto out;
 		}
 		if (tree_page == page)
@@ -695,7 +687,7 @@ static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_
 	rb_link_node(&rmap_item->node, parent, new);
 	rb_insert_color(&rmap_item->node, root);
 	k->pages_unshared++;
-	k->truth.unstable_inserts++;
+	ksm_ev_unstable_insert(k);
 	/* seen is the bytes inserted until the next visit: a gate set it this visit, or this does */
 	rmap_item_set_seen(rmap_item, page->c);
 	rmap_item->changed = false;
@@ -720,16 +712,16 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		return 0;
 	if (page_thp(page)) {
 		thp_split(k, page_thp(page));	/* split_huge_page: a small page from here */
-		k->cost_n.n[COST_THP_SPLIT]++;
+		ksm_ev_thp_split(k);
 	}
-	k->truth.mmu_invalidations++;	/* write_protect_page */
+	trace_ksm_merge_one_page(k);	/* write_protect_page */
 	if (pte_get(mm, vpn) != page)
 		return -1;	/* not mapped here now: a split gave it to the zero page */
 	if (lru_batched(k, page)) {
-		k->truth.merge_refused_lru++;
+		ksm_ev_merge_refused_lru(k);
 		return -1;
 	}
-	k->truth.mmu_change_pte++;
+	ksm_ev_wrprotect_pte(k);
 	if (!kpage) {
 		page->dirty = false;	/* write-protected clean */
 		g_assert(!page->folio_thp);	/* split above: the word becomes the stable node's */
@@ -739,20 +731,14 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		return 0;
 	}
 	if (kpage == KSM_ZERO_PTE) {
-		k->truth.memcmp_calls++;
-		k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
-		k->batch_cpu_ns += k->opt.costs.memcmp_ns;
-		k->cost_n.n[COST_MEMCMP_LONG]++;
+		ksm_ev_memcmp_long(k);
 		if (!content_is_zero(page->c))
 			return -1;
-		if (k->expo)
-			exposure_zero_merged(k, mm, page->written_us);
+		ksm_ev_merge_zero(k, mm, page);
 		pte_set(mm, vpn, KSM_ZERO_PTE);
 		page_put_mapping(k, page);
 		ksm_map_zero_page(k, mm);
-		k->truth.mmu_invalidations++;	/* replace_page */
-		k->truth.mmu_change_pte++;
-		k->truth.merges_zero++;
+		ksm_ev_replace_page(k);
 		return 0;
 	}
 	if (memcmp_pages(k, page, kpage) != 0)
@@ -760,8 +746,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	kpage->mapcount++;
 	pte_set(mm, vpn, kpage);
 	page_put_mapping(k, page);
-	k->truth.mmu_invalidations++;	/* replace_page */
-	k->truth.mmu_change_pte++;
+	ksm_ev_replace_page(k);
 	return 0;
 }
 
@@ -864,14 +849,14 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 			 * runs of pages share one KSM page (a chain's dups).
 			 */
 			if (page != last)
-				k->cost_n.n[COST_REVISIT]++;
+				ksm_ev_revisit(k);
 			k->revisit_last = page;
 			return;
 		}
 	} else {
 		if ((rmap_item->flags & UNSTABLE_FLAG) && rmap_item->seen &&
 		    !content_equal(rmap_item->seen, page->c))
-			k->truth.unstable_changed_after_insert++;
+			ksm_ev_unstable_changed(k);
 		remove_rmap_item_from_tree(k, rmap_item);
 
 		if (k->hash_fn) {
@@ -904,15 +889,11 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	remove_rmap_item_from_tree(k, rmap_item);
 
 	if (kpage) {
-		uint64_t written_us = page->written_us;	/* the merge frees page */
 		if (!try_to_merge_with_ksm_page(k, rmap_item, page, kpage)) {
 			/* without max_page_sharing_bypass: it only spares a KSM fork a WARN_ON_ONCE */
 			stable_tree_append(k, rmap_item, page_stable_node(kpage));
-			if (kpage != page) {
-				k->truth.merges_stable++;
-				if (k->expo)
-					exposure_merged(k, rmap_item, written_us);
-			}
+			if (kpage != page)
+				trace_ksm_merge_with_ksm_page(k, rmap_item, page);	/* page freed */
 		}
 		return;
 	}
@@ -923,21 +904,16 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	if (tree_rmap_item) {
 		/* before the attempt: a failed one may have freed page (break_cow) */
 		bool same_thp = page_thp(page) && page_thp(page) == page_thp(tree_page);
-		uint64_t written_us = page->written_us, tree_written_us = tree_page->written_us;
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
 			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item->mm);
 			stable_tree_append(k, tree_rmap_item, node);
 			stable_tree_append(k, rmap_item, node);
-			k->truth.merges_two++;
-			if (k->expo) {
-				exposure_merged(k, tree_rmap_item, tree_written_us);
-				exposure_merged(k, rmap_item, written_us);
-			}
+			ksm_ev_merge_two(k, tree_rmap_item, tree_page, rmap_item, page);
 		} else if (same_thp) {
 			/* both in one THP: split it now, merge on a later visit */
 			thp_split(k, page_thp(page));
-			k->cost_n.n[COST_THP_SPLIT]++;
+			ksm_ev_thp_split(k);
 		}
 	}
 }
@@ -997,8 +973,7 @@ static bool should_skip_rmap_item(struct ksm *k, struct page *page, struct rmap_
 		rmap_item->remaining_skips = skip_age(age);
 		return false;
 	}
-	k->pages_skipped++;
-	k->cost_n.n[COST_SKIP]++;
+	ksm_ev_skip(k);
 	rmap_item->remaining_skips--;
 	remove_rmap_item_from_tree(k, rmap_item);
 	return true;
@@ -1031,16 +1006,13 @@ static uint64_t ewma(uint64_t prev, uint64_t curr)
  * percent, and the value at most advisor_max_pages_to_scan. All integer
  * arithmetic, in the kernel's order: the truncations are part of the result.
  */
-static void charge_deferred(struct ksm *k);
-
 static void scan_time_advisor(struct ksm *k)
 {
 	struct advisor_ctx *ctx = &k->advisor;
 	uint64_t scan_time = (k->now - ctx->start_scan_us) / 1000 / MSEC_PER_SEC;
 	if (!scan_time)
 		scan_time = 1;
-	charge_deferred(k);
-	double cpu_now = k->truth.cpu_ns + k->batch_cpu_ns;
+	double cpu_now = ksm_cpu_ns(k);
 	uint64_t cpu_time_diff_ms = (uint64_t)((cpu_now - ctx->cpu_ns) / NSEC_PER_MSEC);
 	uint64_t cpu_percent = cpu_time_diff_ms * 100 / (scan_time * MSEC_PER_SEC);
 	if (!cpu_percent)
@@ -1066,6 +1038,7 @@ static void scan_time_advisor(struct ksm *k)
 	ctx->scan_time = scan_time;
 	ctx->cpu_ns = cpu_now;
 	k->knob[KNOB_PAGES_TO_SCAN] = pages;
+	trace_ksm_advisor(k, scan_time, pages, cpu_percent);
 }
 
 static void advisor_stop_scan(struct ksm *k)
@@ -1098,6 +1071,7 @@ struct rmap_item *scan_get_next_rmap_item(struct ksm *k, struct page **pagep)
 		lru_add_drain(k);
 		/* (the kernel prunes migrate_nodes here: no migration is modelled) */
 		advisor_start_scan(k);
+		trace_ksm_start_scan(k);
 		for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 			k->root_unstable_tree[i].rb_node = NULL;
 		walks_ahead_forget(k);
@@ -1161,7 +1135,7 @@ no_vmas:
 	advisor_stop_scan(k);
 	s->seqnr++;
 	k->full_scans_total++;
-	k->cost_n.n[COST_FULL_PASS]++;
+	trace_ksm_stop_scan(k);
 	return NULL;
 }
 
@@ -1173,8 +1147,7 @@ static void ksm_do_scan(struct ksm *k, uint64_t scan_npages)
 		struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
 		if (!rmap_item)
 			return;
-		k->batch_cpu_ns += k->opt.costs.visit_ns;
-		k->cost_n.n[COST_VISIT]++;
+		ksm_ev_visit(k);
 		walks_ahead_plan(k);	/* loads only, for speed (walk_ahead.h) */
 		cmp_and_merge_page(k, page, rmap_item);
 		k->pages_scanned++;
@@ -1204,52 +1177,14 @@ uint64_t ksm_next_batch(const struct ksm *k)
 	return k->ksmd == KSMD_WAITING ? UINT64_MAX : k->wake_at;
 }
 
-/*
- * The terms counted where they happen but priced here, at the batch's end
- * (or when the advisor reads the time): bytes compared, merges, stable
- * inserts, new rmap_items, THP splits, skips, passes. Priced 0 (the
- * built-in table before calibration) they add nothing, not even rounding.
- */
-static void charge_deferred(struct ksm *k)
-{
-	static const enum cost_term deferred[] = {
-		COST_MEMCMP_BYTE, COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM,
-		COST_THP_SPLIT, COST_SKIP, COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD,
-		COST_REVISIT,
-	};
-	struct cost_counts now;
-
-	ksm_cost_counts(k, &now);
-	for (size_t i = 0; i < G_N_ELEMENTS(deferred); i++) {
-		enum cost_term t = deferred[i];
-		uint64_t d = now.n[t] - k->cost_charged.n[t];
-
-		if (d && cost_get(&k->opt.costs, t) != 0)
-			k->batch_cpu_ns += (double)d * cost_get(&k->opt.costs, t);
-		k->cost_charged.n[t] = now.n[t];
-	}
-}
-
-void ksm_cost_counts(const struct ksm *k, struct cost_counts *out)
-{
-	*out = k->cost_n;
-	out->n[COST_MEMCMP_BYTE] = k->truth.memcmp_bytes;
-	out->n[COST_MERGE] = k->truth.merges_two + k->truth.merges_stable + k->truth.merges_zero;
-	out->n[COST_TREE_COLD] = cost_cold_levels(out, (unsigned)k->opt.costs.cold_depth);
-}
-
 /* One turn of ksm_scan_thread(): a batch, then the sleep until the next. */
 uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 {
 	k->now = now_us;
-	k->batch_cpu_ns = 0;
 	k->revisit_last = NULL;	/* records ran since: it may be gone */
 	if (ksmd_should_run(k))
 		ksm_do_scan(k, k->knob[KNOB_PAGES_TO_SCAN]);
-	charge_deferred(k);
-	uint64_t cost_us = (uint64_t)(k->batch_cpu_ns / 1000);
-	k->truth.cpu_ns += k->batch_cpu_ns;
-	k->batch_cpu_ns = 0;
+	uint64_t cost_us = (uint64_t)(ksm_batch_end(k) / 1000);
 	uint64_t end = now_us + (k->opt.batch_time ? cost_us : 0);
 	if (ksmd_should_run(k)) {
 		uint64_t ms = k->knob[KNOB_SLEEP_MILLISECS];
@@ -1432,91 +1367,6 @@ static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError *
 /* ---- public interface ---- */
 
 G_DEFINE_QUARK(ksm-error-quark, ksm_error)
-
-struct ksm *ksm_new(const struct ksm_options *opt)
-{
-	struct ksm *k = g_new0(struct ksm, 1);
-	k->opt = *opt;
-	if (!k->opt.hash)
-		k->opt.hash = hash_lookup(HASH_DEFAULT);
-	k->detector = k->opt.policy.detector;
-	k->hash_fn = k->opt.hash && k->detector == KSM_DETECT_CHECKSUM ? k->opt.hash->fn : NULL;
-	partial_hash_init(k);
-	if (k->hash_fn) {
-		content *z = content_zero();
-		k->zero_checksum = content_checksum(z, k->hash_fn, NULL);
-		content_unref(z);
-	}
-	for (int i = 0; i < KNOB_NR; i++)
-		k->knob[i] = knob_table[i].def;
-	for (int i = 0; i < KNOB_NR; i++)
-		if (k->opt.pinned[i])
-			k->knob[i] = k->opt.pinned_value[i];
-	k->mm_by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	INIT_LIST_HEAD(&k->mm_head.mm_node);
-	k->scan.mm_slot = &k->mm_head;
-	k->nr_roots = 1;
-	k->nr_classes = MAX(k->opt.policy.classes, 1);
-	k->selective = k->opt.policy.class_by >= KSM_CLASS_BY_DOMAIN;
-	k->domains_next = k->opt.domains ? k->opt.domains->names->len : 0;
-	k->domain_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	if (k->opt.exposure)
-		k->expo = exposure_new(k);
-	k->root_stable_tree = g_new0(struct rb_root, k->nr_classes);
-	k->root_unstable_tree = g_new0(struct rb_root, k->nr_classes);
-	k->ksmd = KSMD_WAITING;
-	k->lru_gen = 1;		/* 0 is no page's batch */
-	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item),
-		  "an arena of rmap_items");
-	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
-	return k;
-}
-
-static void free_tree_nodes(struct rb_node *n)
-{
-	if (!n)
-		return;
-	free_tree_nodes(n->rb_left);
-	free_tree_nodes(n->rb_right);
-	struct stable_node *node = rb_entry(n, struct stable_node, node);
-	if (is_stable_node_chain(node)) {
-		struct stable_node *dup;
-		struct hlist_node *next;
-		hlist_for_each_entry_safe(dup, next, &node->hlist, hlist_dup)
-			free_stable_node(dup);
-	}
-	free_stable_node(node);
-}
-
-void ksm_free(struct ksm *k)
-{
-	if (!k)
-		return;
-	/* Teardown without bookkeeping: rmap_items, then pages, then nodes. */
-	GPtrArray *all = ksm_all_mms(k);
-	for (guint i = 0; i < all->len; i++) {
-		struct mm *mm = all->pdata[i];
-		struct rmap_item *rmap_item, *next;
-		for (rmap_item = mm->rmap_list; rmap_item; rmap_item = next) {
-			next = rmap_item->rmap_list;
-			free_rmap_item(k, rmap_item);
-		}
-		mm->rmap_list = NULL;
-		mm_zap_all(k, mm);
-		mm_destroy(k, mm);
-	}
-	g_ptr_array_free(all, TRUE);
-	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
-		free_tree_nodes(k->root_stable_tree[i].rb_node);
-	g_free(k->root_stable_tree);
-	g_free(k->root_unstable_tree);
-	g_hash_table_destroy(k->mm_by_name);
-	g_hash_table_destroy(k->domain_seen);
-	exposure_free(k->expo);
-	slab_destroy(&k->rmap_item_cache);
-	slab_destroy(&k->page_slab);
-	g_free(k);
-}
 
 bool ksm_apply(struct ksm *k, const struct trace_record *r, uint64_t now_us, GError **error)
 {

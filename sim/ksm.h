@@ -249,8 +249,12 @@ struct ksm_exposure {
 /* The figures so far; NULL by_domain with named 0. ksm_exposure_free frees by_domain. */
 void ksm_exposure(const struct ksm *k, struct ksm_exposure *out);
 void ksm_exposure_free(struct ksm_exposure *e);
-/* Bytes the exposure figures add per written page (their sample arrays). */
-#define KSM_EXPOSURE_PAGE_BYTES 32u
+/*
+ * Bytes the exposure figures add per written page: their side tables (a
+ * page's last store, an item's merge, a node's peak) and sample arrays
+ * (measured: +63 on 1 Mi pages, sim/MODEL.md "Sizing a run").
+ */
+#define KSM_EXPOSURE_PAGE_BYTES 64u
 /* Mms named in opt.domains that the model never saw spawned or forked: the first, or NULL. */
 const char *ksm_domains_unseen(const struct ksm *k);
 

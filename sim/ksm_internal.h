@@ -105,7 +105,7 @@ struct thp {
 };
 
 /*
- * A physical page: what a PTE points to. 48 bytes: a host of 2^28 pages
+ * A physical page: what a PTE points to. 40 bytes: a host of 2^28 pages
  * keeps one per written page. A KSM page is never part of a THP (the
  * merge splits it first), so its stable node and a THP subpage's folio
  * share a word, told apart by the ksm flag: use page_stable_node() and
@@ -126,7 +126,6 @@ struct page {
 	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
 	bool ideal_seen : 1;		/* met already by the running oracle walk (ideal.c) */
-	uint64_t written_us;		/* the last store (or its allocation): exposure.c */
 };
 
 /* The first 8 bytes, compared before the rest: cheap for a plain content. */
@@ -179,11 +178,6 @@ struct rmap_item {
 	content *seen;
 	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
 	uint32_t tree;			/* index of the unstable tree it sits in (tree_index) */
-	/*
-	 * While STABLE_FLAG after a merge that exposure.c recorded: the merge's
-	 * time + 1, with bit 63 set for a merge across domains; else 0.
-	 */
-	uint64_t merged;
 };
 
 /*
@@ -195,7 +189,6 @@ struct rmap_item {
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
 	bool is_dup;			/* the kernel's head == STABLE_NODE_DUP_HEAD */
-	uint16_t peak_domains;		/* exposure.c: the most distinct domains listed at once */
 	uint32_t tree;			/* index of the tree it was filed in (tree_index) */
 	struct stable_node *chain;	/* dup: its chain */
 	union {
@@ -338,7 +331,8 @@ struct ksm {
 	uint32_t mms_spawned;		/* classified by=mm: the next mm's class */
 	uint32_t domains_next;		/* the next unnamed mm's domain */
 	bool selective;			/* selective, zero-only-cross: classes are domains */
-	struct exposure *expo;		/* the exposure figures; NULL unless opt.exposure */
+	struct exposure *expo;		/* the exposure observer's state; NULL unless opt.exposure */
+	struct ksm_observers *obs;	/* the run's observers (ksm_events.h); NULL: none */
 	GHashTable *domain_seen;	/* names of opt.domains' mms that joined the model */
 	/* partial-hash: the zero page's value for k = 2^i words, i = 0 .. log2(KSM_PARTIAL_WORDS_MAX) */
 	uint64_t partial_zero[__builtin_ctz(KSM_PARTIAL_WORDS_MAX) + 1];
@@ -372,13 +366,14 @@ struct ksm {
 	uint64_t sleep_ms_at_sleep;
 	uint64_t now;			/* simulated µs */
 	struct advisor_ctx advisor;
-	double batch_cpu_ns;
+	double batch_cpu_ns;		/* this batch's, up to the last ksm_charge */
 	/*
-	 * What each cost term counted (cost_model.h); the terms priced at the
-	 * batch's end (charge_deferred) up to cost_charged. The others are
-	 * priced where they happen, as they always were.
+	 * What each cost term counted (cost_model.h), and what ksm_charge
+	 * priced already, by row (pricing.c).
 	 */
-	struct cost_counts cost_n, cost_charged;
+	struct cost_counts cost_n;
+	uint64_t charged[COST_NR + 4];
+	uint64_t partial_lines;		/* partial-hash: cache lines of sampled words hashed */
 	/*
 	 * The KSM page the last visit found its page merged in (COST_REVISIT
 	 * counts the others); NULL after any other visit and at a batch's
@@ -433,6 +428,8 @@ static inline uint32_t ksm_nr_trees(const struct ksm *k)
 	return k->nr_roots * k->nr_classes;
 }
 
+#include "sim/ksm_events.h"
+
 /* mm.c */
 void mm_destroy(struct ksm *k, struct mm *mm);
 struct vma *find_vma(struct mm *mm, uint64_t vpn);
@@ -459,19 +456,22 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
 bool mm_has_mergeable(struct mm *mm);
 void mm_zap_all(struct ksm *k, struct mm *mm);
 
-/* exposure.c: the figures, only while k->expo */
+/* domains.c: mm's domain, as it joins the model (fork: parent, else NULL). */
+uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent);
+/* exposure.c: the observer ksm_observers_attach adds for opt.exposure (k->expo its state). */
 struct exposure *exposure_new(const struct ksm *k);
 void exposure_free(struct exposure *e);
-/* mm's domain, as it joins the model (fork: parent, else NULL). */
-uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent);
-/* rmap_item's page, last written at written_us, merged now into the KSM page it is listed under. */
-void exposure_merged(struct ksm *k, struct rmap_item *rmap_item, uint64_t written_us);
-/* mm's page, last written at written_us, merged now into the KSM zero page. */
-void exposure_zero_merged(struct ksm *k, const struct mm *mm, uint64_t written_us);
-/* mm's mapping at vpn of KSM page page ends by CoW or unshare now. */
-void exposure_unmerged(struct ksm *k, const struct mm *mm, uint64_t vpn, const struct page *page);
+extern const struct ksm_observer_ops exposure_observer;
+/* false_positives.c: the observer that hands each false positive to opt.on_false_positive. */
+extern const struct ksm_observer_ops false_positive_observer;
+
+/* pricing.c: ksmd's CPU time so far, this batch's work included (the advisor's clock). */
+double ksm_cpu_ns(struct ksm *k);
+/* The batch's CPU time, ns: added to truth.cpu_ns; the next batch starts from 0. */
+double ksm_batch_end(struct ksm *k);
 
 /* ksm.c */
+void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item);
 void ksm_enter(struct ksm *k, struct mm *mm);
 void ksm_exit(struct ksm *k, struct mm *mm);
 /* What mm.c calls where mm/memory.c calls into KSM (include/linux/ksm.h). */
@@ -491,9 +491,6 @@ void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap
 
 /* policy_gate.c: the policies' decisions, and the truth about them */
 /* gate_truth(), below: inline, as it runs at every visit of the kernel's gate. */
-/* Hands a false positive to opt.on_false_positive: its bytes against seen. */
-void ksm_report_false_positive(struct ksm *k, const struct rmap_item *rmap_item,
-			       const struct page *page);
 /*
  * The gate of a policy other than the kernel's: true when the page is to
  * wait for the next pass (volatile), as a moved checksum makes it.
@@ -537,26 +534,15 @@ static inline bool is_page_sharing_candidate(const struct ksm *k, const struct s
 static inline int memcmp_pages(struct ksm *k, const struct page *pa, const struct page *pb)
 {
 	const content *a = pa->c, *b = pb->c;
-	k->truth.memcmp_calls++;
 	uint64_t ka = page_key8(pa), kb = page_key8(pb);
 	if (ka != kb) {
-		k->truth.memcmp_bytes += 1 + __builtin_clzll(ka ^ kb) / 8;
-		k->batch_cpu_ns += k->opt.costs.node_ns;
-		k->cost_n.n[COST_TREE_LEVEL]++;
+		ksm_ev_memcmp_short(k, 1 + __builtin_clzll(ka ^ kb) / 8);
 		return ka < kb ? -1 : 1;
 	}
 	int r = a == b ? 0 : content_cmp(a, b);
 	/* Where bytes tie past the first 8 the compare usually runs long. */
-	k->truth.memcmp_bytes += TRACE_PAGE_SIZE;
-	k->batch_cpu_ns += k->opt.costs.memcmp_ns;
-	k->cost_n.n[COST_MEMCMP_LONG]++;
+	ksm_ev_memcmp_long(k);
 	return r;
-}
-
-/* A tree search went down depth levels: for the levels past the cold depth (cost_model.h). */
-static inline void search_depth_note(struct ksm *k, unsigned depth)
-{
-	k->cost_n.depths[depth < COST_DEPTHS ? depth : COST_DEPTHS - 1]++;
 }
 
 /* Remember the bytes of this visit: what the next visit is judged by. */
@@ -582,16 +568,8 @@ static inline bool gate_truth(struct ksm *k, struct rmap_item *rmap_item, const 
 {
 	bool changed = true;
 	if (rmap_item->seen) {
-		k->truth.gate_checks++;
 		changed = !content_equal(rmap_item->seen, page->c);
-		if (changed) {
-			k->truth.gate_changed++;
-			if (passed) {
-				k->truth.false_positives++;
-				if (k->opt.on_false_positive)
-					ksm_report_false_positive(k, rmap_item, page);
-			}
-		}
+		ksm_ev_gate(k, rmap_item, page, passed, changed);
 	}
 	rmap_item_set_seen(rmap_item, page->c);
 	return changed;

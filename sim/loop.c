@@ -101,6 +101,8 @@ bool loop_run(struct ksm *k, trace_reader *r, const struct loop_sinks *s,
 	*res = (struct loop_result){ 0 };
 
 	while ((got = trace_reader_next(r, &rec, error)) == 1) {
+		if (s->limit && !s->limit(s->limit_ctx, r, &rec, error))
+			return false;
 		if (s->admit && !s->admit(s->ctx, r, &rec, error))
 			return false;
 		res->records++;

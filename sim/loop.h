@@ -43,6 +43,14 @@ struct loop_sinks {
 	/* Before each record is applied: false (with error) stops the run there. */
 	bool (*admit)(void *ctx, trace_reader *r, const struct trace_record *rec, GError **error);
 	void *ctx;
+	/*
+	 * The run's own limit (sim/run.c: the memory limit), asked before
+	 * admit, with a context of its own so that the caller's sinks need no
+	 * wrapping: NULL, none.
+	 */
+	bool (*limit)(void *limit_ctx, const trace_reader *r, const struct trace_record *rec,
+		      GError **error);
+	void *limit_ctx;
 };
 
 struct loop_result {

@@ -247,9 +247,9 @@ static struct page *page_alloc(struct ksm *k, content *c, uint32_t nid)
 {
 	struct page *p = slab_alloc0(&k->page_slab);
 	p->mapcount = 1;
-	p->written_us = k->now;
 	p->nid = nid;
 	page_set_content(p, c);
+	ksm_ev_page_written(k, p);
 	return p;
 }
 
@@ -610,8 +610,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	if (p == KSM_ZERO_PTE) {
 		/* wp_page_copy from the zero pfn: no KSM folio, so no cow_ksm. */
 		ksm_might_unmap_zero_page(k, mm, p);
-		k->truth.mmu_invalidations++;
-		k->truth.mmu_change_pte++;
+		ksm_ev_replace_page(k);	/* wp_page_copy's */
 		next = stored_content(NULL, tc, replacement);
 		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
@@ -630,8 +629,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	if (p->wrprotect && !(page_thp(p) ? wp_can_reuse_thp_subpage(k, mm, p)
 					  : wp_can_reuse_anon_page(k, p))) {
 		/* wp_page_copy: the other mappings keep the old page; no KSM folio, no cow_ksm */
-		k->truth.mmu_invalidations++;
-		k->truth.mmu_change_pte++;
+		ksm_ev_replace_page(k);	/* wp_page_copy's */
 		struct page *copy = page_new(k, next, mm->nid);
 		copy->dirty = true;
 		pte_set(mm, vpn, copy);
@@ -642,7 +640,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 	}
 	page_set_content(p, next);
 	p->dirty = true;
-	p->written_us = k->now;
+	ksm_ev_page_written(k, p);
 }
 
 /* Zap every PTE of [start, end). */

@@ -4,10 +4,10 @@
  * kernel takes its own: ksm.c calls in from the gate of cmp_and_merge_page,
  * from try_to_merge_with_zero_page and from tree_index, and mm.c from the
  * CoW of a KSM page (through ksm_cow_ksm_page). policy.c holds the
- * registry and the parser. Also the simulator's judgement of every gate
- * (gate_truth, and a false positive's report) and what classification
- * loses (class_lost_check): truth, without cost or side effect on the
- * model.
+ * registry and the parser. Also what classification loses
+ * (class_lost_check): truth, without cost or side effect on the model.
+ * (gate_truth, the judgement of every gate, is inline in ksm_internal.h;
+ * a false positive's report is false_positives.c's.)
  */
 #include <string.h>
 #include <xxhash.h>
@@ -15,47 +15,6 @@
 
 /* 2^64 / phi, odd: Fibonacci hashing's multiplier (the kernel's GOLDEN_RATIO_64 is its negation). */
 #define GOLDEN_RATIO_2_64 0x9E3779B97F4A7C15ull
-
-/* ---- the judgement of a gate ---- */
-
-/* gate_truth(), the judgement of every gate, is inline in ksm_internal.h. */
-
-/*
- * A false positive, for opt.on_false_positive: which bytes changed unseen,
- * as ranges of offsets. Rare (2^-32 of the changes under a random 32-bit
- * hash), so the pages are made whole here, off the gate's path.
- */
-void ksm_report_false_positive(struct ksm *k, const struct rmap_item *rmap_item,
-			       const struct page *page)
-{
-	uint8_t before[TRACE_PAGE_SIZE], after[TRACE_PAGE_SIZE];
-	const uint8_t *a = content_materialize(rmap_item->seen, before);
-	const uint8_t *b = content_materialize(page->c, after);
-	GString *ranges = g_string_new(NULL);
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < TRACE_PAGE_SIZE; i++) {
-		uint32_t j = i;
-
-		if (a[i] == b[i])
-			continue;
-		while (j + 1 < TRACE_PAGE_SIZE && a[j + 1] != b[j + 1])
-			j++;
-		n += j - i + 1;
-		if (ranges->len)
-			g_string_append_c(ranges, ';');
-		g_string_append_printf(ranges, "%u", i);
-		if (j > i)
-			g_string_append_printf(ranges, "-%u", j);
-		i = j;
-	}
-	const struct ksm_false_positive fp = {
-		.t_us = k->now, .mm = rmap_item->mm->name, .vpn = rmap_item->vpn,
-		.checksum = rmap_item->oldchecksum, .bytes_changed = n, .ranges = ranges->str,
-	};
-	k->opt.on_false_positive(k->opt.false_positive_ctx, &fp);
-	g_string_free(ranges, TRUE);
-}
 
 /* ---- partial-hash ---- */
 
@@ -115,9 +74,7 @@ bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rm
 		k->pstats.dirty_checks++;
 		if (written) {
 			page->dirty = false;
-			k->pstats.dirty_flushes++;
-			k->batch_cpu_ns += k->opt.policy.dirty_flush_ns ? k->opt.policy.dirty_flush_ns
-									 : k->opt.costs.dirty_clear_ns;
+			ksm_ev_dirty_flush(k);
 			if (rmap_item->seen && content_equal(rmap_item->seen, page->c))
 				k->pstats.dirty_same_bytes++;
 		}
@@ -127,10 +84,7 @@ bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rm
 	case KSM_DETECT_PARTIAL: {
 		unsigned kw = partial_words(k, rmap_item);
 		uint64_t checksum = partial_checksum(content_peek(page->c), kw);
-		k->truth.checksums++;
-		k->pstats.partial_words += kw;
-		/* A strided word is a cache line of its own until the stride falls below one. */
-		k->batch_cpu_ns += k->opt.costs.checksum_ns * (kw < 64 ? kw : 64) / 64.0;
+		ksm_ev_partial_checksum(k, kw);
 		gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
 		if (rmap_item->oldchecksum != checksum) {
 			rmap_item->oldchecksum = checksum;

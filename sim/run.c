@@ -221,58 +221,22 @@ bool run_open(struct run *run, const struct run_config *cfg, GError **error)
 	return true;
 }
 
-/* The caller's sinks, behind the memory limit. */
-struct limited {
-	const struct loop_sinks *s;
-	const struct run_config *cfg;
-};
-
-static bool limited_mark(void *p, const char *label, uint64_t t_us, struct ksm *k,
-			 GError **error)
+/* The memory limit, record by record: loop_sinks.limit. */
+static bool limit(void *cfg, const trace_reader *r, const struct trace_record *rec,
+		  GError **error)
 {
-	const struct loop_sinks *s = ((struct limited *)p)->s;
-
-	return s->mark(s->ctx, label, t_us, k, error);
-}
-
-static bool limited_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k,
-			   GError **error)
-{
-	const struct loop_sinks *s = ((struct limited *)p)->s;
-
-	return s->sample(s->ctx, sim_us, trace_us, k, error);
-}
-
-static void limited_progress(void *p, const trace_reader *r, uint64_t records, uint64_t trace_us)
-{
-	const struct loop_sinks *s = ((struct limited *)p)->s;
-
-	s->progress(s->ctx, r, records, trace_us);
-}
-
-static bool limited_admit(void *p, trace_reader *r, const struct trace_record *rec,
-			  GError **error)
-{
-	struct limited *l = p;
-
-	if (!fits(l->cfg, r, rec, NULL, error))
-		return false;
-	return !l->s->admit || l->s->admit(l->s->ctx, r, rec, error);
+	return fits(cfg, r, rec, NULL, error);
 }
 
 bool run_replay(struct run *run, const struct loop_sinks *sinks, struct loop_result *res,
 		GError **error)
 {
 	struct loop_sinks s = *sinks;
-	struct limited l = { sinks, run->cfg };
 
 	s.check = run->cfg->model.check;
 	if (run->cfg->max_memory) {
-		s.mark = sinks->mark ? limited_mark : NULL;
-		s.sample = sinks->sample ? limited_sample : NULL;
-		s.progress = sinks->progress ? limited_progress : NULL;
-		s.admit = limited_admit;
-		s.ctx = &l;
+		s.limit = limit;
+		s.limit_ctx = (void *)run->cfg;
 	}
 	bool ok = loop_run(run->k, run->reader, &s, res, error);
 

@@ -66,18 +66,14 @@ static inline unsigned walks_ahead_step(struct walks_ahead *w, unsigned head, un
 
 /*
  * One unstable-tree search as the levels go: what it adds to the
- * counters, kept in registers while it runs (through memory, the
- * floating-point cost sum would be the level loop's longest dependency;
- * the sum takes the same terms in the same order, so it is the same to
- * the bit, and is written back before anything else adds to it), where
+ * counters, kept in registers while it runs and added at its end (the
+ * time is priced from the counts at the batch's end, pricing.c), where
  * the walks ahead stand, and the path's last two levels for the uncle.
  */
 struct search_walk {
-	double cpu_ns;			/* k->batch_cpu_ns, with this search's costs */
-	double node_ns;			/* a level's cost */
 	/* compares decided by the cached keys (high half) and their bytes (low half): one add a level */
 	uint64_t key_cmps;
-	uint64_t levels;		/* node_ns charges: the tree_level count */
+	uint64_t levels;		/* the tree_level count */
 	unsigned depth;			/* tree levels gone down (for the cold levels) */
 	uint64_t key;			/* the page's first 8 bytes */
 	bool corrupt;			/* went through a node whose page changed */
@@ -106,8 +102,6 @@ static inline void search_walk_start(struct ksm *k, struct search_walk *s, uint3
 		for (unsigned j = 0; j < w->n; j++)
 			w->ring[(w->head + j) % KSM_LOOKAHEAD].node = root;
 	}
-	s->cpu_ns = k->batch_cpu_ns;
-	s->node_ns = k->opt.costs.node_ns;
 	s->key_cmps = 0;
 	s->levels = 0;
 	s->depth = 0;
@@ -126,7 +120,6 @@ static inline void search_walk_level(struct ksm *k, struct search_walk *s)
 {
 	if (s->n_ahead)
 		s->turn = walks_ahead_step(&k->ahead, s->head, s->n_ahead, s->turn);
-	s->cpu_ns += s->node_ns;
 	s->levels++;
 	s->depth++;
 }
@@ -147,17 +140,13 @@ static inline int search_walk_memcmp(struct ksm *k, struct search_walk *s, const
 		const uint64_t tree_key = tree_rmap_item->cached_key;
 		if (tree_key != s->key) {
 			s->key_cmps += (UINT64_C(1) << 32) + 1 + __builtin_clzll(tree_key ^ s->key) / 8;
-			s->cpu_ns += s->node_ns;
 			s->levels++;
 			return s->key < tree_key ? -1 : 1;
 		}
 	} else {
 		s->corrupt |= tree_rmap_item->seen && !content_equal(tree_rmap_item->seen, tree_page->c);
 	}
-	k->batch_cpu_ns = s->cpu_ns;
-	int ret = memcmp_pages(k, page, tree_page);
-	s->cpu_ns = k->batch_cpu_ns;
-	return ret;
+	return memcmp_pages(k, page, tree_page);
 }
 
 /*
@@ -190,9 +179,8 @@ static inline void search_walk_prefetch_uncle(const struct search_walk *s)
 /* The search ends: its tallies go to the counters, and the walks ahead keep their turn. */
 static inline void search_walk_end(struct ksm *k, const struct search_walk *s)
 {
-	k->batch_cpu_ns = s->cpu_ns;
 	k->cost_n.n[COST_TREE_LEVEL] += s->levels;
-	search_depth_note(k, s->depth);
+	ksm_ev_search_depth(k, s->depth);
 	k->truth.memcmp_calls += s->key_cmps >> 32;
 	k->truth.memcmp_bytes += (uint32_t)s->key_cmps;
 	if (s->corrupt)

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The model's start and end: ksm_new sets the knobs to their defaults (or
+ * the pinned values), builds the trees for one node and attaches the
+ * observers the options ask for; ksm_free tears everything down without
+ * the kernel's bookkeeping. Apart from ksm.c, which is ksmd's twins only.
+ */
+#include "sim/ksm_internal.h"
+
+struct ksm *ksm_new(const struct ksm_options *opt)
+{
+	struct ksm *k = g_new0(struct ksm, 1);
+	k->opt = *opt;
+	if (!k->opt.hash)
+		k->opt.hash = hash_lookup(HASH_DEFAULT);
+	k->detector = k->opt.policy.detector;
+	k->hash_fn = k->opt.hash && k->detector == KSM_DETECT_CHECKSUM ? k->opt.hash->fn : NULL;
+	partial_hash_init(k);
+	if (k->hash_fn) {
+		content *z = content_zero();
+		k->zero_checksum = content_checksum(z, k->hash_fn, NULL);
+		content_unref(z);
+	}
+	for (int i = 0; i < KNOB_NR; i++)
+		k->knob[i] = knob_table[i].def;
+	for (int i = 0; i < KNOB_NR; i++)
+		if (k->opt.pinned[i])
+			k->knob[i] = k->opt.pinned_value[i];
+	k->mm_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	INIT_LIST_HEAD(&k->mm_head.mm_node);
+	k->scan.mm_slot = &k->mm_head;
+	k->nr_roots = 1;
+	k->nr_classes = MAX(k->opt.policy.classes, 1);
+	k->selective = k->opt.policy.class_by >= KSM_CLASS_BY_DOMAIN;
+	k->domains_next = k->opt.domains ? k->opt.domains->names->len : 0;
+	k->domain_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	ksm_observers_attach(k);
+	k->root_stable_tree = g_new0(struct rb_root, k->nr_classes);
+	k->root_unstable_tree = g_new0(struct rb_root, k->nr_classes);
+	k->ksmd = KSMD_WAITING;
+	k->lru_gen = 1;		/* 0 is no page's batch */
+	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item),
+		  "an arena of rmap_items");
+	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
+	return k;
+}
+
+static void free_tree_nodes(struct rb_node *n)
+{
+	if (!n)
+		return;
+	free_tree_nodes(n->rb_left);
+	free_tree_nodes(n->rb_right);
+	struct stable_node *node = rb_entry(n, struct stable_node, node);
+	if (is_stable_node_chain(node)) {
+		struct stable_node *dup;
+		struct hlist_node *next;
+		hlist_for_each_entry_safe(dup, next, &node->hlist, hlist_dup)
+			g_free(dup);	/* free_stable_node */
+	}
+	g_free(node);
+}
+
+void ksm_free(struct ksm *k)
+{
+	if (!k)
+		return;
+	/* Teardown without bookkeeping: rmap_items, then pages, then nodes. */
+	GPtrArray *all = ksm_all_mms(k);
+	for (guint i = 0; i < all->len; i++) {
+		struct mm *mm = all->pdata[i];
+		struct rmap_item *rmap_item, *next;
+		for (rmap_item = mm->rmap_list; rmap_item; rmap_item = next) {
+			next = rmap_item->rmap_list;
+			free_rmap_item(k, rmap_item);
+		}
+		mm->rmap_list = NULL;
+		mm_zap_all(k, mm);
+		mm_destroy(k, mm);
+	}
+	g_ptr_array_free(all, TRUE);
+	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
+		free_tree_nodes(k->root_stable_tree[i].rb_node);
+	g_free(k->root_stable_tree);
+	g_free(k->root_unstable_tree);
+	g_hash_table_destroy(k->mm_by_name);
+	g_hash_table_destroy(k->domain_seen);
+	ksm_observers_free(k);
+	slab_destroy(&k->rmap_item_cache);
+	slab_destroy(&k->page_slab);
+	g_free(k);
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The house rules, checked: no C file outside tests/ over 1,500 lines; no
+# function over 150 (from a '{' in column 0 to the next '}' in column 0,
+# both counted: the kernel's layout, which the tree follows); struct page
+# and rmap_item asserted at their sizes without exposure (40 and 88
+# bytes: exposure keeps its own side tables); and the twins of sim/ksm.c
+# free of measurement: they state events through sim/ksm_events.h, never
+# touching the truth, cost or exposure state themselves.
+# usage: house_rules.sh SOURCE-TOP. Exit 1 with one line per broken rule.
+set -u
+top=${1:?usage: house_rules.sh SOURCE-TOP}
+max_file=1500 max_fn=150
+bad=0
+
+files=$(cd "$top" && find . -name '*.c' -not -path './tests/*' -not -path './build*' \
+	-not -path './.git/*' -not -path './subprojects/*' | sort)
+[ -n "$files" ] || { echo "house rules: no C file under $top"; exit 1; }
+for f in $files; do
+	n=$(wc -l <"$top/$f")
+	if [ "$n" -gt "$max_file" ]; then
+		echo "${f#./}: $n lines (at most $max_file)"
+		bad=1
+	fi
+done
+long=$(cd "$top" && awk -v max="$max_fn" '
+	FNR == 1 { start = 0 }
+	/^\{/ { start = FNR; name = prev }
+	/^\}/ && start {
+		n = FNR - start + 1
+		if (n > max) printf "%s:%d: function of %d lines (at most %d): %s\n",
+			substr(FILENAME, 3), start, n, max, name
+		start = 0
+	}
+	{ prev = $0 }' $files)
+if [ -n "$long" ]; then
+	echo "$long"
+	bad=1
+fi
+for s in 'struct page) == 40' 'struct rmap_item) == 88'; do
+	if ! grep -rqE "(G_STATIC_ASSERT|_Static_assert) *\(sizeof\($s\)" "$top/sim"; then
+		echo "sim/: no static assertion of sizeof($s (its size without exposure)"
+		bad=1
+	fi
+done
+if [ -f "$top/sim/ksm.c" ]; then
+	grep -nE 'k->truth|cost_n|->expo|batch_cpu_ns|on_false_positive|cost_charged' \
+		"$top/sim/ksm.c" | sed 's/^/sim\/ksm.c:/; s/$/ (measurement in a twin: use a hook of sim\/ksm_events.h)/' |
+		grep . && bad=1
+fi
+exit "$bad"
