@@ -11,12 +11,14 @@
 #include "util/escape.h"
 #include "util/parse.h"
 #include "marks/marks.h"
+#include "sim/profile.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim diff A.csv B.csv [--only COLS] [--ignore COLS] [--cpu-tolerance PCT]\n"
-		"                   [--cpu-floor-ms MS]\n\n"
+		"                   [--cpu-floor-ms MS]\n"
+		"       ksmsim diff --profile A B [--share-tolerance PP]\n\n"
 		"Compares two marks files row by row (same position, same label) on the\n"
 		"counters t_us .. %s, or only the comma-separated COLS given to --only\n"
 		"(extra columns too), less those given to --ignore. Per-mm files (written\n"
@@ -31,9 +33,57 @@ static void usage(FILE *out)
 		"Its table and verdict are printed after the exact counters'.\n"
 		"Exit status: 0 all compared cells agree (CPU within tolerance), 1 some exact\n"
 		"counter differs or the CPU is outside the tolerance (the last line says\n"
-		"which), 2 bad input.\n",
+		"which), 2 bad input.\n\n"
+		"--profile compares two profiles of ksmd's CPU by term ('ksmsim live\n"
+		"--profile', 'ksmsim run --profile-csv') at their last mark: each term's\n"
+		"share, the live terms folded into those the model prices as one (visit:\n"
+		"page_table_walk + mmap_lock + scan; tree_search: page_compare +\n"
+		"stable_folio). Exit 1 when a share differs by more than PP percentage\n"
+		"points (--share-tolerance, default %.0f).\n",
 		marks_columns[MARKS_COW_KSM].name, marks_columns[MARKS_KSMD_CPU_MS].name,
-		MARKS_CPU_TOLERANCE_PCT, MARKS_CPU_FLOOR_MS);
+		MARKS_CPU_TOLERANCE_PCT, MARKS_CPU_FLOOR_MS, PROFILE_SHARE_TOLERANCE_PP);
+}
+
+/* --profile A B [--share-tolerance PP]: the shares of two profiles. */
+static int diff_profile(int argc, char **argv)
+{
+	const char *paths[2] = { NULL, NULL };
+	double tol = PROFILE_SHARE_TOLERANCE_PP;
+	int npaths = 0;
+	GError *err = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--profile"))
+			continue;
+		if (!strcmp(argv[i], "--share-tolerance")) {
+			if (i + 1 >= argc || !parse_double(argv[i + 1], &tol) || tol < 0 || tol > 100) {
+				fprintf(stderr, "ksmsim diff: --share-tolerance needs percentage "
+					"points from 0 to 100\n");
+				return EXIT_USAGE;
+			}
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "ksmsim diff: unknown option '%s' with --profile\n", argv[i]);
+			return EXIT_USAGE;
+		} else if (npaths < 2) {
+			paths[npaths++] = argv[i];
+		} else {
+			fprintf(stderr, "ksmsim diff: --profile takes two files\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (npaths != 2) {
+		fprintf(stderr, "ksmsim diff: --profile takes two files (see 'ksmsim diff --help')\n");
+		return EXIT_USAGE;
+	}
+	int rc = profile_diff(paths[0], paths[1], tol, stdout, &err);
+
+	if (rc < 0) {
+		error_line("ksmsim diff", err->message);
+		g_error_free(err);
+		return EXIT_USAGE;
+	}
+	return rc;
 }
 
 static void print_table(const struct marks_diff *d)
@@ -103,6 +153,9 @@ int cmd_diff(int argc, char **argv)
 	GError *err = NULL;
 	int npaths = 0, rc = EXIT_USAGE;
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--profile"))
+			return diff_profile(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);

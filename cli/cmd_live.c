@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--mm-stats-csv FILE]\n"
 		"                   [--settle-timeout SEC] [--base ADDR] [--cpu N|any]\n"
-		"                   [--khugepaged hold|run]\n"
+		"                   [--khugepaged hold|run] [--profile FILE]\n"
 		"       ksmsim live --measure-scan-rate [--mib N] [--csv FILE]\n"
 		"       ksmsim live --check\n\n"
 		"Replays a trace on this machine's real KSM (root only): one process per mm,\n"
@@ -53,6 +53,11 @@ static void usage(FILE *out)
 		"--measure-scan-rate measures ksmd's top scan rate (pages/s) on distinct,\n"
 		"identical and zero pages, N MiB each (default 1024, at most %d) over 2\n"
 		"processes.\n"
+		"--profile FILE samples ksmd's kernel call chains while the trace replays\n"
+		"(perf cpu-clock every 250 us of ksmd's CPU, symbols from /proc/kallsyms)\n"
+		"and writes at each mark every cost term's samples, share and ms so far\n"
+		"(label,term,samples,share,ms; the terms and their kernel functions in\n"
+		"live/profile.c and sim/MODEL.md, \"ksmd measured by function\").\n"
 		"--check exits 0 when a replay could run here, else says why and exits 1.\n",
 		(guint64)LIVE_DEFAULT_BASE, MAX_MIB);
 }
@@ -184,7 +189,7 @@ enum live_mode {
  */
 static int parse_options(int argc, char **argv, enum live_mode *mode,
 			 struct live_replay_params *p, const char **trace, const char **marks,
-			 const char **mm_stats)
+			 const char **mm_stats, const char **profile)
 {
 	*mode = MODE_REPLAY;
 	for (int i = 1; i < argc; i++) {
@@ -204,7 +209,7 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 		} else if (!v) {
 			static const char *const takes_value[] = { "--trace", "--marks-csv",
 				"--mm-stats-csv", "--settle-timeout", "--base", "--cpu",
-				"--khugepaged" };
+				"--khugepaged", "--profile" };
 			bool known = false;
 
 			for (size_t k = 0; k < G_N_ELEMENTS(takes_value); k++)
@@ -220,6 +225,8 @@ static int parse_options(int argc, char **argv, enum live_mode *mode,
 			*marks = v;
 		} else if (!strcmp(a, "--mm-stats-csv")) {
 			*mm_stats = v;
+		} else if (!strcmp(a, "--profile")) {
+			*profile = v;
 		} else if (!strcmp(a, "--settle-timeout")) {
 			if (!parse_double(v, &p->settle_timeout) || !(p->settle_timeout > 0)) {
 				fprintf(stderr, "ksmsim live: bad --settle-timeout '%s'\n", v);
@@ -265,7 +272,7 @@ static int bad_input(GError *err)
 
 int cmd_live(int argc, char **argv)
 {
-	const char *trace = NULL, *marks = "-", *mm_stats_path = NULL;
+	const char *trace = NULL, *marks = "-", *mm_stats_path = NULL, *profile_path = NULL;
 	struct live_replay_params p = {
 		.settle_timeout = 120,
 		.base = LIVE_DEFAULT_BASE,
@@ -273,13 +280,13 @@ int cmd_live(int argc, char **argv)
 	};
 	struct live_session *sess;
 	trace_reader *r = NULL;
-	atomic_file *out = NULL, *mm_out = NULL;
+	atomic_file *out = NULL, *mm_out = NULL, *prof_out = NULL;
 	GError *err = NULL, *rerr = NULL;
 	enum live_mode mode;
 	bool ok;
 	int rc;
 
-	rc = parse_options(argc, argv, &mode, &p, &trace, &marks, &mm_stats_path);
+	rc = parse_options(argc, argv, &mode, &p, &trace, &marks, &mm_stats_path, &profile_path);
 	if (rc)
 		return rc;
 	switch (mode) {
@@ -299,7 +306,7 @@ int cmd_live(int argc, char **argv)
 	}
 	const struct file_use uses[] = {
 		{ "--trace", trace, false }, { "--marks-csv", marks, true },
-		{ "--mm-stats-csv", mm_stats_path, true },
+		{ "--mm-stats-csv", mm_stats_path, true }, { "--profile", profile_path, true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &err))
 		return bad_input(err);
@@ -313,14 +320,31 @@ int cmd_live(int argc, char **argv)
 		atomic_file_abort(out);
 		out = NULL;
 	}
+	if (out && profile_path && !(prof_out = atomic_file_open(profile_path, &err))) {
+		atomic_file_abort(out);
+		atomic_file_abort(mm_out);
+		out = NULL;
+	}
 	if (!out) {
 		trace_reader_free(r);
 		return bad_input(err);
+	}
+	/* perf or the symbols unavailable: one line, before KSM is touched */
+	if (prof_out && !(p.profile = live_profile_open(atomic_file_stream(prof_out), &err))) {
+		error_line("ksmsim live", err->message);
+		g_error_free(err);
+		atomic_file_abort(out);
+		atomic_file_abort(mm_out);
+		atomic_file_abort(prof_out);
+		trace_reader_free(r);
+		return 1;
 	}
 	sess = live_session_begin(&err);
 	if (!sess) {
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
+		atomic_file_abort(prof_out);
+		live_profile_close(p.profile);
 		trace_reader_free(r);
 		return bad_input(err);
 	}
@@ -330,6 +354,11 @@ int cmd_live(int argc, char **argv)
 	p.mm_stats = mm_out ? atomic_file_stream(mm_out) : NULL;
 	ok = live_replay(&p, r, &err);
 	trace_reader_free(r);
+	if (p.profile) {
+		fprintf(atomic_file_stream(prof_out), "# samples lost (the buffer full): %"
+			G_GUINT64_FORMAT "\n", (guint64)live_profile_lost(p.profile));
+		live_profile_close(p.profile);
+	}
 	if (!live_session_end(sess, &rerr)) {
 		error_line("ksmsim live: restoring KSM failed", rerr->message);
 		g_error_free(rerr);
@@ -344,9 +373,10 @@ int cmd_live(int argc, char **argv)
 		g_clear_error(&err);
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
+		atomic_file_abort(prof_out);
 		return signals_exit_status(rc);
 	}
-	atomic_file **const outs[] = { &out, &mm_out };
+	atomic_file **const outs[] = { &out, &mm_out, &prof_out };
 	if (!atomic_file_commit_all(outs, G_N_ELEMENTS(outs), &err)) {
 		error_line("ksmsim live", err->message);
 		g_error_free(err);
