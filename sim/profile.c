@@ -41,13 +41,24 @@ static const int model_group[COST_NR] = {
 	[COST_FULL_PASS] = 6,
 };
 
+/*
+ * What a group's count is: one event of its main term (a visit, a
+ * checksum, a tree level, a merge, an rmap_item made, a chain step, a
+ * pass), so that live ms over this count is a price; -1: none.
+ */
+static const int group_event[G_N_ELEMENTS(groups)] = {
+	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MERGE, COST_RMAP_ITEM, COST_CHAIN_STEP,
+	COST_FULL_PASS, -1,
+};
+
 void profile_model_header(FILE *f, const char *trace_label)
 {
 	char *l = escape_line(trace_label);
 
 	fprintf(f, "# ksmsim run --profile-csv: trace %s; the model's ksmd CPU by term at each "
-		"mark (count: the model's events of the term, ms: count times the cost table's "
-		"price, summed; cumulative; sim/MODEL.md \"ksmd measured by function\")\n", l);
+		"mark (count: the model's events of the term's main kind: visits, checksums, "
+		"tree levels, merges, rmap_items made, chain steps, passes; ms: the cost table's "
+		"prices times the counts of every term in the group; cumulative; sim/MODEL.md \"ksmd measured by function\")\n", l);
 	g_free(l);
 	fputs("label,term,count,share,ms\n", f);
 }
@@ -66,7 +77,8 @@ void profile_model_row(FILE *f, const char *label, const struct cost_counts *c,
 		double v = (double)c->n[i] * cost_get(t, i);
 
 		ns[model_group[i]] += v;
-		n[model_group[i]] += c->n[i];
+		if (group_event[model_group[i]] == i)
+			n[model_group[i]] += c->n[i];
 		total += v;
 	}
 	for (size_t g = 0; g < NGROUPS; g++)
