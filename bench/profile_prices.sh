@@ -26,16 +26,16 @@ for t in "$@"; do
 		"$bin" live --trace "$t" --marks-csv /dev/null --profile "$tmp/live.$r.csv" >"$tmp/out" 2>&1 ||
 			{ echo "profile_prices.sh: $name: $(tail -n 1 "$tmp/out")" >&2; exit 1; }
 	done
-	# the last mark of each file: one row per term (11 live, 8 modelled)
+	# the last mark of each file: one row per term (12 live, 8 modelled)
 	grep -v '^#' "$tmp/model.csv" | tail -n 8 >"$tmp/m"
-	for r in $(seq 1 "$rep"); do grep -v '^#' "$tmp/live.$r.csv" | tail -n 11 >"$tmp/l.$r"; done
+	for r in $(seq 1 "$rep"); do grep -v '^#' "$tmp/live.$r.csv" | tail -n 12 >"$tmp/l.$r"; done
 	awk -F, -v name="$name" '
 	function isort(a, n,    i, j, t) {	# mawk has no asort
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	}
 	function group(term) {
 		if (term == "page_table_walk" || term == "mmap_lock" || term == "scan") return "visit"
-		if (term == "page_compare" || term == "stable_folio") return "tree_search"
+		if (term == "page_compare" || term == "stable_folio" || term == "tree_page") return "tree_search"
 		return term
 	}
 	FNR == 1 { file++ }

@@ -38,8 +38,8 @@ static void usage(FILE *out)
 		"--profile', 'ksmsim run --profile-csv') at their last mark: each term's\n"
 		"share, the live terms folded into those the model prices as one (visit:\n"
 		"page_table_walk + mmap_lock + scan; tree_search: page_compare +\n"
-		"stable_folio). Exit 1 when a share differs by more than PP percentage\n"
-		"points (--share-tolerance, default %.0f).\n",
+		"stable_folio + tree_page). Exit 1 when a share differs by more than PP\n"
+		"percentage points (--share-tolerance, default %.0f).\n",
 		marks_columns[MARKS_COW_KSM].name, marks_columns[MARKS_KSMD_CPU_MS].name,
 		MARKS_CPU_TOLERANCE_PCT, MARKS_CPU_FLOOR_MS, PROFILE_SHARE_TOLERANCE_PP);
 }

@@ -41,6 +41,7 @@ const char *const live_profile_term_names[LIVE_PROFILE_NR] = {
 	[LIVE_PROFILE_CHECKSUM] = "checksum",
 	[LIVE_PROFILE_COMPARE] = "page_compare",
 	[LIVE_PROFILE_STABLE_FOLIO] = "stable_folio",
+	[LIVE_PROFILE_TREE_PAGE] = "tree_page",
 	[LIVE_PROFILE_MERGE] = "merge",
 	[LIVE_PROFILE_RMAP_ITEM] = "rmap_item",
 	[LIVE_PROFILE_MMAP_LOCK] = "mmap_lock",
@@ -66,6 +67,13 @@ static const struct {
 #define FN(f, t) { .fn = f, .term = t }
 #define ENCL(f, t) { .fn = f, .term = t, .encloses = true }
 #define UNDER(f, t, c) { .fn = f, .term = t, .caller = c }
+	/*
+	 * An unstable tree level's page: get_mergeable_page (inlined) walks the
+	 * node's page table with folio_walk_start straight from ksm_scan_thread;
+	 * the walk to the next page to visit goes through walk_page_range.
+	 */
+	UNDER("folio_walk_start", LIVE_PROFILE_TREE_PAGE, "ksm_scan_thread"),
+	UNDER("folio_walk_end", LIVE_PROFILE_TREE_PAGE, "ksm_scan_thread"),
 	/* the page-table walk to the next page: ksm_next_page_pmd_entry's walk */
 	FN("folio_walk_start", LIVE_PROFILE_WALK), FN("folio_walk_end", LIVE_PROFILE_WALK),
 	FN("ksm_next_page_pmd_entry", LIVE_PROFILE_WALK), FN("walk_page_range", LIVE_PROFILE_WALK),
@@ -171,8 +179,10 @@ static bool load_kallsyms(struct live_profile *p, GError **error)
 		int term = -1;
 
 		for (size_t i = 0; i < G_N_ELEMENTS(fn_terms); i++)
-			if (!strcmp(fn_terms[i].fn, name))
-				term = (int)i;
+			if (!strcmp(fn_terms[i].fn, name)) {
+				term = (int)i;	/* the first of its entries */
+				break;
+			}
 		p->syms[p->nsyms++] = (struct ksym){
 			.addr = addr, .term = term,
 			.name = term >= 0 ? fn_terms[term].fn : g_string_chunk_insert(p->names, name),
@@ -231,8 +241,12 @@ static enum live_profile_term attribute(const struct live_profile *p, const uint
 
 		if (t < 0)
 			continue;
-		if (fn_terms[t].caller &&
-		    (i + 1 >= nf || strcmp(frames[i + 1]->name, fn_terms[t].caller)))
+		/* one function's entries are adjacent, those that need a caller first */
+		while (t < (int)G_N_ELEMENTS(fn_terms) && !strcmp(fn_terms[t].fn, frames[i]->name) &&
+		       fn_terms[t].caller &&
+		       (i + 1 >= nf || strcmp(frames[i + 1]->name, fn_terms[t].caller)))
+			t++;
+		if (t >= (int)G_N_ELEMENTS(fn_terms) || strcmp(fn_terms[t].fn, frames[i]->name))
 			continue;
 		if (fn_terms[t].encloses)
 			return fn_terms[t].term;

@@ -4,7 +4,8 @@
  * comparison of two profiles (profile.h). The model prices a few kinds of
  * work as one where the live profile names their parts (a visit: the
  * page-table walk, the mmap lock and the scan loop's own work; a tree
- * level: the compare and the stable node's folio), so both sides are
+ * level: the compare, the stable node's folio, the unstable node's page
+ * table walk), so both sides are
  * folded into the groups below before shares are compared.
  */
 #include <errno.h>
@@ -21,7 +22,7 @@ static const struct {
 } groups[] = {
 	{ "visit", { "page_table_walk", "mmap_lock", "scan", "visit" } },
 	{ "checksum", { "checksum" } },
-	{ "tree_search", { "page_compare", "stable_folio", "tree_search" } },
+	{ "tree_search", { "page_compare", "stable_folio", "tree_page", "tree_search" } },
 	{ "merge", { "merge" } },
 	{ "rmap_item", { "rmap_item" } },
 	{ "chain_walk", { "chain_walk" } },
