@@ -12,12 +12,14 @@
 #include "util/json.h"
 #include "util/parse.h"
 #include "marks/marks.h"
+#include "sim/profile.h"
 
 static void usage_text(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim diff A.csv B.csv [--only COLS] [--ignore COLS] [--cpu-tolerance PCT]\n"
-		"                   [--cpu-floor-ms MS] [--json]\n\n"
+		"                   [--cpu-floor-ms MS] [--json]\n"
+		"       ksmsim diff --profile A B [--share-tolerance PP]\n\n"
 		"Compares two marks files row by row (same position, same label) on the\n"
 		"counters t_us .. %s, or only the comma-separated COLS given to --only\n"
 		"(extra columns too), less those given to --ignore. Per-mm files (written\n"
@@ -36,9 +38,15 @@ static void usage_text(FILE *out)
 		"label, a_ms, b_ms, ratio, verdict), cpu_outside, and agree (true/false).\n"
 		"Exit status: 0 all compared cells agree (CPU within tolerance), 1 some exact\n"
 		"counter differs or the CPU is outside the tolerance (the last line says\n"
-		"which), 2 bad input.\n\nOptions:\n",
+		"which), 2 bad input.\n"
+		"--profile compares two profiles of ksmd's CPU by term ('ksmsim live\n"
+		"--profile', 'ksmsim run --profile-csv') at their last mark: each term's\n"
+		"share, the live terms folded into those the model prices as one (visit:\n"
+		"page_table_walk + mmap_lock + scan; tree_search: page_compare +\n"
+		"stable_folio + tree_page). Exit 1 when a share differs by more than PP\n"
+		"percentage points (--share-tolerance, default %.0f).\n\nOptions:\n",
 		marks_columns[MARKS_COW_KSM].name, marks_columns[MARKS_KSMD_CPU_MS].name,
-		MARKS_CPU_TOLERANCE_PCT, MARKS_CPU_FLOOR_MS);
+		MARKS_CPU_TOLERANCE_PCT, MARKS_CPU_FLOOR_MS, PROFILE_SHARE_TOLERANCE_PP);
 }
 
 static void print_table(const struct marks_diff *d)
@@ -162,12 +170,12 @@ static char **split_list(const char *arg)
 /* The command line as parsed. */
 struct args {
 	const char *only, *ignore;
-	double tolerance_pct, floor_ms;
-	bool help, json;
+	double tolerance_pct, floor_ms, share_pp;
+	bool help, json, profile;
 	struct cli_once once;
 };
 
-enum { OPT_ONLY = 256, OPT_IGNORE, OPT_TOLERANCE, OPT_FLOOR, OPT_JSON };
+enum { OPT_ONLY = 256, OPT_IGNORE, OPT_TOLERANCE, OPT_FLOOR, OPT_JSON, OPT_PROFILE, OPT_SHARE };
 #define AT(f) offsetof(struct args, f)
 static const struct cli_opt rows[] = {
 	{ "only", OPT_ONLY, CLI_STR, "COLS", AT(only),
@@ -179,6 +187,11 @@ static const struct cli_opt rows[] = {
 	{ "cpu-floor-ms", OPT_FLOOR, CLI_DOUBLE, "MS", AT(floor_ms), .dmax = 1e9,
 	  .wants = "a number from 0 to 1e9 (ms)", .show_default = true,
 	  .help = "rows where both CPU times are below MS agree" },
+	{ "profile", OPT_PROFILE, CLI_FLAG, NULL, AT(profile),
+	  .help = "A and B are profiles of ksmd's CPU by term: compare shares" },
+	{ "share-tolerance", OPT_SHARE, CLI_DOUBLE, "PP", AT(share_pp), .dmax = 100,
+	  .wants = "percentage points from 0 to 100", .show_default = true,
+	  .help = "--profile: a term's shares within PP points agree" },
 	{ "json", OPT_JSON, CLI_FLAG, NULL, AT(json),
 	  .help = "print one JSON object in place of the tables" },
 	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "this help" },
@@ -186,6 +199,7 @@ static const struct cli_opt rows[] = {
 
 static const struct args defaults = {
 	.tolerance_pct = MARKS_CPU_TOLERANCE_PCT, .floor_ms = MARKS_CPU_FLOOR_MS,
+	.share_pp = PROFILE_SHARE_TOLERANCE_PP,
 };
 
 static void usage(FILE *out)
@@ -224,6 +238,12 @@ int cmd_diff(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (a.profile) {
+		if (a.only || a.ignore || a.json)
+			return cli_error(PROG, "--profile compares shares only: no --only, --ignore or --json");
+		rc = profile_diff(paths[0], paths[1], a.share_pp, stdout, &err);
+		return rc < 0 ? cli_gerror(PROG, err) : rc;
+	}
 	char **only = split_list(a.only), **ignore = split_list(a.ignore);
 	struct marks_diff_opts o = {
 		.cpu_tolerance = a.tolerance_pct / 100, .cpu_floor_ms = a.floor_ms,

@@ -29,7 +29,7 @@ static void usage_text(FILE *out)
 	fprintf(out,
 		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--mm-stats-csv FILE]\n"
 		"                   [--settle-timeout SEC] [--base ADDR] [--cpu N|any]\n"
-		"                   [--khugepaged hold|run]\n"
+		"                   [--khugepaged hold|run] [--profile FILE]\n"
 		"       ksmsim live --measure-scan-rate [--mib N] [--csv FILE]\n"
 		"       ksmsim live --check\n\n"
 		"Replays a trace on this machine's real KSM (root only): one process per mm,\n"
@@ -56,6 +56,11 @@ static void usage_text(FILE *out)
 		"--measure-scan-rate measures ksmd's top scan rate (pages/s) on distinct,\n"
 		"identical and zero pages, N MiB each (default 1024, at most %d) over 2\n"
 		"processes.\n"
+		"--profile FILE samples ksmd's kernel call chains while the trace replays\n"
+		"(perf cpu-clock every 250 us of ksmd's CPU, symbols from /proc/kallsyms)\n"
+		"and writes at each mark every cost term's samples, share and ms so far\n"
+		"(label,term,samples,share,ms; the terms and their kernel functions in\n"
+		"live/profile.c and sim/MODEL.md, \"ksmd measured by function\").\n"
 		"--check exits 0 when a replay could run here, else says why and exits 1.\n",
 		(guint64)LIVE_DEFAULT_BASE, MAX_MIB);
 }
@@ -153,7 +158,7 @@ static int measure_scan_rate(uint64_t mib, const char *csv_path)
 /* The command line as parsed. */
 struct args {
 	struct live_replay_params p;
-	const char *trace, *marks, *mm_stats, *khugepaged, *cpu, *csv;
+	const char *trace, *marks, *mm_stats, *khugepaged, *cpu, *csv, *profile;
 	uint64_t mib;
 	bool help, scan_rate, check;
 	struct cli_once once;
@@ -161,7 +166,7 @@ struct args {
 
 enum {
 	OPT_TRACE = 256, OPT_MARKS, OPT_MM_STATS, OPT_SETTLE, OPT_BASE, OPT_CPU, OPT_KHUGEPAGED,
-	OPT_SCAN_RATE, OPT_MIB, OPT_CSV, OPT_CHECK,
+	OPT_SCAN_RATE, OPT_MIB, OPT_CSV, OPT_CHECK, OPT_PROFILE,
 };
 #define AT(f) offsetof(struct args, f)
 /* Parsed before anything is done: --khugepaged acts only once the whole line is good. */
@@ -186,6 +191,8 @@ static const struct cli_opt rows[] = {
 	{ "mib", OPT_MIB, CLI_U64, "N", AT(mib), .min = 1, .max = MAX_MIB, .show_default = true,
 	  .help = "--measure-scan-rate: MiB of each set" },
 	{ "csv", OPT_CSV, CLI_STR, "FILE", AT(csv), .help = "--measure-scan-rate: the rates as CSV" },
+	{ "profile", OPT_PROFILE, CLI_STR, "FILE", AT(profile),
+	  .help = "ksmd's CPU by cost term at each mark (perf, root)" },
 	{ "check", OPT_CHECK, CLI_FLAG, NULL, AT(check), .help = "whether a replay could run here" },
 	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "this help" },
 };
@@ -270,10 +277,10 @@ int cmd_live(int argc, char **argv)
 {
 	struct args a = defaults;
 	struct live_replay_params p;
-	const char *trace, *marks, *mm_stats_path;
+	const char *trace, *marks, *mm_stats_path, *profile_path;
 	struct live_session *sess;
 	trace_reader *r = NULL;
-	atomic_file *out = NULL, *mm_out = NULL;
+	atomic_file *out = NULL, *mm_out = NULL, *prof_out = NULL;
 	GError *err = NULL, *rerr = NULL;
 	bool ok;
 	int rc;
@@ -291,9 +298,10 @@ int cmd_live(int argc, char **argv)
 	trace = a.trace;
 	marks = a.marks;
 	mm_stats_path = a.mm_stats;
+	profile_path = a.profile;
 	const struct file_use uses[] = {
 		{ "--trace", trace, false }, { "--marks-csv", marks, true },
-		{ "--mm-stats-csv", mm_stats_path, true },
+		{ "--mm-stats-csv", mm_stats_path, true }, { "--profile", profile_path, true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &err))
 		return cli_gerror(PROG, err);
@@ -307,14 +315,30 @@ int cmd_live(int argc, char **argv)
 		atomic_file_abort(out);
 		out = NULL;
 	}
+	if (out && profile_path && !(prof_out = atomic_file_open(profile_path, &err))) {
+		atomic_file_abort(out);
+		atomic_file_abort(mm_out);
+		out = NULL;
+	}
 	if (!out) {
 		trace_reader_free(r);
 		return cli_gerror(PROG, err);
+	}
+	/* perf or the symbols unavailable: one line, before KSM is touched */
+	if (prof_out && !(p.profile = live_profile_open(atomic_file_stream(prof_out), &err))) {
+		atomic_file_abort(out);
+		atomic_file_abort(mm_out);
+		atomic_file_abort(prof_out);
+		trace_reader_free(r);
+		cli_gerror(PROG, err);
+		return 1;
 	}
 	sess = live_session_begin(&err);
 	if (!sess) {
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
+		atomic_file_abort(prof_out);
+		live_profile_close(p.profile);
 		trace_reader_free(r);
 		return cli_gerror(PROG, err);
 	}
@@ -324,6 +348,11 @@ int cmd_live(int argc, char **argv)
 	p.mm_stats = mm_out ? atomic_file_stream(mm_out) : NULL;
 	ok = live_replay(&p, r, &err);
 	trace_reader_free(r);
+	if (p.profile) {
+		fprintf(atomic_file_stream(prof_out), "# samples lost (the buffer full): %"
+			G_GUINT64_FORMAT "\n", (guint64)live_profile_lost(p.profile));
+		live_profile_close(p.profile);
+	}
 	if (!live_session_end(sess, &rerr)) {
 		cli_error(PROG, "restoring KSM failed: %s", rerr->message);
 		g_error_free(rerr);
@@ -338,9 +367,10 @@ int cmd_live(int argc, char **argv)
 		g_clear_error(&err);
 		atomic_file_abort(out);
 		atomic_file_abort(mm_out);
+		atomic_file_abort(prof_out);
 		return signals_exit_status(rc);
 	}
-	atomic_file **const outs[] = { &out, &mm_out };
+	atomic_file **const outs[] = { &out, &mm_out, &prof_out };
 	if (!atomic_file_commit_all(outs, G_N_ELEMENTS(outs), &err)) {
 		cli_error(PROG, "%s", err->message);
 		g_error_free(err);

@@ -10,6 +10,7 @@
 #include "sim/ksm.h"
 #include "sim/run.h"
 #include "sim/output.h"
+#include "sim/profile.h"
 #include "traces/reader.h"
 #include "util/atomic_file.h"
 #include "util/escape.h"
@@ -77,6 +78,9 @@ static void usage(FILE *f)
 "                         passed as unchanged): t_us, mm, vpn, the checksum\n"
 "                         it kept, bytes_changed and the changed byte\n"
 "                         offsets (ranges a-b joined by ';'), a row each\n"
+"  --profile-csv FILE    at each 'mark', ksmd's modelled CPU by term in the\n"
+"                         terms of 'ksmsim live --profile' (label,term,count,\n"
+"                         share,ms; compare with 'ksmsim diff --profile')\n"
 "  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
 "                         given), e.g. a name that does not depend on where\n"
 "                         it was kept\n"
@@ -107,6 +111,8 @@ struct run_ctx {
 	uint64_t records;	/* as last reported by the loop */
 	uint64_t trace_us;	/* its last record's time */
 	uint64_t trace_end_us;	/* the trace's last time, when a validation pass found it */
+	FILE *profile;		/* --profile-csv */
+	const struct cost_table *costs;	/* the run's prices, for the profile */
 };
 
 /* Marks and samples come often in a long settle: the file position moves on. */
@@ -134,6 +140,12 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 			marks_mm_write_row(ctx->mm_stats, label, t_us,
 					   &g_array_index(st, struct ksm_mm_stat, i));
 		g_array_free(st, TRUE);
+	}
+	if (ctx->profile) {
+		struct cost_counts c;
+
+		ksm_cost_counts(k, &c);
+		profile_model_row(ctx->profile, label, &c, ctx->costs);
 	}
 	if (!ctx->marks)
 		return true;
@@ -166,6 +178,7 @@ struct args {
 	const char *hash_name, *policy_spec, *trace_label;
 	const char *marks_path, *csv_path, *summary_path, *mm_stats_path, *exposure_path;
 	const char *fp_path;		/* --false-positives-csv */
+	const char *profile_path;	/* --profile-csv */
 	bool force_progress;
 	bool json;			/* --json: the summary row as JSON in place of the text */
 	char *hash_label;		/* what outputs call the checksum (and the policy) */
@@ -173,7 +186,7 @@ struct args {
 
 /* Its outputs, in the order they are committed. */
 struct outputs {
-	atomic_file *marks, *series, *summary, *mm_stats, *exposure, *fp;
+	atomic_file *marks, *series, *summary, *mm_stats, *exposure, *fp, *profile;
 };
 
 /* A false positive of the gate, as the model meets it: a row of --false-positives-csv. */
@@ -184,7 +197,7 @@ static void on_false_positive(void *p, const struct ksm_false_positive *fp)
 
 enum {
 	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_SUMMARY, OPT_LABEL, OPT_PROGRESS,
-	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE, OPT_FP, OPT_JSON,
+	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE, OPT_FP, OPT_JSON, OPT_PROFILE,
 };
 
 /* -1: go on; else the exit status (help printed, or one line on stderr). */
@@ -201,6 +214,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "trace-label", required_argument, NULL, OPT_LABEL },
 		{ "exposure-csv", required_argument, NULL, OPT_EXPOSURE },
 		{ "false-positives-csv", required_argument, NULL, OPT_FP },
+		{ "profile-csv", required_argument, NULL, OPT_PROFILE },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -232,6 +246,7 @@ static int parse(int argc, char **argv, struct args *a)
 		case OPT_LABEL: a->trace_label = optarg; break;
 		case OPT_EXPOSURE: a->exposure_path = optarg; break;
 		case OPT_FP: a->fp_path = optarg; break;
+		case OPT_PROFILE: a->profile_path = optarg; break;
 		case OPT_PROGRESS: a->force_progress = true; break;
 		case OPT_JSON: a->json = true; break;
 		case 'h':
@@ -279,7 +294,7 @@ static bool resolve(struct args *a, int argc, char **argv)
 		{ "--marks-csv", a->marks_path, true }, { "--csv", a->csv_path, true },
 		{ "--summary-csv", a->summary_path, true }, { "--mm-stats-csv", a->mm_stats_path, true },
 		{ "--exposure-csv", a->exposure_path, true },
-		{ "--false-positives-csv", a->fp_path, true },
+		{ "--false-positives-csv", a->fp_path, true }, { "--profile-csv", a->profile_path, true },
 	};
 	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error))
 		goto fail;
@@ -313,7 +328,8 @@ static bool open_outputs(const struct args *a, struct outputs *o, GError **error
 	       (!a->summary_path || (o->summary = atomic_file_open(a->summary_path, error))) &&
 	       (!a->mm_stats_path || (o->mm_stats = atomic_file_open(a->mm_stats_path, error))) &&
 	       (!a->exposure_path || (o->exposure = atomic_file_open(a->exposure_path, error))) &&
-	       (!a->fp_path || (o->fp = atomic_file_open(a->fp_path, error)));
+	       (!a->fp_path || (o->fp = atomic_file_open(a->fp_path, error))) &&
+	       (!a->profile_path || (o->profile = atomic_file_open(a->profile_path, error)));
 }
 
 /* The files' comment lines and headers; the streams into ctx. */
@@ -346,6 +362,10 @@ static void put_headers(const struct args *a, const struct outputs *o, bool thp,
 		output_false_positives_header(f);
 	}
 	g_free(label_line);
+	if (o->profile) {
+		ctx->profile = atomic_file_stream(o->profile);
+		profile_model_header(ctx->profile, a->trace_label);
+	}
 	if (o->series)
 		output_series_header(atomic_file_stream(o->series), thp);
 }
@@ -384,6 +404,7 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 	sampler_init(&ctx->sampler, &sum->series, o->series ? atomic_file_stream(o->series) : NULL,
 		     cfg->ideal, cfg->interval_ms, cfg->ideal_interval_ms);
 	ctx->reader = run.reader;
+	ctx->costs = &run.opt.costs;
 	/* the summary's means come from the samples too: no output wanting them, none taken */
 	bool sampled = o->series || o->summary || a->json;
 	struct loop_sinks sinks = {
@@ -422,7 +443,7 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 			output_exposure_csv(f, &expo, cfg->model.domains);
 		}
 		atomic_file **const all[] = { &o->marks, &o->series, &o->summary, &o->mm_stats,
-					      &o->exposure, &o->fp };
+					      &o->exposure, &o->fp, &o->profile };
 		ok = atomic_file_commit_all(all, G_N_ELEMENTS(all), error);
 	}
 	if (ok && !a->ro.quiet && a->json) {
@@ -494,6 +515,7 @@ int cmd_run(int argc, char **argv)
 		atomic_file_abort(o.mm_stats);
 		atomic_file_abort(o.exposure);
 		atomic_file_abort(o.fp);
+		atomic_file_abort(o.profile);
 	}
 	progress_free(ctx.progress);
 	g_free(sum);

@@ -74,6 +74,11 @@ static long ksmd_pid(void)
 	return cached;
 }
 
+long ksmd_find_pid(void)
+{
+	return ksmd_pid();
+}
+
 static bool nap(long ns, GError **error)
 {
 	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };

@@ -17,4 +17,7 @@
  */
 bool ksmd_wait_asleep(double timeout_s, GError **error);
 
+/* ksmd's pid (a thread named ksmd whose parent is kthreadd), 0 where /proc shows none. */
+long ksmd_find_pid(void);
+
 #endif

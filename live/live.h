@@ -94,6 +94,7 @@ struct live_replay_params {
 	int cpu;		/* where every trace process runs, or LIVE_CPU_* */
 	FILE *marks;		/* the marks CSV of `ksmsim run` */
 	FILE *mm_stats;		/* every process's ksm_stat at each mark, or NULL */
+	struct live_profile *profile;	/* ksmd's samples written at each mark, or NULL */
 };
 
 /*
@@ -138,5 +139,26 @@ struct live_scan_rate {
 };
 bool live_measure_scan_rate(enum live_page_set set, uint64_t pages, struct live_scan_rate *out,
 			    GError **error);
+
+/*
+ * ksmd measured by function (live/profile.c): perf's cpu-clock samples
+ * ksmd's kernel call chains, each sample goes to one of these terms by a
+ * table of kernel functions, and at each mark every term's samples, share
+ * and milliseconds so far are written to out ("label,term,samples,share,
+ * ms"). Root only: open fails with one line where perf events or the
+ * kernel's symbols are not available.
+ */
+enum live_profile_term {
+	LIVE_PROFILE_WALK, LIVE_PROFILE_CHECKSUM, LIVE_PROFILE_COMPARE,
+	LIVE_PROFILE_STABLE_FOLIO, LIVE_PROFILE_TREE_PAGE, LIVE_PROFILE_MERGE, LIVE_PROFILE_RMAP_ITEM,
+	LIVE_PROFILE_MMAP_LOCK, LIVE_PROFILE_CHAIN, LIVE_PROFILE_PASS, LIVE_PROFILE_SCAN,
+	LIVE_PROFILE_OTHER, LIVE_PROFILE_NR
+};
+extern const char *const live_profile_term_names[LIVE_PROFILE_NR];
+struct live_profile;
+struct live_profile *live_profile_open(FILE *out, GError **error);
+bool live_profile_mark(struct live_profile *p, const char *label, GError **error);
+uint64_t live_profile_lost(const struct live_profile *p);
+void live_profile_close(struct live_profile *p);
 
 #endif

@@ -271,7 +271,7 @@ static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **
 	t.cpu_ns = (double)(cpu_ns - rp->start_cpu_ns);
 	marks_write_row(rp->p->marks, MARKS_SET_KERNEL, rp->version, rec->label, rec->t_us,
 			&(struct marks_values){ .c = &c, .t = rp->ksmd_seen ? &t : NULL });
-	return true;
+	return !rp->p->profile || live_profile_mark(rp->p->profile, rec->label, error);
 }
 
 /* What a trace's hugepage advice needs: THP mode madvise or always, 2 MiB folios allowed. */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ksmd's CPU by term, in the live profile's terms (live/profile.c): the
+ * model's breakdown at each mark (`ksmsim run --profile-csv`), and the
+ * comparison of two such breakdowns, live or modelled, share by share
+ * (`ksmsim diff --profile`). sim/MODEL.md, "ksmd measured by function".
+ */
+#ifndef KSMSIM_SIM_PROFILE_H
+#define KSMSIM_SIM_PROFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <glib.h>
+#include "sim/cost_model.h"
+
+#define PROFILE_SHARE_TOLERANCE_PP 5.0
+
+/* The header line of --profile-csv (after its comment). */
+void profile_model_header(FILE *f, const char *trace_label);
+/* One mark: each term's count, share and ms from the counts so far and the run's prices. */
+void profile_model_row(FILE *f, const char *label, const struct cost_counts *c,
+		       const struct cost_table *t);
+
+/*
+ * Compares two profiles (either `live --profile` or `run --profile-csv`)
+ * at their last mark: each file's terms folded into the groups both can
+ * name (the model prices a visit as one: the live page_table_walk,
+ * mmap_lock and scan are its parts), and each group's share in
+ * percentage points. Prints a table to out; 0 when every share is within
+ * tol_pp, 1 when one is not, -1 with error set for bad input.
+ */
+int profile_diff(const char *a, const char *b, double tol_pp, FILE *out, GError **error);
+
+#endif
