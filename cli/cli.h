@@ -130,6 +130,8 @@ void cli_opts_optstring(const struct cli_opt *t, size_t n, GString *s);
 int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cli_once *once,
 		  int c, const char *arg, void *base);
 void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base, int width);
+/* One help row: HEAD ("  --name ARG") padded to WIDTH, then HELP (lines indented). */
+void cli_help_put(FILE *f, const char *head, const char *help, int width);
 int cli_opts_parse(const char *prog, const struct cli_opt *t, size_t n, int argc, char **argv,
 		   struct cli_once *once, void *base);
 const char *cli_opt_name(const struct cli_opt *r);	/* "--NAME", a static buffer */

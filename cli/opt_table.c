@@ -156,6 +156,20 @@ static char *row_default(const struct cli_opt *r, const void *base)
 	}
 }
 
+/* One --help row: HEAD padded to WIDTH (or alone on its line), then HELP's lines, the later ones indented. */
+void cli_help_put(FILE *f, const char *head, const char *help, int width)
+{
+	gchar **lines = g_strsplit(help, "\n", -1);
+
+	if ((int)strlen(head) >= width)
+		fprintf(f, "%s\n%*s", head, width, "");
+	else
+		fprintf(f, "%-*s", width, head);
+	for (gchar **l = lines; *l; l++)
+		fprintf(f, "%*s%s\n", l == lines ? 0 : width, "", *l);
+	g_strfreev(lines);
+}
+
 void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base, int width)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -170,15 +184,8 @@ void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base,
 						      r->arg ? r->arg : "");
 		char *def = row_default(r, base);
 		char *help = g_strconcat(r->help, *r->help ? def : def + (*def == ' '), NULL);
-		gchar **lines = g_strsplit(help, "\n", -1);
 
-		if ((int)strlen(head) >= width)
-			fprintf(f, "%s\n%*s", head, width, "");
-		else
-			fprintf(f, "%-*s", width, head);
-		for (gchar **l = lines; *l; l++)
-			fprintf(f, "%*s%s\n", l == lines ? 0 : width, "", *l);
-		g_strfreev(lines);
+		cli_help_put(f, head, help, width);
 		g_free(help);
 		g_free(def);
 		g_free(head);

@@ -270,15 +270,8 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 static void put_row(FILE *f, const char *name, const char *arg, const char *help, int width)
 {
 	char *head = g_strdup_printf("  --%s%s%s", name, arg ? " " : "", arg ? arg : "");
-	gchar **lines = g_strsplit(help, "\n", -1);
 
-	if ((int)strlen(head) >= width)
-		fprintf(f, "%s\n%*s", head, width, "");
-	else
-		fprintf(f, "%-*s", width, head);
-	for (gchar **l = lines; *l; l++)
-		fprintf(f, "%*s%s\n", l == lines ? 0 : width, "", *l);
-	g_strfreev(lines);
+	cli_help_put(f, head, help, width);
 	g_free(head);
 }
 
