@@ -54,6 +54,14 @@ done
 case ${WORKLOAD:-} in
 '') [ $# -gt 0 ] || { echo "usage: $0 -- COMMAND [ARG...]  (or WORKLOAD=redis|numpy $0)" >&2; exit 2; } ;;
 redis)
+	for v in REDIS_KEYS REDIS_VALUE REDIS_WRITES REDIS_READS; do
+		case ${!v:-1} in
+		'' | *[!0-9]* | 0?*) echo "$0: $v=${!v}: not a whole number" >&2; exit 2 ;;
+		esac
+	done
+	[ "${REDIS_KEYS:-200000}" -ge 1 ] && [ "${REDIS_VALUE:-512}" -ge 64 ] &&
+		[ $((PORT_BASE + COPIES)) -le 65535 ] ||
+		{ echo "$0: WORKLOAD=redis needs REDIS_KEYS >= 1, REDIS_VALUE >= 64 and ports up to 65535 (REDIS_PORT + COPIES)" >&2; exit 2; }
 	set -- redis-server --port '{port}' --bind 127.0.0.1 --save '' --appendonly no \
 		--maxmemory 0 --daemonize no --logfile ''
 	seconds_load=$((MINUTES * 60 * 2 + 600))
