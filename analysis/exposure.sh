@@ -24,6 +24,11 @@ usage: analysis/exposure.sh [OPTIONS]
   --reuse          keep a probe cell whose exposure CSV is already in DIR/cells
   --no-run         run no cell: probe.csv and probe.png from the cells in
                    DIR/cells (a missing cell is left out, and said so)
+  --channels       only the channel cells (below): channels.csv
+  --channel-sizes LIST  their host sizes, GiB (default 1,2; 128,256 for the
+                   full table: about 11 GiB and hours a cell)
+  --max-page-sharing LIST  their max_page_sharing settings
+                   (default 2,16,256,1024; 256 is the kernel's)
   --trace FILE     (repeatable) only the saving table, over these traces (a
                    recorded guest trace, each mm its own domain), written to
                    DIR/saving-recorded.csv; no probe cells. A trace with
@@ -43,6 +48,12 @@ five passes;
 (/usr/bin/time). T50 and T99 are the 50th and 99th percentiles (nearest
 rank) of the attacker's write_to_merge_us: the time from its probe write
 until its copy merged.
+Every channel cell (--channels): the same probe at the default knobs and
+a max_page_sharing of the list, the copies written every pass (4 rounds)
+and read before each round after the first, by the CoW write (cow) or by
+munmap (unmap: --probe-channel unmap); reads, reveals (the attacker's
+merged_us count for cow, its unmap_reveal_us count for unmap) and the
+reveals in a stable_node chain (unmap_reveals_in_chain).
 EOF
 }
 
@@ -57,6 +68,9 @@ saving=1
 reuse=0
 norun=0
 given=()
+channels=0
+channel_sizes=1,2
+mps_list=2,16,256,1024
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -65,6 +79,9 @@ while [ $# -gt 0 ]; do
 	--scale) scale=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--skip-saving) saving=0; shift ;;
+	--channels) channels=1; saving=0; shift ;;
+	--channel-sizes) channel_sizes=$2; shift 2 ;;
+	--max-page-sharing) mps_list=$2; shift 2 ;;
 	--reuse) reuse=1; shift ;;
 	--no-run) norun=1; saving=0; shift ;;
 	--trace) [ -r "${2:-}" ] || { echo "exposure.sh: --trace: cannot read '${2:-}'" >&2; exit 2; }
@@ -152,6 +169,81 @@ if [ "$saving" = 1 ]; then
 fi
 if [ ${#given[@]} -gt 0 ]; then
 	echo "exposure.sh: $saving_csv"
+	exit 0
+fi
+
+# ---- the channel cells: the CoW write and the unmap, by max_page_sharing ----
+# chcell SIZE MPS CHANNEL: cells/channel-SIZE-MPS-CHANNEL.csv and .time
+chcell() {
+	local size=$1 mps=$2 ch=$3
+	local base=$out/cells/channel-$size-$mps-$ch
+	if [ "$norun" = 1 ] || { [ "$reuse" = 1 ] && [ -s "$base.csv" ] && [ -s "$base.time" ]; }; then
+		return 0
+	fi
+	# one pass at the default knobs (100 pages every 20 ms = 6 ticks)
+	local pass=$(( (size * 262144 + 200) * 6 * 4 / 100 / 1000 + 1 ))
+	"$ksmsim" gen probe --quiet --vms 4 --mem-mib $((size * 256)) --probe-pages 100 --seed 1 \
+		--probe-channel "$ch" --probe-at "$pass" --probe-spread "$pass" --probe-every "$pass" \
+		--duration-s $((5 * pass)) -o "$work/ch-$size-$mps-$ch.ksmb"
+	/usr/bin/time -f "%e %M" -o "$base.time.tmp" nice -n 19 "$ksmsim" run --quiet --no-ideal \
+		--trace "$work/ch-$size-$mps-$ch.ksmb" --max-page-sharing "$mps" \
+		--domain victim=victim --domain attacker=attacker --exposure-csv "$base.csv.tmp"
+	echo "$pass" >> "$base.time.tmp"
+	rm -f "$work/ch-$size-$mps-$ch.ksmb"
+	mv "$base.csv.tmp" "$base.csv"
+	mv "$base.time.tmp" "$base.time"
+}
+if [ "$channels" = 1 ]; then
+	IFS=, read -r -a csize_list <<<"$channel_sizes"
+	IFS=, read -r -a mps_arr <<<"$mps_list"
+	running=0
+	for size in "${csize_list[@]}"; do
+		for mps in "${mps_arr[@]}"; do
+			for ch in cow unmap; do
+				chcell "$size" "$mps" "$ch" &
+				running=$((running + 1))
+				if [ "$running" -ge "$jobs" ]; then
+					wait -n
+					running=$((running - 1))
+				fi
+			done
+		done
+	done
+	wait
+	{
+		echo "host_gib,max_page_sharing,channel,pass_s,probes,merged,t50_s,t99_s,reads,reveals,reveal_share,reveal_p50_s,reveal_p99_s,reveals_in_chain,run_wall_s,run_peak_rss_mib"
+		for size in "${csize_list[@]}"; do
+			for mps in "${mps_arr[@]}"; do
+				for ch in cow unmap; do
+					c=$out/cells/channel-$size-$mps-$ch
+					if [ ! -s "$c.csv" ] || [ ! -s "$c.time" ]; then
+						echo "exposure.sh: no channel cell $size GiB $mps $ch: left out" >&2
+						continue
+					fi
+					read -r wall rss < <(head -1 "$c.time")
+					pass=$(sed -n 2p "$c.time")
+					if [ "$ch" = cow ]; then
+						# rounds 2-4 write the 100 copies again: 300 reads
+						reads=300; rev=$(fig "$c.csv" domain:attacker merged_us 3); rp50=; rp99=
+					else
+						reads=$(fig "$c.csv" domain:attacker unmaps 3)
+						rev=$(fig "$c.csv" domain:attacker unmap_reveal_us 3)
+						rp50=$(sec "$(fig "$c.csv" domain:attacker unmap_reveal_us 4)")
+						rp99=$(sec "$(fig "$c.csv" domain:attacker unmap_reveal_us 6)")
+					fi
+					chain=$(fig "$c.csv" all unmap_reveals_in_chain 3)
+					printf "%s,%s,%s,%s,100,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" "$size" "$mps" "$ch" \
+						"$pass" "$(fig "$c.csv" domain:attacker write_to_merge_us 3)" \
+						"$(sec "$(fig "$c.csv" domain:attacker write_to_merge_us 4)")" \
+						"$(sec "$(fig "$c.csv" domain:attacker write_to_merge_us 6)")" \
+						"$reads" "$rev" "$(awk -v r="$rev" -v n="$reads" 'BEGIN { printf "%.3f", n ? r / n : 0 }')" \
+						"$rp50" "$rp99" "${chain:-0}" "$wall" $((rss / 1024))
+				done
+			done
+		done
+	} > "$out/channels.csv.tmp"
+	mv "$out/channels.csv.tmp" "$out/channels.csv"
+	echo "exposure.sh: $out/channels.csv"
 	exit 0
 fi
 

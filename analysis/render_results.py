@@ -26,7 +26,7 @@ value as the CSV holds it). Helpers:
   probe_sizes(), probe_top(KNOBS), xp(SIZE, KNOBS, COLUMN),
   xp_ratio(COLUMN, KEY=VALUE...)  exposure/probe.csv (ratio: in passes)
   table_probe(), table_probe_cells(), table_saving(),
-  table_saving_recorded(), table_exposure_times(), dur(SECONDS)
+  table_saving_recorded(), table_exposure_times(), table_channels(), dur(SECONDS)
                                   the exposure page's tables
   lt_estimate(SIZE, KEY)          large-tree/estimate-SIZE.txt: need_gib,
                                   at_pages, pages_mapped, limit_gib, all_gib
@@ -641,6 +641,21 @@ def table_probe_cells():
     return "\n".join(out)
 
 
+def table_channels():
+    """exposure/channels.csv: the CoW-write and the unmap channel side by side, by host and max_page_sharing."""
+    out = ["| host | max_page_sharing | channel | pass (s) | copies merged | T50 / T99 (s) "
+           "| reads | reveals (share) | read after write p50 / p99 (s) | reveals in a chain "
+           "| run wall (s) | peak RSS (MiB) |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in _rows("exposure/channels.csv"):
+        after = f"{r['reveal_p50_s']} / {r['reveal_p99_s']}" if r["reveal_p50_s"] else "one pass"
+        out.append(f"| {r['host_gib']} GiB | {r['max_page_sharing']} | {r['channel']} | {r['pass_s']} | "
+                   f"{r['merged']} | {r['t50_s']} / {r['t99_s']} | {r['reads']} | "
+                   f"{r['reveals']} ({100 * _val(r['reveal_share']):.1f}%) | {after} | "
+                   f"{r['reveals_in_chain']} | {r['run_wall_s']} | {r['run_peak_rss_mib']} |")
+    return "\n".join(out)
+
+
 def table_saving():
     """exposure/saving.csv: the saving across domains and selective's cost."""
     out = ["| trace | saved | across domains | of which zeroes | selective saves | cost of selective |",
@@ -689,7 +704,7 @@ def table_exposure_times():
 
 NAMES.update({"probe_sizes": probe_sizes, "probe_top": probe_top, "xp": xp, "xp_ratio": xp_ratio, "dur": _dur,
               "table_probe": table_probe, "table_probe_cells": table_probe_cells,
-              "table_saving": table_saving, "table_saving_recorded": table_saving_recorded,
+              "table_saving": table_saving, "table_channels": table_channels, "table_saving_recorded": table_saving_recorded,
               "table_exposure_times": table_exposure_times})
 
 

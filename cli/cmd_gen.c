@@ -32,7 +32,7 @@ struct args {
 enum {
 	OPT_SEED = 256, OPT_VMS, OPT_MEM, OPT_DUR, OPT_SCALE, OPT_PTS, OPT_SLEEP, OPT_MARKS,
 	OPT_ZERO, OPT_PROGRESS, OPT_QUIET, OPT_LIST, OPT_HASH, OPT_CALIBRATION, OPT_ADVISOR,
-	OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD,
+	OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD, OPT_PROBE_CHANNEL,
 };
 
 #define AT(f) offsetof(struct args, f)
@@ -91,6 +91,11 @@ static const struct cli_opt rows[] = {
 	  .wants = "seconds from 0 to 1e9",
 	  .help = "probe only: page i of K written at --probe-at +\n"
 		  "i x S / K, each round (default 0: all at once)" },
+	{ "probe-channel", OPT_PROBE_CHANNEL, CLI_OWN, "cow|unmap|unmerge",
+	  .help = "probe only: how the attacker reads its copies:\n"
+		  "cow (default) writes them again; unmap munmaps\n"
+		  "(and maps) them, unmerge MADV_UNMERGEABLEs them,\n"
+		  "each round before its writes (once: at the end)" },
 	{ "hash", OPT_HASH, CLI_OWN, "NAME",
 	  .help = "checksum-adversarial only: the checksum whose\n"
 		  "colliding pairs it writes (default " HASH_DEFAULT "; a\n"
@@ -201,6 +206,17 @@ static int parse(int argc, char **argv, struct args *a)
 				status = EXIT_USAGE;
 			else
 				a->o.hash = h->name;
+		} else if (c == OPT_PROBE_CHANNEL) {
+			static const char *const ch[] = { "cow", "unmap", "unmerge" };
+			size_t i = 0;
+
+			while (i < G_N_ELEMENTS(ch) && strcmp(optarg, ch[i]))
+				i++;
+			if (i == G_N_ELEMENTS(ch))
+				status = cli_usage_error(PROG, "--probe-channel", "cow, unmap or unmerge",
+							 optarg);
+			else
+				a->o.probe_channel = (enum gen_probe_channel)i;
 		} else if (c == OPT_CALIBRATION) {
 			if (!parse_calibration(optarg, &a->o.calibration))
 				status = EXIT_USAGE;
@@ -229,7 +245,8 @@ static int parse(int argc, char **argv, struct args *a)
 /* Any of probe's own options given. */
 static bool probe_given(const struct args *a)
 {
-	static const int probe[] = { OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD };
+	static const int probe[] = { OPT_PROBE_PAGES, OPT_PROBE_AT, OPT_PROBE_EVERY, OPT_PROBE_SPREAD,
+				     OPT_PROBE_CHANNEL };
 
 	for (size_t i = 0; i < G_N_ELEMENTS(probe); i++)
 		if (a->once.seen[probe[i] / 8] & (1u << (probe[i] % 8)))
@@ -267,7 +284,8 @@ int cmd_gen(int argc, char **argv)
 	if (!a.out)
 		return cli_error(PROG, "no output file: give -o FILE");
 	if (probe_given(&a) && !wl->takes_probe)
-		return cli_error(PROG, "--probe-pages, --probe-at, --probe-every, --probe-spread: only"
+		return cli_error(PROG, "--probe-pages, --probe-at, --probe-every, --probe-spread,"
+				 " --probe-channel: only"
 				 " probe takes them, not %s", wl->name);
 	if (a.o.probe_every_s > 0 && a.o.probe_spread_s > a.o.probe_every_s)
 		return cli_error(PROG, "--probe-spread: longer than --probe-every (each round of"

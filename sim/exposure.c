@@ -24,6 +24,10 @@ struct exposure {
 	GArray *peak_hist;			/* of uint64_t: KSM pages by their peak domains */
 	GArray *scratch;			/* of uint32_t: a node's domains */
 	uint64_t zero_merges;
+	/* the unmap channel: reveals' write-to-unmap µs, unmaps counted */
+	GArray *reveal[KSM_EXPO_SCOPES];
+	GArray **reveal_by_domain;		/* [named], cross only */
+	uint64_t unmaps, *unmaps_by_domain, reveals_in_chain;
 	/*
 	 * The side tables, by address. A page's entry outlives the page
 	 * (page_written overwrites it when the slot is allocated again), as a
@@ -35,6 +39,7 @@ struct exposure {
 	GHashTable *written_us;			/* struct page * -> its last store or allocation */
 	GHashTable *merged;			/* struct rmap_item * -> as above */
 	GHashTable *peak;			/* struct stable_node * -> peak domains */
+	GHashTable *merge_written;		/* struct rmap_item * -> its page's last write + 1 */
 };
 
 static uint64_t get(GHashTable *t, const void *key)
@@ -64,6 +69,13 @@ struct exposure *exposure_new(const struct ksm *k)
 		for (int f = 0; f < 2; f++)
 			e->by_domain[i][f] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	e->peak_hist = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		e->reveal[s] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	e->reveal_by_domain = g_malloc0_n(MAX(e->named, 1), sizeof(GArray *));
+	e->unmaps_by_domain = g_malloc0_n(MAX(e->named, 1), sizeof(uint64_t));
+	for (uint32_t i = 0; i < e->named; i++)
+		e->reveal_by_domain[i] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	e->merge_written = g_hash_table_new(NULL, NULL);
 	e->scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	e->written_us = g_hash_table_new(NULL, NULL);
 	e->merged = g_hash_table_new(NULL, NULL);
@@ -82,6 +94,13 @@ void exposure_free(struct exposure *e)
 		for (int f = 0; f < 2; f++)
 			g_array_free(e->by_domain[i][f], TRUE);
 	g_free(e->by_domain);
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		g_array_free(e->reveal[s], TRUE);
+	for (uint32_t i = 0; i < e->named; i++)
+		g_array_free(e->reveal_by_domain[i], TRUE);
+	g_free(e->reveal_by_domain);
+	g_free(e->unmaps_by_domain);
+	g_hash_table_destroy(e->merge_written);
 	g_array_free(e->peak_hist, TRUE);
 	g_array_free(e->scratch, TRUE);
 	g_hash_table_destroy(e->written_us);
@@ -163,8 +182,10 @@ static void merged(void *ctx, const struct ksm *k, struct rmap_item *rmap_item,
 		g_array_index(e->peak_hist, uint64_t, peak)++;
 		put(e->peak, node, peak);
 	}
-	record(e, rmap_item->mm, cross, 0, since(k, get(e->written_us, page)));
+	uint64_t written = get(e->written_us, page);
+	record(e, rmap_item->mm, cross, 0, since(k, written));
 	put(e->merged, rmap_item, (k->now + 1) | (cross ? MERGED_CROSS : 0));
+	put(e->merge_written, rmap_item, MIN(written, k->now) + 1);
 }
 
 /*
@@ -214,6 +235,46 @@ static void rmap_item_listed(void *ctx, const struct ksm *k, const struct rmap_i
 {
 	(void)k;
 	put(((struct exposure *)ctx)->merged, rmap_item, 0);
+	put(((struct exposure *)ctx)->merge_written, rmap_item, 0);
+}
+
+/*
+ * The unmap channel (sim/MODEL.md, "Exposure"): break_ksm faults and
+ * copies a KSM page, and skips any other page, so an unmerge of a merged
+ * mapping always shows; a zap of a page another mapping still holds only
+ * drops its mapcount where a page mapped once is freed, so an unmap shows
+ * while the mapcount is above one. Across when another domain's listed
+ * item still maps the page (an unmapped mm's item stays listed until ksmd
+ * meets it), else within.
+ */
+static void unmapped(void *ctx, const struct ksm *k, const struct mm *mm, uint64_t vpn,
+		     const struct page *pte, bool unmerge)
+{
+	struct exposure *e = ctx;
+	const struct stable_node *node;
+	const struct rmap_item *it, *own = NULL;
+	bool cross = false;
+
+	e->unmaps++;
+	if (mm->domain < e->named)
+		e->unmaps_by_domain[mm->domain]++;
+	if (!pte_is_page(pte) || !(node = page_stable_node(pte)) || (!unmerge && pte->mapcount < 2))
+		return;
+	hlist_for_each_entry(it, &node->hlist, hlist) {
+		if (it->mm == mm && it->vpn == vpn)
+			own = it;
+		else if (!cross && it->mm->domain != mm->domain)
+			cross = pte_get((struct mm *)it->mm, it->vpn) == pte;
+	}
+	uint64_t w = own ? get(e->merge_written, own) : 0;
+	if (!w)
+		return;		/* a fork's mapping, not listed (merged) yet */
+	uint64_t v = since(k, w - 1);
+	g_array_append_val(e->reveal[cross ? KSM_EXPO_CROSS : KSM_EXPO_WITHIN], v);
+	if (cross && mm->domain < e->named)
+		g_array_append_val(e->reveal_by_domain[mm->domain], v);
+	if (cross && node->is_dup)
+		e->reveals_in_chain++;
 }
 
 static void stable_node_new(void *ctx, const struct ksm *k, const struct stable_node *node)
@@ -239,6 +300,7 @@ const struct ksm_observer_ops exposure_observer = {
 	.merged = merged,
 	.zero_merged = zero_merged,
 	.cow_ksm = cow_ksm,
+	.unmapped = unmapped,
 	.rmap_item_listed = rmap_item_listed,
 	.stable_node_new = stable_node_new,
 	.stable_node_gone = stable_node_gone,
@@ -349,6 +411,14 @@ void ksm_exposure(const struct ksm *kc, struct ksm_exposure *out)
 	for (uint32_t i = 0; i < e->named; i++)
 		for (int f = 0; f < 2; f++)
 			out->by_domain[i][f] = dist_of(e->by_domain[i][f]);
+	out->unmaps = e->unmaps;
+	out->reveals_in_chain = e->reveals_in_chain;
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		out->unmap_reveal[s] = dist_of(e->reveal[s]);
+	out->reveal_by_domain = g_malloc0_n(MAX(e->named, 1), sizeof(*out->reveal_by_domain));
+	out->unmaps_by_domain = g_memdup2(e->unmaps_by_domain, MAX(e->named, 1) * sizeof(uint64_t));
+	for (uint32_t i = 0; i < e->named; i++)
+		out->reveal_by_domain[i] = dist_of(e->reveal_by_domain[i]);
 	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 		saving_walk(k, e, k->root_stable_tree[i].rb_node, out);
 	out->saved += k->zero_pages;
@@ -359,4 +429,8 @@ void ksm_exposure_free(struct ksm_exposure *e)
 {
 	g_free(e->by_domain);
 	e->by_domain = NULL;
+	g_free(e->reveal_by_domain);
+	e->reveal_by_domain = NULL;
+	g_free(e->unmaps_by_domain);
+	e->unmaps_by_domain = NULL;
 }

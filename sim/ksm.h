@@ -245,6 +245,17 @@ struct ksm_exposure {
 	 * less one), and of that part what KSM pages of zeroes hold.
 	 */
 	uint64_t saved, saved_cross, saved_cross_zero;
+	/*
+	 * The unmap channel: present PTEs unmapped (munmap, exit) or unmerged
+	 * (MADV_UNMERGEABLE, prctl 0), all and per named domain; of those of a
+	 * merged mapping whose KSM page another domain maps (cross) or only
+	 * its own (within), µs from the page's last write before its merge to
+	 * the unmap that revealed it; cross reveals whose KSM page is a chain's dup.
+	 */
+	uint64_t unmaps, reveals_in_chain;
+	struct ksm_expo_dist unmap_reveal[KSM_EXPO_SCOPES];
+	struct ksm_expo_dist *reveal_by_domain;	/* [named] */
+	uint64_t *unmaps_by_domain;		/* [named] */
 };
 /* The figures so far; NULL by_domain with named 0. ksm_exposure_free frees by_domain. */
 void ksm_exposure(const struct ksm *k, struct ksm_exposure *out);

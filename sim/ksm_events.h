@@ -34,6 +34,13 @@ struct ksm_observer_ops {
 	/* mm's mapping at vpn of KSM page page ends by CoW or unshare */
 	void (*cow_ksm)(void *ctx, const struct ksm *k, const struct mm *mm, uint64_t vpn,
 			const struct page *page);
+	/*
+	 * mm's PTE at vpn (a page, or a zero PTE) goes: zapped by munmap or
+	 * exit (unmerge false), or about to be unshared by MADV_UNMERGEABLE or
+	 * prctl 0 (true: break_ksm, still mapped). Called before the change.
+	 */
+	void (*unmapped)(void *ctx, const struct ksm *k, const struct mm *mm, uint64_t vpn,
+			 const struct page *pte, bool unmerge);
 	/* rmap_item is listed under a stable node afresh, or leaves it */
 	void (*rmap_item_listed)(void *ctx, const struct ksm *k, const struct rmap_item *rmap_item);
 	/* a new stable node (a KSM page's) was filed */
@@ -198,6 +205,12 @@ static inline void ksm_ev_page_written(struct ksm *k, const struct page *page)
 	KSM_OBSERVE(k, page_written, page);
 }
 
+/* mm.c: a present PTE zapped (munmap, exit) or about to be unmerged (MADV_UNMERGEABLE). */
+static inline void ksm_ev_unmap(struct ksm *k, const struct mm *mm, uint64_t vpn,
+				const struct page *pte, bool unmerge)
+{
+	KSM_OBSERVE(k, unmapped, mm, vpn, pte, unmerge);
+}
 /* ksmd visits an rmap_item (ksm_do_scan). */
 static inline void ksm_ev_visit(struct ksm *k)
 {

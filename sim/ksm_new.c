@@ -65,7 +65,11 @@ void ksm_free(struct ksm *k)
 {
 	if (!k)
 		return;
-	/* Teardown without bookkeeping: rmap_items, then pages, then nodes. */
+	/*
+	 * Teardown without bookkeeping: rmap_items, then pages, then nodes.
+	 * The observers go first: the zaps below are no unmaps of the run's.
+	 */
+	ksm_observers_free(k);
 	GPtrArray *all = ksm_all_mms(k);
 	for (guint i = 0; i < all->len; i++) {
 		struct mm *mm = all->pdata[i];
@@ -85,7 +89,6 @@ void ksm_free(struct ksm *k)
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
 	g_hash_table_destroy(k->domain_seen);
-	ksm_observers_free(k);
 	slab_destroy(&k->rmap_item_cache);
 	slab_destroy(&k->page_slab);
 	g_free(k);

@@ -661,6 +661,7 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 			struct page *p = c->pte[vpn & (PT_SIZE - 1)];
 			if (!p)
 				continue;
+			ksm_ev_unmap(k, mm, vpn, p, false);
 			pte_set(mm, vpn, NULL);
 			if (pte_is_page(p) && page_thp(p))
 				thp_unmap_pte(page_thp(p), mm);
@@ -711,6 +712,21 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 }
 
 /*
+ * The exposure's unmap channel (sim/MODEL.md): an unmerge event for every
+ * present PTE of [start, end) before break_ksm_range; only when observed.
+ */
+static void unmerge_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
+{
+	if (k->obs)
+		for (uint64_t vpn = start; vpn < end; vpn++) {
+			struct page *p = pte_get(mm, vpn);
+			if (p)
+				ksm_ev_unmap(k, mm, vpn, p, true);
+		}
+	break_ksm_range(k, mm, start, end);
+}
+
+/*
  * VMA v's flags change, within a madvise or munmap of [start, end): the
  * kernel splits the VMA at start and end, and a cut through a PMD-mapped
  * THP splits the PMD.
@@ -741,7 +757,7 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
 			if (!v->mergeable)
 				continue;
 			vma_cut(k, mm, v, start, end);
-			break_ksm_range(k, mm, v->start, v->end);
+			unmerge_range(k, mm, v->start, v->end);
 			v->mergeable = false;
 		}
 	}
@@ -788,7 +804,7 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
 			v->mergeable = true;
 			v->advised_off = false;
 		} else if (v->mergeable) {
-			break_ksm_range(k, mm, v->start, v->end);
+			unmerge_range(k, mm, v->start, v->end);
 			v->mergeable = false;
 		}
 	}

@@ -359,6 +359,19 @@ void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm
 	expo_count(f, "saved_pages", e->saved);
 	expo_count(f, "saved_cross_pages", e->saved_cross);
 	expo_count(f, "saved_cross_zero_pages", e->saved_cross_zero);
+	if (!e->unmaps)
+		return;		/* the unmap channel's rows: only when a PTE was unmapped or unmerged */
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		expo_row(f, scopes[s], "unmap_reveal_us", &e->unmap_reveal[s]);
+	for (size_t i = 0; i < e->named && d; i++) {
+		char *scope = g_strdup_printf("domain:%s", (const char *)d->names->pdata[i]);
+		expo_row(f, scope, "unmap_reveal_us", &e->reveal_by_domain[i]);
+		marks_put_field(f, scope, true);
+		fprintf(f, ",unmaps,%" PRIu64 ",,,,\n", e->unmaps_by_domain[i]);
+		g_free(scope);
+	}
+	expo_count(f, "unmaps", e->unmaps);
+	expo_count(f, "unmap_reveals_in_chain", e->reveals_in_chain);
 }
 
 static void expo_line(FILE *f, const char *what, const struct ksm_expo_dist *d, bool us)

@@ -61,6 +61,8 @@ struct gen_opts {
 	/* probe only: known pages, the first probe write (s; negative: duration / 10), its period (0: once) */
 	uint64_t probe_pages;
 	double probe_at_s, probe_every_s, probe_spread_s;
+	/* probe only: how the attacker reads its copies (the CoW write, munmap, MADV_UNMERGEABLE) */
+	enum gen_probe_channel { GEN_PROBE_COW, GEN_PROBE_UNMAP, GEN_PROBE_UNMERGE } probe_channel;
 };
 #define GEN_PROBE_DEF_PAGES 100
 
@@ -107,6 +109,7 @@ bool gen_spawn(struct gen *g, const char *mm);
 bool gen_exit(struct gen *g, const char *mm);
 bool gen_map(struct gen *g, const char *mm, uint64_t vpn, uint64_t n);
 bool gen_advise(struct gen *g, const char *mm, uint64_t vpn, uint64_t n, bool mergeable);
+bool gen_unmap(struct gen *g, const char *mm, uint64_t vpn, uint64_t n);
 /* fill with one content: form CONTENT_ZERO, CONTENT_BYTE (value) or CONTENT_RAND (value). */
 bool gen_fill(struct gen *g, const char *mm, uint64_t vpn, uint64_t n,
 	      enum content_form form, uint64_t value);

@@ -135,6 +135,11 @@ bool gen_advise(struct gen *g, const char *mm, uint64_t vpn, uint64_t n, bool me
 	return range(g, TRACE_ADVISE, mm, vpn, n);
 }
 
+bool gen_unmap(struct gen *g, const char *mm, uint64_t vpn, uint64_t n)
+{
+	return range(g, TRACE_UNMAP, mm, vpn, n);
+}
+
 bool gen_fill(struct gen *g, const char *mm, uint64_t vpn, uint64_t n,
 	      enum content_form form, uint64_t value)
 {
@@ -426,12 +431,16 @@ bool gen_write(trace_writer *w, const struct gen_workload *wl, const struct gen_
 	g->next_mark_us = g->mark_period_us;
 	g->progress = progress;
 	/* key=value words that `ksmsim run` reads back (trace_reader_gen_fact) */
+	static const char *const channels[] = { "cow", "unmap", "unmerge" };
 	char *probe = wl->takes_probe ?
 		g_strdup_printf(" probe_pages=%" PRIu64 " probe_at_s=%.6g probe_every_s=%.6g"
-				" probe_spread_s=%.6g",
+				" probe_spread_s=%.6g%s%s",
 				o->probe_pages ? o->probe_pages : GEN_PROBE_DEF_PAGES,
 				o->probe_at_s >= 0 ? o->probe_at_s : sz->duration_us / 1e7,
-				o->probe_every_s, o->probe_spread_s) : g_strdup("");
+				o->probe_every_s, o->probe_spread_s,
+				/* the CoW channel's traces keep the line they had */
+				o->probe_channel ? " probe_channel=" : "",
+				o->probe_channel ? channels[o->probe_channel] : "") : g_strdup("");
 	gen_comment(g, "ksmsim gen: workload=%s seed=%" PRIu64 " scale=%.15g vms=%u pages=%" PRIu64
 		    " duration_s=%.6g steps=%u%s%s%s%s%s%s", wl->name, o->seed, o->scale, sz->vms,
 		    sz->pages, sz->duration_us / 1e6, sz->ticks, wl->takes_hash ? " hash=" : "",

@@ -10,6 +10,14 @@
  * copies merged (write_to_merge_us, one merge a page when P is 0) and how
  * long each stayed merged until the next probe write (merged_us).
  *
+ * --probe-channel unmap or unmerge reads the copies the other way
+ * (sim/MODEL.md, "Exposure", the unmap channel): each round after the
+ * first starts by unmapping the copies (munmap, then map and advise them
+ * again) or by MADV_UNMERGEABLE (then MADV_MERGEABLE again), and writes
+ * them again; once (P 0) they are unmapped or unmerged at the trace's end.
+ * The rows domain:attacker,unmap_reveal_us give how long after its write
+ * an unmap or unmerge showed the copy merged with the victim's page.
+ *
  * The background guests (--vms x --mem-mib) are each a domain of their
  * own: a shared image (identical in every guest), zeroed free pages and
  * private pages, all written at t = 0, as idle guests after boot.
@@ -22,6 +30,23 @@ enum { TAG_PROBE_IMAGE = 0x300, TAG_PROBE_PRIV, TAG_PROBE_VICTIM };
 /* Fractions of each guest's pages (the rest are private). */
 #define PROBE_IMAGE 0.35
 #define PROBE_ZERO 0.15
+
+/*
+ * The unmap channel's read of n copies at vpn: munmap (mapped and advised
+ * again for the next write) or MADV_UNMERGEABLE (advised mergeable again);
+ * the CoW channel reads by its next write alone.
+ */
+static void probe_read(struct gen *g, enum gen_probe_channel ch, uint64_t vpn, uint64_t n)
+{
+	if (ch == GEN_PROBE_UNMAP) {
+		gen_unmap(g, "attacker", vpn, n);
+		gen_map(g, "attacker", vpn, n);
+	} else if (ch == GEN_PROBE_UNMERGE) {
+		gen_advise(g, "attacker", vpn, n, false);
+	}
+	if (ch != GEN_PROBE_COW)
+		gen_advise(g, "attacker", vpn, n, true);
+}
 
 bool gen_probe(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
 {
@@ -59,16 +84,22 @@ bool gen_probe(struct gen *g, const struct gen_opts *o, const struct gen_size *s
 	for (uint64_t t = at; t < sz->duration_us && !g->failed; t += every) {
 		if (!spread) {
 			gen_at(g, t);
+			if (t > at)
+				probe_read(g, o->probe_channel, GEN_GUEST_BASE, k);
 			gen_fillseq(g, "attacker", GEN_GUEST_BASE, k, victim_seed);
 		}
 		for (uint64_t i = 0; spread && i < k && !g->failed; i++) {
 			gen_at(g, t + (uint64_t)((unsigned __int128)spread * i / k));
+			if (t > at)
+				probe_read(g, o->probe_channel, GEN_GUEST_BASE + i, 1);
 			gen_fillseq(g, "attacker", GEN_GUEST_BASE + i, 1, victim_seed + i);
 		}
 		if (!every)
 			break;
 	}
 	gen_at(g, sz->duration_us);
+	if (!every)
+		probe_read(g, o->probe_channel, GEN_GUEST_BASE, k);
 	gen_mark(g, "end");
 	return !g->failed;
 }

@@ -15,6 +15,9 @@
 #   e:Z + b:Z  merge two, within d2 (b: 24000; e: 23000)
 # At 100000 b stores 44 to X: a CoW, 68000 us after its merge (across); at
 # 150000 c's advice is withdrawn: an unshare, 118000 us after (within).
+# That unmerge is the unmap channel's one event (unmaps 1, d1's): Y's KSM
+# page lists e (d2) too, so it reveals across, 150000 - 5000 (c's write)
+# = 145000 us after c's page was written; Y is no chain's dup.
 # Across, write to merge: 26000 28500 29000 30500 31000: p50 = the 3rd
 # (nearest rank, ceil(0.5 n)) 29000, p90 = p99 = max = 31000. Within: 23000
 # 24000 27000 30000: p50 the 2nd, 24000; p90 the 4th, 30000. d1's pages
@@ -64,8 +67,16 @@ figures() {
 		rows+=("domain:$d,write_to_merge_us" "domain:$d,merged_us")
 	done
 	rows+=(all,zero_merges all,saved_pages all,saved_cross_pages all,saved_cross_zero_pages)
+	# the unmap channel's rows, given only when the trace unmaps or unmerges
+	local -a unmap=(cross,unmap_reveal_us within,unmap_reveal_us)
+	for d in $1; do
+		unmap+=("domain:$d,unmap_reveal_us" "domain:$d,unmaps")
+	done
+	unmap+=(all,unmaps all,unmap_reveals_in_chain)
 	shift
-	if [ $# != ${#rows[@]} ]; then
+	if [ $# = $((${#rows[@]} + ${#unmap[@]})) ]; then
+		rows+=("${unmap[@]}")
+	elif [ $# != ${#rows[@]} ]; then
 		echo "figures: ${#rows[@]} rows wanted, $# given" >&2; exit 1
 	fi
 	echo "scope,figure,count,p50,p90,p99,max"
@@ -81,14 +92,20 @@ check two-domains "$(figures "d1 d2" \
 	4,24000,30000,30000,30000 1,118000,118000,118000,118000 1,1,1,1,1 \
 	2,30500,31000,31000,31000 0 \
 	3,28500,29000,29000,29000 1,68000,68000,68000,68000 \
-	0 3 2 1)" -- --trace "$two" --domain d1=a,c --domain d2=b,e
+	0 3 2 1 \
+	1,145000,145000,145000,145000 0 \
+	1,145000,145000,145000,145000 1 0 0 \
+	1 0)" -- --trace "$two" --domain d1=a,c --domain d2=b,e
 
 check zero-page "$(figures "d1 d2" \
 	3,29000,31000,31000,31000 1,68000,68000,68000,68000 2,2,2,2,2 \
 	6,27000,30500,30500,30500 1,118000,118000,118000,118000 1,1,1,1,1 \
 	1,31000,31000,31000,31000 0 \
 	2,26000,29000,29000,29000 1,68000,68000,68000,68000 \
-	2 4 1 0)" -- --trace "$two" --domain d1=a,c --domain d2=b,e --use-zero-pages 1
+	2 4 1 0 \
+	1,145000,145000,145000,145000 0 \
+	1,145000,145000,145000,145000 1 0 0 \
+	1 0)" -- --trace "$two" --domain d1=a,c --domain d2=b,e --use-zero-pages 1
 
 cat > "$tmp/fork.ksmt" <<'T'
 ksmtrace 3
@@ -114,6 +131,58 @@ check fork-within "$(figures d1 \
 	2,30000,31000,31000,31000 0 1,1,1,1,1 \
 	0 0 \
 	0 1 0 0)" -- --trace "$tmp/fork.ksmt" --domain d1=p,r
+
+# The unmap channel (unmap.ksmt, d1 = {a, c}, d2 = {b, e}; f a domain of its
+# own). Pass 2 at 32000 merges a:X + b:X, a:Y + c:Y, e:W + f:W. Only the
+# time of a page's last write before its merge and of the unmap count:
+#   100000 b unmaps X: a maps it too (mapcount 2), across: 100000 - 3000 = 97000 (d2)
+#   150000 e unmerges W: break_ksm faults on any KSM page; f maps W, across:
+#          150000 - 5000 = 145000 (d2)
+#   190000 a unmaps X (now a's alone, mapcount 1: freed, nothing shows) and
+#          Y (c maps it, within d1): 190000 - 2000 = 188000
+#   195000 c exits: Y is c's alone, nothing shows
+# Unmaps: 5 present PTEs, d1's 3 (a 2, c 1), d2's 2. Cross 97000 145000:
+# p50 the 1st, p90 the 2nd. No chain.
+# Chain (max_page_sharing 2): p, q, r (d1) and s (d2) hold one page: the
+# dups {p, q} and {r, s}; s's unmap at 300000 shows r's mapping (d1),
+# across and in a chain: 300000 - 4000 (s's write) = 296000.
+unmap_rows() {	# unmap_rows NAME EXPECTED -- RUN-ARGS...: the unmap channel's rows only
+	local name=$1 want=$2; shift 3
+	if ! "$bin" run --quiet --exposure-csv "$tmp/got.csv" "$@" 2>"$tmp/err"; then
+		echo "FAIL $name: run failed: $(cat "$tmp/err")"; fail=1; return
+	fi
+	grep -E '^[^#].*,(unmap_reveal_us|unmaps|unmap_reveals_in_chain),' "$tmp/got.csv" > "$tmp/got"
+	if ! diff -u <(printf '%s\n' "$want") "$tmp/got"; then
+		echo "FAIL $name: unmap figures differ (above)"; fail=1
+	fi
+}
+unmap_rows unmap "cross,unmap_reveal_us,2,97000,145000,145000,145000
+within,unmap_reveal_us,1,188000,188000,188000,188000
+domain:d1,unmap_reveal_us,0,,,,
+domain:d1,unmaps,3,,,,
+domain:d2,unmap_reveal_us,2,97000,145000,145000,145000
+domain:d2,unmaps,2,,,,
+all,unmaps,5,,,,
+all,unmap_reveals_in_chain,0,,,," -- --trace "$dir/unmap.ksmt" --domain d1=a,c --domain d2=b,e
+{
+	echo "ksmtrace 1"
+	echo "0 set max_page_sharing 2"
+	for m in p q r s; do echo "0 spawn $m"; echo "0 map $m 0x1000 1"; echo "0 advise $m 0x1000 1 mergeable"; done
+	echo "1000 write p 0x1000 byte:11"; echo "2000 write q 0x1000 byte:11"
+	echo "3000 write r 0x1000 byte:11"; echo "4000 write s 0x1000 byte:11"
+	echo "10000 set run 1"; echo "300000 unmap s 0x1000 1"; echo "400000 mark end"
+} > "$tmp/chain.ksmt"
+unmap_rows unmap-chain "cross,unmap_reveal_us,1,296000,296000,296000,296000
+within,unmap_reveal_us,0,,,,
+domain:d1,unmap_reveal_us,0,,,,
+domain:d1,unmaps,0,,,,
+domain:d2,unmap_reveal_us,1,296000,296000,296000,296000
+domain:d2,unmaps,1,,,,
+all,unmaps,1,,,,
+all,unmap_reveals_in_chain,1,,,," -- --trace "$tmp/chain.ksmt" --domain d1=p,q,r --domain d2=s
+# A trace that never unmaps nor unmerges has no unmap rows (fork.ksmt above).
+"$bin" run --quiet --trace "$tmp/fork.ksmt" --exposure-csv "$tmp/nounmap.csv"
+! grep -q unmap "$tmp/nounmap.csv" || { echo "FAIL: unmap rows without an unmap"; fail=1; }
 
 # Determinism: the same run twice, byte for byte.
 "$bin" run --quiet --trace "$two" --domain d1=a,c --exposure-csv "$tmp/1.csv"

@@ -28,7 +28,7 @@ grep -q '^5000000 fillseq attacker 0x100000 20 ' "$tmp/a.ksmt" || bad "no probe 
 	bad "--advisor sets no advisor_mode"
 
 help=$("$bin" gen --help)
-for o in --probe-pages --probe-at --probe-every --probe-spread --advisor; do
+for o in --probe-pages --probe-at --probe-every --probe-spread --probe-channel --advisor; do
 	grep -q -e "$o" <<<"$help" || bad "gen --help does not document $o"
 done
 "$bin" gen probe --help | grep -q 'domain:attacker' || bad "gen probe --help says not how to run it"
@@ -64,4 +64,31 @@ max=$(fig "$tmp/k.csv" domain:attacker write_to_merge_us 7)
 	--pages-to-scan 100 --sleep-millisecs 20 --policy selective || bad "run selective"
 [ "$(fig "$tmp/s.csv" domain:attacker write_to_merge_us 3)" = 0 ] || bad "selective let the attacker merge"
 [ "$(fig "$tmp/s.csv" cross write_to_merge_us 3)" = 0 ] || bad "selective merged across domains"
+# --probe-channel: unmap reads each round's copies by munmap (map, advise
+# and write again), unmerge by MADV_UNMERGEABLE; once, at the end. The
+# CoW channel's trace is the one it was (no probe_channel word).
+grep -q probe_channel "$tmp/a.ksmt" && bad "the cow trace names a channel"
+"$bin" gen probe $opts --seed 3 --probe-channel cow -o "$tmp/cow.ksmt" && cmp -s "$tmp/a.ksmt" "$tmp/cow.ksmt" ||
+	bad "--probe-channel cow changed the trace"
+"$bin" gen probe $opts --probe-every 10 --probe-channel unmap -o "$tmp/u.ksmt" || bad "gen unmap"
+[ "$(grep -c '^[0-9]* unmap attacker 0x100000 20$' "$tmp/u.ksmt")" = 5 ] || bad "not 5 unmaps at 15 .. 55 s"
+grep -q '^15000000 unmap attacker 0x100000 20$' "$tmp/u.ksmt" || bad "no unmap at 15 s"
+grep -q 'probe_channel=unmap' "$tmp/u.ksmt" || bad "the unmap trace's gen line names no channel"
+"$bin" gen probe $opts --probe-channel unmerge -o "$tmp/m.ksmt" || bad "gen unmerge"
+grep -q '^60000000 advise attacker 0x100000 20 unmergeable$' "$tmp/m.ksmt" || bad "no unmerge at the end"
+for ch in unmap unmerge; do
+	t=$tmp/u.ksmt; [ $ch = unmerge ] && t=$tmp/m.ksmt
+	"$bin" run --quiet --check --trace "$t" $dom --exposure-csv "$tmp/$ch.csv" \
+		--pages-to-scan 100 --sleep-millisecs 20 || bad "run $ch"
+	n=$(fig "$tmp/$ch.csv" domain:attacker unmap_reveal_us 3)
+	u=$(fig "$tmp/$ch.csv" domain:attacker unmaps 3)
+	# every round's 20 copies merged before the next read: each read reveals them all
+	[ "$n" = "$u" ] && [ "$n" -ge 20 ] || bad "$ch: $n reveals of $u unmaps"
+	[ "$(fig "$tmp/$ch.csv" domain:victim unmaps 3)" = 0 ] || bad "$ch: the victim unmapped"
+done
+# once, at 60 s, of copies written at 5 s: every reveal 55 s after the write
+[ "$(fig "$tmp/unmerge.csv" domain:attacker unmap_reveal_us 7)" = 55000000 ] || bad "unmerge at the end"
+"$bin" gen probe --probe-channel bogus -o "$tmp/x.ksmt" 2>"$tmp/err" && bad "--probe-channel bogus accepted"
+[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q -e --probe-channel "$tmp/err" || bad "bogus: $(cat "$tmp/err")"
+"$bin" gen vm-clones --probe-channel unmap -o "$tmp/x.ksmt" 2>/dev/null && bad "vm-clones took --probe-channel"
 exit $fail
