@@ -5,6 +5,7 @@
  * observers the options ask for; ksm_free tears everything down without
  * the kernel's bookkeeping. Apart from ksm.c, which is ksmd's twins only.
  */
+#include "sim/chain_index.h"
 #include "sim/ksm_internal.h"
 
 struct ksm *ksm_new(const struct ksm_options *opt)
@@ -57,6 +58,7 @@ static void free_tree_nodes(struct rb_node *n)
 		struct hlist_node *next;
 		hlist_for_each_entry_safe(dup, next, &node->hlist, hlist_dup)
 			g_free(dup);	/* free_stable_node */
+		chain_index_free(node->dups);
 	}
 	g_free(node);
 }
