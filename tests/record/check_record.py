@@ -614,7 +614,7 @@ def need_pagemap_scan(ksmsim, tmp):
 
 def detector_line(stderr):
     """The numbers of record's detector line."""
-    m = re.search(r"detector (\S+): (\d+) pages reported \w+(?:, (\d+) processes tracked, "
+    m = re.search(r"detector (\S+): (\d+) pages reported \w+(?:, (\d+) process(?:es)? tracked, "
                   r"(\d+) fallbacks to compare)?, detector CPU ([\d.]+) s, recorder CPU ([\d.]+) s",
                   stderr)
     if not m:
