@@ -63,6 +63,15 @@ case $mode in
     if ! why=$("$bin" live --check 2>&1); then
       echo "SKIP: live KSM is not usable here: $why"
       exit 77
+    fi
+    # Under the sanitizers the replayer is several times slower, and this
+    # case counts on its spawn's new pages and CoWs filling one CPU's
+    # lru_add batch at one trace instant: in .ci/run's sanitizer pass it
+    # came out 3 pages short in every replay, while the plain pass (which
+    # holds the kernel to it) matched. It stays in the plain pass.
+    if [ -n "${KSMSIM_CI_SANITIZED:-}" ] && [ "${cases[*]}" = tricky_lru_spawn ]; then
+      echo "SKIP: tricky_lru_spawn times the lru_add batch; the plain pass checks it"
+      exit 77
     fi ;;
   *) echo "run.sh: mode must be model, live or listed" >&2; exit 2 ;;
 esac
