@@ -33,12 +33,12 @@
 
 #define SETTLE_POLL_NS 1000000	/* 1 ms: ksmd's 10 ms sleep is the margin */
 /*
- * A settle needs that margin to stop ksmd at the pass boundary: below it
- * (sleep_millisecs 0 never sleeps) the settle runs at this sleep instead.
- * The trace clock stands still in a settle, so only jiffies-based effects
- * (chain pruning, the advisor) could tell.
+ * A settle needs a margin to stop ksmd at the pass boundary: below
+ * p->settle_sleep_ms (LIVE_SETTLE_SLEEP_MS, 10, unless told; sleep_millisecs
+ * 0 never sleeps) the settle runs at that sleep instead. The trace clock
+ * stands still in a settle, so only jiffies-based effects (chain pruning,
+ * the advisor) could tell.
  */
-#define SETTLE_MIN_SLEEP_MS 10
 #define KSMD_ASLEEP_TIMEOUT_S 10.0
 
 struct replay {
@@ -175,7 +175,8 @@ static bool do_set(struct replay *rp, const struct trace_record *rec, GError **e
 static bool do_settle(struct replay *rp, const struct trace_record *rec, GError **error)
 {
 	uint64_t fs0, fs, t0 = now_ns(), deadline;
-	bool lift = rp->sleep_ms < SETTLE_MIN_SLEEP_MS;
+	uint64_t least = rp->p->settle_sleep_ms ? rp->p->settle_sleep_ms : LIVE_SETTLE_SLEEP_MS;
+	bool lift = rp->sleep_ms < least;
 
 	if (rp->want_run != 1) {
 		g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
@@ -183,7 +184,7 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 		return false;
 	}
 	deadline = t0 + (uint64_t)(rp->p->settle_timeout * 1e9);
-	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, SETTLE_MIN_SLEEP_MS, error))
+	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, least, error))
 		return false;
 	if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs0, error) || !write_run(rp, 1, error))
 		return false;

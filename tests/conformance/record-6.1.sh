@@ -8,8 +8,9 @@
 # that differ between runs:" comment, which `ksmsim diff` skips; the
 # measured ksmd_cpu_ms is left out. A case that fails in any run (e.g. it
 # needs a knob 6.1 lacks) is not written; its line says why.
-# usage: record-6.1.sh PATH/TO/ksmsim CASE...   (RUNS=N; the guest's options
-# through REPLAY_OPTS, e.g. REPLAY_OPTS='-m 1024 -c 2')
+# usage: record-6.1.sh PATH/TO/ksmsim CASE...   (RUNS=N; JOBS=2 boots two
+# guests at a time; the guest's options through REPLAY_OPTS, e.g.
+# REPLAY_OPTS='-m 1024 -c 2 -s 200')
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "${1:?usage: record-6.1.sh PATH/TO/ksmsim CASE...}")
@@ -26,11 +27,26 @@ for c in "$@"; do
 	cases+=("cases/$c.ksmt")
 done
 status=0
-for i in $(seq 1 "$runs"); do
+# JOBS guests at a time (default 1; at most 2 on a shared machine)
+jobs=${JOBS:-1}
+boot() {
 	# shellcheck disable=SC2086 # REPLAY_OPTS: options, split on purpose
-	KSMSIM=$bin "$here/../../workloads/vm/replay-6.1.sh" ${REPLAY_OPTS:-} -o "$tmp/run$i" \
-		"${cases[@]}" | tee "$tmp/run$i.log" | grep -v ' ok '
-	[ "${PIPESTATUS[0]}" = 2 ] && { echo "record-6.1.sh: run $i: the guest did not finish" >&2; exit 1; }
+	KSMSIM=$bin "$here/../../workloads/vm/replay-6.1.sh" ${REPLAY_OPTS:-} -o "$tmp/run$1" \
+		"${cases[@]}" > "$tmp/run$1.log" 2>&1
+	echo $? > "$tmp/run$1.rc"
+}
+running=0
+for i in $(seq 1 "$runs"); do
+	[ "$running" -lt "$jobs" ] || { wait -n; running=$((running - 1)); }
+	boot "$i" &
+	running=$((running + 1))
+	# the first builds the replayer's cached initramfs: let it be done first
+	[ "$i" = 1 ] && [ "$jobs" -gt 1 ] && sleep 30
+done
+wait
+for i in $(seq 1 "$runs"); do
+	grep -v ' ok ' "$tmp/run$i.log"
+	[ "$(cat "$tmp/run$i.rc")" = 2 ] && { echo "record-6.1.sh: run $i: the guest did not finish" >&2; exit 1; }
 done
 for c in "${cases[@]}"; do
 	c=$(basename "$c" .ksmt)

@@ -3,7 +3,7 @@
 # Replays traces on the live KSM of Debian's 6.1 kernel inside one QEMU
 # guest: a second live oracle beside the host's (`ksmsim live`).
 #
-#   replay-6.1.sh [-o OUTDIR] [-m MIB] [-c CPUS] [-t SETTLE_S] [-x SECONDS] TRACE...
+#   replay-6.1.sh [-o OUTDIR] [-m MIB] [-c CPUS] [-s SLEEP_MS] [-t SETTLE_S] [-x SECONDS] TRACE...
 #
 # The guest boots the kernel of build-image.sh's minimal tier (Debian's
 # linux-image-6.1.0-*-amd64) with an initramfs of busybox, this build's
@@ -33,6 +33,11 @@
 # -c CPUS     guest vCPUs (default 2, as the host the expected files of
 #             tests/conformance/expected were recorded on: `ksmsim live`
 #             pins the trace processes to one and itself to the others)
+# -s SLEEP_MS ksmsim live --settle-sleep (default 200): ksmd's least sleep in
+#             a settle, the time the replayer has to see a pass end and stop
+#             ksmd before its next batch. At the host's 10 ms, an emulated
+#             vCPU on a busy host is often late, ksmd runs part of another
+#             pass, and the marks differ from run to run.
 # -t SETTLE_S ksmsim live --settle-timeout (default 600: TCG is slow)
 # -x SECONDS  the whole guest's time limit (default 1800)
 #
@@ -51,14 +56,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 CACHE=${KSMSIM_VM_CACHE:-$here/cache}
 KSMSIM=${KSMSIM:-$top/build/cli/ksmsim}
-out=/tmp/ksmsim-vm/replay-6.1 mib=1024 cpus=2 settle=600 limit=1800
+out=/tmp/ksmsim-vm/replay-6.1 mib=1024 cpus=2 sleep=200 settle=600 limit=1800
 
 die() { echo "replay-6.1.sh: $*" >&2; exit 2; }
-while getopts o:m:c:t:x:h opt; do
+while getopts o:m:c:s:t:x:h opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	m) mib=$OPTARG ;;
 	c) cpus=$OPTARG ;;
+	s) sleep=$OPTARG ;;
 	t) settle=$OPTARG ;;
 	x) limit=$OPTARG ;;
 	*) sed -n '3,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
@@ -66,7 +72,7 @@ while getopts o:m:c:t:x:h opt; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || die "no trace given (usage: replay-6.1.sh [-o OUTDIR] [-m MIB] [-c CPUS] TRACE...)"
-for v in "$mib" "$cpus" "$settle" "$limit"; do
+for v in "$mib" "$cpus" "$sleep" "$settle" "$limit"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "'$v' is not a positive whole number"
 done
 declare -A seen
@@ -152,7 +158,7 @@ for f in "$@"; do
 	echo "$b $n" >> "$t/cases/list"
 	names+=("$n")
 done
-echo "--settle-timeout $settle" > "$t/cases/args"
+echo "--settle-timeout $settle --settle-sleep $sleep" > "$t/cases/args"
 (cd "$t" && find cases | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$tmp/traces.cpio"
 # the second archive must start 4-byte aligned: pad the first with zeros,
 # which the kernel skips between archives
@@ -184,6 +190,7 @@ tr -d '\r' < "$tmp/results" | awk -v out="$out" '
 	/^@@KSMSIM (STATUS|DONE)/ { sub(/^@@KSMSIM /, ""); print }
 ' > "$tmp/status"
 [ -s "$out/guest.txt" ] && echo "replay-6.1: guest $(cat "$out/guest.txt")"
+# boot: the guest's uptime when its init began (guest clock, which TCG keeps near the host's)
 
 ok=0 failed=0 status=0
 for n in "${names[@]}"; do
@@ -205,5 +212,5 @@ for n in "${names[@]}"; do
 	[ "$knobs" = same ] || echo "replay-6.1: $n left knobs changed ($knobs): written back"
 done
 grep -q '^DONE' "$tmp/status" || { echo "replay-6.1: the guest did not finish (qemu exit $qrc; $out/console.log)"; status=2; }
-echo "replay-6.1: traces=${#names[@]} ok=$ok failed=$failed accel=$accel cpus=$cpus mem=${mib}MiB kernel=$kver wall=${wall}s out=$out"
+echo "replay-6.1: traces=${#names[@]} ok=$ok failed=$failed accel=$accel cpus=$cpus mem=${mib}MiB settle_sleep=${sleep}ms kernel=$kver wall=${wall}s out=$out"
 exit $status

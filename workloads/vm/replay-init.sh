@@ -21,6 +21,7 @@ PATH=/bin
 export PATH
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
+read -r booted _ < /proc/uptime
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /run /tmp
@@ -47,7 +48,7 @@ knobs() {
 knobs > /tmp/knobs.boot
 
 mem=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
-say "GUEST kernel=$(uname -r) version=$(uname -v | tr ' ' _) cpus=$(nproc) mem_kib=$mem" \
+say "GUEST booted_s=$booted kernel=$(uname -r) version=$(uname -v | tr ' ' _) cpus=$(nproc) mem_kib=$mem" \
 	"thp_enabled=$(tr ' ' , < $THP/enabled) thp_defrag=$(tr ' ' , < $THP/defrag)" \
 	"numa_balancing=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo absent)" \
 	"ksm_files=$(ls $KSM | tr '\n' , )" \
