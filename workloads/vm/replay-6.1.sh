@@ -29,7 +29,8 @@
 # printed), 2 on bad usage or a guest that did not finish.
 #
 # -o OUTDIR   default /tmp/ksmsim-vm/replay-6.1
-# -m MIB      guest memory (default 1024)
+# -m MIB      guest memory (default 1024; below 512 the kernel turns THP
+#             off at boot, and a trace that advises hugepage fails)
 # -c CPUS     guest vCPUs (default 2, as the host the expected files of
 #             tests/conformance/expected were recorded on: `ksmsim live`
 #             pins the trace processes to one and itself to the others)
