@@ -82,7 +82,7 @@ for t in "$@"; do
 	n=$(basename "$t"); n=${n%.ksmt}; n=${n%.ksmb}
 	[[ $n =~ ^[A-Za-z0-9_.+-]+$ ]] || die "$t: the name '$n' has characters other than A-Z a-z 0-9 _ . + -"
 	[ -z "${seen[$n]:-}" ] || die "$t: two traces named '$n'"
-	[ "$(basename "$t")" != list ] && [ "$(basename "$t")" != args ] || die "$t: 'list' and 'args' are the guest's own file names"
+	case $(basename "$t") in list|args) die "$t: 'list' and 'args' are the guest's own file names" ;; esac
 	seen[$n]=1
 done
 [ -x "$KSMSIM" ] || die "no ksmsim at $KSMSIM (build it, or set KSMSIM)"
@@ -116,6 +116,7 @@ busybox_deb=$(find "$CACHE/debs" -maxdepth 1 -name 'busybox-static_*.deb' | sort
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksmsim-replay61.XXXXXX")
 qpid=
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
 	rm -rf "$tmp"
@@ -126,6 +127,7 @@ trap 'exit 130' INT TERM
 # The replayer's part: cached by what goes into it.
 bin=$(realpath "$KSMSIM")
 libs=$(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }' | sort -u)
+# shellcheck disable=SC2086 # libs: one path a word
 key=$(cat "$bin" $libs "$here/replay-init.sh" "$busybox_deb" | sha256sum | cut -c 1-16)
 base=$CACHE/replay-6.1/base-$key.cpio.gz
 if [ ! -e "$base" ]; then

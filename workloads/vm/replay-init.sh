@@ -39,9 +39,9 @@ send() { # NAME KIND FILE
 uptime_cs() { read -r u _ < /proc/uptime; echo "${u%.*}${u#*.}"; }
 
 # The knobs at boot: the guest kernel's defaults, restored after every trace.
+# (the files with a write bit: root may write to any, test -w says nothing)
 knobs() {
-	for f in "$KSM"/*; do
-		[ -w "$f" ] || continue
+	find "$KSM" -maxdepth 1 -type f -perm -200 | sort | while read -r f; do
 		echo "${f##*/}=$(cat "$f")"
 	done
 }
@@ -51,8 +51,9 @@ mem=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
 say "GUEST booted_s=$booted kernel=$(uname -r) version=$(uname -v | tr ' ' _) cpus=$(nproc) mem_kib=$mem" \
 	"thp_enabled=$(tr ' ' , < $THP/enabled) thp_defrag=$(tr ' ' , < $THP/defrag)" \
 	"numa_balancing=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo absent)" \
-	"ksm_files=$(ls $KSM | tr '\n' , )" \
-	"ksm_stat=$(cut -d' ' -f1 < /proc/self/ksm_stat | tr '\n' , )"
+	"ksm_files=$(cd $KSM && echo * | tr ' ' , )" \
+	"ksm_stat=$(cut -d' ' -f1 < /proc/self/ksm_stat | tr '\n' , )" \
+	"knobs=$(tr '\n' , < /tmp/knobs.boot)"
 args=$(cat /cases/args 2>/dev/null)
 cd /
 while read -r file name; do
@@ -67,7 +68,7 @@ while read -r file name; do
 	echo 0 > $KSM/run
 	knobs > /tmp/knobs.now
 	differ=$(diff /tmp/knobs.boot /tmp/knobs.now | sed -n 's/^+\([a-z_]*\)=.*/\1/p' | tr '\n' , )
-	[ -n "$differ" ] && while IFS== read -r k v; do
+	[ -n "$differ" ] && while IFS='=' read -r k v; do
 		[ "$k" = run ] || echo "$v" > "$KSM/$k"
 	done < /tmp/knobs.boot
 	send "$name" csv /tmp/out.csv
