@@ -456,6 +456,15 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
 bool mm_has_mergeable(struct mm *mm);
 void mm_zap_all(struct ksm *k, struct mm *mm);
 
+/* ksm_61.c: a knob write or prctl the modelled kernel lacks is refused (KSM_ERROR_ABSENT). */
+bool ksm_kernel_refuse_knob(const struct ksm *k, enum ksm_knob knob, GError **error);
+bool ksm_kernel_refuse_prctl(const struct ksm *k, GError **error);
+
+static inline bool ksm_linux_6_1(const struct ksm *k)
+{
+	return k->opt.kernel == KSM_KERNEL_6_1;
+}
+
 /* domains.c: mm's domain, as it joins the model (fork: parent, else NULL). */
 uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent);
 /* exposure.c: the observer ksm_observers_attach adds for opt.exposure (k->expo its state). */
