@@ -18,9 +18,14 @@ const struct marks_mm_column marks_mm_columns[MARKS_MM_NR] = {
 #undef MM
 
 /* Linux 6.1's /proc/PID/ksm_stat has ksm_rmap_items; ksm_merging_pages is a file of its own. */
+bool marks_mm_linux_6_1_lacks(size_t i)
+{
+	return i != 0 && i != 2;
+}
+
 static bool mm_shown(size_t i, int version)
 {
-	return !(version & MARKS_LINUX_6_1) || i == 0 || i == 2;
+	return !(version & MARKS_LINUX_6_1) || !marks_mm_linux_6_1_lacks(i);
 }
 
 void marks_mm_write_header_for(FILE *f, int version)

@@ -572,8 +572,17 @@ static bool wp_can_reuse_thp_subpage(struct ksm *k, struct mm *mm, struct page *
 		}
 		thp_split_pmd(k, t, mm);
 	}
-	if (t->mapcount <= 1 || t->maybe_shared)
+	if (ksm_linux_6_1(k)) {
+		/*
+		 * 6.1's do_wp_page knows no large mapcount: a subpage that
+		 * lost PageAnonExclusive at the fork is reused only when its
+		 * folio's refcount is this one mapping (page_count() == 1).
+		 */
+		if (t->mapcount != 1)
+			return false;
+	} else if (t->mapcount <= 1 || t->maybe_shared) {
 		return false;
+	}
 	p->wrprotect = false;
 	return true;
 }

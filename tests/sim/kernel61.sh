@@ -75,6 +75,11 @@ grep -q 'Linux 6.1' "$tmp/out618" && bad "6.18 summary names 6.1"
 grep -q 'pages_skipped' "$tmp/out61" && bad "6.1 summary shows pages_skipped"
 grep -q ',kernel=6.1,' "$tmp/s61.csv" || bad "6.1 summary CSV: no kernel=6.1 in pinned"
 
+# diff compares what both files have: two 6.1 files, or 6.18 against 6.1
+"$bin" diff "$tmp/m61.csv" "$tmp/m61.csv" >/dev/null || bad "diff of a 6.1 marks file with itself"
+"$bin" diff "$tmp/m618.csv" "$tmp/m61.csv" >/dev/null || bad "diff 6.18 against 6.1 on ok.ksmt"
+"$bin" diff "$tmp/mm618.csv" "$tmp/mm61.csv" >/dev/null || bad "diff of per-mm rows 6.18 against 6.1"
+
 # ---- gate order: a new page equal to a KSM page merges at its first
 # visit on 6.1 (stable tree first) and only at its second on 6.18 (its
 # first checksum differs from the item's zero oldchecksum: volatile).
