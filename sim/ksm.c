@@ -357,7 +357,9 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 	}
 
 	if (found) {
-		if (chain->hlist.first == &found->hlist_dup && !found->hlist_dup.next) {
+		/* 6.1 collapsed only a pruning walk's last dup that can take more (6.11: any last dup) */
+		if (chain->hlist.first == &found->hlist_dup && !found->hlist_dup.next &&
+		    (!ksm_linux_6_1(k) || (prune && is_page_sharing_candidate(k, found)))) {
 			/* One dup left: it takes the chain's place in the tree. */
 			rb_replace_node(&chain->node, &found->node, root);
 			found->is_dup = false;
