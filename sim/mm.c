@@ -841,6 +841,10 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
 static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 {
 	struct mm *child = mm_new(name, parent->nid);
+	if (ksm_linux_6_1(k)) {
+		child->forked_rmap_items = parent->ksm_rmap_items + parent->forked_rmap_items;
+		child->forked_merging_pages = parent->ksm_merging_pages + parent->forked_merging_pages;
+	}
 	child->merge_any = parent->merge_any;
 	child->thp_advised = parent->thp_advised;
 	if (parent->registered)
@@ -988,6 +992,8 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		}
 		break;
 	case TRACE_UNMAP:
+		if (ksm_linux_6_1(k))
+			lru_add_drain(k);	/* 6.1's unmap_region(), measured (PAGEVEC_SIZE_6_1) */
 		unmap(k, mm, r->vpn, r->vpn + r->npages);
 		break;
 	case TRACE_EXIT:
