@@ -151,5 +151,22 @@ T
 [ "$(cell "$tmp/z61.csv" again rmap_items)" = 0 ] || bad "6.1: zero PTEs scanned after unmerge ($(cell "$tmp/z61.csv" again rmap_items) items)"
 [ "$(cell "$tmp/z618.csv" again rmap_items)" = 8 ] || bad "6.18: unshared zero pages not scanned ($(cell "$tmp/z618.csv" again rmap_items) items)"
 
+# ---- a fork child's ksm_stat starts from its parent's on 6.1 (dup_mm), from 0 on 6.18
+cat > "$tmp/fork.ksmt" <<'T'
+ksmtrace 3
+0 spawn a
+0 map a 0x10 4
+0 advise a 0x10 4 mergeable
+0 fill a 0x10 4 byte:05
+0 set run 1
+0 settle 2
+0 fork a c
+0 mark forked
+T
+"$bin" run --trace "$tmp/fork.ksmt" --kernel 6.1 --mm-stats-csv "$tmp/f61.csv" --quiet || bad "fork 6.1"
+"$bin" run --trace "$tmp/fork.ksmt" --mm-stats-csv "$tmp/f618.csv" --quiet || bad "fork 6.18"
+grep -qx 'forked,0,c,4,4' "$tmp/f61.csv" || bad "6.1: child c's ksm_stat: $(grep ',c,' "$tmp/f61.csv")"
+grep -q '^forked,0,c,0,0,0,' "$tmp/f618.csv" || bad "6.18: child c's ksm_stat: $(grep ',c,' "$tmp/f618.csv")"
+
 [ $fail -eq 0 ] && echo "ok   --kernel 6.1: refusals, columns and behaviour"
 exit $fail
