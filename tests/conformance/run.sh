@@ -12,8 +12,9 @@
 #   model61: the same under --kernel 6.1, compared with expected-6.1/ (marks
 #           recorded on Debian's Linux 6.1 in a guest); no CASE: every case
 #           that has expected-6.1/CASE.csv. A case's 'set smart_scan 0'
-#           records (what 6.1 always does; the model refuses the knob) are
-#           blanked first, line numbers kept. The columns 6.1 has no file
+#           and 'set advisor_mode none' records (what 6.1 always does; the
+#           model refuses the knobs, the 6.1 replay takes them as no-ops)
+#           are blanked first, line numbers kept. The columns 6.1 has no file
 #           for are not compared (the model under 6.1 does not write them).
 #   live:   ksmsim live --trace CASE --marks-csv OUT (root; exits 77, meson's
 #           "skipped", when live KSM cannot be used here)
@@ -109,7 +110,8 @@ attempt() {
   ref=$(ref_dir "$c")
   [ -f "$ref/$c.mm.csv" ] && mm=(--mm-stats-csv "$tmp/$c.mm.csv")
   if [ "$mode" = model61 ]; then
-    sed -E 's/^([0-9]+[[:space:]]+set[[:space:]]+smart_scan[[:space:]]+0[[:space:]]*)$/# \1/' \
+    sed -E -e 's/^([0-9]+[[:space:]]+set[[:space:]]+smart_scan[[:space:]]+0[[:space:]]*)$/# \1/' \
+      -e 's/^([0-9]+[[:space:]]+set[[:space:]]+advisor_mode[[:space:]]+none[[:space:]]*)$/# \1/' \
       "$trace" >"$tmp/$c.ksmt"
     trace="$tmp/$c.ksmt"
   fi
