@@ -104,6 +104,7 @@ static void usage(FILE *f)
 struct run_ctx {
 	FILE *marks;
 	FILE *mm_stats;
+	int mm_version;		/* MARKS_LINUX_6_1 under --kernel 6.1, else 0 */
 	struct sampler sampler;	/* the series rows and the summary's means */
 	bool ideal;
 	struct progress *progress;
@@ -137,7 +138,7 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 	if (ctx->mm_stats) {
 		GArray *st = ksm_mm_stats(k);
 		for (guint i = 0; i < st->len; i++)
-			marks_mm_write_row(ctx->mm_stats, label, t_us,
+			marks_mm_write_row_for(ctx->mm_stats, ctx->mm_version, label, t_us,
 					   &g_array_index(st, struct ksm_mm_stat, i));
 		g_array_free(st, TRUE);
 	}
@@ -337,28 +338,33 @@ static void put_headers(const struct args *a, const struct outputs *o, bool thp,
 			struct run_ctx *ctx)
 {
 	char *label_line = escape_line(a->trace_label);
+	bool linux_6_1 = a->ro.cfg.model.kernel == KSM_KERNEL_6_1;
+	const char *kernel = ksm_kernel_name(a->ro.cfg.model.kernel);
+
+	ctx->mm_version = linux_6_1 ? MARKS_LINUX_6_1 : 0;
 
 	if (o->mm_stats) {
 		ctx->mm_stats = atomic_file_stream(o->mm_stats);
-		fprintf(ctx->mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
+		fprintf(ctx->mm_stats, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s; "
 			"/proc/PID/ksm_stat of every live mm at each mark\n",
-			KSMSIM_VERSION, label_line, a->hash_label);
-		marks_mm_write_header(ctx->mm_stats);
+			KSMSIM_VERSION, kernel, label_line, a->hash_label);
+		marks_mm_write_header_for(ctx->mm_stats, ctx->mm_version);
 	}
 	if (o->marks) {
 		ctx->marks = atomic_file_stream(o->marks);
-		fprintf(ctx->marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
-			KSMSIM_VERSION, label_line, a->hash_label);
-		fprintf(ctx->marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
-			" trace start; t_us is the mark's timestamp as written in the trace\n");
-		output_marks_header(ctx->marks, thp);
+		fprintf(ctx->marks, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s\n",
+			KSMSIM_VERSION, kernel, label_line, a->hash_label);
+		fprintf(ctx->marks, "# %s count from the trace start; t_us is the mark's timestamp"
+			" as written in the trace\n", linux_6_1 ? "full_scans, cow_ksm" :
+			"full_scans, pages_scanned, pages_skipped, cow_ksm");
+		output_marks_header(ctx->marks, thp, linux_6_1);
 	}
 	if (o->fp) {
 		FILE *f = atomic_file_stream(o->fp);
 
-		fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; every "
+		fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s; every "
 			"false positive of the gate (t_us of the model's clock)\n",
-			KSMSIM_VERSION, label_line, a->hash_label);
+			KSMSIM_VERSION, kernel, label_line, a->hash_label);
 		output_false_positives_header(f);
 	}
 	g_free(label_line);
@@ -367,7 +373,7 @@ static void put_headers(const struct args *a, const struct outputs *o, bool thp,
 		profile_model_header(ctx->profile, a->trace_label);
 	}
 	if (o->series)
-		output_series_header(atomic_file_stream(o->series), thp);
+		output_series_header(atomic_file_stream(o->series), thp, linux_6_1);
 }
 
 static void summary_csv(void *ctx, FILE *f)
@@ -436,9 +442,9 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 		if (o->exposure) {
 			FILE *f = atomic_file_stream(o->exposure);
 			char *label_line = escape_line(a->trace_label);
-			fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s;"
+			fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s;"
 				" exposure by security domain (times in us of the model's clock)\n",
-				KSMSIM_VERSION, label_line, a->hash_label);
+				KSMSIM_VERSION, ksm_kernel_name(cfg->model.kernel), label_line, a->hash_label);
 			g_free(label_line);
 			output_exposure_csv(f, &expo, cfg->model.domains);
 		}
