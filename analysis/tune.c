@@ -505,7 +505,14 @@ static void knob_value(const struct tune_setting *s, enum ksm_knob k, char *out,
  * page is merged, and unmerging first makes every setting start as the
  * model's run starts, from nothing merged.
  */
-static void report_apply(FILE *f, const struct tune_setting *s)
+/* Linux 6.1 has no smart_scan and no advisor files: nothing to write or put back. */
+static bool knob_absent(const struct tune_frame *fr, enum ksm_knob k)
+{
+	return fr->run && fr->run->model.kernel == KSM_KERNEL_6_1 &&
+	       (k == KNOB_SMART_SCAN || k == KNOB_ADVISOR_MODE || k == KNOB_ADVISOR_TARGET_SCAN_TIME);
+}
+
+static void report_apply(FILE *f, const struct tune_frame *fr, const struct tune_setting *s)
 {
 	char now[KNOB_NR][64];
 	bool all_read = true;
@@ -529,7 +536,7 @@ static void report_apply(FILE *f, const struct tune_setting *s)
 
 		/* with the advisor, pages_to_scan is its to drive; without, its target means nothing */
 		if ((k == KNOB_PAGES_TO_SCAN && s->advisor) ||
-		    (k == KNOB_ADVISOR_TARGET_SCAN_TIME && !s->advisor))
+		    (k == KNOB_ADVISOR_TARGET_SCAN_TIME && !s->advisor) || knob_absent(fr, k))
 			continue;
 		knob_value(s, k, v, sizeof(v));
 		fprintf(f, "  echo %s > /sys/kernel/mm/ksm/%s\n", v, knob_table[k].name);
@@ -540,7 +547,8 @@ static void report_apply(FILE *f, const struct tune_setting *s)
 	for (size_t i = 0; i < G_N_ELEMENTS(apply_order); i++) {
 		enum ksm_knob k = apply_order[i];
 
-		fprintf(f, "  echo %s > /sys/kernel/mm/ksm/%s\n", now[k], knob_table[k].name);
+		if (!knob_absent(fr, k))
+			fprintf(f, "  echo %s > /sys/kernel/mm/ksm/%s\n", now[k], knob_table[k].name);
 	}
 }
 
@@ -582,6 +590,12 @@ static char *setting_spec(const struct tune_setting *s)
 /* The line that checks the pick on this host's processes, live (cmd_verify.c). */
 static void report_verify(FILE *f, const struct tune_frame *fr, const struct tune_setting *s)
 {
+	if (fr->run && fr->run->model.kernel == KSM_KERNEL_6_1) {
+		/* verify models the host's kernel, 6.18: a 6.1 pick is checked on a 6.1 kernel */
+		fprintf(f, "'ksmsim verify' models Linux 6.18: check a 6.1 pick on a 6.1 kernel"
+			" (workloads/vm/replay-6.1.sh replays a trace on one).\n");
+		return;
+	}
 	char *spec = setting_spec(s);
 	GString *g = g_string_new("ksmsim verify --trace ");
 
@@ -624,6 +638,8 @@ static void report_reproduce(FILE *f, const struct tune_frame *fr, const struct 
 
 	shell_word(g, fr->trace);
 	g_string_append_printf(g, " --batch-time --interval-ms %" PRIu64, cfg.interval_ms);
+	if (cfg.model.kernel == KSM_KERNEL_6_1)
+		g_string_append(g, " --kernel 6.1");
 	if (cfg.costs_csv) {
 		g_string_append(g, " --costs-csv ");
 		shell_word(g, cfg.costs_csv);
@@ -788,7 +804,7 @@ void tune_report(FILE *f, const struct tune_frame *fr, const struct tune_setting
 		}
 	}
 	report_band(f, fr, s, rows, n, pick, band);
-	report_apply(f, &s[pick]);
+	report_apply(f, fr, &s[pick]);
 	report_reproduce(f, fr, &s[pick]);
 	fflush(f);
 	g_free(name);

@@ -168,5 +168,12 @@ T
 grep -qx 'forked,0,c,4,4' "$tmp/f61.csv" || bad "6.1: child c's ksm_stat: $(grep ',c,' "$tmp/f61.csv")"
 grep -q '^forked,0,c,0,0,0,' "$tmp/f618.csv" || bad "6.18: child c's ksm_stat: $(grep ',c,' "$tmp/f618.csv")"
 
+# tune under 6.1: no write to a file 6.1 lacks, and the lines it prints
+# reproduce the 6.1 model, not the host's 6.18
+"$bin" tune --kernel 6.1 "$tmp/fork.ksmt" > "$tmp/tune61.txt" 2>/dev/null || bad "tune 6.1"
+! grep -q '/sys/kernel/mm/ksm/\(smart_scan\|advisor\)' "$tmp/tune61.txt" || bad "tune 6.1 writes a knob 6.1 lacks"
+grep -q '^  ksmsim run .* --kernel 6\.1 ' "$tmp/tune61.txt" || bad "tune 6.1's reproduce line lacks --kernel 6.1"
+! grep -q '^  ksmsim verify' "$tmp/tune61.txt" || bad "tune 6.1 offers verify, which models 6.18"
+
 [ $fail -eq 0 ] && echo "ok   --kernel 6.1: refusals, columns and behaviour"
 exit $fail
