@@ -18,7 +18,7 @@
 #        [--keep-runs] [--workload large-tree|large-tree-crc] [--batch-time]
 #        [--probe SIZE:SECONDS] [--estimate SIZE]
 #        [-- SWEEP-OPTIONS]
-# A size is GiB of guest memory in total (a multiple of 4): 4 guests up to
+# A size is GiB of guest memory in total (at least 1): 4 guests up to
 # 64 GiB, 16 above.
 # --workload large-tree-crc: the variant whose changes include ones a CRC
 # cannot see (workloads/README.md "large-tree-crc"); give it its own --out
@@ -97,7 +97,7 @@ export KSMSIM_REAL=$ksmsim KSMSIM_TIMES=$out/times.tsv
 # a size's trace as the study makes it: vms, MiB a guest, pages_to_scan
 shape() {
 	local g=$1
-	((g % 4 == 0 && g >= 4)) || die "$g GiB is not a multiple of 4 GiB"
+	((g >= 1)) || die "$g GiB: at least 1 GiB"
 	vms=4
 	((g > 64)) && vms=16
 	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
@@ -133,7 +133,7 @@ if [[ -n $estimate ]]; then
 fi
 if [[ -n $probe ]]; then
 	g=${probe%%:*} dur=${probe#*:}
-	((g % 4 == 0 && g >= 4 && dur > 0)) || die "--probe $probe: a multiple of 4 GiB and some seconds"
+	((g >= 1 && dur > 0)) || die "--probe $probe: at least 1 GiB and some seconds"
 	shape "$g"
 	mkdir -p "$out/probe"
 	t=$out/probe/large-tree-g$g-d$dur.ksmb
@@ -156,7 +156,7 @@ if [[ -n $probe ]]; then
 fi
 IFS=, read -r -a szl <<<"$sizes"
 for g in "${szl[@]}"; do
-	((g % 4 == 0 && g >= 4)) || die "--sizes: $g is not a multiple of 4 GiB"
+	((g >= 1)) || die "--sizes: $g: at least 1 GiB"
 	shape "$g"
 	o=$out/g$g
 	mkdir -p "$o/traces"
@@ -198,7 +198,7 @@ kept=()
 step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${kept[@]}" "${parts[@]}" \
 	-o "$res/summary.csv" --runs "$res/runs.csv"
 if command -v gnuplot >/dev/null; then
-	step "$here/plot_large_tree.sh" "$res/summary.csv" "$res"
+	step "$here/plot_large_tree.sh" "$res/summary.csv" "$res" "$workload"
 else
 	echo "large-tree.sh: no gnuplot: figures not remade" >&2
 fi
