@@ -47,19 +47,22 @@ transform() {
 		att, seen, out = set(), {}, []
 		for line in open(src):
 		    f = line.split()
-		    if len(f) >= 5 and f[0].isdigit() and f[2] == "write":
-		        key = (f[3], f[4])
+		    # T write MM VPN CONTENT
+		    if len(f) >= 5 and f[0].isdigit() and f[1] == "write":
+		        key = (f[2], f[3])
 		        if f[0] == "0":
-		            if f[5].startswith("word:"):
+		            if f[4].startswith("word:"):
 		                att.add(key)
 		        elif mode == "thin" and key in att:
 		            n = seen.get(key, 0)
 		            seen[key] = n + 1
 		            if n % 3:
 		                continue
-		        elif mode == "honest" and f[3] == "vm2":
+		        elif mode == "honest" and f[2] == "vm2":
 		            continue
 		    out.append(line)
+		if not att or (mode == "thin" and not seen):
+		    sys.exit(f"fixed_seed_remedy.sh: {src}: no attacked page found")
 		open(dst, "w").writelines(out)
 	PY
 }
