@@ -34,7 +34,7 @@ awk -F, -v OFS='\t' '
 		      v[k, "expected_false_positives"], v[k, "ksmd_cpu_pct"] } }' "$sum" >"$T/d.tsv"
 [[ -s $T/d.tsv ]] || { echo "plot_large_tree.sh: $sum has no rows" >&2; exit 2; }
 n=$(wc -l <"$T/d.tsv")
-w=$((560 + 120 * n))
+w=$((700 + 130 * n)); ((w >= 1300)) || w=1300
 # the most modelled CPU, to keep the one-CPU line in view
 top=$(awk -F'\t' '{ if ($17 > m) m = $17 } END { print (m > 100 ? m * 1.1 : 115) }' "$T/d.tsv")
 gnuplot <<EOF
@@ -48,14 +48,14 @@ set format y '1e%T'
 set ylabel 'count over the run (log)'
 set xrange [-0.6:$n-0.4]
 set xtics rotate by -30 scale 0
-set key outside right top vertical
+set key below horizontal maxrows 2
 set bmargin 8
 set grid ytics
 set arrow from graph 0, first 3e-16 to graph 1, first 3e-16 nohead lc rgb '#999999' dt 3
 set label 'none (0)' at graph 0.01, first 1e-15 tc rgb '#666666'
 flo(x) = x > 0 ? x : 3e-16
 plot '$T/d.tsv' using (\$0-0.24):2:3:4:xtic(1) with yerrorbars pt 7 ps 1.4 lc rgb '#4477aa' title 'changes the gate saw', \
-     '' using (\$0-0.08):5:6:7 with yerrorbars pt 9 ps 1.4 lc rgb '#66ccee' title 'changed after insertion (any hash)', \
+     '' using (\$0-0.08):5:6:7 with yerrorbars pt 9 ps 1.4 lc rgb '#66ccee' title 'changed after insertion', \
      '' using (\$0+0.08):8:9:10 with yerrorbars pt 5 ps 1.2 lc rgb '#228833' title 'corrupt unstable walks', \
      '' using (\$0+0.24):(flo(\$11)) with points pt 2 ps 2.2 lw 3 lc rgb '#cc3311' title 'false positives observed', \
      '' using (\$0+0.24):(flo(\$14)) with points pt 12 ps 1.8 lw 2 lc rgb '#aa3377' title 'expected by chance: 2^-bits x changes'

@@ -259,6 +259,11 @@ def ltc_sizes():
     return sorted({int(r["size_gib"]) for r in _rows(LTC)})
 
 
+def ltc_top():
+    """The largest size of large-tree/crc/runs.csv."""
+    return ltc_sizes()[-1]
+
+
 def ltc(size, h, col, stat="mean"):
     """mean, min, max or n of COLUMN over the seeds of one size and hash."""
     xs = ltc_runs(size, h, col)
@@ -304,6 +309,50 @@ def table_ltcrc():
                      for _, c, sp in cols]
             out.append(f"| {size if i == 0 else ''} | {h} | {ltc(size, h, 'seed', 'n')} | "
                        + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+REMEDY = "fixed-seed/remedy.csv"
+REMEDY_ROWS = (("aim-xxhash", "xxhash", "the kernel's xxhash (seed 0)", "xxhash: the attack"),
+               ("aim-xxhash", "xxhash-seeded", "the kernel's xxhash (seed 0)", "xxhash-seeded, the run's key"),
+               ("aim-xxhash", "siphash", "the kernel's xxhash (seed 0)", "siphash, the run's key"),
+               ("aim-seeded", "xxhash-seeded:1", "xxhash-seeded, key 1", "xxhash-seeded, key 1 (known)"),
+               ("aim-seeded", "xxhash-seeded", "xxhash-seeded, key 1", "xxhash-seeded, the run's key"),
+               ("aim-siphash", "siphash:1", "siphash, key 1", "siphash, key 1 (known)"),
+               ("aim-siphash", "siphash", "siphash, key 1", "siphash, the run's key"),
+               ("free", "xxhash-seeded", "none: rewrites every 9 s", "xxhash-seeded, the run's key"),
+               ("honest-vm2", "xxhash", "the kernel's xxhash; vm2 only holds", "xxhash: the attack"),
+               ("honest-vm2", "xxhash-seeded", "the kernel's xxhash; vm2 only holds", "xxhash-seeded, the run's key"))
+
+
+def rem(trace, hash_key, col):
+    """COLUMN of remedy.csv over its seeds for TRACE and HASH (HASH:1: the
+    attacker's key; HASH alone: the run's key, or no key)."""
+    h, _, k = hash_key.partition(":")
+    rows = [r for r in _rows(REMEDY) if r["trace"] == trace and r["hash"] == h
+            and ((r["key"] == k) if k else r["key"] != "1")]
+    if not rows:
+        raise RenderError(f"{REMEDY}: no rows for {trace} {hash_key}")
+    return [_val(r[col]) for r in rows]
+
+
+def _rem_cell(trace, hk, col, spec):
+    xs = rem(trace, hk, col)
+    a, b, m = f(min(xs), spec), f(max(xs), spec), f(sum(xs) / len(xs), spec)
+    return a if a == b else f"{m} ({a}-{b})"
+
+
+def table_remedy():
+    """The fixed-seed remedy table: mean (min-max) over the trace seeds."""
+    cols = (("false positives", "false_positives"), ("CoW", "cow_ksm"),
+            ("changed after insert", "unstable_changed_after_insert"),
+            ("corrupt walks", "unstable_corrupt_walks"), ("missed merges", "missed_merges"),
+            ("vm2 merging pages", "vm2_merging_pages"))
+    out = ["| pairs made for | replayed under | seeds | " + " | ".join(c[0] for c in cols) + " |",
+           "|---|---|---:|" + "---:|" * len(cols)]
+    for trace, hk, lab, run in REMEDY_ROWS:
+        out.append(f"| {lab} | {run} | {len(rem(trace, hk, 'seed'))} | "
+                   + " | ".join(_rem_cell(trace, hk, c, ",.0f") for _, c in cols) + " |")
     return "\n".join(out)
 
 
@@ -382,7 +431,8 @@ def rng(values, spec):
     a, b = f(min(values), spec), f(max(values), spec)
     if a == b:
         return a
-    return f"{a} to {b}" if "-" in a + b or "e" in spec else f"{a}-{b}"
+    # signed values read badly joined by a hyphen ("+0.20-+0.21")
+    return f"{a} to {b}" if "-" in a + b or "+" in a + b or "e" in spec else f"{a}-{b}"
 
 
 def _mci(m, lo, hi, spec):
@@ -722,7 +772,7 @@ def table_guests():
     return "\n".join(out)
 
 
-NAMES = {"W17": ("kernel-build", "iozone"), "rng_part": rng_part, "part": part, "ltc": ltc, "ltc_runs": ltc_runs, "ltc_sizes": ltc_sizes, "ltc_cow_per_fp": ltc_cow_per_fp, "ltc_max_cpu": ltc_max_cpu, "table_ltcrc": table_ltcrc, "not_in_kernel": not_in_kernel, "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "costs_row": costs_row, "heldout_ratios": heldout_ratios, "ns_meas": ns_meas,
+NAMES = {"W17": ("kernel-build", "iozone"), "rng_part": rng_part, "part": part, "ltc": ltc, "ltc_runs": ltc_runs, "ltc_sizes": ltc_sizes, "ltc_top": ltc_top, "ltc_mm": _mm, "ltc_cow_per_fp": ltc_cow_per_fp, "ltc_max_cpu": ltc_max_cpu, "table_ltcrc": table_ltcrc, "rem": rem, "rem_cell": _rem_cell, "table_remedy": table_remedy, "not_in_kernel": not_in_kernel, "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "costs_row": costs_row, "heldout_ratios": heldout_ratios, "ns_meas": ns_meas,
          "ns_table": ns_table, "share": share, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
          "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
          "pol": pol, "pol_rows": pol_rows, "pol_pct": pol_pct, "float": float, "pol_front": pol_front,
