@@ -650,9 +650,9 @@ def table_policies(traces=None):
     for name, label in traces or POLICY_TRACES:
         pick = pol(name, "pick", "row")
         for i, row in enumerate(_pol_table_rows(name)):
-            tag = row + (" (pick)" if row == pick else "") + \
-                (" (today)" if row == "kernel/xxhash" else "") + \
-                (" (not in the kernel)" if not_in_kernel(row) else "")
+            notes = [n for n, on in (("pick", row == pick), ("today", row == "kernel/xxhash"),
+                                     ("not in the kernel", not_in_kernel(row))) if on]
+            tag = row + (f" ({', '.join(notes)})" if notes else "")
             out.append(f"| {label if i == 0 else ''} | {tag} | "
                        f"{f(pol(name, row, 'ksmd_cpu_ms'), ',.1f')} | "
                        f"{_pct_or_dash(name, row, 'ksmd_cpu_ms')} | "
