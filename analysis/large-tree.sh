@@ -15,10 +15,17 @@
 # usage: analysis/large-tree.sh [--sizes 16,64] [--seeds 1,2,3,4,5]
 #        [--seeds-for SIZE:LIST]... [--hashes jhash2,crc32c,xxhash,xxh64]
 #        [--out DIR] [--results DIR] [--jobs N] [--max-memory SIZE] [--summarise-only]
-#        [--keep-runs]
+#        [--keep-runs] [--workload large-tree|large-tree-crc] [--batch-time]
 #        [--probe SIZE:SECONDS] [--estimate SIZE]
 #        [-- SWEEP-OPTIONS]
-# A size is GiB of guest memory in total: 4 guests up to 64 GiB, 16 above.
+# A size is GiB of guest memory in total (at least 1): 4 guests up to
+# 64 GiB, 16 above.
+# --workload large-tree-crc: the variant whose changes include ones a CRC
+# cannot see (workloads/README.md "large-tree-crc"); give it its own --out
+# and --results (analysis/results/large-tree/crc/).
+# --nice N: the runs' niceness increment (default 19).
+# --batch-time: each ksmd batch lasts its modelled CPU time (ksmsim run
+# --batch-time), so the modelled ksmd never takes more than one CPU.
 # --summarise-only: no runs, only the tables and figures from the runs done.
 # --keep-runs: RESULTS/runs.csv's rows for runs OUT does not hold (runs
 # made on another machine, or sizes not run this time) stay in the tables;
@@ -39,7 +46,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 sizes=16,64 seeds=1,2,3,4,5 hashes=jhash2,crc32c,xxhash,xxh64 jobs=1
 out=$here/out/large-tree res=$here/results/large-tree
 declare -A seeds_for=([256]=1,2)
-sweep_args=() only=0 keep=0 probe="" estimate="" maxmem=""
+sweep_args=() only=0 keep=0 probe="" estimate="" maxmem="" workload=large-tree batch="" niceness=19
 die() { echo "large-tree.sh: $*" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -53,6 +60,12 @@ while (($#)); do
 	--results) res=${2:?}; shift 2 ;;
 	--jobs) jobs=${2:?}; shift 2 ;;
 	--summarise-only) only=1; shift ;;
+	--workload) [[ ${2:-} == large-tree || ${2:-} == large-tree-crc ]] ||
+		die "--workload ${2:-}: large-tree or large-tree-crc"
+		workload=$2; shift 2 ;;
+	--batch-time) batch=" --batch-time"; shift ;;
+	--nice) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--nice ${2:-}: a number, 0-19"
+		niceness=$2; shift 2 ;;
 	--keep-runs) keep=1; shift ;;
 	--probe) [[ ${2:-} =~ ^([0-9]+):([0-9]+)$ ]] || die "--probe ${2:-}: SIZE:SECONDS, e.g. 64:700"
 		probe=$2; shift 2 ;;
@@ -84,7 +97,7 @@ export KSMSIM_REAL=$ksmsim KSMSIM_TIMES=$out/times.tsv
 # a size's trace as the study makes it: vms, MiB a guest, pages_to_scan
 shape() {
 	local g=$1
-	((g % 16 == 0 && g >= 16)) || die "$g GiB is not a multiple of 16 GiB"
+	((g >= 1)) || die "$g GiB: at least 1 GiB"
 	vms=4
 	((g > 64)) && vms=16
 	mib=$((g * 1024 / vms)) pts=$((1600 * g / 16))
@@ -120,7 +133,7 @@ if [[ -n $estimate ]]; then
 fi
 if [[ -n $probe ]]; then
 	g=${probe%%:*} dur=${probe#*:}
-	((g % 16 == 0 && g >= 16 && dur > 0)) || die "--probe $probe: a multiple of 16 GiB and some seconds"
+	((g >= 1 && dur > 0)) || die "--probe $probe: at least 1 GiB and some seconds"
 	shape "$g"
 	mkdir -p "$out/probe"
 	t=$out/probe/large-tree-g$g-d$dur.ksmb
@@ -143,7 +156,7 @@ if [[ -n $probe ]]; then
 fi
 IFS=, read -r -a szl <<<"$sizes"
 for g in "${szl[@]}"; do
-	((g % 16 == 0 && g >= 16)) || die "--sizes: $g is not a multiple of 16 GiB"
+	((g >= 1)) || die "--sizes: $g: at least 1 GiB"
 	shape "$g"
 	o=$out/g$g
 	mkdir -p "$o/traces"
@@ -154,16 +167,16 @@ for g in "${szl[@]}"; do
 	traces=()
 	IFS=, read -r -a sl <<<"${seeds_for[$g]:-$seeds}"
 	for s in "${sl[@]}"; do
-		t=$o/traces/large-tree-g$g-n$s.ksmb
+		t=$o/traces/$workload-g$g-n$s.ksmb
 		if ((!only)) && [[ ! -e $t || $ksmsim -nt $t ]]; then
-			step "$ksmsim" gen large-tree --vms "$vms" --mem-mib "$mib" --seed "$s" \
+			step "$ksmsim" gen "$workload" --vms "$vms" --mem-mib "$mib" --seed "$s" \
 				--pages-to-scan "$pts" -o "$t"
 		fi
 		traces+=(--trace "$t")
 	done
-	((only)) || step nice -n 19 "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan "$pts" \
+	((only)) || step nice -n "$niceness" "$here/sweep.sh" "${traces[@]}" --hash "$hashes" --pages-to-scan "$pts" \
 		--sleep-millisecs 200 --knob smart_scan=0 \
-		--run-args "--ideal-interval-ms 600000 --max-memory $mem" --jobs "$jobs" \
+		--run-args "--ideal-interval-ms 600000 --max-memory $mem$batch" --jobs "$jobs" \
 		--ksmsim "$here/timed-ksmsim.sh" --out "$o" "${sweep_args[@]}" || true
 done
 # every size with runs done goes into the tables: a sweep cut short (a
@@ -185,7 +198,7 @@ kept=()
 step python3 "$here/summarise.py" large-tree --times "$out/times.tsv" "${kept[@]}" "${parts[@]}" \
 	-o "$res/summary.csv" --runs "$res/runs.csv"
 if command -v gnuplot >/dev/null; then
-	step "$here/plot_large_tree.sh" "$res/summary.csv" "$res"
+	step "$here/plot_large_tree.sh" "$res/summary.csv" "$res" "$workload"
 else
 	echo "large-tree.sh: no gnuplot: figures not remade" >&2
 fi

@@ -10,7 +10,7 @@ set -euo pipefail
 
 usage() {
 	cat <<'EOF'
-usage: analysis/plot.sh [-o DIR] [--title TEXT] [--x COLUMN] CSV...
+usage: analysis/plot.sh [-o DIR] [--title TEXT] [--x COLUMN] [--ref PANEL:LABEL:VALUE]... CSV...
 Each CSV gives the PNGs below, named from its file name STEM (STEM.csv):
   ksmsim run --csv (time series)
       all given together share one figure, one line per file, labelled
@@ -50,6 +50,9 @@ Options:
   --title TEXT    what every figure title calls the data (default: the
                   file's stem; for time series, the part their names share)
   --x COLUMN      the sweep column on the x axis
+  --ref PANEL:LABEL:VALUE  a dashed reference line in a time-series
+                  figure's PANEL (pages_sharing or pages_unshared), e.g.
+                  2017's published mean: 'pages_sharing:2017 jhash2:949578'
   -h, --help
 CSV is read as RFC 4180 (quoted fields may hold commas, quotes and line
 breaks); the columns drawn must hold numbers. Text from a CSV or a file name
@@ -64,12 +67,15 @@ EOF
 die() { local m="plot.sh: $*"; echo "${m//[[:cntrl:]]/?}" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-outdir=. title="" xknob="" files=()
+outdir=. title="" xknob="" files=() refs=()
 while (($#)); do
 	case $1 in
 	-o | --out) (($# > 1)) || die "$1 needs a value"; outdir=$2; shift 2 ;;
 	--title) (($# > 1)) || die "$1 needs a value"; title=$2; shift 2 ;;
 	--x) (($# > 1)) || die "$1 needs a value"; xknob=$2; shift 2 ;;
+	--ref) [[ ${2:-} =~ ^(pages_sharing|pages_unshared):[A-Za-z0-9\ ,._-]+:[0-9.]+$ ]] ||
+		die "--ref ${2:-}: PANEL:LABEL:VALUE, PANEL pages_sharing or pages_unshared"
+		refs+=("$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) files+=("$1"); shift ;;
@@ -693,16 +699,25 @@ if ((${#series[@]})); then
 		pu+="'$work/ts$i' using (\$1/1e6):3 with lines lt $lt dt 1 lw $lw title $(q "${labels[i]}"), "
 		j=$((j + 1))
 	done < <(printf '%s\n' "${labels[@]}" | awk -v HO="${hash_order[*]}" "$awk_lt"' { print ltof($0) "," NR - 1 }' | sort -t, -k1,1n -s)
+	# reference lines (--ref): dashed, one colour each, named in the key
+	rs="" ru="" k=0
+	for r in "${refs[@]}"; do
+		IFS=: read -r panel rl rv <<<"$r"
+		line="$rv with lines dt 2 lw 2 lc rgb '$(echo '#cc3311 #228833 #aa3377 #666666' | cut -d' ' -f$((k % 4 + 1)))' title $(q "$rl")"
+		[[ $panel == pages_sharing ]] && rs+=", $line" || ru+=", $line"
+		k=$((k + 1))
+	done
 	gp "$outdir/$name-pages.png" 1200 1000 "
-set multiplot layout 2,1 title $(q "${name_t:+$name_t: }KSM pages over simulated time")
+set multiplot layout 2,1 title $(q "${name_t:+$name_t: }KSM pages over simulated time (modelled)")
 set key outside right top
 set xlabel 'simulated time (s)'
 set yrange [0:*]
 set offsets 0, 0, graph 0.05, 0
 set ylabel 'pages'
+set format y '%.0f'
 set title 'pages_sharing: pages saved by merging'
-plot ${ps%, }
+plot ${ps%, }$rs
 set title 'pages_unshared: pages in the unstable tree'
-plot ${pu%, }
+plot ${pu%, }$ru
 unset multiplot"
 fi

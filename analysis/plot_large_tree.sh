@@ -7,12 +7,16 @@
 #                        pages changed after insertion in the unstable
 #                        tree, the corrupt walks, and the false positives
 #                        beside the number 2^-bits x gate_changed expects
-#                        (log scale; means over seeds, 95% intervals)
+#                        (points on a log scale, 0 on a floor line; means
+#                        over seeds, 95% intervals)
 #   large-tree-cpu.png   ksmd CPU (modelled, built-in costs) in % of one
-#                        CPU, per size and hash, with 95% intervals
-# usage: analysis/plot_large_tree.sh SUMMARY.csv DIR
+#                        CPU, per size and hash, with 95% intervals and
+#                        the one-CPU line
+# usage: analysis/plot_large_tree.sh SUMMARY.csv DIR [LABEL]
+# (LABEL, default large-tree: the workload the titles name)
 set -euo pipefail
 sum=${1:?usage: plot_large_tree.sh SUMMARY.csv DIR} dir=${2:?usage: plot_large_tree.sh SUMMARY.csv DIR}
+label=${3:-large-tree}
 command -v gnuplot >/dev/null || { echo "plot_large_tree.sh: gnuplot not found" >&2; exit 2; }
 [[ -r $sum ]] || { echo "plot_large_tree.sh: cannot read $sum" >&2; exit 2; }
 T=$(mktemp -d)
@@ -30,37 +34,56 @@ awk -F, -v OFS='\t' '
 		      v[k, "expected_false_positives"], v[k, "ksmd_cpu_pct"] } }' "$sum" >"$T/d.tsv"
 [[ -s $T/d.tsv ]] || { echo "plot_large_tree.sh: $sum has no rows" >&2; exit 2; }
 n=$(wc -l <"$T/d.tsv")
-w=$((560 + 120 * n))
+w=$((700 + 130 * n)); ((w >= 1300)) || w=1300
+# the most modelled CPU, to keep the one-CPU line in view
+# (below 20% it would flatten the bars: then a scale of their own, the line
+# named in a label instead)
+most=$(awk -F'\t' '{ if ($19 > m) m = $19 } END { print m + 0 }' "$T/d.tsv")
+top=$(awk -v m="$most" 'BEGIN { print (m > 100 ? m * 1.1 : m >= 20 ? 115 : m * 1.4) }')
+if awk -v m="$most" 'BEGIN { exit !(m >= 20) }'; then
+	oneline="set arrow from graph 0, first 100 to graph 1, first 100 nohead lc rgb '#cc3311' lw 2 dt 2
+set label 'one CPU: a single ksmd thread cannot go above it (runs without --batch-time can)' at graph 0.02, first 100 offset 0,0.8 tc rgb '#cc3311'"
+else
+	oneline="set label sprintf('every run far below one CPU (100%%, off this scale): the most is %.2f%%', $most) at graph 0.02, graph 0.93 tc rgb '#cc3311'"
+fi
 gnuplot <<EOF
-set terminal pngcairo size $w,640 noenhanced font 'Sans,11'
+set terminal pngcairo size $w,680 noenhanced font 'Sans,11'
 set datafile separator '\t'
 set output '$T/gate.png'
-set title "large-tree: every hash sees the same changes and lets none through\n(means over seeds with 95% intervals; the false positives observed are under each group)"
+set title "$label: what the gate saw and let through, per size and hash (points: means over seeds, 95% intervals)\nfalse positives 0 are drawn on the floor line; knobs: pages_to_scan 100 per GiB of guests every 200 ms, smart_scan 0"
 set logscale y
-set yrange [1e-6:*]
-set format y '%.0e'
-set ylabel 'count over the run'
-set style data histograms
-set style histogram errorbars gap 2 lw 1
-set style fill solid 0.8 border -1
-set boxwidth 0.9
-set xtics scale 0
+set yrange [1e-16:1e9]
+set format y '1e%T'
+set ylabel 'count over the run (log)'
+set xrange [-0.6:$n-0.4]
+set xtics rotate by -30 scale 0
 set key below horizontal maxrows 2
-set bmargin 9
+set bmargin 8
 set grid ytics
-plot '$T/d.tsv' using 2:3:4:xtic(sprintf("%s\nfalse positives: %g", strcol(1), \$11)) title 'changes the gate saw' lc rgb '#4477aa', \
-     '' using 5:6:7 title 'changed after insertion' lc rgb '#66ccee', \
-     '' using 8:9:10 title 'corrupt unstable walks' lc rgb '#228833', \
-     '' using 14:15:16 title 'false positives expected by chance (2^-bits x changes)' lc rgb '#aa3377'
+set arrow from graph 0, first 3e-16 to graph 1, first 3e-16 nohead lc rgb '#999999' dt 3
+set label 'none (0)' at graph 0.01, first 1e-15 tc rgb '#666666'
+flo(x) = x > 0 ? x : 3e-16
+plot '$T/d.tsv' using (\$0-0.24):2:3:4:xtic(1) with yerrorbars pt 7 ps 1.4 lc rgb '#4477aa' title 'changes the gate saw', \
+     '' using (\$0-0.08):5:6:7 with yerrorbars pt 9 ps 1.4 lc rgb '#66ccee' title 'changed after insertion', \
+     '' using (\$0+0.08):8:9:10 with yerrorbars pt 5 ps 1.2 lc rgb '#228833' title 'corrupt unstable walks', \
+     '' using (\$0+0.24):(flo(\$11)) with points pt 2 ps 2.2 lw 3 lc rgb '#cc3311' title 'false positives observed', \
+     '' using (\$0+0.24):(flo(\$14)) with points pt 12 ps 1.8 lw 2 lc rgb '#aa3377' title 'expected by chance: 2^-bits x changes'
 set output '$T/cpu.png'
-set bmargin -1
+unset arrow
+unset label
 unset logscale y
 set format y '%g'
-set yrange [0:*]
-set title "large-tree: ksmd CPU, MODELLED (built-in cost table), % of one CPU\n(mean over seeds, 95% interval)"
+set yrange [0:$top]
+set xrange [-0.6:$n-0.4]
+set title "$label: ksmd CPU, MODELLED (built-in cost table, AMD EPYC), % of one CPU\n(mean over seeds, 95% interval; knobs: pages_to_scan 100 per GiB of guests every 200 ms)"
 set ylabel '% of one CPU (modelled)'
-set key off
-plot '$T/d.tsv' using 17:18:19:xtic(1) title 'ksmd CPU (modelled)' lc rgb '#4477aa'
+set key inside top right
+$oneline
+set style fill solid 0.8 border -1
+set boxwidth 0.6
+plot '$T/d.tsv' using 0:17:xtic(1) with boxes lc rgb '#4477aa' title 'ksmd CPU (modelled)', \
+     '' using 0:17:18:19 with yerrorbars pt 0 lc rgb 'black' notitle, \
+     '' using 0:17:(sprintf('%.2f', \$17)) with labels offset 0,1 notitle
 EOF
 mkdir -p "$dir"
 for f in gate cpu; do

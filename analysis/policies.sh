@@ -36,12 +36,16 @@ to() {
 	fi
 }
 
-# NAME TRACE [OPTIONS]: the table into NAME.txt, the CSV and the plot beside it
+# NAME TRACE [OPTIONS]: the table into NAME.txt, the CSV and the plot beside
+# it; the recorded traces (real-*) get no plot: at the kernel's default knobs
+# almost nothing merges in them (NumPy saves 0 pages under every checksum),
+# so a frontier of them shows nothing the table does not
 advise() {
-	local name=$1 trace=$2
+	local name=$1 trace=$2 plot=()
 	shift 2
+	[[ $name == real-* ]] || plot=(--plot "$res/$name.png")
 	step to "$res/$name.txt" nice -n 10 "$ksmsim" advise "$trace" --quiet \
-		-o "$res/$name.csv" --plot "$res/$name.png" "$@"
+		-o "$res/$name.csv" "${plot[@]}" "$@"
 }
 
 # 1. generated workloads at a tenth of the 2017 size (4 guests x 410 MiB,

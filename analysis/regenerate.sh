@@ -67,8 +67,13 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 for w in kernel-build iozone; do
 	mkdir -p "$scratch/$w"
-	step "$here/plot.sh" -o "$scratch/$w" --title "$w, pages_to_scan 1600, sleep 200 ms" \
-		"$res/2017/series/$w"-*.csv
+	# 2017's published means beside the model's series
+	ref=()
+	while IFS=, read -r rw rh rf rv; do
+		[[ $rw == "$w" && $rf == avg_* ]] && ref+=(--ref "${rf#avg_}:2017 mean, $rh:$rv")
+	done <"$res/2017/published.csv"
+	step "$here/plot.sh" -o "$scratch/$w" --title "$w, seed 1, pages_to_scan 1600, sleep 200 ms" \
+		"${ref[@]}" "$res/2017/series/$w"-*.csv
 	for f in "$scratch/$w"/*.png; do mv "$f" "$p/2017-$(basename "$f")"; done
 done
 step "$here/plot.sh" -o "$p" --title "2017 workloads" "$res/2017/tables.csv"

@@ -35,6 +35,15 @@ value as the CSV holds it). Helpers:
   heldout_ratios()                model/live of its held-out cases over 200 ms
                                   (bench/tables/heldout-amd-epyc.csv)
 
+On the main page, a range (a placeholder calling rng, min or max) must cover every row it could have:
+the rows it reads are recorded, and rendering fails (exit 2) when (a) it
+read some files of a family (CSVs of one folder whose names share the part
+before the first '_', with the same header: collide/ksm.csv,
+collide/ksm_crc_adversarial.csv, ...) but not all, or (b) reading one file only,
+the one key it varied (workload=kernel-build, iozone) left out a value that
+rows agreeing on its other keys hold. part(VALUES) (or rng_part(VALUES,
+SPEC)) quotes a stated subset on purpose: the text must say which.
+
 --check renders in memory and compares with README.md: exit 1 naming the
 first line that differs (a figure typed by hand, or a CSV that changed
 since the page was rendered). Errors (a missing file, column or row, a
@@ -84,10 +93,61 @@ def _val(s):
     return x
 
 
+_reads = []     # (path, selector) of every _match while one placeholder renders
+
+
 def _match(path, sel):
     rows = _rows(path)
     out = [r for r in rows if all(str(r.get(k)) == str(val) for k, val in sel.items())]
+    _reads.append((path, tuple(sorted((k, str(val)) for k, val in sel.items()))))
     return out
+
+
+def _family(path):
+    d, b = os.path.split(path)
+    return d, re.sub(r"\.csv$", "", b).split("_", 1)[0]
+
+
+def _header(path):
+    with open(os.path.join(RES, path), newline="") as fh:
+        for line in fh:
+            if not line.startswith("#"):
+                return line.strip()
+    return ""
+
+
+def scope_errors(reads):
+    """What a range left out of the rows it could have read (module doc, (a) and (b))."""
+    errs = []
+    paths = sorted({p for p, _ in reads})
+    for d, fam in sorted({_family(p) for p in paths}):
+        read = [p for p in paths if _family(p) == (d, fam)]
+        hdr = _header(read[0])
+        folder = os.path.join(RES, d)
+        sibs = sorted(os.path.join(d, b) for b in os.listdir(folder)
+                      if b.endswith(".csv") and _family(os.path.join(d, b)) == (d, fam))
+        left = [x for x in sibs if x not in read and _header(x) == hdr]
+        if left:
+            errs.append(f"a range over {', '.join(read)} leaves out {', '.join(left)}")
+    # (b) only where one file is read: across files, the files are the range
+    for p in paths if len(paths) == 1 else ():
+        sels = [dict(sel) for q, sel in reads if q == p]
+        keys = sorted({k for s_ in sels for k in s_})
+        varied = [k for k in keys if len({s_.get(k) for s_ in sels}) > 1]
+        # a range along one key; two varied together (a difference between
+        # hashes, per workload) is no range along either
+        for k in varied if len(varied) == 1 else ():
+            used = {s_.get(k) for s_ in sels}
+            # the rows agreeing with every selector on the keys that stayed fixed
+            fixed = {j: sels[0].get(j) for j in keys
+                     if j != k and len({s_.get(j) for s_ in sels}) == 1}
+            have = {r.get(k) for r in _rows(p)
+                    if all(str(r.get(j)) == val for j, val in fixed.items() if val is not None)}
+            left = sorted(x for x in have - used if x not in (None, ""))
+            if left:
+                errs.append(f"a range over {p} with {k} in {sorted(used)} leaves out "
+                            f"{k}={', '.join(left)}")
+    return errs
 
 
 def v(path, col, **sel):
@@ -109,7 +169,7 @@ def vals(path, col, **sel):
     return [_val(r[col]) for r in rows]
 
 
-KSM_FILES = ("collide/ksm.csv", "collide/ksm_crc_adversarial.csv")
+KSM_FILES = ("collide/ksm.csv", "collide/ksm_crc_adversarial.csv", "collide/ksm_number_crunching.csv")
 
 
 def table_ksm(path):
@@ -176,12 +236,129 @@ def ns_table(h):
 def share(h):
     """The checksum's share of modelled ksmd CPU under hash h, per cent, over
     the workloads of cpu/checksum_share.csv."""
-    return [100 * x for x in vals("cpu/checksum_share.csv", "share", hash=h)]
+    # from the two times, not the 3-digit share column: 0.3445 prints 34%
+    return [100 * c / k for c, k in zip(vals("cpu/checksum_share.csv", "checksum_ms", hash=h),
+                                        vals("cpu/checksum_share.csv", "ksmd_cpu_ms", hash=h))]
 
 
 def ns_meas(h):
     """This machine's measured ns per cold page (costs.csv)."""
     return v("costs.csv", "cold_ns_per_page", name=h)
+
+
+LTC = "large-tree/crc/runs.csv"
+
+
+def ltc_runs(size, h, col):
+    """COLUMN of every large-tree-crc run of SIZE GiB under hash H, by seed."""
+    return vals(LTC, col, size_gib=size, hash=h)
+
+
+def ltc_sizes():
+    """The sizes (GiB) of large-tree/crc/runs.csv, smallest first."""
+    return sorted({int(r["size_gib"]) for r in _rows(LTC)})
+
+
+def ltc_top():
+    """The largest size of large-tree/crc/runs.csv."""
+    return ltc_sizes()[-1]
+
+
+def ltc(size, h, col, stat="mean"):
+    """mean, min, max or n of COLUMN over the seeds of one size and hash."""
+    xs = ltc_runs(size, h, col)
+    return {"mean": sum(xs) / len(xs), "min": min(xs), "max": max(xs), "n": len(xs)}[stat]
+
+
+def ltc_cow_per_fp(size, h="crc32c", base="xxhash"):
+    """CoWs a false positive added, per seed: (CoW under H - under BASE) / H's false positives."""
+    out = []
+    for r in _rows(LTC):
+        if int(r["size_gib"]) == size and r["hash"] == h and float(r["false_positives"]) > 0:
+            b = v(LTC, "cow_ksm", size_gib=size, hash=base, seed=r["seed"])
+            out.append((float(r["cow_ksm"]) - b) / float(r["false_positives"]))
+    return out
+
+
+def ltc_max_cpu():
+    """The most modelled ksmd CPU (% of one CPU) of any large-tree-crc run."""
+    return max(float(r["ksmd_cpu_pct"]) for r in _rows(LTC))
+
+
+def _mm(size, h, col, spec):
+    """'mean (min-max)' over the seeds, or the value where every seed gave it."""
+    m, lo, hi = (ltc(size, h, col, k) for k in ("mean", "min", "max"))
+    if f(lo, spec) == f(hi, spec):
+        return f(m, spec)
+    return f"{f(m, spec)} ({f(lo, spec)}-{f(hi, spec)})"
+
+
+def table_ltcrc():
+    """The large-tree-crc table: per size and hash, mean (min-max) over the seeds."""
+    cols = (("changes seen", "gate_changed", ",.0f"), ("false positives", "false_positives", ",.0f"),
+            ("changed after insert", "unstable_changed_after_insert", ",.0f"),
+            ("corrupt walks", "unstable_corrupt_walks", ",.0f"), ("CoW", "cow_ksm", ",.0f"),
+            ("missed merges", "missed_merges", ",.0f"),
+            ("ksmd % of a CPU (modelled, max)", "ksmd_cpu_pct", ".1f"))
+    out = ["| GiB | hash | seeds | " + " | ".join(c[0] for c in cols) + " |",
+           "|---:|---|---:|" + "---:|" * len(cols)]
+    for size in ltc_sizes():
+        hs = sorted({r["hash"] for r in _rows(LTC) if int(r["size_gib"]) == size}, key=hash_rank)
+        for i, h in enumerate(hs):
+            cells = [f(ltc(size, h, c, "max"), sp) if c == "ksmd_cpu_pct" else _mm(size, h, c, sp)
+                     for _, c, sp in cols]
+            out.append(f"| {size if i == 0 else ''} | {h} | {ltc(size, h, 'seed', 'n')} | "
+                       + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+REMEDY = "fixed-seed/remedy.csv"
+REMEDY_ROWS = (("aim-xxhash", "xxhash", "the kernel's xxhash (seed 0)", "xxhash: the attack"),
+               ("aim-xxhash", "xxhash-seeded", "the kernel's xxhash (seed 0)", "xxhash-seeded, the run's key"),
+               ("aim-xxhash", "siphash", "the kernel's xxhash (seed 0)", "siphash, the run's key"),
+               ("aim-seeded", "xxhash-seeded:1", "xxhash-seeded, key 1", "xxhash-seeded, key 1 (known)"),
+               ("aim-seeded", "xxhash-seeded", "xxhash-seeded, key 1", "xxhash-seeded, the run's key"),
+               ("aim-siphash", "siphash:1", "siphash, key 1", "siphash, key 1 (known)"),
+               ("aim-siphash", "siphash", "siphash, key 1", "siphash, the run's key"),
+               ("free", "xxhash-seeded", "none: rewrites every 9 s", "xxhash-seeded, the run's key"),
+               ("honest-vm2", "xxhash", "the kernel's xxhash; vm2 only holds", "xxhash: the attack"),
+               ("honest-vm2", "xxhash-seeded", "the kernel's xxhash; vm2 only holds", "xxhash-seeded, the run's key"))
+
+
+def rem(trace, hash_key, col):
+    """COLUMN of remedy.csv over its seeds for TRACE and HASH (HASH:1: the
+    attacker's key; HASH alone: the run's key, or no key)."""
+    h, _, k = hash_key.partition(":")
+    rows = [r for r in _rows(REMEDY) if r["trace"] == trace and r["hash"] == h
+            and ((r["key"] == k) if k else r["key"] != "1")]
+    if not rows:
+        raise RenderError(f"{REMEDY}: no rows for {trace} {hash_key}")
+    return [_val(r[col]) for r in rows]
+
+
+def _rem_cell(trace, hk, col, spec):
+    xs = rem(trace, hk, col)
+    a, b, m = f(min(xs), spec), f(max(xs), spec), f(sum(xs) / len(xs), spec)
+    return a if a == b else f"{m} ({a}-{b})"
+
+
+def table_remedy():
+    """The fixed-seed remedy table: mean (min-max) over the trace seeds."""
+    cols = (("false positives", "false_positives"), ("CoW", "cow_ksm"),
+            ("changed after insert", "unstable_changed_after_insert"),
+            ("corrupt walks", "unstable_corrupt_walks"), ("missed merges", "missed_merges"),
+            ("vm2 merging pages", "vm2_merging_pages"))
+    out = ["| pairs made for | replayed under | seeds | " + " | ".join(c[0] for c in cols) + " |",
+           "|---|---|---:|" + "---:|" * len(cols)]
+    for trace, hk, lab, run in REMEDY_ROWS:
+        out.append(f"| {lab} | {run} | {len(rem(trace, hk, 'seed'))} | "
+                   + " | ".join(_rem_cell(trace, hk, c, ",.0f") for _, c in cols) + " |")
+    return "\n".join(out)
+
+
+def hash_rank(h):
+    order = ("jhash2", "crc32c", "crc32", "xxhash", "xxh32", "xxh64", "xxh3")
+    return order.index(h) if h in order else len(order)
 
 
 def lt(size, h, metric, col="mean"):
@@ -233,13 +410,29 @@ def ci(lo, hi, spec):
     return f"{f(lo, spec)} to {f(hi, spec)}"
 
 
+_exempt = []
+
+
+def part(values):
+    """VALUES as a list, and the placeholder exempt from the scope check: a
+    subset chosen on purpose, which the text around it names."""
+    _exempt.append(True)
+    return list(values)
+
+
+def rng_part(values, spec):
+    """rng over a subset chosen on purpose (part())."""
+    return rng(part(values), spec)
+
+
 def rng(values, spec):
     """'LOW-HIGH' of some values, or one value where they print alike."""
     values = list(values)
     a, b = f(min(values), spec), f(max(values), spec)
     if a == b:
         return a
-    return f"{a} to {b}" if "-" in a + b or "e" in spec else f"{a}-{b}"
+    # signed values read badly joined by a hyphen ("+0.20-+0.21")
+    return f"{a} to {b}" if "-" in a + b or "+" in a + b or "e" in spec else f"{a}-{b}"
 
 
 def _mci(m, lo, hi, spec):
@@ -376,15 +569,42 @@ def pol_rows(name):
     return out
 
 
+# Checksums the kernel does not have (lib/ has jhash2, crc32c, crc32, xxh32,
+# xxh64, siphash, sha1, sha256): a pick among the kernel's rows leaves them out.
+NOT_IN_KERNEL = ("xxh3",)
+
+
+def not_in_kernel(row):
+    """A policies row that is no kernel design or no kernel checksum."""
+    return not row.startswith("kernel/") or row.split("/", 1)[1] in NOT_IN_KERNEL
+
+
+def kernel_pick(name):
+    """The pick among the kernel's own rows (policy kernel, a checksum the
+    kernel has), by advise's rule: the cheapest row that loses no mean
+    pages saved against the best of them, leaving out checksums with false
+    positives when any has none; a tie goes to the earlier row (xxhash)."""
+    rows = [r for r in pol_rows(name) if not not_in_kernel(r["row"])]
+    clean = [r for r in rows if float(r["false_positives"]) == 0] or rows
+    best = max(float(r["saved_mean"]) for r in clean)
+    ok = [r for r in clean if float(r["saved_mean"]) >= best]
+    return min(ok, key=lambda r: float(r["ksmd_cpu_ms"]))["row"]
+
+
 def pol(name, row, col):
     """COLUMN of the row named ROW ('kernel/xxhash', 'pick', 'no-gate',
-    'classified/HASH', 'classified/pick': classified with the pick's checksum)."""
+    'classified/HASH', 'classified/pick': classified with the pick's
+    checksum). 'pick' is kernel_pick's; 'advise-pick' is `ksmsim advise`'s
+    over every row (its `pick` column), kernel or not."""
     rows = pol_rows(name)
     if row in ("pick", "classified/pick"):
+        k = kernel_pick(name)
+        row = k if row == "pick" else "classified/" + k.split("/", 1)[1]
+    elif row == "advise-pick":
         picks = [r for r in rows if r["pick"] == "1"]
         if len(picks) != 1:
             raise RenderError(f"policies/{name}.csv: {len(picks)} picks, not 1")
-        row = picks[0]["row"] if row == "pick" else "classified/" + picks[0]["hash"]
+        row = picks[0]["row"]
     hits = [r for r in rows if r["row"] == row]
     if len(hits) != 1:
         raise RenderError(f"policies/{name}.csv: {len(hits)} rows named {row}, not 1")
@@ -404,7 +624,8 @@ def pol_front(name):
 
 
 def _pol_table_rows(name):
-    names = ["kernel/xxhash", pol(name, "pick", "row"), "no-gate", "dirty-bit",
+    names = ["kernel/xxhash", pol(name, "pick", "row"), pol(name, "advise-pick", "row"),
+             "no-gate", "dirty-bit",
              "partial-hash", "classified/xxhash", pol(name, "classified/pick", "row")]
     seen = []
     for n in names:
@@ -429,8 +650,9 @@ def table_policies(traces=None):
     for name, label in traces or POLICY_TRACES:
         pick = pol(name, "pick", "row")
         for i, row in enumerate(_pol_table_rows(name)):
-            tag = row + (" (pick)" if row == pick else "") + \
-                (" (today)" if row == "kernel/xxhash" else "")
+            notes = [n for n, on in (("pick", row == pick), ("today", row == "kernel/xxhash"),
+                                     ("not in the kernel", not_in_kernel(row))) if on]
+            tag = row + (f" ({', '.join(notes)})" if notes else "")
             out.append(f"| {label if i == 0 else ''} | {tag} | "
                        f"{f(pol(name, row, 'ksmd_cpu_ms'), ',.1f')} | "
                        f"{_pct_or_dash(name, row, 'ksmd_cpu_ms')} | "
@@ -550,7 +772,7 @@ def table_guests():
     return "\n".join(out)
 
 
-NAMES = {"W17": ("kernel-build", "iozone"), "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "costs_row": costs_row, "heldout_ratios": heldout_ratios, "ns_meas": ns_meas,
+NAMES = {"W17": ("kernel-build", "iozone"), "rng_part": rng_part, "part": part, "ltc": ltc, "ltc_runs": ltc_runs, "ltc_sizes": ltc_sizes, "ltc_top": ltc_top, "ltc_mm": _mm, "ltc_cow_per_fp": ltc_cow_per_fp, "ltc_max_cpu": ltc_max_cpu, "table_ltcrc": table_ltcrc, "rem": rem, "rem_cell": _rem_cell, "table_remedy": table_remedy, "not_in_kernel": not_in_kernel, "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "costs_row": costs_row, "heldout_ratios": heldout_ratios, "ns_meas": ns_meas,
          "ns_table": ns_table, "share": share, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
          "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
          "pol": pol, "pol_rows": pol_rows, "pol_pct": pol_pct, "float": float, "pol_front": pol_front,
@@ -569,7 +791,16 @@ def render(text, where):
         expr = expr.strip()
         line = text.count("\n", 0, m.start()) + 1
         try:
+            del _reads[:]
+            del _exempt[:]
             x = eval(expr, {"__builtins__": {}, **NAMES})  # our own template, not input
+            # ranges: rng(), or min() and max() of a generator; the main
+            # page only (the sub-pages have their own owners and wording)
+            if (re.search(r"\b(rng|min|max)\(", expr) and not _exempt
+                    and os.path.dirname(os.path.abspath(where)) == os.path.abspath(RES)):
+                errs = scope_errors(_reads)
+                if errs:
+                    raise RenderError(errs[0])
             return f(x, spec.strip()) if spec.strip() else (x if isinstance(x, str) else str(x))
         except RenderError as e:
             raise RenderError(f"{where}:{line}: {{{{{expr}}}}}: {e}")

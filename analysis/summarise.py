@@ -261,7 +261,7 @@ def large_tree(args):
     runs = []
     for path in files:
         for r in read_rows(path, ("trace", "hash", "gate_changed", "ksmd_cpu_ms")):
-            m = re.search(r"large-tree-g(\d+)-n(\d+)", r["trace"])
+            m = re.search(r"large-tree(?:-crc)?-g(\d+)-n(\d+)", r["trace"])
             if not m:
                 die(f"{path}: trace '{r['trace']}' is not a large-tree-gSIZE-nSEED trace")
             h = r["hash"]

@@ -66,6 +66,18 @@ const struct page_hash *hash_resolve(const char *name, bool allow_none, GError *
 uint32_t crc32c(uint32_t seed, const void *buf, size_t len);
 
 /*
+ * SipHash-2-4 of len bytes under the 128-bit key (k0, k1), the paper's
+ * words read little-endian: the function behind the "siphash" row.
+ */
+uint64_t siphash24(uint64_t k0, uint64_t k1, const void *buf, size_t len);
+/*
+ * The key of the keyed rows ("siphash", "xxhash-seeded"): two words drawn
+ * from k by SplitMix64. Unset, it is KSMSIM_HASH_KEY's value or 1, read at
+ * the first checksum: a key no trace holds, as a key drawn at boot.
+ */
+void hash_set_key(uint64_t k);
+
+/*
  * The cost table: one header line (HASH_COSTS_HEADER), then one record per
  * measured function, with these columns:
  *

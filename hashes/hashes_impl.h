@@ -14,6 +14,8 @@
 /* KSM hashed a page as jhash2(page as 1024 u32, 1024, 17) until 4.20. */
 #define PAGE_JHASH2_INITVAL 17u
 uint64_t page_jhash2(const void *page);			/* jhash2.c */
+uint64_t page_siphash(const void *page);		/* siphash.c */
+uint64_t page_xxhash_seeded(const void *page);		/* siphash.c */
 
 /*
  * crc32c.c. crc32c() (hash.h) is ISA-L's crc32_iscsi when ksmsim is built

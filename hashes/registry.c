@@ -66,6 +66,9 @@ static uint64_t page_sha256(const void *page)
 	return page_digest(G_CHECKSUM_SHA256, page);
 }
 
+/* siphash's price: jhash2's 5,499.6 ns x 0.975, the hot ratio of siphash to jhash2-kernel (fixed-seed/price.csv). */
+#define SIPHASH_COLD_NS 5364.6
+
 static const struct page_hash hashes[] = {
 	{ "xxhash", 32, page_xxhash, 1684.361, NULL,
 	  "KSM since 4.20: XXH64(page, 4096, 0), low 32 bits (libxxhash)" },
@@ -81,6 +84,19 @@ static const struct page_hash hashes[] = {
 	  "XXH64(page, 4096, 0), all 64 bits (libxxhash)" },
 	{ "xxh3", 64, page_xxh3, 1152.705, page_xxh3_impl,
 	  "XXH3_64bits(page, 4096): our AVX-512/AVX2 page kernel, else inlined" },
+	/*
+	 * The keyed rows (siphash.c): their key is hash_key()'s, which no
+	 * trace holds. xxhash-seeded costs what xxhash does (the seed is one
+	 * more add at the start); siphash is priced as jhash2 is, since both
+	 * are scalar and compute-bound (the kernel's lib/siphash.c is scalar
+	 * C like this one): jhash2's price x their least hot ns a page over
+	 * two `bench costs` runs (analysis/fixed_seed_remedy.sh --price,
+	 * analysis/results/fixed-seed/price.csv).
+	 */
+	{ "xxhash-seeded", 32, page_xxhash_seeded, 1684.361, NULL,
+	  "XXH64(page, 4096, key) low 32 bits: a seed drawn per run, in no trace" },
+	{ "siphash", 32, page_siphash, SIPHASH_COLD_NS, NULL,
+	  "SipHash-2-4(page, 4096, 128-bit key) low 32 bits: keyed, per run" },
 	{ "sha1", 64, page_sha1, 23524.601, NULL,
 	  "SHA-1 (GLib), first 8 digest bytes as a big-endian u64" },
 	{ "sha256", 64, page_sha256, 47049.202, NULL,

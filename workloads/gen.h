@@ -166,5 +166,6 @@ bool gen_crc_adversarial(struct gen *g, const struct gen_opts *o, const struct g
 bool gen_checksum_adversarial(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_probe(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 bool gen_large_tree(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
+bool gen_large_tree_crc(struct gen *g, const struct gen_opts *o, const struct gen_size *sz);
 
 #endif

@@ -318,6 +318,14 @@ static const struct gen_workload workloads[] = {
 	  "knobs a full scan of the default 4 x 4 GiB takes ~530 s: 5 full scans.\n"
 	  "Scale --pages-to-scan with the memory to keep the scans.\n",
 	  4, 4096, 3000, 720, gen_large_tree, false, false, false },
+	{ "large-tree-crc", "large-tree whose changes include ones a CRC cannot see",
+	  "large-tree with six kinds of change instead of four, each a sixth of the\n"
+	  "changing pages (1% of RAM): the four of large-tree, and two that leave a\n"
+	  "page's crc32c as it was: a superblock (1020 bytes at offset 1024 followed\n"
+	  "by their own crc32c, as ext4 stores it) whose time and byte count change,\n"
+	  "and a 16-byte window rewritten with a delta both crc32c and crc32 miss.\n"
+	  "A third of the changes pass a CRC gate; xxhash and jhash2 see them.\n",
+	  4, 4096, 3000, 720, gen_large_tree_crc, false, false, false },
 };
 
 static const struct gen_calibration_info calibrations[GEN_CALIBRATIONS] = {

@@ -20,10 +20,27 @@
  * a change is a copy-on-write; own blocks are distinct per guest.
  */
 #include <stdio.h>
+#include <string.h>
+#include "hashes/hash.h"
 #include "util/splitmix64.h"
+#include "workloads/crcdelta.h"
 #include "workloads/gen.h"
 
-enum lt_kind { LT_COUNTER, LT_TIMESTAMP, LT_ARRAY, LT_BITMAP, LT_KINDS };
+/*
+ * The first four kinds are large-tree's; large-tree-crc adds the two a CRC
+ * cannot see (README "large-tree-crc"): a superblock, 1020 bytes followed by
+ * their own crc32c as ext4 stores it, whose fields change (the page's crc32c
+ * stays: a CRC over data followed by its own CRC is a constant, whatever
+ * came before), and a 16-byte window XORed with a delta both CRCs miss
+ * (crcdelta.h).
+ */
+enum lt_kind { LT_COUNTER, LT_TIMESTAMP, LT_ARRAY, LT_BITMAP, LT_SUPERBLOCK, LT_GFDELTA,
+	       LT_KINDS };
+#define LT_PLAIN_KINDS 4
+
+/* Where the superblock sits: offset 1024 of block 0, as ext4's; checksum at 1020 of it. */
+#define LT_SB_OFF 1024u
+#define LT_SB_LEN 1020u
 
 #define LT_CLASSES 6
 /* Period of class c: 16 << c ticks (67 s to 2133 s at the default 720 ticks in 3000 s). */
@@ -62,7 +79,42 @@ static uint64_t mix(uint64_t seed, uint64_t a, uint64_t b)
 	return splitmix64_next(&st);
 }
 
-/* The m-th change of page i of block b in one guest copy (c: its index in seed[]). */
+/*
+ * The superblock of page rand:s at its m-th change (m = UINT64_MAX: as
+ * written at t = 0), with its checksum: two fields set, a write time and a
+ * count of bytes written, then ext4's crc32c (the kernel's crc32c(~0, ...),
+ * stored little-endian) over the 1020 bytes before it. Writes the fields
+ * and the checksum; the rest of the page keeps rand:s's bytes.
+ */
+static void superblock(struct gen *g, const char *mm, uint64_t vpn, uint64_t s, uint64_t m,
+		       uint64_t now_ns)
+{
+	uint8_t sb[LT_SB_LEN + 4];
+	/* s_wtime and s_kbytes_written's places, as u64 words of the page */
+	unsigned w_time = LT_SB_OFF / 8 + 6, w_kb = LT_SB_OFF / 8 + 47;
+	uint64_t t = now_ns, kb = rand_word(s, w_kb) + (m + 1) * (1 + mix(s, m, 5) % 4096);
+	uint32_t crc;
+
+	crcdelta_rand_bytes(s, LT_SB_OFF, LT_SB_LEN, sb);
+	if (m != UINT64_MAX) {
+		memcpy(sb + (w_time * 8 - LT_SB_OFF), &t, 8);
+		memcpy(sb + (w_kb * 8 - LT_SB_OFF), &kb, 8);
+		gen_write_word(g, mm, vpn, w_time, t);
+		gen_write_word(g, mm, vpn, w_kb, kb);
+	}
+	crc = ~crc32c(0, sb, LT_SB_LEN);
+	for (unsigned j = 0; j < 4; j++)
+		sb[LT_SB_LEN + j] = (uint8_t)(crc >> (8 * j));
+	gen_write_bytes(g, mm, vpn, LT_SB_OFF + LT_SB_LEN, sb + LT_SB_LEN, 4);
+}
+
+/* Both CRCs' blind deltas (one basis for the run: it depends on nothing). */
+static struct crc_kernel lt_kernel;
+
+/*
+ * The m-th change of page i of block b in one guest copy (c: its index in
+ * seed[]). boot_ns: the guest's clock at t = 0 (0 for a shared page).
+ */
 static void change(struct gen *g, const char *mm, struct lt_block *b, unsigned c, uint64_t i,
 		   uint64_t m, uint64_t boot_ns)
 {
@@ -71,6 +123,27 @@ static void change(struct gen *g, const char *mm, struct lt_block *b, unsigned c
 	unsigned w = (unsigned)(h % 512);
 
 	switch (b->kind) {
+	case LT_SUPERBLOCK:
+		superblock(g, mm, vpn, s, m, boot_ns + g->now_us * 1000 + (mix(s, m, 1) % 1000));
+		break;
+	case LT_GFDELTA: {
+		/*
+		 * A 16-byte window (its place fixed per page) holds the page's
+		 * bytes XORed with a fresh blind delta: two contents differ by
+		 * the XOR of two deltas, itself blind, so every change is one
+		 * the CRCs miss.
+		 */
+		unsigned off = (unsigned)((h >> 16) % (CRCDELTA_PAGE - CRCDELTA_LEN));
+		uint8_t cur[CRCDELTA_LEN], d[CRCDELTA_LEN];
+		uint64_t st = mix(s, m, 6);
+
+		crcdelta_rand_bytes(s, off, CRCDELTA_LEN, cur);
+		crcdelta_pick(&lt_kernel, &st, d);
+		for (unsigned j = 0; j < CRCDELTA_LEN; j++)
+			cur[j] ^= d[j];
+		gen_write_bytes(g, mm, vpn, off, cur, CRCDELTA_LEN);
+		break;
+	}
 	case LT_COUNTER: {
 		/* an event counter: its word grows by the page's step at each change */
 		uint64_t step = 1 + (h >> 32) % 16;
@@ -105,7 +178,8 @@ static void change(struct gen *g, const char *mm, struct lt_block *b, unsigned c
 	}
 }
 
-bool gen_large_tree(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+/* kinds: LT_PLAIN_KINDS (large-tree) or LT_KINDS (large-tree-crc). */
+static bool large_tree(struct gen *g, const struct gen_size *sz, unsigned kinds)
 {
 	uint64_t M = sz->pages, vpn = GEN_GUEST_BASE;
 	uint64_t n_image = (uint64_t)((double)M * lt.image), n_zero = (uint64_t)((double)M * lt.zero);
@@ -116,12 +190,13 @@ bool gen_large_tree(struct gen *g, const struct gen_opts *o, const struct gen_si
 	char (*mm)[16] = g_malloc0(sizeof(*mm) * vms);
 	uint64_t *boot_ns = g_new(uint64_t, vms);
 	uint64_t v_stable = vpn + n_image + n_zero, v = v_stable + n_stable;
-	uint64_t per_kind = n_active / LT_KINDS;
+	uint64_t per_kind = n_active / kinds;
 	bool ok;
 
-	(void)o;
+	if (kinds > LT_PLAIN_KINDS)
+		crcdelta_kernel(&lt_kernel);
 	/* Active pages: per kind, a shared and an own part, each split over the period classes. */
-	for (unsigned k = 0; k < LT_KINDS; k++)
+	for (unsigned k = 0; k < kinds; k++)
 		for (unsigned sh = 0; sh < 2; sh++) {
 			uint64_t part = sh ? (uint64_t)((double)per_kind * lt.shared)
 					   : per_kind - (uint64_t)((double)per_kind * lt.shared);
@@ -159,9 +234,15 @@ bool gen_large_tree(struct gen *g, const struct gen_opts *o, const struct gen_si
 		if (n_zero)
 			gen_fill(g, mm[x], vpn + n_image, n_zero, CONTENT_ZERO, 0);
 		gen_fillseq(g, mm[x], v_stable, n_stable, gen_seed(g, TAG_LT_STABLE, x, 0));
-		for (unsigned j = 0; j < nb; j++)
-			gen_fillseq(g, mm[x], blocks[j].vpn, blocks[j].n,
-				    blocks[j].seed[blocks[j].shared ? 0 : x]);
+		for (unsigned j = 0; j < nb; j++) {
+			struct lt_block *b = &blocks[j];
+			uint64_t bs = b->seed[b->shared ? 0 : x];
+
+			gen_fillseq(g, mm[x], b->vpn, b->n, bs);
+			/* a superblock is written whole, its checksum right, before any change */
+			for (uint64_t i = 0; b->kind == LT_SUPERBLOCK && i < b->n && !g->failed; i++)
+				superblock(g, mm[x], b->vpn + i, bs + i, UINT64_MAX, 0);
+		}
 	}
 	for (unsigned k = 1; k < sz->ticks && !g->failed; k++) {
 		gen_at(g, sz->duration_us * k / sz->ticks);
@@ -193,4 +274,16 @@ bool gen_large_tree(struct gen *g, const struct gen_opts *o, const struct gen_si
 	gen_at(g, sz->duration_us);
 	ok = gen_mark(g, "end");
 	return ok;
+}
+
+bool gen_large_tree(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+{
+	(void)o;
+	return large_tree(g, sz, LT_PLAIN_KINDS);
+}
+
+bool gen_large_tree_crc(struct gen *g, const struct gen_opts *o, const struct gen_size *sz)
+{
+	(void)o;
+	return large_tree(g, sz, LT_KINDS);
 }

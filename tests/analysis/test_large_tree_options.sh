@@ -23,6 +23,8 @@ bad max-memory-negative "--max-memory -4G" --max-memory -4G
 bad estimate "--estimate x" --estimate x
 bad probe "--probe 64" --probe 64
 bad sizes "--sizes 16,x" --sizes 16,x
+bad workload "--workload bogus: large-tree or large-tree-crc" --workload bogus
+bad nice "--nice x: a number" --nice x
 # checked before any trace is generated (issue 46: they waited for every trace)
 bad hashes "--hashes: unknown checksum 'bogus'" --sizes 16 --seeds 1 --hashes xxhash,bogus
 bad jobs "--jobs wants a positive number, not '0'" --sizes 16 --seeds 1 --jobs 0

@@ -349,6 +349,40 @@ static void test_sha_pages(void **state)
 	free(p);
 }
 
+/*
+ * SipHash-2-4 against the paper (Aumasson and Bernstein 2012, appendix A:
+ * key 00..0f, message 00..0e) and the reference code's vectors for the
+ * empty message and 00, 00 01, 00 01 02 (same key); then the keyed rows:
+ * low 32 bits of siphash24 / XXH64 under the key hash_set_key draws, a
+ * different key a different value, and the seeded row never the kernel's.
+ */
+static void test_siphash(void **state)
+{
+	uint8_t m[15];
+	uint64_t k0 = 0x0706050403020100ULL, k1 = 0x0f0e0d0c0b0a0908ULL, sp;
+	static const uint64_t ref[4] = { 0x726fdb47dd0e0e31ULL, 0x74f839c593dc67fdULL,
+					 0x0d6c8009d9a94f5aULL, 0x85676696d7fb7e2dULL };
+	unsigned char *p = page_alloc();
+	uint64_t rng = 21;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(m); i++)
+		m[i] = (uint8_t)i;
+	assert_true(siphash24(k0, k1, m, 15) == 0xa129ca6149be45e5ULL);
+	for (unsigned n = 0; n < 4; n++)
+		assert_true(siphash24(k0, k1, m, n) == ref[n]);
+	page_random(p, &rng);
+	hash_set_key(7);
+	sp = hash_of("siphash", p);
+	assert_true(sp <= UINT32_MAX);
+	assert_true(hash_of("xxhash-seeded", p) != hash_of("xxhash", p));
+	hash_set_key(8);
+	assert_true(hash_of("siphash", p) != sp);
+	hash_set_key(7);
+	assert_true(hash_of("siphash", p) == sp);
+	free(p);
+}
+
 static void test_registry(void **state)
 {
 	size_t n;
@@ -356,7 +390,8 @@ static void test_registry(void **state)
 	static const struct { const char *name; unsigned bits; } want[] = {
 		{ "jhash2", 32 }, { "crc32c", 32 }, { "crc32", 32 },
 		{ "xxhash", 32 }, { "xxh32", 32 }, { "xxh64", 64 },
-		{ "xxh3", 64 }, { "sha1", 64 }, { "sha256", 64 }, { "none", 0 },
+		{ "xxh3", 64 }, { "xxhash-seeded", 32 }, { "siphash", 32 },
+		{ "sha1", 64 }, { "sha256", 64 }, { "none", 0 },
 	};
 	unsigned char *p = page_alloc();
 	uint64_t rng = 11;
@@ -567,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_jhash2_pages),
 		cmocka_unit_test(test_xxh3_variants),
 		cmocka_unit_test(test_sha_pages),
+		cmocka_unit_test(test_siphash),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_refs),

@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 WORKLOADS="kernel-build iozone number-crunching vm-clones ksm-flood zero-heavy crc-adversarial
-checksum-adversarial large-tree"
+checksum-adversarial large-tree large-tree-crc"
 listed=$("$KSMSIM" gen --help | awk '/^Workloads/{on=1;next} /^Options/{on=0} on && /^  [a-z]/{print $1}' | tr '\n' ' ')
 # probe (tests/exposure/probe.sh) spawns a victim and an attacker beside the guests
 want=$(echo "$WORKLOADS" | sed 's/ large-tree/ probe large-tree/')
