@@ -140,14 +140,15 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
 	}
 }
 
-/* The counters a run summary gives the mean and peak of, in the summary's order. */
+/* The figures a run summary gives the mean and peak of, in the summary's order. */
 static const struct {
-	enum marks_col col;
+	const char *name;	/* a marks column's, or the saving's own */
 	size_t off;		/* its struct series_stat in struct series_stats */
 } series_cols[] = {
-	{ MARKS_PAGES_SHARING, offsetof(struct series_stats, pages_sharing) },
-	{ MARKS_PAGES_UNSHARED, offsetof(struct series_stats, pages_unshared) },
-	{ MARKS_PAGES_VOLATILE, offsetof(struct series_stats, pages_volatile) },
+	{ "pages_sharing", offsetof(struct series_stats, pages_sharing) },
+	{ "pages_unshared", offsetof(struct series_stats, pages_unshared) },
+	{ "pages_volatile", offsetof(struct series_stats, pages_volatile) },
+	{ "saved", offsetof(struct series_stats, saved) },
 };
 
 static void series_stat_add(struct series_stat *x, uint64_t v)
@@ -164,6 +165,7 @@ void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct sna
 	series_stat_add(&st->pages_sharing, s->c.pages_sharing);
 	series_stat_add(&st->pages_unshared, s->c.pages_unshared);
 	series_stat_add(&st->pages_volatile, s->c.pages_volatile);
+	series_stat_add(&st->saved, snapshot_saved(s));
 	if (s->has_ideal) {
 		st->ideal_samples++;
 		st->missed_sum += s->ideal.missed_merges;
@@ -178,7 +180,9 @@ void sampler_init(struct sampler *sm, struct series_stats *stats, FILE *series, 
 		.stats = stats,
 		.series = series,
 		.ideal = ideal,
-		.ideal_every_us = (ideal_interval_ms + interval_ms - 1) / interval_ms * interval_ms * 1000,
+		/* no period, no samples: nothing to round to */
+		.ideal_every_us = interval_ms ? (ideal_interval_ms + interval_ms - 1) / interval_ms *
+						interval_ms * 1000 : 0,
 	};
 }
 
@@ -187,6 +191,8 @@ static void sampler_flush(struct sampler *sm)
 	if (!sm->have_pending)
 		return;
 	series_stats_add(sm->stats, sm->pending_us, &sm->pending);
+	if (sm->each && sm->pending_us)
+		sm->each(sm->each_ctx, sm->pending_us, &sm->pending);
 	if (sm->series)
 		output_series_row(sm->series, sm->pending_us, sm->pending_trace_us, &sm->pending);
 	sm->have_pending = false;
@@ -210,6 +216,13 @@ void sampler_finish(struct sampler *sm, struct ksm *k)
 	if (sm->have_pending && sm->ideal && !sm->pending.has_ideal)
 		snapshot_take(k, true, &sm->pending);
 	sampler_flush(sm);
+}
+
+bool sampler_sink(void *sampler, uint64_t sim_us, uint64_t trace_us, struct ksm *k,
+		  GError **error)
+{
+	sampler_take(sampler, k, sim_us, trace_us);
+	return true;
 }
 
 void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_options *opt,
@@ -251,8 +264,7 @@ void output_run_summary_header(FILE *f)
 	marks_put_header(f, MARKS_SET_ALL, 0);
 	fputs(",interval_ms,samples", f);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++)
-		fprintf(f, ",avg_%s,peak_%s", marks_columns[series_cols[i].col].name,
-			marks_columns[series_cols[i].col].name);
+		fprintf(f, ",avg_%s,peak_%s", series_cols[i].name, series_cols[i].name);
 	fputs(",avg_missed_merges,avg_dedup_fraction,pinned", f);
 	for (int i = 0; i < KNOB_NR; i++)
 		if (knob_column(i))
