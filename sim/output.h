@@ -63,8 +63,9 @@ struct series_stats {
 void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s);
 
 /*
- * The time-series samples of a run, as `ksmsim run` takes them (its
- * --csv rows and its summary's means) and `collide ksm` with it: each
+ * The time-series samples of a run (sim/sampler.c), as `ksmsim run` takes
+ * them (its --csv rows and its summary's means) and `collide ksm`,
+ * `advise` and `tune` with it (these two without the oracle): each
  * sample is held until the next one comes, so that the last, the end of
  * the run after which nothing changes, always gets the oracle's walk; the
  * others get it when due, every ideal_every_us (the walk visits every
