@@ -332,23 +332,31 @@ static bool open_outputs(const struct args *a, struct outputs *o, GError **error
 	       (!a->profile_path || (o->profile = atomic_file_open(a->profile_path, error)));
 }
 
+/*
+ * The provenance line every CSV of a run starts with: the one wording,
+ * what names the file's contents (NULL: none).
+ */
+static void put_provenance(FILE *f, const struct args *a, const char *what)
+{
+	char *label_line = escape_line(a->trace_label);
+
+	fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s%s%s\n",
+		KSMSIM_VERSION, label_line, a->hash_label, what ? "; " : "", what ? what : "");
+	g_free(label_line);
+}
+
 /* The files' comment lines and headers; the streams into ctx. */
 static void put_headers(const struct args *a, const struct outputs *o, bool thp,
 			struct run_ctx *ctx)
 {
-	char *label_line = escape_line(a->trace_label);
-
 	if (o->mm_stats) {
 		ctx->mm_stats = atomic_file_stream(o->mm_stats);
-		fprintf(ctx->mm_stats, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; "
-			"/proc/PID/ksm_stat of every live mm at each mark\n",
-			KSMSIM_VERSION, label_line, a->hash_label);
+		put_provenance(ctx->mm_stats, a, "/proc/PID/ksm_stat of every live mm at each mark");
 		marks_mm_write_header(ctx->mm_stats);
 	}
 	if (o->marks) {
 		ctx->marks = atomic_file_stream(o->marks);
-		fprintf(ctx->marks, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s\n",
-			KSMSIM_VERSION, label_line, a->hash_label);
+		put_provenance(ctx->marks, a, NULL);
 		fprintf(ctx->marks, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
 			" trace start; t_us is the mark's timestamp as written in the trace\n");
 		output_marks_header(ctx->marks, thp);
@@ -356,12 +364,9 @@ static void put_headers(const struct args *a, const struct outputs *o, bool thp,
 	if (o->fp) {
 		FILE *f = atomic_file_stream(o->fp);
 
-		fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s; every "
-			"false positive of the gate (t_us of the model's clock)\n",
-			KSMSIM_VERSION, label_line, a->hash_label);
+		put_provenance(f, a, "every false positive of the gate (t_us of the model's clock)");
 		output_false_positives_header(f);
 	}
-	g_free(label_line);
 	if (o->profile) {
 		ctx->profile = atomic_file_stream(o->profile);
 		profile_model_header(ctx->profile, a->trace_label);
@@ -435,11 +440,9 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 			ksm_exposure(run.k, &expo);
 		if (o->exposure) {
 			FILE *f = atomic_file_stream(o->exposure);
-			char *label_line = escape_line(a->trace_label);
-			fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s;"
-				" exposure by security domain (times in us of the model's clock)\n",
-				KSMSIM_VERSION, label_line, a->hash_label);
-			g_free(label_line);
+
+			put_provenance(f, a, "exposure by security domain (times in us of the model's"
+				       " clock)");
 			output_exposure_csv(f, &expo, cfg->model.domains);
 		}
 		atomic_file **const all[] = { &o->marks, &o->series, &o->summary, &o->mm_stats,
