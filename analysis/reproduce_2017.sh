@@ -29,6 +29,8 @@ false positives.
                      (default: the model's built-in figures)
   --no-batch-time    batches take no time (default: they take their modelled
                      CPU time, checksum included, as on the 2017 machines)
+  --kernel 6.1|6.18  whose mm/ksm.c the runs model (`ksmsim run --kernel`,
+                     default 6.18); give each kernel its own --out
   --out DIR          (default analysis/results/2017)
   --ksmsim PATH      (default $KSMSIM, else build*/cli/ksmsim)
 Writes DIR/tables.txt (printed), DIR/tables.csv, DIR/series/W-H.csv and
@@ -58,7 +60,7 @@ iozone         crc32c    4288702    1441300        117746
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 workloads=kernel-build,iozone hashes=jhash2,crc32c,xxhash scale=1 seed=1 reuse=0
-costs="" out="$here/results/2017" ksmsim=${KSMSIM:-} batch_time=--batch-time
+costs="" out="$here/results/2017" ksmsim=${KSMSIM:-} batch_time=--batch-time kernel=
 need() { (($# >= 2)) || die "$1 needs a value"; }
 while (($#)); do
 	case $1 in
@@ -70,6 +72,7 @@ while (($#)); do
 	--costs-csv) need "$@"; costs=$2; shift 2 ;;
 	--out) need "$@"; out=$2; shift 2 ;;
 	--no-batch-time) batch_time=""; shift ;;
+	--kernel) need "$@"; kernel=$2; shift 2 ;;
 	--ksmsim) need "$@"; ksmsim=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
@@ -162,7 +165,7 @@ for w in "${wl[@]}"; do
 			say "$w $h: running (scale $scale)"
 			t1=$EPOCHREALTIME
 			# shellcheck disable=SC2086  # batch_time is one flag or none
-			"$ksmsim" run --quiet $batch_time ${costs:+--costs-csv "$costs"} \
+			"$ksmsim" run --quiet $batch_time ${costs:+--costs-csv "$costs"} ${kernel:+--kernel "$kernel"} \
 				--trace "$t" --trace-label "$label" --hash "$h" --pages-to-scan 1600 \
 				--sleep-millisecs 200 --csv "$s" --interval-ms 1000 --summary-csv "$m"
 			say "$w $h: ran in $(since "$t1") s"

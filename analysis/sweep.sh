@@ -27,6 +27,9 @@ usage: analysis/sweep.sh [OPTIONS]
   --scale S              `ksmsim gen --scale` (default 1)
   --seed N               `ksmsim gen --seed` (default 1)
   --run-args "ARGS"      extra arguments for every `ksmsim run` (e.g. --no-ideal)
+  --kernel 6.1|6.18      whose mm/ksm.c every run models (`ksmsim run --kernel`;
+                         default 6.18); 6.1 refuses --knob smart_scan and the
+                         advisor knobs, and its rows say kernel=6.1 in pinned
   --series               also keep each cell's time series (--csv, 1 s)
   --out DIR              results directory (default analysis/out/sweep)
   --jobs N               parallel runs (default: nproc)
@@ -345,14 +348,14 @@ case ${1:-} in
 esac
 
 workloads=() traces=() hashes=jhash2,crc32c,xxhash pts=100 slp=20 knobs=() policies=()
-scale=1 seed=1 run_args="" series=0 out="$here/out/sweep" jobs=$(nproc 2>/dev/null || echo 1)
+scale=1 seed=1 run_args="" kernel="" series=0 out="$here/out/sweep" jobs=$(nproc 2>/dev/null || echo 1)
 ksmsim="" slurm=0 submit=0 merge_only=0 per=1 max="" mem=4G time=02:00:00 partition="" account=""
 sbatch_args=""
 while (($#)); do
 	case $1 in
 	--series | --slurm | --submit | --merge | -h | --help) ;;
 	--workload | --trace | --hash | --hashes | --policy | --pages-to-scan | --sleep-millisecs | \
-		--knob | --scale | --seed | --run-args | --out | --jobs | --ksmsim | --cells-per-task | \
+		--knob | --scale | --seed | --run-args | --kernel | --out | --jobs | --ksmsim | --cells-per-task | \
 		--max-array-size | --slurm-mem | --slurm-time | --partition | --account | --sbatch-args)
 		(($# >= 2)) || die "$1 needs a value" ;;
 	*) die "unknown option '$1' (see --help)" ;;
@@ -374,6 +377,7 @@ while (($#)); do
 	--scale) scale=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
 	--run-args) run_args=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
 	--series) series=1; shift ;;
 	--out) out=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
@@ -465,9 +469,10 @@ printf 'ksmtrace 1\n' >"$check_dir/empty.ksmt"
 ask_run() { # OPTION-AS-GIVEN ARGS...
 	local given=$1 msg
 	shift
-	msg=$("$ksmsim" run --quiet --trace "$check_dir/empty.ksmt" "$@" 2>&1 >/dev/null) ||
+	msg=$("$ksmsim" run --quiet --trace "$check_dir/empty.ksmt" ${kernel:+--kernel "$kernel"} "$@" 2>&1 >/dev/null) ||
 		die "$given: ${msg#ksmsim run: }"
 }
+[[ -z $kernel ]] || ask_run "--kernel $kernel"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
 [[ $seed =~ ^[0-9]+$ ]] || die "--seed wants a decimal number, not '$seed'"
 [[ $scale =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || die "--scale wants a number, not '$scale'"
@@ -529,6 +534,8 @@ for ax in "pages-to-scan=$pts" "sleep-millisecs=$slp" "${knobs[@]}"; do
 	((${#vals[@]})) || die "--${name//_/-}: empty list"
 	for v in "${vals[@]}"; do ask_run "--${name//_/-} ${ax#*=}" "--${name//_/-}" "$v"; done
 done
+# --kernel goes to every run as one of its arguments (checked with them below)
+[[ -z $kernel ]] || run_args="--kernel $kernel${run_args:+ $run_args}"
 # the user's words, split as the run will split them (never globbed)
 run_args=${run_args//[[:space:]]/ }
 read -r -a ra <<<"$run_args"

@@ -170,10 +170,13 @@ bool tune_setting_run(const struct tune_opts *o, const struct tune_setting *s,
 	 */
 	pin(&run->model, KNOB_PAGES_TO_SCAN, s->pages_to_scan);
 	pin(&run->model, KNOB_SLEEP_MILLISECS, s->sleep_millisecs);
-	pin(&run->model, KNOB_ADVISOR_MODE, s->advisor ? ADVISOR_SCAN_TIME : ADVISOR_NONE);
-	if (s->advisor)
-		pin(&run->model, KNOB_ADVISOR_TARGET_SCAN_TIME, s->target_scan_time);
-	pin(&run->model, KNOB_SMART_SCAN, s->smart_scan);
+	/* Linux 6.1 has neither knob (cmd_tune.c keeps no setting that needs them) */
+	if (run->model.kernel != KSM_KERNEL_6_1) {
+		pin(&run->model, KNOB_ADVISOR_MODE, s->advisor ? ADVISOR_SCAN_TIME : ADVISOR_NONE);
+		if (s->advisor)
+			pin(&run->model, KNOB_ADVISOR_TARGET_SCAN_TIME, s->target_scan_time);
+		pin(&run->model, KNOB_SMART_SCAN, s->smart_scan);
+	}
 	pin(&run->model, KNOB_USE_ZERO_PAGES, s->use_zero_pages);
 	pin(&run->model, KNOB_MAX_PAGE_SHARING, s->max_page_sharing);
 	return run_config_resolve(run, error);

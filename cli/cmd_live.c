@@ -28,7 +28,8 @@ static void usage_text(FILE *out)
 {
 	fprintf(out,
 		"usage: ksmsim live --trace FILE [--marks-csv FILE] [--mm-stats-csv FILE]\n"
-		"                   [--settle-timeout SEC] [--base ADDR] [--cpu N|any]\n"
+		"                   [--settle-timeout SEC] [--settle-sleep MS] [--base ADDR]\n"
+		"                   [--cpu N|any]\n"
 		"                   [--khugepaged hold|run] [--profile FILE]\n"
 		"       ksmsim live --measure-scan-rate [--mib N] [--csv FILE]\n"
 		"       ksmsim live --check\n\n"
@@ -41,8 +42,9 @@ static void usage_text(FILE *out)
 		"Every KSM knob is saved first, set to the kernel defaults, and restored\n"
 		"(after run=2) however the replay ends, running out of memory included; a\n"
 		"settle that does not finish within --settle-timeout seconds (default 120)\n"
-		"is an error. A settle runs ksmd with sleep_millisecs at least 10, so that\n"
-		"it can be stopped at the pass boundary.\n"
+		"is an error. A settle runs ksmd with sleep_millisecs at least 10 (or\n"
+		"--settle-sleep MS), so that it can be stopped at the pass boundary: a\n"
+		"slow machine, such as an emulated guest, needs a longer sleep.\n"
 		"The records of one trace time are applied with ksmd stopped, and the trace\n"
 		"clock stands still while they are (a settle included).\n"
 		"Every trace process is pinned to one CPU (--cpu; default the least busy\n"
@@ -166,7 +168,7 @@ struct args {
 
 enum {
 	OPT_TRACE = 256, OPT_MARKS, OPT_MM_STATS, OPT_SETTLE, OPT_BASE, OPT_CPU, OPT_KHUGEPAGED,
-	OPT_SCAN_RATE, OPT_MIB, OPT_CSV, OPT_CHECK, OPT_PROFILE,
+	OPT_SCAN_RATE, OPT_MIB, OPT_CSV, OPT_CHECK, OPT_PROFILE, OPT_SETTLE_SLEEP,
 };
 #define AT(f) offsetof(struct args, f)
 /* Parsed before anything is done: --khugepaged acts only once the whole line is good. */
@@ -179,6 +181,10 @@ static const struct cli_opt rows[] = {
 	{ "settle-timeout", OPT_SETTLE, CLI_DOUBLE, "SEC", AT(p.settle_timeout), .dmax = 1e9,
 	  .dmin_open = true, .wants = "seconds, more than 0 and at most 1e9", .show_default = true,
 	  .help = "a settle longer than this is an error" },
+	{ "settle-sleep", OPT_SETTLE_SLEEP, CLI_U64, "MS", AT(p.settle_sleep_ms),
+	  .min = LIVE_SETTLE_SLEEP_MS, .max = 60000, .show_default = true,
+	  .wants = "milliseconds, 10 to 60000",
+	  .help = "ksmd's least sleep_millisecs in a settle" },
 	{ "base", OPT_BASE, CLI_U64, "ADDR", AT(p.base), .max = LIVE_MAX_BASE,
 	  .wants = "an address in decimal, page aligned, at most 2^47 - 2^44", .show_default = true,
 	  .help = "where the mappings start" },
@@ -269,7 +275,8 @@ static int parse_options(int argc, char **argv, struct args *a)
 }
 
 static const struct args defaults = {
-	.p = { .settle_timeout = 120, .base = LIVE_DEFAULT_BASE, .cpu = LIVE_CPU_LEAST_BUSY },
+	.p = { .settle_timeout = 120, .settle_sleep_ms = LIVE_SETTLE_SLEEP_MS,
+	       .base = LIVE_DEFAULT_BASE, .cpu = LIVE_CPU_LEAST_BUSY },
 	.marks = "-", .mib = 1024,
 };
 

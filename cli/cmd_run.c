@@ -51,6 +51,8 @@ struct run_ctx {
 	uint64_t trace_us;	/* its last record's time */
 	uint64_t trace_end_us;	/* the trace's last time, when a validation pass found it */
 	const struct cost_table *costs;	/* the run's prices, for the profile */
+	bool linux_6_1;		/* --kernel 6.1: its marks' and series' columns */
+	int mm_version;		/* MARKS_LINUX_6_1 under --kernel 6.1, else 0 */
 };
 
 /*
@@ -61,8 +63,9 @@ static void put_provenance(FILE *f, const struct args *a, const char *what)
 {
 	char *label_line = escape_line(a->trace_label);
 
-	fprintf(f, "# ksmsim %s model of Linux 6.18 KSM; trace %s; checksum %s%s%s\n",
-		KSMSIM_VERSION, label_line, a->hash_label, what ? "; " : "", what ? what : "");
+	fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s%s%s\n",
+		KSMSIM_VERSION, ksm_kernel_name(a->ro.cfg.model.kernel), label_line, a->hash_label,
+		what ? "; " : "", what ? what : "");
 	g_free(label_line);
 }
 
@@ -71,9 +74,10 @@ static void put_provenance(FILE *f, const struct args *a, const char *what)
 static void marks_start(FILE *f, const struct run_ctx *ctx, bool thp)
 {
 	put_provenance(f, ctx->a, NULL);
-	fprintf(f, "# full_scans, pages_scanned, pages_skipped, cow_ksm count from the"
-		" trace start; t_us is the mark's timestamp as written in the trace\n");
-	output_marks_header(f, thp);
+	fprintf(f, "# %s count from the trace start; t_us is the mark's timestamp"
+		" as written in the trace\n", ctx->linux_6_1 ? "full_scans, cow_ksm" :
+		"full_scans, pages_scanned, pages_skipped, cow_ksm");
+	output_marks_header(f, thp, ctx->linux_6_1);
 }
 
 static void marks_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
@@ -88,7 +92,7 @@ static void marks_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t
 static void mm_stats_start(FILE *f, const struct run_ctx *ctx, bool thp)
 {
 	put_provenance(f, ctx->a, "/proc/PID/ksm_stat of every live mm at each mark");
-	marks_mm_write_header(f);
+	marks_mm_write_header_for(f, ctx->mm_version);
 }
 
 static void mm_stats_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
@@ -97,7 +101,8 @@ static void mm_stats_mark(FILE *f, struct run_ctx *ctx, const char *label, uint6
 	GArray *st = ksm_mm_stats(k);
 
 	for (guint i = 0; i < st->len; i++)
-		marks_mm_write_row(f, label, t_us, &g_array_index(st, struct ksm_mm_stat, i));
+		marks_mm_write_row_for(f, ctx->mm_version, label, t_us,
+				       &g_array_index(st, struct ksm_mm_stat, i));
 	g_array_free(st, TRUE);
 }
 
@@ -117,7 +122,7 @@ static void profile_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64
 
 static void series_start(FILE *f, const struct run_ctx *ctx, bool thp)
 {
-	output_series_header(f, thp);
+	output_series_header(f, thp, ctx->linux_6_1);
 }
 
 static void fp_start(FILE *f, const struct run_ctx *ctx, bool thp)
@@ -587,6 +592,8 @@ int cmd_run(int argc, char **argv)
 	signals_install(SIGNALS_EXIT);
 	struct run_ctx ctx = {
 		.a = &a,
+		.linux_6_1 = cfg->model.kernel == KSM_KERNEL_6_1,
+		.mm_version = cfg->model.kernel == KSM_KERNEL_6_1 ? MARKS_LINUX_6_1 : 0,
 		.ideal = cfg->ideal,
 		.progress = progress_new("ksmsim run", a.force_progress ? PROGRESS_ALWAYS :
 					 a.ro.quiet ? PROGRESS_NEVER : PROGRESS_AUTO),

@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <glib.h>
 #include "analysis/gnuplot.h"
 #include "analysis/tune.h"
@@ -121,7 +122,33 @@ struct args {
 	double spread;			/* --cpu-spread */
 	bool json;			/* --json */
 	GArray *settings;		/* of struct tune_setting: --setting, in order */
+	const char *setting_61;		/* the first --setting naming a knob Linux 6.1 lacks */
 };
+
+/*
+ * Under --kernel 6.1: a --setting naming smart_scan or the advisor is
+ * refused (6.1 has neither knob); the default grid loses its advisor
+ * settings and its smart_scan=0 ones (what every 6.1 setting is), and
+ * keeps the rest, whose smart scan is then not pinned (tune_setting_run).
+ */
+static bool settings_for_61(struct args *a, const struct tune_setting **sv, size_t *n)
+{
+	if (a->po.ro.cfg.model.kernel != KSM_KERNEL_6_1)
+		return true;
+	if (a->setting_61) {
+		cli_error(PROG, "--setting '%s': Linux 6.1 has no smart_scan or advisor knob;"
+			  " drop it or use --kernel 6.18", a->setting_61);
+		return false;
+	}
+	if (a->settings->len)
+		return true;
+	for (size_t i = 0; i < *n; i++)
+		if (!(*sv)[i].advisor && (*sv)[i].smart_scan)
+			g_array_append_val(a->settings, (*sv)[i]);
+	*sv = (const struct tune_setting *)a->settings->data;
+	*n = a->settings->len;
+	return true;
+}
 
 /* The knobs a setting pins: a command-line value for them would be lost. */
 static bool grid_knob(int knob)
@@ -164,6 +191,8 @@ static int take(void *ctx, int c, const char *arg, const struct option *lo)
 			return -1;
 		}
 		g_array_append_val(a->settings, s);
+		if (!a->setting_61 && (strstr(arg, "smart_scan") || strstr(arg, "advisor")))
+			a->setting_61 = arg;
 		return 1;
 	}
 	}
@@ -252,6 +281,10 @@ int cmd_tune(int argc, char **argv)
 	if (a.settings->len) {
 		sv = (const struct tune_setting *)a.settings->data;
 		n = a.settings->len;
+	}
+	if (!settings_for_61(&a, &sv, &n)) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	/* a cost table that cannot be read is refused before any run, not by every worker */
 	struct tune_opts o = { .run = a.po.ro.cfg };

@@ -17,7 +17,7 @@
 
 enum what {
 	W_CHECK, W_BATCH_TIME, W_NO_IDEAL, W_COSTS, W_INTERVAL, W_IDEAL_INTERVAL, W_MAX_MEMORY,
-	W_MAX_DISK, W_QUIET, W_DOMAIN,
+	W_MAX_DISK, W_QUIET, W_DOMAIN, W_KERNEL,
 };
 
 #define RUN RUN_OPTIONS_RUN
@@ -83,6 +83,15 @@ static const struct row {
 	  "names). The summary\n"
 	  "then shows merges across domains (--exposure-csv);\n"
 	  "--policy selective merges only within one" },
+	{ "kernel", "6.1|6.18", RUN | ADVISE | KSM | TUNE, W_KERNEL,
+	  "whose mm/ksm.c the model follows (default 6.18, the\n"
+	  "live oracle's): 6.1 consults the stable tree before\n"
+	  "the checksum, has no smart scan, advisor or merge-any\n"
+	  "prctl, and keeps no KSM zero-page count; its knobs\n"
+	  "smart_scan and advisor_* (options or trace 'set'\n"
+	  "records) and prctl records are refused, and its marks\n"
+	  "lack pages_scanned, pages_skipped, ksm_zero_pages\n"
+	  "and general_profit (sim/MODEL.md, \"Linux 6.1\")" },
 	{ "quiet", NULL, RUN, W_QUIET, "no summary on standard output, no progress" },
 	{ "quiet", NULL, ADVISE | TUNE, W_QUIET, "no line per finished run on standard error" },
 };
@@ -188,12 +197,27 @@ static bool domain_names_valid(const struct run_options *o, const char *arg)
 	return ok;
 }
 
+/* A knob option the --kernel chosen lacks: false after one line naming both. */
+static bool knob_in_kernel(const struct run_options *o, enum ksm_knob knob)
+{
+	const char *since = ksm_kernel_lacks_knob(o->cfg.model.kernel, knob);
+
+	if (!since)
+		return true;
+	char *dash = g_strdelimit(g_strdup(knob_table[knob].name), "_", '-');
+	cli_error(o->prog, "--%s: Linux %s has no knob %s (added in %s); drop it or use"
+		  " --kernel 6.18", dash, ksm_kernel_name(o->cfg.model.kernel),
+		  knob_table[knob].name, since);
+	g_free(dash);
+	return false;
+}
+
 static int take_knob(struct run_options *o, enum ksm_knob knob, const char *arg)
 {
 	const struct knob_info *kn = &knob_table[knob];
 	uint64_t v;
 
-	if (!once(o, knob_table[knob].name, CLI_OPT_KNOB + (int)knob))
+	if (!once(o, knob_table[knob].name, CLI_OPT_KNOB + (int)knob) || !knob_in_kernel(o, knob))
 		return -1;
 	if (!parse_u64(arg, kn->max, &v) || v < kn->min) {
 		char *dash = g_strdelimit(g_strdup(kn->name), "_", '-');
@@ -242,6 +266,14 @@ int run_option_take(struct run_options *o, int c, const char *arg)
 		cfg->model.exposure = true;
 		break;
 	}
+	case W_KERNEL:
+		if (!ksm_kernel_parse(arg, &cfg->model.kernel))
+			return refuse(o, r->name, "6.1 or 6.18", arg);
+		/* a knob option given before --kernel */
+		for (int i = 0; i < KNOB_NR; i++)
+			if (cfg->model.pinned[i] && !knob_in_kernel(o, i))
+				return -1;
+		break;
 	case W_INTERVAL:
 		/* the loop counts microseconds */
 		if (!parse_u64(arg, UINT64_MAX / 1000, &cfg->interval_ms) || !cfg->interval_ms)

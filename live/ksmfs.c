@@ -221,6 +221,24 @@ bool ksmfs_read_column(enum marks_col col, uint64_t *v, GError **error)
 	return read_u64(marks_columns[col].name, v, error);
 }
 
+bool ksmfs_has_column(enum marks_col col)
+{
+	char *path = knob_path(marks_columns[col].name);
+	bool has = access(path, F_OK) == 0;
+
+	g_free(path);
+	return has;
+}
+
+bool ksmfs_has_knob(enum ksm_knob knob)
+{
+	char *path = knob_path(knob_table[knob].name);
+	bool has = access(path, F_OK) == 0;
+
+	g_free(path);
+	return has;
+}
+
 bool ksmfs_read_counters(struct ksm_counters *c, GError **error)
 {
 	memset(c, 0, sizeof(*c));
@@ -231,8 +249,8 @@ bool ksmfs_read_counters(struct ksm_counters *c, GError **error)
 
 		if (col->source == MARKS_VMSTAT)
 			ok = read_vmstat(col->name, (uint64_t *)p, error);
-		else if (col->source != MARKS_SYSFS)
-			continue;
+		else if (col->source != MARKS_SYSFS || !ksmfs_has_column(i))
+			continue;	/* the writer leaves absent columns out */
 		else if (col->kind == MARKS_I64)
 			ok = read_s64(col->name, (int64_t *)p, error);
 		else
@@ -257,7 +275,68 @@ static const struct marks_mm_column *ksm_stat_column(const char *key)
 	return NULL;
 }
 
-bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_mm_stat *st, GError **error)
+/* Stores one "key value" of ksm_stat into st; false: not a number. */
+static bool put_stat(const struct marks_mm_column *col, const char *val, struct ksm_mm_stat *st)
+{
+	char *p = (char *)st + col->off;
+
+	if (col->kind == MARKS_BOOL) {
+		*(bool *)p = !strcmp(val, "yes");
+		return true;
+	}
+	if (col->kind == MARKS_I64)
+		return proc_s64(val, (int64_t *)p);
+	return proc_u64(val, (uint64_t *)p);
+}
+
+#define MM_BIT(col) (1u << ((col) - marks_mm_columns))
+
+/* The column ksm_merging_pages: its own /proc file before ksm_stat had it. */
+static const struct marks_mm_column *merging_pages_column(void)
+{
+	return ksm_stat_column("ksm_merging_pages");
+}
+
+unsigned ksmfs_ksm_stat_fields(void)
+{
+	char *text = NULL;
+	unsigned fields = 0;
+
+	if (!g_file_get_contents("/proc/self/ksm_stat", &text, NULL, NULL))
+		return 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		const struct marks_mm_column *col;
+		char key[64], val[32];
+
+		if (sscanf(line, "%63s %31s", key, val) == 2 && (col = ksm_stat_column(key)))
+			fields |= MM_BIT(col);
+	}
+	g_free(text);
+	if (!(fields & MM_BIT(merging_pages_column())) &&
+	    access("/proc/self/ksm_merging_pages", F_OK) == 0)
+		fields |= MM_BIT(merging_pages_column());
+	return fields;
+}
+
+/* Linux 6.1's ksm_merging_pages: a file of its own holding the number. */
+static bool read_merging_pages(pid_t pid, struct ksm_mm_stat *st, GError **error)
+{
+	char path[64], *text = NULL;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%ld/ksm_merging_pages", (long)pid);
+	if (!g_file_get_contents(path, &text, NULL, error))
+		return false;
+	g_strstrip(text);
+	ok = put_stat(merging_pages_column(), text, st);
+	if (!ok)
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a number: '%s'",
+			    path, text);
+	g_free(text);
+	return ok;
+}
+
+bool ksmfs_read_ksm_stat(pid_t pid, unsigned fields, struct ksm_mm_stat *st, GError **error)
 {
 	char path[64], *text = NULL;
 	unsigned seen = 0;
@@ -269,24 +348,23 @@ bool ksmfs_read_ksm_stat(pid_t pid, struct ksm_mm_stat *st, GError **error)
 	memset(st, 0, sizeof(*st));
 	for (char *line = strtok(text, "\n"); line && ok; line = strtok(NULL, "\n")) {
 		const struct marks_mm_column *col;
-		char key[64], val[32], *p;
+		char key[64], val[32];
 
 		if (sscanf(line, "%63s %31s", key, val) != 2 || !(col = ksm_stat_column(key)))
 			continue;
-		p = (char *)st + col->off;
-		if (col->kind == MARKS_BOOL)
-			*(bool *)p = !strcmp(val, "yes");
-		else if (col->kind == MARKS_I64)
-			ok = proc_s64(val, (int64_t *)p);
-		else
-			ok = proc_u64(val, (uint64_t *)p);
-		seen |= 1u << (col - marks_mm_columns);
+		ok = put_stat(col, val, st);
+		seen |= MM_BIT(col);
 		if (!ok)
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 				    "%s: %s is not a number: '%s'", path, key, val);
 	}
 	g_free(text);
-	if (ok && seen != (1u << MARKS_MM_NR) - 1) {
+	if (ok && (fields & MM_BIT(merging_pages_column())) &&
+	    !(seen & MM_BIT(merging_pages_column()))) {
+		ok = read_merging_pages(pid, st, error);
+		seen |= MM_BIT(merging_pages_column());
+	}
+	if (ok && (seen & fields) != fields) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
 			    "%s: not the ksm_stat this tool knows (a field is missing)", path);
 		ok = false;

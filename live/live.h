@@ -87,9 +87,18 @@ bool live_cpu_allowed(int cpu);
 #define LIVE_CPU_ANY (-1)		/* the scheduler places every process */
 #define LIVE_CPU_LEAST_BUSY (-2)	/* the least busy allowed CPU, over 0.1 s */
 
+#define LIVE_SETTLE_SLEEP_MS 10
+
 struct live_replay_params {
 	const char *trace_name;	/* in messages and in the marks header */
 	double settle_timeout;	/* seconds a settle may take */
+	/*
+	 * ksmd's least sleep_millisecs during a settle (LIVE_SETTLE_SLEEP_MS
+	 * by default): the time the replay has to see a pass end and stop
+	 * ksmd before its next batch. A slow machine (an emulated guest)
+	 * needs more.
+	 */
+	uint64_t settle_sleep_ms;
 	uint64_t base;		/* where vpn 0 lands: page aligned, <= LIVE_MAX_BASE */
 	int cpu;		/* where every trace process runs, or LIVE_CPU_* */
 	FILE *marks;		/* the marks CSV of `ksmsim run` */

@@ -16,10 +16,13 @@
  * so the gap to the next group is the trace's, measured from there.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 #include "live/child.h"
 #include "live/ksmd.h"
 #include "live/ksmfs.h"
@@ -30,12 +33,12 @@
 
 #define SETTLE_POLL_NS 1000000	/* 1 ms: ksmd's 10 ms sleep is the margin */
 /*
- * A settle needs that margin to stop ksmd at the pass boundary: below it
- * (sleep_millisecs 0 never sleeps) the settle runs at this sleep instead.
- * The trace clock stands still in a settle, so only jiffies-based effects
- * (chain pruning, the advisor) could tell.
+ * A settle needs a margin to stop ksmd at the pass boundary: below
+ * p->settle_sleep_ms (LIVE_SETTLE_SLEEP_MS, 10, unless told; sleep_millisecs
+ * 0 never sleeps) the settle runs at that sleep instead. The trace clock
+ * stands still in a settle, so only jiffies-based effects (chain pruning,
+ * the advisor) could tell.
  */
-#define SETTLE_MIN_SLEEP_MS 10
 #define KSMD_ASLEEP_TIMEOUT_S 10.0
 
 struct replay {
@@ -59,6 +62,8 @@ struct replay {
 	uint64_t group_t;
 	uint64_t origin_ns;	/* trace time 0 on CLOCK_MONOTONIC */
 	uint64_t held_ns;	/* time spent in groups: the trace clock stood still */
+	bool here[MARKS_NR];	/* the kernel has the column's file (see col_shown) */
+	unsigned mm_fields;	/* the ksm_stat fields it shows (ksmfs_ksm_stat_fields) */
 };
 
 G_DEFINE_QUARK(ksmsim-live-error-quark, live_error)
@@ -136,6 +141,20 @@ static bool group_end(struct replay *rp, GError **error)
 
 static bool do_set(struct replay *rp, const struct trace_record *rec, GError **error)
 {
+	if (!ksmfs_has_knob(rec->knob)) {
+		/*
+		 * smart_scan (6.7), advisor_* (6.9): a kernel without the knob
+		 * scans as smart_scan 0 and advisor_mode none would, so those
+		 * writes ask nothing of it; any other cannot be honoured.
+		 */
+		if ((rec->knob == KNOB_SMART_SCAN || rec->knob == KNOB_ADVISOR_MODE) &&
+		    rec->value == 0)
+			return true;
+		g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
+			    "set %s %" PRIu64 ": this kernel has no /sys/kernel/mm/ksm/%s",
+			    knob_table[rec->knob].name, rec->value, knob_table[rec->knob].name);
+		return false;
+	}
 	if (rec->knob == KNOB_SLEEP_MILLISECS) {
 		rp->sleep_ms = rec->value;
 		/* ksmd.c: else ksmd may take the new sleep where a batch is due */
@@ -156,7 +175,8 @@ static bool do_set(struct replay *rp, const struct trace_record *rec, GError **e
 static bool do_settle(struct replay *rp, const struct trace_record *rec, GError **error)
 {
 	uint64_t fs0, fs, t0 = now_ns(), deadline;
-	bool lift = rp->sleep_ms < SETTLE_MIN_SLEEP_MS;
+	uint64_t least = rp->p->settle_sleep_ms ? rp->p->settle_sleep_ms : LIVE_SETTLE_SLEEP_MS;
+	bool lift = rp->sleep_ms < least;
 
 	if (rp->want_run != 1) {
 		g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
@@ -164,7 +184,7 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 		return false;
 	}
 	deadline = t0 + (uint64_t)(rp->p->settle_timeout * 1e9);
-	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, SETTLE_MIN_SLEEP_MS, error))
+	if (lift && !ksmfs_write_knob(KNOB_SLEEP_MILLISECS, least, error))
 		return false;
 	if (!ksmfs_read_column(MARKS_FULL_SCANS, &fs0, error) || !write_run(rp, 1, error))
 		return false;
@@ -192,9 +212,39 @@ static bool do_settle(struct replay *rp, const struct trace_record *rec, GError 
 	return true;
 }
 
-static void print_header(FILE *f, const char *trace_name, int version)
+/*
+ * A column the marks show: those `ksmsim run` shows for the trace's
+ * version (marks_shown()), less the sysfs files this kernel lacks (Linux
+ * 6.1 has no pages_scanned, pages_skipped, ksm_zero_pages, general_profit):
+ * an absent counter is left out, never written as a 0 the kernel never
+ * said. On a kernel with them all the file is what marks_write_header()
+ * and marks_write_row() write.
+ */
+static bool col_shown(const struct replay *rp, size_t i)
+{
+	return marks_shown(&marks_columns[i], MARKS_SET_KERNEL, rp->version) && rp->here[i];
+}
+
+/* marks_put_cumulative() less the absent columns. */
+static void put_cumulative(const struct replay *rp, FILE *f, int version)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < MARKS_NR; i++) {
+		const struct marks_column *col = &marks_columns[i];
+
+		if (marks_kernel(col) && col->cumulative && col->version == version && rp->here[i]) {
+			fprintf(f, "%s%s", sep, col->name);
+			sep = ", ";
+		}
+	}
+}
+
+static void print_header(const struct replay *rp, FILE *f, const char *trace_name)
 {
 	struct utsname u;
+	int version = rp->version;
+	const char *sep = "";
 
 	if (uname(&u) != 0)
 		strcpy(u.release, "?"), strcpy(u.machine, "?");
@@ -204,7 +254,7 @@ static void print_header(FILE *f, const char *trace_name, int version)
 		u.release, u.machine, name);
 	g_free(name);
 	fputs("# ", f);
-	marks_put_cumulative(f, 0);
+	put_cumulative(rp, f, 0);
 	fprintf(f, ": counted from the start of the trace (%s keeps counting across run=2);\n",
 		marks_columns[MARKS_FULL_SCANS].name);
 	fprintf(f, "# all other counters: the kernel's values at the mark; t_us: the "
@@ -214,10 +264,71 @@ static void print_header(FILE *f, const char *trace_name, int version)
 		marks_columns[MARKS_KSMD_CPU_MS].name);
 	if (version >= MARKS_THP_VERSION) {
 		fputs("# ", f);
-		marks_put_cumulative(f, MARKS_THP_VERSION);
+		put_cumulative(rp, f, MARKS_THP_VERSION);
 		fputs(": /proc/vmstat, counted from the start of the trace (system-wide)\n", f);
 	}
-	marks_write_header(f, MARKS_SET_KERNEL, version);
+	for (size_t i = 0; i < MARKS_NR; i++) {
+		if (!marks_shown(&marks_columns[i], MARKS_SET_KERNEL, version) || rp->here[i])
+			continue;
+		fprintf(f, "%s%s", *sep ? sep : "# not in this kernel's /sys/kernel/mm/ksm, "
+			"so left out: ", marks_columns[i].name);
+		sep = ", ";
+	}
+	if (*sep)
+		fputc('\n', f);
+	fputs("label,t_us", f);
+	for (size_t i = 0; i < MARKS_NR; i++)
+		if (col_shown(rp, i))
+			fprintf(f, ",%s", marks_columns[i].name);
+	fputc('\n', f);
+}
+
+static void write_row(const struct replay *rp, FILE *f, const char *label, uint64_t t_us,
+		      const struct marks_values *v)
+{
+	char buf[64];
+
+	marks_put_field(f, label, true);
+	fprintf(f, ",%" PRIu64, t_us);
+	for (size_t i = 0; i < MARKS_NR; i++) {
+		if (!col_shown(rp, i))
+			continue;
+		fputc(',', f);
+		if (marks_format(&marks_columns[i], v, buf, sizeof(buf)))
+			fputs(buf, f);
+	}
+	fputc('\n', f);
+}
+
+/* The per-mm header: marks_mm_write_header()'s, less the fields ksm_stat lacks here. */
+static void mm_header(const struct replay *rp, FILE *f)
+{
+	fputs("label,t_us,mm", f);
+	for (size_t i = 0; i < MARKS_MM_NR; i++)
+		if (rp->mm_fields & (1u << i))
+			fprintf(f, ",%s", marks_mm_columns[i].name);
+	fputc('\n', f);
+}
+
+static void mm_row(const struct replay *rp, FILE *f, const char *label, uint64_t t_us,
+		   const struct ksm_mm_stat *st)
+{
+	marks_put_field(f, label, true);
+	fprintf(f, ",%" PRIu64, t_us);
+	marks_put_field(f, st->name, false);
+	for (size_t i = 0; i < MARKS_MM_NR; i++) {
+		const char *p = (const char *)st + marks_mm_columns[i].off;
+
+		if (!(rp->mm_fields & (1u << i)))
+			continue;
+		if (marks_mm_columns[i].kind == MARKS_BOOL)
+			fprintf(f, ",%d", *(const bool *)p ? 1 : 0);
+		else if (marks_mm_columns[i].kind == MARKS_I64)
+			fprintf(f, ",%" PRId64, *(const int64_t *)p);
+		else
+			fprintf(f, ",%" PRIu64, *(const uint64_t *)p);
+	}
+	fputc('\n', f);
 }
 
 static gint cmp_name(gconstpointer a, gconstpointer b)
@@ -241,10 +352,10 @@ static bool write_mm_stats(struct replay *rp, const struct trace_record *rec, GE
 		const struct live_child *c = g_hash_table_lookup(rp->mms, names->pdata[i]);
 		struct ksm_mm_stat st;
 
-		ok = ksmfs_read_ksm_stat(c->pid, &st, error);
+		ok = ksmfs_read_ksm_stat(c->pid, rp->mm_fields, &st, error);
 		if (ok) {
 			st.name = c->name;
-			marks_mm_write_row(rp->p->mm_stats, rec->label, rec->t_us, &st);
+			mm_row(rp, rp->p->mm_stats, rec->label, rec->t_us, &st);
 		}
 	}
 	g_ptr_array_unref(names);
@@ -269,12 +380,16 @@ static bool do_mark(struct replay *rp, const struct trace_record *rec, GError **
 	if (!live_ksmd_cpu_ns(&cpu_ns, &seen, error))
 		return false;
 	t.cpu_ns = (double)(cpu_ns - rp->start_cpu_ns);
-	marks_write_row(rp->p->marks, MARKS_SET_KERNEL, rp->version, rec->label, rec->t_us,
-			&(struct marks_values){ .c = &c, .t = rp->ksmd_seen ? &t : NULL });
+	write_row(rp, rp->p->marks, rec->label, rec->t_us,
+		  &(struct marks_values){ .c = &c, .t = rp->ksmd_seen ? &t : NULL });
 	return !rp->p->profile || live_profile_mark(rp->p->profile, rec->label, error);
 }
 
-/* What a trace's hugepage advice needs: THP mode madvise or always, 2 MiB folios allowed. */
+/*
+ * What a trace's hugepage advice needs: THP mode madvise or always, 2 MiB
+ * folios allowed (the per-size file came with mTHP in Linux 6.8: before
+ * it, the mode alone decides).
+ */
 static bool thp_usable(GError **error)
 {
 	static const char *const files[] = {
@@ -286,6 +401,9 @@ static bool thp_usable(GError **error)
 		char *text = NULL;
 		bool off;
 
+		if (i > 0 && access("/sys/kernel/mm/transparent_hugepage", F_OK) == 0 &&
+		    access(files[i], F_OK) != 0)
+			continue;
 		if (!g_file_get_contents(files[i], &text, NULL, NULL)) {
 			g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
 				    "the trace advises hugepage but %s is unreadable: no THP here",
@@ -304,6 +422,16 @@ static bool thp_usable(GError **error)
 	return true;
 }
 
+#ifndef PR_GET_MEMORY_MERGE
+#define PR_GET_MEMORY_MERGE 68
+#endif
+
+/* prctl(PR_GET_MEMORY_MERGE) is EINVAL where the kernel has no merge-any. */
+static bool merge_any_here(void)
+{
+	return prctl(PR_GET_MEMORY_MERGE, 0, 0, 0, 0) >= 0 || errno != EINVAL;
+}
+
 static bool apply(struct replay *rp, const struct trace_record *rec, GError **error)
 {
 	struct live_child *c;
@@ -313,6 +441,13 @@ static bool apply(struct replay *rp, const struct trace_record *rec, GError **er
 		if (!thp_usable(error))
 			return false;
 		rp->thp_checked = true;
+	}
+
+	if (rec->verb == TRACE_PRCTL && !merge_any_here()) {
+		g_set_error(error, LIVE_ERROR, LIVE_ERROR_TRACE,
+			    "prctl memory-merge: this kernel has no PR_SET_MEMORY_MERGE "
+			    "(Linux 6.4 or later)");
+		return false;
 	}
 
 	switch (rec->verb) {
@@ -434,11 +569,20 @@ bool live_replay(const struct live_replay_params *p, trace_reader *r, GError **e
 		g_hash_table_destroy(rp.mms);
 		return false;
 	}
-	print_header(p->marks, p->trace_name, rp.version);
+	for (size_t i = 0; i < MARKS_NR; i++)
+		rp.here[i] = marks_columns[i].source != MARKS_SYSFS || ksmfs_has_column(i);
+	rp.mm_fields = p->mm_stats ? ksmfs_ksm_stat_fields() : 0;
+	if (p->mm_stats && !rp.mm_fields) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+			    "--mm-stats-csv: this kernel has no /proc/PID/ksm_stat (Linux 6.1 or later)");
+		g_hash_table_destroy(rp.mms);
+		return false;
+	}
+	print_header(&rp, p->marks, p->trace_name);
 	if (p->mm_stats) {
 		fprintf(p->mm_stats, "# /proc/PID/ksm_stat of every live process at each mark, "
 			"recorded by replaying %s\n", p->trace_name);
-		marks_mm_write_header(p->mm_stats);
+		mm_header(&rp, p->mm_stats);
 	}
 	ok = ksmfs_read_counters(&rp.start, error) &&
 	     live_ksmd_cpu_ns(&rp.start_cpu_ns, &rp.ksmd_seen, error) &&

@@ -104,7 +104,7 @@ bool live_measure_scan_rate(enum live_page_set set, uint64_t pages, struct live_
 	if (!ksmfs_write("run", "2", error) || !ksmfs_write("run", "0", error) ||
 	    !ksmfs_write("max_page_sharing", "256", error) ||
 	    !ksmfs_write("use_zero_pages", "0", error) ||
-	    !ksmfs_write("smart_scan", "0", error) ||
+	    (ksmfs_has_knob(KNOB_SMART_SCAN) && !ksmfs_write("smart_scan", "0", error)) ||
 	    !ksmfs_write("pages_to_scan", "10000", error) ||
 	    !ksmfs_write("sleep_millisecs", "0", error))
 		return false;

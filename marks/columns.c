@@ -95,7 +95,19 @@ bool marks_in_format(const struct marks_column *col)
 	return marks_kernel(col) && !col->version;
 }
 
+bool marks_linux_6_1_lacks(const struct marks_column *col)
+{
+	/* pages_scanned and ksm_zero_pages came in 6.6, pages_skipped in 6.7, general_profit in 6.4 */
+	return col == &marks_columns[MARKS_PAGES_SCANNED] ||
+	       col == &marks_columns[MARKS_PAGES_SKIPPED] ||
+	       col == &marks_columns[MARKS_KSM_ZERO_PAGES] ||
+	       col == &marks_columns[MARKS_GENERAL_PROFIT];
+}
+
 bool marks_shown(const struct marks_column *col, enum marks_set set, int version)
 {
+	if ((version & MARKS_LINUX_6_1) && marks_linux_6_1_lacks(col))
+		return false;
+	version &= ~MARKS_LINUX_6_1;
 	return col->version <= version && (set == MARKS_SET_ALL || marks_kernel(col) || col->live);
 }

@@ -353,13 +353,15 @@ static GPtrArray *columns(struct marks_file m[2], char **only, char **ignore, co
 		bool per_mm = col_index(m[0].header, "mm") >= 0 && col_index(m[1].header, "mm") >= 0;
 
 		add_default(cols, m, ignore, KEY_T_US, false);
+		/* what Linux 6.1 has no file for is compared where both files have it */
 		for (size_t i = 0; per_mm && i < MARKS_MM_NR; i++)
 			add_default(cols, m, ignore, marks_mm_columns[i].name,
-				    marks_mm_columns[i].optional);
+				    marks_mm_columns[i].optional || marks_mm_linux_6_1_lacks(i));
 		for (size_t i = 0; !per_mm && i < MARKS_NR; i++)
 			if (marks_kernel(&marks_columns[i]))
 				add_default(cols, m, ignore, marks_columns[i].name,
-					    !marks_in_format(&marks_columns[i]));
+					    !marks_in_format(&marks_columns[i]) ||
+					    marks_linux_6_1_lacks(&marks_columns[i]));
 		for (size_t i = 0; !per_mm && i < MARKS_NR; i++) {
 			const char *name = marks_columns[i].name;
 

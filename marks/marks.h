@@ -162,6 +162,15 @@ enum marks_set {
 	MARKS_SET_ALL,
 };
 bool marks_shown(const struct marks_column *col, enum marks_set set, int version);
+/*
+ * Or'd into a writer's version: rows of a model of Linux 6.1 (--kernel
+ * 6.1), which show none of the sysfs files 6.1 does not have
+ * (marks_linux_6_1_lacks: pages_scanned, pages_skipped, ksm_zero_pages,
+ * general_profit; the per-mm rows keep ksm_rmap_items and
+ * ksm_merging_pages only).
+ */
+#define MARKS_LINUX_6_1 0x100
+bool marks_linux_6_1_lacks(const struct marks_column *col);
 
 /* One row's numbers. */
 struct marks_values {
@@ -210,6 +219,12 @@ extern const struct marks_mm_column marks_mm_columns[MARKS_MM_NR];
 
 void marks_mm_write_header(FILE *f);
 void marks_mm_write_row(FILE *f, const char *label, uint64_t t_us, const struct ksm_mm_stat *st);
+/* Column i is not in Linux 6.1's ksm_stat (nor a file of its own there). */
+bool marks_mm_linux_6_1_lacks(size_t i);
+/* The same, with version 0 or MARKS_LINUX_6_1 (then only the columns 6.1 shows). */
+void marks_mm_write_header_for(FILE *f, int version);
+void marks_mm_write_row_for(FILE *f, int version, const char *label, uint64_t t_us,
+			    const struct ksm_mm_stat *st);
 
 /* ------------------------------------------------------------ the diff */
 
@@ -223,7 +238,8 @@ enum marks_error {
  * Two marks files (or two --mm-stats-csv files) compared cell by cell.
  * Rows pair up by position and must carry the same label (and mm). The
  * columns are t_us and the kernel's (the ksm_stat columns for per-mm
- * files; those older files lack compared where both have them), or only
+ * files; those older files lack, and those Linux 6.1 has no file for,
+ * compared where both have them), or only
  * those named in only (extra columns too), less those in ignore; both
  * lists may be NULL. Cells either file lists in a "cells that differ
  * between runs: label.column=..., ..." comment are skipped.

@@ -357,7 +357,9 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 	}
 
 	if (found) {
-		if (chain->hlist.first == &found->hlist_dup && !found->hlist_dup.next) {
+		/* 6.1 collapsed only a pruning walk's last dup that can take more (6.11: any last dup) */
+		if (chain->hlist.first == &found->hlist_dup && !found->hlist_dup.next &&
+		    (!ksm_linux_6_1(k) || (prune && is_page_sharing_candidate(k, found)))) {
 			/* One dup left: it takes the chain's place in the tree. */
 			rb_replace_node(&chain->node, &found->node, root);
 			found->is_dup = false;
@@ -824,14 +826,40 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
 }
 
 /*
+ * The checksum gate (a page whose checksum moved since the last visit is
+ * volatile: record the new one and wait), then the zero page: true when
+ * either ends the visit. Under a policy other than the kernel's, its
+ * detector stands in for the checksum (policy_gate.c); gate_truth()
+ * judges either by the bytes.
+ */
+static bool gate_ends_visit(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
+{
+	if (k->hash_fn) {
+		/* The same bytes as at the last visit give the same checksum: counted, not recomputed. */
+		uint64_t checksum = rmap_item->seen && rmap_item->seen == page->c ?
+					    counted_checksum(k, rmap_item->oldchecksum) :
+					    calc_checksum(k, page);
+		bool changed = gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
+		/* A changed checksum over unchanged bytes cannot happen. */
+		g_assert(changed || checksum == rmap_item->oldchecksum);
+		if (rmap_item->oldchecksum != checksum) {
+			rmap_item->oldchecksum = checksum;
+			return true;
+		}
+	} else if (k->detector != KSM_DETECT_CHECKSUM && policy_gate_volatile(k, page, rmap_item)) {
+		return true;
+	}
+	return !try_to_merge_with_zero_page(k, rmap_item, page);
+}
+
+/*
  * As cmp_and_merge_page() does since 6.11: a KSM page whose rmap_item is
  * listed under its node is done. Any other page leaves the tree it was in
- * and meets the checksum gate (a page whose checksum moved since the last
- * visit is volatile: record the new one and wait), then the zero page.
- * Then the stable tree, where a match merges into the KSM page, and the
- * unstable tree, where a match makes a new KSM page of the two. Under a
- * policy other than the kernel's, its detector stands in for the checksum
- * (policy_gate.c); gate_truth() judges either by the bytes.
+ * and meets the gate (gate_ends_visit). Then the stable tree, where a
+ * match merges into the KSM page, and the unstable tree, where a match
+ * makes a new KSM page of the two. Under --kernel 6.1 the gate comes after
+ * the stable tree, for every page it does not merge (the order before
+ * "mm/ksm: don't waste time searching stable tree for fast changing page").
  */
 static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
@@ -858,27 +886,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 		    !content_equal(rmap_item->seen, page->c))
 			ksm_ev_unstable_changed(k);
 		remove_rmap_item_from_tree(k, rmap_item);
-
-		if (k->hash_fn) {
-			/*
-			 * The same bytes as at the last visit give the same
-			 * checksum: counted and charged, not recomputed.
-			 */
-			uint64_t checksum = rmap_item->seen && rmap_item->seen == page->c ?
-						    counted_checksum(k, rmap_item->oldchecksum) :
-						    calc_checksum(k, page);
-			bool changed = gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
-			/* A changed checksum over unchanged bytes cannot happen. */
-			g_assert(changed || checksum == rmap_item->oldchecksum);
-			if (rmap_item->oldchecksum != checksum) {
-				rmap_item->oldchecksum = checksum;
-				return;
-			}
-		} else if (k->detector != KSM_DETECT_CHECKSUM &&
-			   policy_gate_volatile(k, page, rmap_item)) {
-			return;
-		}
-		if (!try_to_merge_with_zero_page(k, rmap_item, page))
+		if (!ksm_linux_6_1(k) && gate_ends_visit(k, page, rmap_item))
 			return;
 	}
 
@@ -897,6 +905,8 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 		}
 		return;
 	}
+	if (ksm_linux_6_1(k) && gate_ends_visit(k, page, rmap_item))
+		return;
 
 	struct page *tree_page = NULL;
 	struct rmap_item *tree_rmap_item =
@@ -1315,6 +1325,8 @@ static void set_advisor_defaults(struct ksm *k)
 static bool set_knob(struct ksm *k, enum ksm_knob knob, uint64_t value, GError **error)
 {
 	uint64_t old = k->knob[knob];
+	if (!ksm_kernel_refuse_knob(k, knob, error))
+		return false;
 	if (k->opt.pinned[knob])
 		return true;
 	switch (knob) {

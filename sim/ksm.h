@@ -131,8 +131,26 @@ struct ksm_false_positive {
 	const char *ranges;		/* the changed bytes: "1120;1400-1401;2044-2047" */
 };
 
+/*
+ * Which kernel's mm/ksm.c the model follows (sim/MODEL.md, "Linux 6.1"):
+ * 6.18, the default and the live oracle's, or 6.1 (Debian 12's), which
+ * consults the stable tree before the checksum and has no smart scan,
+ * advisor, merge-any prctl or KSM zero-page accounting.
+ */
+enum ksm_kernel {
+	KSM_KERNEL_6_18,	/* zero: the default */
+	KSM_KERNEL_6_1,
+};
+/* "6.18", "6.1" */
+const char *ksm_kernel_name(enum ksm_kernel kernel);
+/* "6.1" or "6.18" (also "6.1.y"-free spellings only); false for anything else. */
+bool ksm_kernel_parse(const char *s, enum ksm_kernel *out);
+/* The release that added knob, if kernel lacks its sysfs file ("6.7"); else NULL. */
+const char *ksm_kernel_lacks_knob(enum ksm_kernel kernel, enum ksm_knob knob);
+
 struct ksm_options {
 	const struct page_hash *hash;	/* NULL: xxhash */
+	enum ksm_kernel kernel;		/* zero: 6.18 */
 	const struct ksm_domains *domains;	/* NULL: every mm its own domain */
 	bool exposure;			/* keep the exposure figures (ksm_exposure) */
 	struct ksm_policy policy;	/* zero: the kernel's */
@@ -162,6 +180,7 @@ enum ksm_error_code {
 	KSM_ERROR_NO_MM,	/* a record naming an mm that does not exist */
 	KSM_ERROR_EXISTS,	/* a fork naming a child mm that exists already */
 	KSM_ERROR_NOT_MODELLED,	/* a record whose effect the model does not reproduce */
+	KSM_ERROR_ABSENT,	/* a knob or prctl the modelled kernel (--kernel) does not have */
 };
 
 struct ksm *ksm_new(const struct ksm_options *opt);
@@ -195,6 +214,7 @@ uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob);
 /* Some mm has a slot on ksmd's list (MADV_MERGEABLE or prctl, not yet dropped). */
 bool ksm_mm_registered(const struct ksm *k);
 bool ksm_thp_columns(const struct ksm *k);
+enum ksm_kernel ksm_modelled_kernel(const struct ksm *k);	/* opt.kernel */
 
 /* Every live mm's ksm_stat, in name order (output must not depend on hashing). */
 GArray *ksm_mm_stats(const struct ksm *k);	/* of struct ksm_mm_stat */

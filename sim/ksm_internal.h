@@ -261,6 +261,12 @@ struct mm {
 	uint64_t ksm_rmap_items;
 	uint64_t ksm_merging_pages;
 	uint64_t ksm_zero_pages;
+	/*
+	 * --kernel 6.1: the parent's two counters at the fork, which 6.1's
+	 * dup_mm() copied with the rest of mm_struct and never cleared, so a
+	 * child's ksm_stat starts from them (measured on 6.1.192); 0 on 6.18.
+	 */
+	uint64_t forked_rmap_items, forked_merging_pages;
 	uint32_t vma_gen;		/* bumped by every map, unmap and madvise */
 	uint32_t class_id;		/* classified by=mm: spawn order modulo the classes */
 	uint32_t domain;		/* its security domain (struct ksm_domains) */
@@ -388,6 +394,7 @@ struct ksm {
 	/* the per-CPU lru_add batch, modelled as one (see lru_add below) */
 	uint32_t lru_gen;
 	uint32_t lru_pending;
+	uint32_t pagevec_size;		/* PAGEVEC_SIZE, or PAGEVEC_SIZE_6_1 under --kernel 6.1 */
 };
 
 /*
@@ -403,6 +410,13 @@ struct ksm {
  * all of them.
  */
 #define PAGEVEC_SIZE 31
+/*
+ * Linux 6.1's: 15 ("mm: increase folio batch size" made it 31 in 6.5).
+ * Measured in a 6.1.192 guest: N CoWs mid-pass leave N mod 15 unmerged,
+ * and there munmap drains the batch (6.1's unmap_region() calls
+ * lru_add_drain(); tests/conformance tricky_lru_batch, tricky_lru_spawn).
+ */
+#define PAGEVEC_SIZE_6_1 15
 
 static inline void lru_add_drain(struct ksm *k)
 {
@@ -413,7 +427,7 @@ static inline void lru_add_drain(struct ksm *k)
 static inline void lru_add(struct ksm *k, struct page *p)
 {
 	p->lru_gen = k->lru_gen;
-	if (++k->lru_pending == PAGEVEC_SIZE)
+	if (++k->lru_pending == k->pagevec_size)
 		lru_add_drain(k);
 }
 
@@ -455,6 +469,15 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
 bool mm_has_mergeable(struct mm *mm);
 void mm_zap_all(struct ksm *k, struct mm *mm);
+
+/* ksm_61.c: a knob write or prctl the modelled kernel lacks is refused (KSM_ERROR_ABSENT). */
+bool ksm_kernel_refuse_knob(const struct ksm *k, enum ksm_knob knob, GError **error);
+bool ksm_kernel_refuse_prctl(const struct ksm *k, GError **error);
+
+static inline bool ksm_linux_6_1(const struct ksm *k)
+{
+	return k->opt.kernel == KSM_KERNEL_6_1;
+}
 
 /* domains.c: mm's domain, as it joins the model (fork: parent, else NULL). */
 uint32_t domain_of_new_mm(struct ksm *k, const char *name, const struct mm *parent);

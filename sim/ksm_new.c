@@ -24,6 +24,9 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	}
 	for (int i = 0; i < KNOB_NR; i++)
 		k->knob[i] = knob_table[i].def;
+	if (k->opt.kernel == KSM_KERNEL_6_1)
+		k->knob[KNOB_SMART_SCAN] = 0;	/* no smart scan before 6.7: every page, every pass */
+	k->pagevec_size = k->opt.kernel == KSM_KERNEL_6_1 ? PAGEVEC_SIZE_6_1 : PAGEVEC_SIZE;
 	for (int i = 0; i < KNOB_NR; i++)
 		if (k->opt.pinned[i])
 			k->knob[i] = k->opt.pinned_value[i];

@@ -152,9 +152,9 @@ GArray *ksm_mm_stats(const struct ksm *k)
 			continue;	/* gone from /proc */
 		struct ksm_mm_stat st = {
 			.name = mm->name,
-			.ksm_rmap_items = mm->ksm_rmap_items,
+			.ksm_rmap_items = mm->ksm_rmap_items + mm->forked_rmap_items,
 			.ksm_zero_pages = mm->ksm_zero_pages,
-			.ksm_merging_pages = mm->ksm_merging_pages,
+			.ksm_merging_pages = mm->ksm_merging_pages + mm->forked_merging_pages,
 			.ksm_process_profit = ksm_profit(mm->ksm_merging_pages + mm->ksm_zero_pages,
 							 mm->ksm_rmap_items),
 			.ksm_mergeable = mm_has_mergeable(mm),

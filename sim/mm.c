@@ -488,7 +488,8 @@ static void thp_split_pmd_at(struct ksm *k, struct mm *mm, uint64_t at)
  * by one (thp_split_pmd + 1 each), then every subpage becomes a small page,
  * still mapped (and write-protected) wherever it was; a subpage that holds
  * only zeros is mapped to the zero page instead in every mm
- * (remap_page(RMP_USE_SHARED_ZEROPAGE)) and freed. The caller has ruled
+ * (remap_page(RMP_USE_SHARED_ZEROPAGE), since 6.12; under --kernel 6.1 it
+ * stays a small page of zeros) and freed. The caller has ruled
  * out a second reference to the folio, which makes the kernel's refuse.
  */
 void thp_split(struct ksm *k, struct thp *t)
@@ -512,7 +513,7 @@ void thp_split(struct ksm *k, struct thp *t)
 					p->folio_thp = NULL;
 					t->pages--;
 				}
-				if (content_is_zero(p->c)) {
+				if (content_is_zero(p->c) && !ksm_linux_6_1(k)) {
 					pte_set(maps[i].mm, vpn, ZERO_PFN_PTE);
 					/* may free p, if no later mm maps it */
 					page_put_mapping(k, p);
@@ -571,8 +572,17 @@ static bool wp_can_reuse_thp_subpage(struct ksm *k, struct mm *mm, struct page *
 		}
 		thp_split_pmd(k, t, mm);
 	}
-	if (t->mapcount <= 1 || t->maybe_shared)
+	if (ksm_linux_6_1(k)) {
+		/*
+		 * 6.1's do_wp_page knows no large mapcount: a subpage that
+		 * lost PageAnonExclusive at the fork is reused only when its
+		 * folio's refcount is this one mapping (page_count() == 1).
+		 */
+		if (t->mapcount != 1)
+			return false;
+	} else if (t->mapcount <= 1 || t->maybe_shared) {
 		return false;
+	}
 	p->wrprotect = false;
 	return true;
 }
@@ -702,7 +712,13 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 			continue;
 		if (p == KSM_ZERO_PTE) {
 			ksm_might_unmap_zero_page(k, mm, p);
-			pte_set(mm, vpn, page_new(k, content_zero(), mm->nid));
+			/*
+			 * Before 6.6 ("ksm: support unsharing KSM-placed zero
+			 * pages") break_ksm passed the zero page by: it stays
+			 * mapped, as any zero PTE, and KSM forgets it.
+			 */
+			pte_set(mm, vpn, ksm_linux_6_1(k) ? ZERO_PFN_PTE :
+				page_new(k, content_zero(), mm->nid));
 		} else if (p != ZERO_PFN_PTE && p->ksm) {
 			ksm_cow_ksm_page(k, mm, vpn, p, true);
 			pte_set(mm, vpn, page_new(k, content_ref(p->c), mm->nid));
@@ -825,6 +841,10 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
 static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 {
 	struct mm *child = mm_new(name, parent->nid);
+	if (ksm_linux_6_1(k)) {
+		child->forked_rmap_items = parent->ksm_rmap_items + parent->forked_rmap_items;
+		child->forked_merging_pages = parent->ksm_merging_pages + parent->forked_merging_pages;
+	}
 	child->merge_any = parent->merge_any;
 	child->thp_advised = parent->thp_advised;
 	if (parent->registered)
@@ -939,6 +959,8 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 			ksm_enter(k, mm);
 		break;
 	case TRACE_PRCTL:
+		if (!ksm_kernel_refuse_prctl(k, error))
+			return false;
 		set_memory_merge(k, mm, r->value != 0);
 		break;
 	case TRACE_ADVISE:
@@ -970,6 +992,8 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		}
 		break;
 	case TRACE_UNMAP:
+		if (ksm_linux_6_1(k))
+			lru_add_drain(k);	/* 6.1's unmap_region(), measured (PAGEVEC_SIZE_6_1) */
 		unmap(k, mm, r->vpn, r->vpn + r->npages);
 		break;
 	case TRACE_EXIT:

@@ -4,10 +4,10 @@
 #include <string.h>
 #include "sim/output.h"
 
-/* The version whose columns a row of the model shows (ksm_thp_columns). */
-static int rows_version(bool thp)
+/* The version whose columns a row of the model shows (ksm_thp_columns, --kernel). */
+static int rows_version(bool thp, bool linux_6_1)
 {
-	return thp ? MARKS_THP_VERSION : 0;
+	return (thp ? MARKS_THP_VERSION : 0) | (linux_6_1 ? MARKS_LINUX_6_1 : 0);
 }
 
 /* A snapshot as marks_put_values() takes it. */
@@ -22,6 +22,7 @@ void snapshot_take(struct ksm *k, bool with_ideal, struct snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->thp = ksm_thp_columns(k);
+	s->linux_6_1 = ksm_modelled_kernel(k) == KSM_KERNEL_6_1;
 	ksm_counters(k, &s->c);
 	ksm_truth(k, &s->t);
 	if (with_ideal) {
@@ -30,22 +31,22 @@ void snapshot_take(struct ksm *k, bool with_ideal, struct snapshot *s)
 	}
 }
 
-void output_marks_header(FILE *f, bool thp)
+void output_marks_header(FILE *f, bool thp, bool linux_6_1)
 {
-	marks_write_header(f, MARKS_SET_ALL, rows_version(thp));
+	marks_write_header(f, MARKS_SET_ALL, rows_version(thp, linux_6_1));
 }
 
 void output_marks_row(FILE *f, const char *label, uint64_t t_us, const struct snapshot *s)
 {
 	struct marks_values v = values_of(s);
 
-	marks_write_row(f, MARKS_SET_ALL, rows_version(s->thp), label, t_us, &v);
+	marks_write_row(f, MARKS_SET_ALL, rows_version(s->thp, s->linux_6_1), label, t_us, &v);
 }
 
-void output_series_header(FILE *f, bool thp)
+void output_series_header(FILE *f, bool thp, bool linux_6_1)
 {
 	fputs("t_us,trace_t_us", f);
-	marks_put_header(f, MARKS_SET_ALL, rows_version(thp));
+	marks_put_header(f, MARKS_SET_ALL, rows_version(thp, linux_6_1));
 	fputc('\n', f);
 }
 
@@ -54,7 +55,7 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 	struct marks_values v = values_of(s);
 
 	fprintf(f, "%" PRIu64 ",%" PRIu64, sim_us, trace_us);
-	marks_put_values(f, MARKS_SET_ALL, rows_version(s->thp), &v);
+	marks_put_values(f, MARKS_SET_ALL, rows_version(s->thp, s->linux_6_1), &v);
 	fputc('\n', f);
 }
 
@@ -113,7 +114,8 @@ void output_digest_note(FILE *f, uint64_t digests)
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s)
 {
-	fprintf(f, "ksmsim run: %s, checksum %s\n", trace, hash);
+	fprintf(f, "ksmsim run: %s, checksum %s%s\n", trace, hash,
+		s->linux_6_1 ? ", Linux 6.1 (--kernel 6.1)" : "");
 	fprintf(f, "  %" PRIu64 " records, %" PRIu64 " ksmd batches, %.3f s simulated\n\n",
 		records, batches, sim_us / 1e6);
 	struct marks_values v = values_of(s);
@@ -126,7 +128,7 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
 			fprintf(f, "kernel counters (/sys/kernel/mm/ksm, /proc/vmstat)\n");
 		else if (marks_in_format(col - 1) && !marks_in_format(col))
 			fprintf(f, "\nwhat the kernel cannot see\n");
-		if (!marks_shown(col, MARKS_SET_ALL, rows_version(s->thp)))
+		if (!marks_shown(col, MARKS_SET_ALL, rows_version(s->thp, s->linux_6_1)))
 			continue;
 		if (col->kind == MARKS_FRACTION) {
 			/* a share, and none at all where there is nothing to save */
@@ -198,6 +200,26 @@ void output_run_summary_header(FILE *f)
 	fputc('\n', f);
 }
 
+/*
+ * The end snapshot's cells: one table for runs of any trace and kernel, so
+ * under --kernel 6.1 the columns 6.1 lacks are there, and empty.
+ */
+static void put_summary_values(FILE *f, const struct snapshot *s, const struct marks_values *v)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < MARKS_NR; i++) {
+		const struct marks_column *col = &marks_columns[i];
+
+		if (!marks_shown(col, MARKS_SET_ALL, 0))
+			continue;
+		fputc(',', f);
+		if (!(s->linux_6_1 && marks_linux_6_1_lacks(col)) &&
+		    marks_format(col, v, buf, sizeof(buf)))
+			fputs(buf, f);
+	}
+}
+
 static void put_fact(FILE *f, const char *text)
 {
 	marks_put_field(f, text ? text : "", false);
@@ -219,7 +241,7 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 	put_fact(f, rs->scale);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, rs->res.sim_end_us, rs->res.records,
 		rs->res.batches);
-	marks_put_values(f, MARKS_SET_ALL, 0, &end);
+	put_summary_values(f, &rs->end, &end);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64, rs->interval_ms, st->samples);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++) {
 		const struct series_stat *x =
@@ -236,12 +258,19 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 		fputs(",,", f);
 	/* "knob=value;..." of the command line's knobs, in the kernel's names */
 	fputc(',', f);
-	for (int i = 0, n = 0; i < KNOB_NR; i++)
+	int n = 0;
+	if (rs->end.linux_6_1) {
+		fputs("kernel=6.1", f);	/* --kernel: a choice of the command line too */
+		n++;
+	}
+	for (int i = 0; i < KNOB_NR; i++)
 		if (rs->pinned[i])
 			fprintf(f, "%s%s=%s", n++ ? ";" : "", knob_table[i].name,
 				knob_text(i, rs->pinned_value[i], buf, sizeof(buf)));
 	for (int i = 0; i < KNOB_NR; i++)
-		if (knob_column(i))
+		if (knob_column(i) && rs->end.linux_6_1 && ksm_kernel_lacks_knob(KSM_KERNEL_6_1, i))
+			fputc(',', f);	/* a knob 6.1 lacks: empty */
+		else if (knob_column(i))
 			fprintf(f, ",%s", knob_text(i, rs->knob[i], buf, sizeof(buf)));
 	fputc('\n', f);
 }

@@ -19,16 +19,18 @@ struct snapshot {
 	struct ksm_ideal ideal;
 	bool has_ideal;
 	bool thp;		/* show the THP columns (ksm_thp_columns) */
+	bool linux_6_1;		/* --kernel 6.1: without the sysfs files 6.1 lacks */
 };
 
 void snapshot_take(struct ksm *k, bool with_ideal, struct snapshot *s);
 
 /* Marks: "label,t_us,<counters>,<extras>" */
 /* thp: the THP columns after cow_ksm, as the live replay of a version 3 trace prints them */
-void output_marks_header(FILE *f, bool thp);
+/* linux_6_1: without the columns Linux 6.1 lacks (MARKS_LINUX_6_1) */
+void output_marks_header(FILE *f, bool thp, bool linux_6_1);
 void output_marks_row(FILE *f, const char *label, uint64_t t_us, const struct snapshot *s);
 /* Time series: "t_us,trace_t_us,<counters>,<extras>" */
-void output_series_header(FILE *f, bool thp);
+void output_series_header(FILE *f, bool thp, bool linux_6_1);
 void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct snapshot *s);
 /* Summary: a readable table, or CSV: the header, then one row per run, run facts first. */
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,

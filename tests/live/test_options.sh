@@ -32,6 +32,8 @@ refused "--khugepaged needs a value" "${t[@]}" --khugepaged
 refused "--settle-timeout wants .*, not '0'" "${t[@]}" --settle-timeout 0
 refused "--settle-timeout wants .*, not 'inf'" "${t[@]}" --settle-timeout inf
 refused "--settle-timeout wants .*, not '1s'" "${t[@]}" --settle-timeout 1s
+refused "--settle-sleep wants milliseconds, 10 to 60000, not '9'" "${t[@]}" --settle-sleep 9
+refused "--settle-sleep wants .*, not '60001'" "${t[@]}" --settle-sleep 60001
 refused "unknown option '--frob'" "${t[@]}" --frob 1
 refused "--cpu needs a value" "${t[@]}" --cpu
 refused "--trace FILE is required" --marks-csv "$tmp/m.csv"
