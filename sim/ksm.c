@@ -1397,8 +1397,3 @@ uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob)
 {
 	return k->knob[knob];
 }
-
-bool ksm_mm_registered(const struct ksm *k)
-{
-	return !mm_slots_empty(k);
-}
