@@ -52,24 +52,6 @@ bool advise_config_run(const struct advise_opts *o, const struct advise_config *
 
 /* ------------------------------------------------------------ one run */
 
-struct sample_sum {
-	uint64_t saved_sum, samples;
-};
-
-/* The samples run's series would take; the one at t = 0 stands for no period. */
-static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
-{
-	struct sample_sum *s = p;
-	struct ksm_counters c;
-
-	if (!sim_us)
-		return true;
-	ksm_counters(k, &c);
-	s->saved_sum += c.pages_sharing + c.ksm_zero_pages;
-	s->samples++;
-	return true;
-}
-
 struct advise_job {
 	const struct advise_opts *o;
 	const struct advise_config *cfg;
@@ -86,15 +68,18 @@ static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_s
 	struct advise_row *row = out;
 	int status = WORKERS_OK;
 	int64_t t0 = g_get_monotonic_time();
-	struct sample_sum sums = { 0 };
+	struct series_stats st = { 0 };
+	struct sampler sm;
+	/* run's samples, without the oracle: the pick needs none before the end */
 	struct loop_sinks sinks = {
-		.sample = on_sample,
+		.sample = sampler_sink,
 		.sample_every_us = o->run.interval_ms * 1000,
-		.ctx = &sums,
+		.ctx = &sm,
 	};
 	struct loop_result res;
 	GError *error = NULL;
 
+	sampler_init(&sm, &st, NULL, false, o->run.interval_ms, o->run.interval_ms);
 	if (!advise_config_run(o, c, &cfg, &error) || !run_open(&run, &cfg, &error) ||
 	    !run_replay(&run, &sinks, &res, &error)) {
 		status = run_error_status(error);
@@ -103,14 +88,15 @@ static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_s
 	} else {
 		struct snapshot s;
 
+		sampler_finish(&sm, run.k);
 		snapshot_take(run.k, cfg.ideal, &s);
 		row->cpu_ms = frontier_round(s.t.cpu_ns / 1e6, 3);
 		row->pages_sharing = s.c.pages_sharing;
 		row->ksm_zero_pages = s.c.ksm_zero_pages;
-		row->saved_end = s.c.pages_sharing + s.c.ksm_zero_pages;
-		row->samples = sums.samples;
-		row->saved_mean = sums.samples ?
-			frontier_round((double)sums.saved_sum / (double)sums.samples, 3) :
+		row->saved_end = snapshot_saved(&s);
+		row->samples = st.samples;
+		row->saved_mean = st.samples ?
+			frontier_round((double)st.saved.sum / (double)st.samples, 3) :
 			(double)row->saved_end;
 		row->cow_ksm = s.c.cow_ksm;
 		row->false_positives = s.t.false_positives;

@@ -195,12 +195,6 @@ struct row {
 	double peak_unshared, avg_unshared;	/* over the samples after t = 0 */
 };
 
-static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
-{
-	sampler_take(p, k, sim_us, trace_us);
-	return true;
-}
-
 /* pages_unshared over the run: the final snapshot may fall mid-scan, the peak does not. */
 static void row_fill(struct row *row, const struct snapshot *s, const struct series_stats *ser)
 {
@@ -242,7 +236,7 @@ static bool run_one(const struct ksm_study_opts *o, const struct page_hash *h, b
 	/* the samples `ksmsim run` takes, so that --run-csv rows are run's rows */
 	sampler_init(sm, &sum->series, NULL, cfg.ideal, cfg.interval_ms, cfg.ideal_interval_ms);
 	struct loop_sinks sinks = {
-		.sample = on_sample,
+		.sample = sampler_sink,
 		.sample_every_us = cfg.interval_ms * 1000,
 		.ctx = sm,
 	};

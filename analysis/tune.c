@@ -188,18 +188,14 @@ struct series {
 	GArray *t_us, *saved;	/* of uint64_t: the samples after t = 0 */
 };
 
-static bool on_sample(void *p, uint64_t sim_us, uint64_t trace_us, struct ksm *k, GError **error)
+/* Each sample of the shared sampler, kept for reach(). */
+static void on_each(void *p, uint64_t sim_us, const struct snapshot *snap)
 {
 	struct series *s = p;
-	struct ksm_counters c;
+	uint64_t saved = snapshot_saved(snap);
 
-	if (!sim_us)
-		return true;
-	ksm_counters(k, &c);
-	uint64_t saved = c.pages_sharing + c.ksm_zero_pages;
 	g_array_append_val(s->t_us, sim_us);
 	g_array_append_val(s->saved, saved);
-	return true;
 }
 
 /* The first sample time with saved >= share x ideal, in s; -1 when none. */
@@ -227,15 +223,21 @@ static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_s
 	struct tune_row *row = out;
 	struct series ser = { g_array_new(FALSE, FALSE, sizeof(uint64_t)),
 			      g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+	struct series_stats st = { 0 };
+	struct sampler sm;
+	/* run's samples, without the oracle: reach() compares them with the end's */
 	struct loop_sinks sinks = {
-		.sample = on_sample,
+		.sample = sampler_sink,
 		.sample_every_us = job->o->run.interval_ms * 1000,
-		.ctx = &ser,
+		.ctx = &sm,
 	};
 	struct loop_result res;
 	GError *error = NULL;
 	int status = WORKERS_OK;
 
+	sampler_init(&sm, &st, NULL, false, job->o->run.interval_ms, job->o->run.interval_ms);
+	sm.each = on_each;
+	sm.each_ctx = &ser;
 	if (!tune_setting_run(job->o, &job->s[i], &cfg, &error) || !run_open(&run, &cfg, &error) ||
 	    !run_replay(&run, &sinks, &res, &error)) {
 		status = run_error_status(error);
@@ -243,18 +245,17 @@ static int run_one(const void *ctx, size_t i, void *out, char *why, size_t why_s
 		g_error_free(error);
 	} else {
 		struct snapshot s;
-		uint64_t sum = 0;
 
+		sampler_finish(&sm, run.k);
 		snapshot_take(run.k, cfg.ideal, &s);
 		row->duration_s = res.sim_end_us / 1e6;
 		row->cpu_ms = frontier_round(s.t.cpu_ns / 1e6, 3);
 		row->cpu_pct = res.sim_end_us ?
 			frontier_round(s.t.cpu_ns / 1e3 / (double)res.sim_end_us * 100, 3) : 0;
-		row->saved_end = s.c.pages_sharing + s.c.ksm_zero_pages;
-		row->samples = ser.saved->len;
-		for (guint j = 0; j < ser.saved->len; j++)
-			sum += g_array_index(ser.saved, uint64_t, j);
-		row->saved_mean = row->samples ? frontier_round((double)sum / (double)row->samples, 3) :
+		row->saved_end = snapshot_saved(&s);
+		row->samples = st.samples;
+		row->saved_mean = row->samples ?
+			frontier_round((double)st.saved.sum / (double)row->samples, 3) :
 			(double)row->saved_end;
 		row->has_ideal = s.has_ideal;
 		row->ideal_end = s.has_ideal ? s.ideal.ideal_saved : 0;

@@ -108,6 +108,7 @@ enum cli_opt_kind {
 	CLI_INT,	/* int in min..max (max at most INT_MAX) */
 	CLI_DOUBLE,	/* double: dmin < x (dmin_open) or dmin <= x, and x <= dmax */
 	CLI_KNOB,	/* uint64_t within knob_table[knob].min..max */
+	CLI_SIZE,	/* uint64_t, a size in bytes (util/size.h: K, M, G, T), not 0 */
 	CLI_OWN,	/* the command parses it itself */
 };
 struct cli_opt {

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,7 @@ struct record_opts {
 	double max_cpu;		/* percent of one CPU; 0: no cap */
 	char *find_note;	/* auto's fallback, said once the recording starts (g_free) */
 	struct cli_once once;	/* the options given */
+	bool help;
 };
 
 static bool attached(const struct record_opts *o)
@@ -64,6 +67,115 @@ static double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+/*
+ * The options (cli/opt_table.c): -o, -i and -h have short forms; the
+ * others' vals are above the letters. CLI_OWN rows: their words, below.
+ */
+enum {
+	OPT_AS_VM = 256, OPT_MAX_SECONDS, OPT_MARK_EVERY, OPT_BASELINE, OPT_FIND, OPT_SCOPE,
+	OPT_PID, OPT_CGROUP, OPT_CONTENT, OPT_MAX_CPU, OPT_PROGRESS, OPT_QUIET,
+};
+#define AT(f) offsetof(struct record_opts, f)
+static const struct cli_opt rows[] = {
+	{ "output", 'o', CLI_STR, "FILE", AT(out),
+	  .help = "the trace; .ksmb binary, .gz gzip text, else text" },
+	{ "pid", OPT_PID, CLI_OWN, "PID[,PID...]",
+	  .help = "attach to these running processes and follow\n"
+		  "their children (one mm each, COMM.PID); one that\n"
+		  "exits during the capture gets an exit record" },
+	{ "cgroup", OPT_CGROUP, CLI_STR, "DIR", AT(cgroup),
+	  .help = "attach to every process of the cgroup v2 directory\n"
+		  "DIR and of the cgroups below it, as they join,\n"
+		  "fork, leave and exit (one that leaves or exits gets\n"
+		  "an exit record); ends when DIR is removed" },
+	{ "max-cpu", OPT_MAX_CPU, CLI_DOUBLE, "PCT", AT(max_cpu), .dmin = 0, .dmax = 100,
+	  .dmin_open = true, .wants = "a percentage of one CPU, more than 0 and at most 100",
+	  .help = "cap the recorder's own CPU time at PCT percent of one\n"
+		  "CPU (0-100, more than 0): it sleeps whenever it has\n"
+		  "used more, so a capture can take longer than an\n"
+		  "interval; each interval it could not cover in full\n"
+		  "is a line on standard error (covered = interval /\n"
+		  "time the capture took), the report sums them up;\n"
+		  "with it or attached, at --max-seconds a capture\n"
+		  "still going is cut short (the pages it has not read\n"
+		  "are left out) and the last one gets one interval,\n"
+		  "so the recording ends on time" },
+	{ "interval-ms", 'i', CLI_U64, "N", AT(interval_ms), .min = 1, .max = 3600000,
+	  .help = "capture interval (default 100; attached: 10000 when\n"
+		  "comparing, 1000 with soft-dirty). What it costs the\n"
+		  "recorder, comparing (it reads every page in scope\n"
+		  "every interval), on three 330 MiB services (AMD\n"
+		  "EPYC, workloads/real/record_cost.sh): 4.1% of one\n"
+		  "CPU over 60 s at the default (0.33 s an interval,\n"
+		  "and 0.5 s once for the first snapshot), 7.1% at\n"
+		  "5000, 37% at 1000; soft-dirty reads only the\n"
+		  "pagemap and the pages written (not measured: the\n"
+		  "reference kernel has no soft-dirty)" },
+	{ "as-vm", OPT_AS_VM, CLI_STR, "NAME", AT(vm_name),
+	  .help = "fold every process into one address space NAME, as\n"
+		  "inside a guest (default: one mm per process,\n"
+		  "named COMM.PID)" },
+	{ "max-seconds", OPT_MAX_SECONDS, CLI_DOUBLE, "N", AT(max_seconds), .dmin = 0,
+	  .dmax = HUGE_VAL, .dmin_open = true, .wants = "seconds, more than 0",
+	  .help = "stop after N seconds: capture once more, then end\n"
+		  "the trace and terminate COMMAND's process group\n"
+		  "(attached processes are let go, running)" },
+	{ "mark-every", OPT_MARK_EVERY, CLI_U64, "N", AT(mark_every), .min = 1, .max = UINT64_MAX,
+	  .wants = "intervals, at least 1",
+	  .help = "a mark record every N intervals (default 10)" },
+	{ "baseline", OPT_BASELINE, CLI_FLAG, NULL, AT(baseline),
+	  .help = "run COMMAND once without recording first, to report\n"
+		  "the capture overhead on its wall time" },
+	{ "scope", OPT_SCOPE, CLI_OWN, "SCOPE",
+	  .help = "which mappings are recorded (pages outside it are\n"
+		  "never read nor written to the trace):\n"
+		  "advised  what KSM would scan: the ranges each process\n"
+		  "  advised MADV_MERGEABLE, followed as the advice\n"
+		  "  changes, or all of a process that set\n"
+		  "  prctl(PR_SET_MEMORY_MERGE); for QEMU with\n"
+		  "  mem-merge=on guest RAM, not its heap or TCG\n"
+		  "  buffer. Default with --as-vm, --pid, --cgroup\n"
+		  "all      every anonymous private writable mapping,\n"
+		  "  as if COMMAND ran under prctl(PR_SET_MEMORY_MERGE):\n"
+		  "  what KSM would see if turned on for a program that\n"
+		  "  never advises. Default for COMMAND without --as-vm" },
+	{ "content", OPT_CONTENT, CLI_OWN, "FORM",
+	  .help = "how a page that is not zero or one repeated byte is\n"
+		  "stored: bytes (default for COMMAND) its 4096 bytes,\n"
+		  "each distinct page once; digest (default with --pid,\n"
+		  "--cgroup) its 128-bit XXH3 digest (digest:<hex>,\n"
+		  "trace version 4): 16 bytes a page however many\n"
+		  "distinct pages, so a host-size capture stays small;\n"
+		  "equal digests replay as equal pages, but checksum\n"
+		  "false positives cannot be studied on the trace\n"
+		  "(collide ksm refuses it)" },
+	{ "find", OPT_FIND, CLI_OWN, "MODE",
+	  .help = "how written pages are found (every store is seen but by\n"
+		  "compare):\n"
+		  "pagemap-scan  Linux 6.7+: the shim " SHIM_NAME "\n"
+		  "  (installed in LIBEXECDIR/ksmsim, or\n"
+		  "  KSMSIM_RECORD_SHIM) is preloaded\n"
+		  "  into COMMAND's processes and leaves each one's\n"
+		  "  userfaultfd at fd " G_STRINGIFY(SHIM_UFFD_FD) "; ranges are registered for\n"
+		  "  async write-protect and PAGEMAP_SCAN returns the\n"
+		  "  pages written since the last interval; a process\n"
+		  "  without that fd (static, or the shim did not run)\n"
+		  "  is recorded by compare: a fallback\n"
+		  "soft-dirty    clear_refs and pagemap bit 55\n"
+		  "  (CONFIG_MEM_SOFT_DIRTY)\n"
+		  "compare       read every present page each interval\n"
+		  "  and keep those whose bytes changed: costs the most\n"
+		  "  CPU and misses stores of the same bytes\n"
+		  "auto          (default) the first of these that works\n"
+		  "  (attached: soft-dirty, else compare)" },
+	{ "progress", OPT_PROGRESS, CLI_FLAG, NULL, AT(force_progress),
+	  .help = "progress on standard error (intervals, page writes,\n"
+		  "percent of --max-seconds) even when it is not a\n"
+		  "terminal; by default shown on a terminal" },
+	{ "quiet", OPT_QUIET, CLI_FLAG, NULL, AT(quiet), .help = "no progress" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "show this help" },
+};
 
 static int usage(FILE *out)
 {
@@ -101,88 +213,9 @@ static int usage(FILE *out)
 		"no fault, but the recorder reads every page in the scope every interval\n"
 		"(--max-cpu caps what that takes).\n"
 		"\n"
-		"Options:\n"
-		"  -o, --output FILE     the trace; .ksmb binary, .gz gzip text, else text\n"
-		"      --pid PID[,PID...]  attach to these running processes and follow\n"
-		"                        their children (one mm each, COMM.PID); one that\n"
-		"                        exits during the capture gets an exit record\n"
-		"      --cgroup DIR      attach to every process of the cgroup v2 directory\n"
-		"                        DIR and of the cgroups below it, as they join,\n"
-		"                        fork, leave and exit (one that leaves or exits gets\n"
-		"                        an exit record); ends when DIR is removed\n"
-		"      --max-cpu PCT     cap the recorder's own CPU time at PCT percent of one\n"
-		"                        CPU (0-100, more than 0): it sleeps whenever it has\n"
-		"                        used more, so a capture can take longer than an\n"
-		"                        interval; each interval it could not cover in full\n"
-		"                        is a line on standard error (covered = interval /\n"
-		"                        time the capture took), the report sums them up;\n"
-		"                        with it or attached, at --max-seconds a capture\n"
-		"                        still going is cut short (the pages it has not read\n"
-		"                        are left out) and the last one gets one interval,\n"
-		"                        so the recording ends on time\n"
-		"  -i, --interval-ms N   capture interval (default 100; attached: 10000 when\n"
-		"                        comparing, 1000 with soft-dirty). What it costs the\n"
-		"                        recorder, comparing (it reads every page in scope\n"
-		"                        every interval), on three 330 MiB services (AMD\n"
-		"                        EPYC, workloads/real/record_cost.sh): 4.1%% of one\n"
-		"                        CPU over 60 s at the default (0.33 s an interval,\n"
-		"                        and 0.5 s once for the first snapshot), 7.1%% at\n"
-		"                        5000, 37%% at 1000; soft-dirty reads only the\n"
-		"                        pagemap and the pages written (not measured: the\n"
-		"                        reference kernel has no soft-dirty)\n"
-		"      --as-vm NAME      fold every process into one address space NAME, as\n"
-		"                        inside a guest (default: one mm per process,\n"
-		"                        named COMM.PID)\n"
-		"      --max-seconds N   stop after N seconds: capture once more, then end\n"
-		"                        the trace and terminate COMMAND's process group\n"
-		"                        (attached processes are let go, running)\n"
-		"      --mark-every N    a mark record every N intervals (default 10)\n"
-		"      --baseline        run COMMAND once without recording first, to report\n"
-		"                        the capture overhead on its wall time\n"
-		"      --scope SCOPE     which mappings are recorded (pages outside it are\n"
-		"                        never read nor written to the trace):\n"
-		"                        advised  what KSM would scan: the ranges each process\n"
-		"                          advised MADV_MERGEABLE, followed as the advice\n"
-		"                          changes, or all of a process that set\n"
-		"                          prctl(PR_SET_MEMORY_MERGE); for QEMU with\n"
-		"                          mem-merge=on guest RAM, not its heap or TCG\n"
-		"                          buffer. Default with --as-vm, --pid, --cgroup\n"
-		"                        all      every anonymous private writable mapping,\n"
-		"                          as if COMMAND ran under prctl(PR_SET_MEMORY_MERGE):\n"
-		"                          what KSM would see if turned on for a program that\n"
-		"                          never advises. Default for COMMAND without --as-vm\n"
-		"      --content FORM    how a page that is not zero or one repeated byte is\n"
-		"                        stored: bytes (default for COMMAND) its 4096 bytes,\n"
-		"                        each distinct page once; digest (default with --pid,\n"
-		"                        --cgroup) its 128-bit XXH3 digest (digest:<hex>,\n"
-		"                        trace version 4): 16 bytes a page however many\n"
-		"                        distinct pages, so a host-size capture stays small;\n"
-		"                        equal digests replay as equal pages, but checksum\n"
-		"                        false positives cannot be studied on the trace\n"
-		"                        (collide ksm refuses it)\n"
-		"      --find MODE       how written pages are found (every store is seen but by\n"
-		"                        compare):\n"
-		"                        pagemap-scan  Linux 6.7+: the shim " SHIM_NAME "\n"
-		"                          (installed in LIBEXECDIR/ksmsim, or\n"
-		"                          KSMSIM_RECORD_SHIM) is preloaded\n"
-		"                          into COMMAND's processes and leaves each one's\n"
-		"                          userfaultfd at fd %d; ranges are registered for\n"
-		"                          async write-protect and PAGEMAP_SCAN returns the\n"
-		"                          pages written since the last interval; a process\n"
-		"                          without that fd (static, or the shim did not run)\n"
-		"                          is recorded by compare: a fallback\n"
-		"                        soft-dirty    clear_refs and pagemap bit 55\n"
-		"                          (CONFIG_MEM_SOFT_DIRTY)\n"
-		"                        compare       read every present page each interval\n"
-		"                          and keep those whose bytes changed: costs the most\n"
-		"                          CPU and misses stores of the same bytes\n"
-		"                        auto          (default) the first of these that works\n"
-		"                          (attached: soft-dirty, else compare)\n"
-		"      --progress        progress on standard error (intervals, page writes,\n"
-		"                        percent of --max-seconds) even when it is not a\n"
-		"                        terminal; by default shown on a terminal\n"
-		"      --quiet           no progress\n"
-		"  -h, --help            show this help\n"
+		"Options:\n");
+	cli_opts_help(out, rows, G_N_ELEMENTS(rows), NULL, 24);
+	fprintf(out,
 		"\n"
 		"The report has a detector line: its name, the pages it reported\n"
 		"(written; for compare, changed), for pagemap-scan the processes it tracked\n"
@@ -199,8 +232,7 @@ static int usage(FILE *out)
 		"--cgroup that is not a cgroup v2 directory, the --find MODE asked for not\n"
 		"available, an error writing the trace, or out of memory (COMMAND's process\n"
 		"group gets SIGTERM, SIGKILL after 3 s; attached processes are left alone;\n"
-		"the unfinished trace is removed).\n",
-		SHIM_UFFD_FD);
+		"the unfinished trace is removed).\n");
 	return out == stdout ? 0 : EXIT_USAGE;
 }
 
@@ -329,123 +361,76 @@ static bool parse_pids(const char *arg, struct record_opts *o)
 	return ok;
 }
 
+/* A CLI_OWN row's value (--find, --scope, --content, --pid): -1 to go on, else EXIT_USAGE. */
+static int take_own(int c, const char *arg, struct record_opts *o)
+{
+	static const char *const finds[] = {
+		[RECORD_FIND_AUTO] = "auto", [RECORD_FIND_PAGEMAP_SCAN] = "pagemap-scan",
+		[RECORD_FIND_SOFT_DIRTY] = "soft-dirty", [RECORD_FIND_COMPARE] = "compare",
+	};
+	size_t i;
+
+	switch (c) {
+	case OPT_FIND:
+		for (i = 0; i < G_N_ELEMENTS(finds) && strcmp(arg, finds[i]); i++)
+			;
+		if (i == G_N_ELEMENTS(finds))
+			return cli_usage_error(PROG, "--find", "auto, pagemap-scan, soft-dirty or compare",
+					       arg);
+		o->find = (enum record_find)i;
+		break;
+	case OPT_SCOPE:
+		if (strcmp(arg, "advised") && strcmp(arg, "all"))
+			return cli_usage_error(PROG, "--scope", "advised or all", arg);
+		o->scope = strcmp(arg, "all") ? RECORD_SCOPE_ADVISED : RECORD_SCOPE_ALL;
+		o->scope_given = true;
+		break;
+	case OPT_CONTENT:
+		if (strcmp(arg, "bytes") && strcmp(arg, "digest"))
+			return cli_usage_error(PROG, "--content", "bytes or digest", arg);
+		o->content = strcmp(arg, "digest") ? RECORD_CONTENT_BYTES : RECORD_CONTENT_DIGEST;
+		o->content_given = true;
+		break;
+	case OPT_PID:
+		if (!parse_pids(arg, o))
+			return cli_usage_error(PROG, "--pid", "process ids, comma-separated", arg);
+		break;
+	}
+	return -1;
+}
+
 /* The options up to COMMAND; -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "interval-ms", required_argument, NULL, 'i' },
-		{ "as-vm", required_argument, NULL, 'V' },
-		{ "max-seconds", required_argument, NULL, 'm' },
-		{ "mark-every", required_argument, NULL, 'k' },
-		{ "baseline", no_argument, NULL, 'b' },
-		{ "find", required_argument, NULL, 'F' },
-		{ "scope", required_argument, NULL, 'S' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'C' },
-		{ "content", required_argument, NULL, 'T' },
-		{ "max-cpu", required_argument, NULL, 'M' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'Q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	GString *optstring = g_string_new("+:");
+	int status = -1, c;
 
+	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
+	cli_opts_optstring(rows, G_N_ELEMENTS(rows), optstring);
+	const struct option *lo = (const struct option *)longopts->data;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:i:h", opts, NULL)) != -1) {
-		if (optarg && !cli_once(&o->once, PROG, option_name(opts, c), c))
-			return EXIT_USAGE;
-		switch (c) {
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'i':
-			if (!parse_u64(optarg, 3600000, &o->interval_ms) || o->interval_ms < 1)
-				return cli_usage_error(PROG, "--interval-ms", "1..3600000", optarg);
+	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
+		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &o->once, c, optarg, o);
+
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (took == 0 && c >= OPT_AS_VM)
+			status = take_own(c, optarg, o);	/* a CLI_OWN row, its once checked */
+		else if (!took)
+			status = cli_option_error(PROG, argv, lo, c);
+		else if (o->help)
+			status = usage(stdout);
+		else if (c == 'i')
 			o->interval_given = true;
-			break;
-		case 'V':
-			o->vm_name = optarg;
-			if (!trace_name_valid(o->vm_name, strlen(o->vm_name)))
-				return cli_usage_error(PROG, "--as-vm",
-						       "a name of 1-64 characters of A-Z a-z 0-9 _ . -",
-						       optarg);
-			break;
-		case 'm':
-			if (!parse_double(optarg, &o->max_seconds) || !(o->max_seconds > 0))
-				return cli_usage_error(PROG, "--max-seconds", "seconds, more than 0",
-						       optarg);
-			break;
-		case 'k':
-			if (!parse_u64(optarg, UINT64_MAX, &o->mark_every) || o->mark_every < 1)
-				return cli_usage_error(PROG, "--mark-every", "intervals, at least 1",
-						       optarg);
-			break;
-		case 'b':
-			o->baseline = true;
-			break;
-		case 'P':
-			o->force_progress = true;
-			break;
-		case 'Q':
-			o->quiet = true;
-			break;
-		case 'F':
-			if (strcmp(optarg, "auto") == 0)
-				o->find = RECORD_FIND_AUTO;
-			else if (strcmp(optarg, "pagemap-scan") == 0)
-				o->find = RECORD_FIND_PAGEMAP_SCAN;
-			else if (strcmp(optarg, "soft-dirty") == 0)
-				o->find = RECORD_FIND_SOFT_DIRTY;
-			else if (strcmp(optarg, "compare") == 0)
-				o->find = RECORD_FIND_COMPARE;
-			else
-				return cli_usage_error(PROG, "--find",
-						       "auto, pagemap-scan, soft-dirty or compare",
-						       optarg);
-			break;
-		case 'S':
-			if (strcmp(optarg, "advised") == 0)
-				o->scope = RECORD_SCOPE_ADVISED;
-			else if (strcmp(optarg, "all") == 0)
-				o->scope = RECORD_SCOPE_ALL;
-			else
-				return cli_usage_error(PROG, "--scope", "advised or all", optarg);
-			o->scope_given = true;
-			break;
-		case 'p':
-			if (!parse_pids(optarg, o))
-				return cli_usage_error(PROG, "--pid", "process ids, comma-separated",
-						       optarg);
-			break;
-		case 'T':
-			if (strcmp(optarg, "bytes") == 0)
-				o->content = RECORD_CONTENT_BYTES;
-			else if (strcmp(optarg, "digest") == 0)
-				o->content = RECORD_CONTENT_DIGEST;
-			else
-				return cli_usage_error(PROG, "--content", "bytes or digest", optarg);
-			o->content_given = true;
-			break;
-		case 'C':
-			o->cgroup = optarg;
-			break;
-		case 'M':
-			if (!parse_double(optarg, &o->max_cpu) || !(o->max_cpu > 0) ||
-			    o->max_cpu > 100)
-				return cli_usage_error(PROG, "--max-cpu",
-						       "a percentage of one CPU, more than 0 and at most 100",
-						       optarg);
-			break;
-		case 'h':
-			return usage(stdout);
-		default:
-			return cli_option_error(PROG, argv, opts, c);
-		}
+		else if (c == OPT_AS_VM && !trace_name_valid(o->vm_name, strlen(o->vm_name)))
+			status = cli_usage_error(PROG, "--as-vm",
+						 "a name of 1-64 characters of A-Z a-z 0-9 _ . -", optarg);
 	}
-	return -1;
+	g_string_free(optstring, TRUE);
+	g_array_free(longopts, TRUE);
+	return status;
 }
 
 /*

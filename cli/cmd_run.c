@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ksmsim run: a trace through the KSM model, out as marks, time series and a summary. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,262 @@
 #include "util/signals.h"
 #include "util/size.h"
 
+/* The output files, one row each in the table below (outputs[]), in --help's order. */
+enum out {
+	OUT_MARKS, OUT_MM_STATS, OUT_SERIES, OUT_SUMMARY, OUT_EXPOSURE, OUT_FP, OUT_PROFILE,
+	OUT_NR,
+};
+
+/* The command line, as parsed. */
+struct args {
+	struct run_options ro;		/* the run options, and in ro.cfg the run */
+	const char *hash_name, *policy_spec, *trace_label;
+	const char *path[OUT_NR];	/* each output's FILE, or NULL */
+	bool force_progress;
+	bool json;			/* --json: the summary row as JSON in place of the text */
+	bool help;
+	char *hash_label;		/* what outputs call the checksum (and the policy) */
+	struct cli_once once;		/* run's own options given so far */
+};
+
+struct run_ctx {
+	const struct args *a;
+	FILE *f[OUT_NR];		/* the outputs' streams, NULL for those not asked for */
+	struct sampler sampler;	/* the series rows and the summary's means */
+	bool ideal;
+	struct progress *progress;
+	const trace_reader *reader;
+	uint64_t records;	/* as last reported by the loop */
+	uint64_t trace_us;	/* its last record's time */
+	uint64_t trace_end_us;	/* the trace's last time, when a validation pass found it */
+	const struct cost_table *costs;	/* the run's prices, for the profile */
+	bool linux_6_1;		/* --kernel 6.1: its marks' and series' columns */
+	int mm_version;		/* MARKS_LINUX_6_1 under --kernel 6.1, else 0 */
+};
+
+/*
+ * The provenance line every CSV of a run starts with: the one wording,
+ * what names the file's contents (NULL: none).
+ */
+static void put_provenance(FILE *f, const struct args *a, const char *what)
+{
+	char *label_line = escape_line(a->trace_label);
+
+	fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s%s%s\n",
+		KSMSIM_VERSION, ksm_kernel_name(a->ro.cfg.model.kernel), label_line, a->hash_label,
+		what ? "; " : "", what ? what : "");
+	g_free(label_line);
+}
+
+/* ---- what each output observes: its header, its rows at marks, its end ---- */
+
+static void marks_start(FILE *f, const struct run_ctx *ctx, bool thp)
+{
+	put_provenance(f, ctx->a, NULL);
+	fprintf(f, "# %s count from the trace start; t_us is the mark's timestamp"
+		" as written in the trace\n", ctx->linux_6_1 ? "full_scans, cow_ksm" :
+		"full_scans, pages_scanned, pages_skipped, cow_ksm");
+	output_marks_header(f, thp, ctx->linux_6_1);
+}
+
+static void marks_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
+		       struct ksm *k)
+{
+	struct snapshot s;
+
+	snapshot_take(k, ctx->ideal, &s);
+	output_marks_row(f, label, t_us, &s);
+}
+
+static void mm_stats_start(FILE *f, const struct run_ctx *ctx, bool thp)
+{
+	put_provenance(f, ctx->a, "/proc/PID/ksm_stat of every live mm at each mark");
+	marks_mm_write_header_for(f, ctx->mm_version);
+}
+
+static void mm_stats_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
+			  struct ksm *k)
+{
+	GArray *st = ksm_mm_stats(k);
+
+	for (guint i = 0; i < st->len; i++)
+		marks_mm_write_row_for(f, ctx->mm_version, label, t_us,
+				       &g_array_index(st, struct ksm_mm_stat, i));
+	g_array_free(st, TRUE);
+}
+
+static void profile_start(FILE *f, const struct run_ctx *ctx, bool thp)
+{
+	profile_model_header(f, ctx->a->trace_label);
+}
+
+static void profile_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
+			 struct ksm *k)
+{
+	struct cost_counts c;
+
+	ksm_cost_counts(k, &c);
+	profile_model_row(f, label, &c, ctx->costs);
+}
+
+static void series_start(FILE *f, const struct run_ctx *ctx, bool thp)
+{
+	output_series_header(f, thp, ctx->linux_6_1);
+}
+
+static void fp_start(FILE *f, const struct run_ctx *ctx, bool thp)
+{
+	put_provenance(f, ctx->a, "every false positive of the gate (t_us of the model's clock)");
+	output_false_positives_header(f);
+}
+
+/* A false positive of the gate, as the model meets it: a row of --false-positives-csv. */
+static void on_false_positive(void *f, const struct ksm_false_positive *fp)
+{
+	output_false_positive_row(*(FILE **)f, fp);	/* the stream, opened after the options */
+}
+
+static void summary_end(FILE *f, const struct run_ctx *ctx, const struct run_summary *sum,
+			const struct ksm_exposure *expo)
+{
+	output_run_summary_header(f);
+	output_run_summary_row(f, sum);
+}
+
+static void exposure_end(FILE *f, const struct run_ctx *ctx, const struct run_summary *sum,
+			 const struct ksm_exposure *expo)
+{
+	put_provenance(f, ctx->a, "exposure by security domain (times in us of the model's clock)");
+	output_exposure_csv(f, expo, ctx->a->ro.cfg.model.domains);
+}
+
+/*
+ * The outputs, one table (sim/MODEL.md, "Outputs as observers"): an
+ * option, the file it names, and what fills it: its header when the run
+ * opens (start), rows at each mark (mark, in this order), the time-series
+ * samples (samples), the model's observers it needs (exposure, the
+ * false-positive log), its rows at the end (end). Opening, the checks of
+ * the files against each other, committing and aborting are loops over it.
+ */
+struct run_output {
+	const char *name;	/* the option, without "--" */
+	const char *help;
+	void (*start)(FILE *f, const struct run_ctx *ctx, bool thp);
+	void (*mark)(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us, struct ksm *k);
+	void (*end)(FILE *f, const struct run_ctx *ctx, const struct run_summary *sum,
+		    const struct ksm_exposure *expo);
+	bool samples;		/* the sampler's rows or means (sim/sampler.c) */
+	bool exposure;		/* the exposure observer (sim/exposure.c) */
+	bool false_positives;	/* the false-positive log (sim/false_positives.c) */
+};
+
+static const struct run_output outputs[OUT_NR] = {
+	[OUT_MARKS] = { "marks-csv",
+	  "one row per 'mark': the kernel's counters in the\n"
+	  "order traces/FORMAT.md ('Marks') gives, then the\n"
+	  "simulator's own (ground truth, cost, ideal dedup)",
+	  .start = marks_start, .mark = marks_mark },
+	[OUT_MM_STATS] = { "mm-stats-csv",
+	  "at each 'mark', one row per live mm: its\n"
+	  "/proc/PID/ksm_stat (rmap items, zero pages, merging\n"
+	  "pages, process profit, mergeable)",
+	  .start = mm_stats_start, .mark = mm_stats_mark },
+	[OUT_SERIES] = { "csv",
+	  "time series: a row at 0 and every --interval-ms of\n"
+	  "simulated time (settles included), and one at the\n"
+	  "end of the run; the oracle's columns (mergeable_pages\n"
+	  "... dedup_fraction) are filled on the samples due\n"
+	  "every --ideal-interval-ms, empty on the others",
+	  .start = series_start, .samples = true },
+	[OUT_SUMMARY] = { "summary-csv",
+	  "the run as one CSV row, columns named in\n"
+	  "traces/FORMAT.md ('Marks and what a run prints'):\n"
+	  "trace, hash, checksum_ns (what the run charged a\n"
+	  "checksum: the cost table's checksum:HASH row),\n"
+	  "policy; workload, seed, scale of a\n"
+	  "'ksmsim gen' trace (text forms); the end-of-run\n"
+	  "columns; over the samples after t = 0 that --csv\n"
+	  "has (taken without it too): avg_ and peak_ of\n"
+	  "pages_sharing, pages_unshared, pages_volatile and\n"
+	  "saved (pages_sharing + ksm_zero_pages, the saving\n"
+	  "advise and tune report), avg_ of missed_merges and\n"
+	  "dedup_fraction (over the samples the oracle saw);\n"
+	  "pinned (the knobs given here, knob=value;...);\n"
+	  "every knob's value at the end of the run",
+	  .end = summary_end, .samples = true },
+	[OUT_EXPOSURE] = { "exposure-csv",
+	  "merges across security domains (--domain) and\n"
+	  "within one: count, p50, p90, p99, max of the time\n"
+	  "from a page's last write to its merge, of the time\n"
+	  "merged until its CoW or unshare, and of the domains\n"
+	  "sharing a KSM page at its peak; the saving across\n"
+	  "domains (sim/MODEL.md, 'Exposure')",
+	  .end = exposure_end, .exposure = true },
+	[OUT_FP] = { "false-positives-csv",
+	  "every false positive of the gate (a page\n"
+	  "whose bytes changed since ksmd's last visit but\n"
+	  "passed as unchanged): t_us, mm, vpn, the checksum\n"
+	  "it kept, bytes_changed and the changed byte\n"
+	  "offsets (ranges a-b joined by ';'), a row each",
+	  .start = fp_start, .false_positives = true },
+	[OUT_PROFILE] = { "profile-csv",
+	  "at each 'mark', ksmd's modelled CPU by term in the\n"
+	  "terms of 'ksmsim live --profile' (label,term,count,\n"
+	  "share,ms; compare with 'ksmsim diff --profile')",
+	  .start = profile_start, .mark = profile_mark },
+};
+
+static void put_output_help(FILE *f, const struct run_output *o)
+{
+	char *head = g_strdup_printf("  --%s FILE", o->name);
+
+	cli_help_put(f, head, o->help, 25);
+	g_free(head);
+}
+
+/*
+ * run's own options, below CLI_OPT_POOL: these rows, and a row made for
+ * each output (OPT_OUT + its index, its FILE into args.path[]); the run
+ * options' from CLI_OPT_RUN (run_options.c).
+ */
+enum {
+	OPT_TRACE = 256, OPT_HASH, OPT_POLICY, OPT_LABEL, OPT_PROGRESS, OPT_JSON,
+	OPT_OUT = 320,
+};
+#define AT(f) offsetof(struct args, f)
+#define ROWS_INPUT 3	/* the first rows: "Input and checksum" in --help */
+static const struct cli_opt rows[] = {
+	{ "trace", OPT_TRACE, CLI_STR, "FILE", AT(ro.cfg.trace),
+	  .help = "the trace ('-' is standard input). A regular file is\n"
+		  "read twice: checked whole (and its memory need\n"
+		  "estimated) before anything runs; a pipe, FIFO or\n"
+		  "device is read once, checked as it goes" },
+	{ "hash", OPT_HASH, CLI_STR, "NAME", AT(hash_name),
+	  .help = "page checksum for the gate (default xxhash, as the\n"
+		  "kernel; 'ksmsim hashes' lists them; none = no gate)" },
+	{ "policy", OPT_POLICY, CLI_STR, "NAME[:KEY=VALUE,...]", AT(policy_spec),
+	  .help = "a design in place of the kernel's (default kernel;\n"
+		  "'ksmsim policies' lists them and their keys):\n"
+		  "no-gate, dirty-bit, partial-hash, classified,\n"
+		  "selective (trees per --domain).\n"
+		  "no-gate, dirty-bit and partial-hash decide without\n"
+		  "the page checksum, so --hash is refused with them" },
+	/* then the outputs' rows (from outputs[], in --help's order), then these */
+	{ "trace-label", OPT_LABEL, CLI_STR, "TEXT", AT(trace_label),
+	  .help = "what outputs call the trace (default: FILE as\n"
+		  "given), e.g. a name that does not depend on where\n"
+		  "it was kept" },
+	{ "json", OPT_JSON, CLI_FLAG, NULL, AT(json),
+	  .help = "the summary on standard output as one JSON object:\n"
+		  "the --summary-csv row, field for field, under its\n"
+		  "column names (numbers as numbers, empty as null)" },
+	{ "progress", OPT_PROGRESS, CLI_FLAG, NULL, AT(force_progress),
+	  .help = "progress on standard error (records, percent of the\n"
+		  "trace, rate, ETA) even when it is not a terminal\n"
+		  "or with --quiet; by default shown on a terminal" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = NULL },
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -28,68 +285,13 @@ static void usage(FILE *f)
 "Replays a ksmtrace (text, .gz or binary) through the model of Linux 6.18's\n"
 "KSM scanner and prints a summary of the final state on standard output.\n"
 "\n"
-"Input and checksum:\n"
-"  --trace FILE           the trace ('-' is standard input). A regular file is\n"
-"                         read twice: checked whole (and its memory need\n"
-"                         estimated) before anything runs; a pipe, FIFO or\n"
-"                         device is read once, checked as it goes\n"
-"  --hash NAME            page checksum for the gate (default xxhash, as the\n"
-"                         kernel; 'ksmsim hashes' lists them; none = no gate)\n"
-"  --policy NAME[:KEY=VALUE,...]\n"
-"                         a design in place of the kernel's (default kernel;\n"
-"                         'ksmsim policies' lists them and their keys):\n"
-"                         no-gate, dirty-bit, partial-hash, classified,\n"
-"                         selective (trees per --domain).\n"
-"                         no-gate, dirty-bit and partial-hash decide without\n"
-"                         the page checksum, so --hash is refused with them\n"
-"Output (each written whole or not at all):\n"
-"  --marks-csv FILE       one row per 'mark': the kernel's counters in the\n"
-"                         order traces/FORMAT.md ('Marks') gives, then the\n"
-"                         simulator's own (ground truth, cost, ideal dedup)\n"
-"  --mm-stats-csv FILE    at each 'mark', one row per live mm: its\n"
-"                         /proc/PID/ksm_stat (rmap items, zero pages, merging\n"
-"                         pages, process profit, mergeable)\n"
-"  --csv FILE             time series: a row at 0 and every --interval-ms of\n"
-"                         simulated time (settles included), and one at the\n"
-"                         end of the run; the oracle's columns (mergeable_pages\n"
-"                         ... dedup_fraction) are filled on the samples due\n"
-"                         every --ideal-interval-ms, empty on the others\n"
-"  --summary-csv FILE     the run as one CSV row, columns named in\n"
-"                         traces/FORMAT.md ('Marks and what a run prints'):\n"
-"                         trace, hash, checksum_ns (what the run charged a\n"
-"                         checksum: the cost table's checksum:HASH row),\n"
-"                         policy; workload, seed, scale of a\n"
-"                         'ksmsim gen' trace (text forms); the end-of-run\n"
-"                         columns; over the samples after t = 0 that --csv\n"
-"                         has (taken without it too): avg_ and peak_ of\n"
-"                         pages_sharing, pages_unshared, pages_volatile, avg_\n"
-"                         of missed_merges and dedup_fraction (over the\n"
-"                         samples the oracle saw); pinned (the\n"
-"                         knobs given here, knob=value;...); every knob's\n"
-"                         value at the end of the run\n"
-"  --exposure-csv FILE    merges across security domains (--domain) and\n"
-"                         within one: count, p50, p90, p99, max of the time\n"
-"                         from a page's last write to its merge, of the time\n"
-"                         merged until its CoW or unshare, and of the domains\n"
-"                         sharing a KSM page at its peak; the saving across\n"
-"                         domains (sim/MODEL.md, 'Exposure')\n"
-"  --false-positives-csv FILE  every false positive of the gate (a page\n"
-"                         whose bytes changed since ksmd's last visit but\n"
-"                         passed as unchanged): t_us, mm, vpn, the checksum\n"
-"                         it kept, bytes_changed and the changed byte\n"
-"                         offsets (ranges a-b joined by ';'), a row each\n"
-"  --profile-csv FILE    at each 'mark', ksmd's modelled CPU by term in the\n"
-"                         terms of 'ksmsim live --profile' (label,term,count,\n"
-"                         share,ms; compare with 'ksmsim diff --profile')\n"
-"  --trace-label TEXT     what outputs call the trace (default: FILE as\n"
-"                         given), e.g. a name that does not depend on where\n"
-"                         it was kept\n"
-"  --json                 the summary on standard output as one JSON object:\n"
-"                         the --summary-csv row, field for field, under its\n"
-"                         column names (numbers as numbers, empty as null)\n"
-"  --progress             progress on standard error (records, percent of the\n"
-"                         trace, rate, ETA) even when it is not a terminal\n"
-"                         or with --quiet; by default shown on a terminal\n"
+"Input and checksum:\n");
+	cli_opts_help(f, rows, ROWS_INPUT, NULL, 25);
+	fprintf(f, "Output (each written whole or not at all):\n");
+	for (size_t i = 0; i < OUT_NR; i++)
+		put_output_help(f, &outputs[i]);
+	cli_opts_help(f, rows + ROWS_INPUT, G_N_ELEMENTS(rows) - ROWS_INPUT, NULL, 25);
+	fprintf(f,
 "Run options (one table with advise and collide ksm, cli/run_options.c):\n");
 	run_options_help(f, RUN_OPTIONS_RUN, 25);
 	fprintf(f,
@@ -101,20 +303,6 @@ static void usage(FILE *f)
 "whole or absent; an output may not be the trace or another output.\n");
 }
 
-struct run_ctx {
-	FILE *marks;
-	FILE *mm_stats;
-	int mm_version;		/* MARKS_LINUX_6_1 under --kernel 6.1, else 0 */
-	struct sampler sampler;	/* the series rows and the summary's means */
-	bool ideal;
-	struct progress *progress;
-	const trace_reader *reader;
-	uint64_t records;	/* as last reported by the loop */
-	uint64_t trace_us;	/* its last record's time */
-	uint64_t trace_end_us;	/* the trace's last time, when a validation pass found it */
-	FILE *profile;		/* --profile-csv */
-	const struct cost_table *costs;	/* the run's prices, for the profile */
-};
 
 /* Marks and samples come often in a long settle: the file position moves on. */
 /*
@@ -134,25 +322,11 @@ static void progress_poke(struct run_ctx *ctx)
 static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GError **error)
 {
 	struct run_ctx *ctx = p;
-	progress_poke(ctx);
-	if (ctx->mm_stats) {
-		GArray *st = ksm_mm_stats(k);
-		for (guint i = 0; i < st->len; i++)
-			marks_mm_write_row_for(ctx->mm_stats, ctx->mm_version, label, t_us,
-					   &g_array_index(st, struct ksm_mm_stat, i));
-		g_array_free(st, TRUE);
-	}
-	if (ctx->profile) {
-		struct cost_counts c;
 
-		ksm_cost_counts(k, &c);
-		profile_model_row(ctx->profile, label, &c, ctx->costs);
-	}
-	if (!ctx->marks)
-		return true;
-	struct snapshot s;
-	snapshot_take(k, ctx->ideal, &s);
-	output_marks_row(ctx->marks, label, t_us, &s);
+	progress_poke(ctx);
+	for (size_t i = 0; i < OUT_NR; i++)
+		if (ctx->f[i] && outputs[i].mark)
+			outputs[i].mark(ctx->f[i], ctx, label, t_us, k);
 	return true;
 }
 
@@ -173,97 +347,53 @@ static void on_progress(void *p, const trace_reader *r, uint64_t records, uint64
 	progress_poke(ctx);
 }
 
-/* The command line, as parsed. */
-struct args {
-	struct run_options ro;		/* the run options, and in ro.cfg the run */
-	const char *hash_name, *policy_spec, *trace_label;
-	const char *marks_path, *csv_path, *summary_path, *mm_stats_path, *exposure_path;
-	const char *fp_path;		/* --false-positives-csv */
-	const char *profile_path;	/* --profile-csv */
-	bool force_progress;
-	bool json;			/* --json: the summary row as JSON in place of the text */
-	char *hash_label;		/* what outputs call the checksum (and the policy) */
-};
-
-/* Its outputs, in the order they are committed. */
-struct outputs {
-	atomic_file *marks, *series, *summary, *mm_stats, *exposure, *fp, *profile;
-};
-
-/* A false positive of the gate, as the model meets it: a row of --false-positives-csv. */
-static void on_false_positive(void *p, const struct ksm_false_positive *fp)
+/* run's own rows, then one per output: the table getopt and cli_opts_take see (g_array_free). */
+static GArray *all_rows(void)
 {
-	output_false_positive_row(atomic_file_stream(((struct outputs *)p)->fp), fp);
-}
+	GArray *t = g_array_new(FALSE, FALSE, sizeof(struct cli_opt));
 
-enum {
-	OPT_TRACE = 256, OPT_HASH, OPT_MARKS, OPT_CSV, OPT_SUMMARY, OPT_LABEL, OPT_PROGRESS,
-	OPT_HELP, OPT_MM_STATS, OPT_POLICY, OPT_EXPOSURE, OPT_FP, OPT_JSON, OPT_PROFILE,
-};
+	g_array_append_vals(t, rows, G_N_ELEMENTS(rows));
+	for (int i = 0; i < OUT_NR; i++) {
+		struct cli_opt r = { outputs[i].name, OPT_OUT + i, CLI_STR, "FILE",
+				     AT(path) + (size_t)i * sizeof(const char *), .help = NULL };
+
+		g_array_append_val(t, r);
+	}
+	return t;
+}
 
 /* -1: go on; else the exit status (help printed, or one line on stderr). */
 static int parse(int argc, char **argv, struct args *a)
 {
-	static const struct option fixed[] = {
-		{ "trace", required_argument, NULL, OPT_TRACE },
-		{ "hash", required_argument, NULL, OPT_HASH },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "marks-csv", required_argument, NULL, OPT_MARKS },
-		{ "mm-stats-csv", required_argument, NULL, OPT_MM_STATS },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "summary-csv", required_argument, NULL, OPT_SUMMARY },
-		{ "trace-label", required_argument, NULL, OPT_LABEL },
-		{ "exposure-csv", required_argument, NULL, OPT_EXPOSURE },
-		{ "false-positives-csv", required_argument, NULL, OPT_FP },
-		{ "profile-csv", required_argument, NULL, OPT_PROFILE },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, OPT_HELP },
-	};
+	GArray *t = all_rows();
+	const struct cli_opt *tr = (const struct cli_opt *)t->data;
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	struct run_config *cfg = &a->ro.cfg;
-	struct cli_once once = { 0 };
+	GString *optstring = g_string_new(":");
 	int status = -1, c;
 
-	g_array_append_vals(longopts, fixed, G_N_ELEMENTS(fixed));
+	cli_opts_longopts(tr, t->len, longopts);
+	cli_opts_optstring(tr, t->len, optstring);
 	run_options_add(&a->ro, longopts);
 	const struct option *lo = (const struct option *)longopts->data;
 	optind = 1;
 	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		/* run's own value options take one value each (the run options check theirs) */
-		if (optarg && c < CLI_OPT_POOL && !cli_once(&once, "ksmsim run", option_name(lo, c), c)) {
+	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
+		int took = cli_opts_take("ksmsim run", tr, t->len, &a->once, c, optarg, a);
+
+		if (!took)
+			took = run_option_take(&a->ro, c, optarg);
+		if (took < 0) {
 			status = EXIT_USAGE;
-			break;
-		}
-		switch (c) {
-		case OPT_TRACE: cfg->trace = optarg; break;
-		case OPT_HASH: a->hash_name = optarg; break;
-		case OPT_POLICY: a->policy_spec = optarg; break;
-		case OPT_MARKS: a->marks_path = optarg; break;
-		case OPT_MM_STATS: a->mm_stats_path = optarg; break;
-		case OPT_CSV: a->csv_path = optarg; break;
-		case OPT_SUMMARY: a->summary_path = optarg; break;
-		case OPT_LABEL: a->trace_label = optarg; break;
-		case OPT_EXPOSURE: a->exposure_path = optarg; break;
-		case OPT_FP: a->fp_path = optarg; break;
-		case OPT_PROFILE: a->profile_path = optarg; break;
-		case OPT_PROGRESS: a->force_progress = true; break;
-		case OPT_JSON: a->json = true; break;
-		case 'h':
-		case OPT_HELP:
+		} else if (!took) {
+			status = cli_option_error("ksmsim run", argv, lo, c);
+		} else if (a->help) {
 			usage(stdout);
 			status = 0;
-			break;
-		default:
-			int took = run_option_take(&a->ro, c, optarg);
-			if (took < 0)
-				status = EXIT_USAGE;
-			else if (!took)
-				status = cli_option_error("ksmsim run", argv, lo, c);
 		}
 	}
+	g_string_free(optstring, TRUE);
 	g_array_free(longopts, TRUE);
+	g_array_free(t, TRUE);
 	return status;
 }
 
@@ -283,21 +413,27 @@ static bool resolve(struct args *a, int argc, char **argv)
 	}
 	if (!a->trace_label)
 		a->trace_label = cfg->trace;
-	if (a->ro.interval_given && !a->csv_path && !a->summary_path && !a->json) {
+	if (a->ro.interval_given && !a->path[OUT_SERIES] && !a->path[OUT_SUMMARY] && !a->json) {
 		cli_error("ksmsim run", "--interval-ms is the period of the samples behind --csv"
 			" and --summary-csv; give --csv FILE too (or --summary-csv FILE)");
 		return false;
 	}
-	const struct file_use uses[] = {
+	struct file_use uses[3 + OUT_NR] = {
 		/* the summary: an output too, or --csv /dev/stdout would be renamed over it */
 		{ "the summary on standard output", a->ro.quiet ? NULL : "-", true },
 		{ "--trace", cfg->trace, false }, { "--costs-csv", cfg->costs_csv, false },
-		{ "--marks-csv", a->marks_path, true }, { "--csv", a->csv_path, true },
-		{ "--summary-csv", a->summary_path, true }, { "--mm-stats-csv", a->mm_stats_path, true },
-		{ "--exposure-csv", a->exposure_path, true },
-		{ "--false-positives-csv", a->fp_path, true }, { "--profile-csv", a->profile_path, true },
 	};
-	if (!file_uses_distinct(uses, G_N_ELEMENTS(uses), &error))
+	char *names[OUT_NR];
+
+	for (int i = 0; i < OUT_NR; i++) {
+		names[i] = g_strdup_printf("--%s", outputs[i].name);
+		uses[3 + i] = (struct file_use){ names[i], a->path[i], true };
+	}
+	bool distinct = file_uses_distinct(uses, G_N_ELEMENTS(uses), &error);
+
+	for (int i = 0; i < OUT_NR; i++)
+		g_free(names[i]);
+	if (!distinct)
 		goto fail;
 	if (!cfg->max_memory_given)
 		cfg->max_memory = mem_available();
@@ -307,8 +443,11 @@ static bool resolve(struct args *a, int argc, char **argv)
 		goto fail;
 	if (!run_config_resolve(cfg, &error))
 		goto fail;
-	/* the figures for the CSV, and for the summary's lines on domains */
-	if (a->exposure_path || cfg->model.policy.class_by >= KSM_CLASS_BY_DOMAIN)
+	/* the observers the outputs need; the exposure figures also for the summary's lines on domains */
+	for (int i = 0; i < OUT_NR; i++)
+		if (a->path[i] && outputs[i].exposure)
+			cfg->model.exposure = true;
+	if (cfg->model.policy.class_by >= KSM_CLASS_BY_DOMAIN)
 		cfg->model.exposure = true;
 	if (cfg->model.policy.row)
 		a->hash_label = g_strdup_printf("%s, policy %s", cfg->hash_name,
@@ -322,58 +461,18 @@ fail:
 	return false;
 }
 
-static bool open_outputs(const struct args *a, struct outputs *o, GError **error)
+/* Open every output asked for; its stream into ctx. False with the first failure. */
+static bool open_outputs(const struct args *a, atomic_file **o, struct run_ctx *ctx,
+			 GError **error)
 {
-	return (!a->marks_path || (o->marks = atomic_file_open(a->marks_path, error))) &&
-	       (!a->csv_path || (o->series = atomic_file_open(a->csv_path, error))) &&
-	       (!a->summary_path || (o->summary = atomic_file_open(a->summary_path, error))) &&
-	       (!a->mm_stats_path || (o->mm_stats = atomic_file_open(a->mm_stats_path, error))) &&
-	       (!a->exposure_path || (o->exposure = atomic_file_open(a->exposure_path, error))) &&
-	       (!a->fp_path || (o->fp = atomic_file_open(a->fp_path, error))) &&
-	       (!a->profile_path || (o->profile = atomic_file_open(a->profile_path, error)));
-}
-
-/* The files' comment lines and headers; the streams into ctx. */
-static void put_headers(const struct args *a, const struct outputs *o, bool thp,
-			struct run_ctx *ctx)
-{
-	char *label_line = escape_line(a->trace_label);
-	bool linux_6_1 = a->ro.cfg.model.kernel == KSM_KERNEL_6_1;
-	const char *kernel = ksm_kernel_name(a->ro.cfg.model.kernel);
-
-	ctx->mm_version = linux_6_1 ? MARKS_LINUX_6_1 : 0;
-
-	if (o->mm_stats) {
-		ctx->mm_stats = atomic_file_stream(o->mm_stats);
-		fprintf(ctx->mm_stats, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s; "
-			"/proc/PID/ksm_stat of every live mm at each mark\n",
-			KSMSIM_VERSION, kernel, label_line, a->hash_label);
-		marks_mm_write_header_for(ctx->mm_stats, ctx->mm_version);
+	for (int i = 0; i < OUT_NR; i++) {
+		if (!a->path[i])
+			continue;
+		if (!(o[i] = atomic_file_open(a->path[i], error)))
+			return false;
+		ctx->f[i] = atomic_file_stream(o[i]);
 	}
-	if (o->marks) {
-		ctx->marks = atomic_file_stream(o->marks);
-		fprintf(ctx->marks, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s\n",
-			KSMSIM_VERSION, kernel, label_line, a->hash_label);
-		fprintf(ctx->marks, "# %s count from the trace start; t_us is the mark's timestamp"
-			" as written in the trace\n", linux_6_1 ? "full_scans, cow_ksm" :
-			"full_scans, pages_scanned, pages_skipped, cow_ksm");
-		output_marks_header(ctx->marks, thp, linux_6_1);
-	}
-	if (o->fp) {
-		FILE *f = atomic_file_stream(o->fp);
-
-		fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s; every "
-			"false positive of the gate (t_us of the model's clock)\n",
-			KSMSIM_VERSION, kernel, label_line, a->hash_label);
-		output_false_positives_header(f);
-	}
-	g_free(label_line);
-	if (o->profile) {
-		ctx->profile = atomic_file_stream(o->profile);
-		profile_model_header(ctx->profile, a->trace_label);
-	}
-	if (o->series)
-		output_series_header(atomic_file_stream(o->series), thp, linux_6_1);
+	return true;
 }
 
 static void summary_csv(void *ctx, FILE *f)
@@ -395,24 +494,56 @@ static void put_json(struct run_summary *sum)
 	g_free(csv);
 }
 
+/* The end of a replay: the last sample, the summary, the outputs' ends, all committed. */
+static bool finish(const struct args *a, struct run_ctx *ctx, atomic_file **o, struct run *run,
+		   const struct loop_result *res, struct run_summary *sum,
+		   struct ksm_exposure *expo, GError **error)
+{
+	const struct run_config *cfg = &a->ro.cfg;
+	atomic_file **all[OUT_NR];
+
+	sampler_finish(&ctx->sampler, run->k);
+	ctx->records = res->records;
+	ctx->trace_us = res->trace_end_us;
+	progress_poke(ctx);
+	progress_finish(ctx->progress);
+	sum->trace = a->trace_label;
+	sum->hash = cfg->hash_name;
+	sum->interval_ms = cfg->interval_ms;
+	run_summary_finish(sum, run->k, &run->opt, run->reader, res, cfg->ideal);
+	if (cfg->model.exposure)
+		ksm_exposure(run->k, expo);
+	for (int i = 0; i < OUT_NR; i++) {
+		if (ctx->f[i] && outputs[i].end)
+			outputs[i].end(ctx->f[i], ctx, sum, expo);
+		all[i] = &o[i];
+	}
+	return atomic_file_commit_all(all, OUT_NR, error);
+}
+
 /* The replay into the outputs and the summary; false with the run's error. */
-static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
+static bool replay(const struct args *a, struct run_ctx *ctx, atomic_file **o,
 		   struct run_summary *sum, GError **error)
 {
 	const struct run_config *cfg = &a->ro.cfg;
 	struct ksm_exposure expo = { 0 };
+	bool sampled = false;
 	struct run run;
 
 	progress_phase(ctx->progress, "running", "records");
-	if (!open_outputs(a, o, error) || !run_open(&run, cfg, error))
+	if (!open_outputs(a, o, ctx, error) || !run_open(&run, cfg, error))
 		return false;
-	put_headers(a, o, run.opt.thp_columns, ctx);
-	sampler_init(&ctx->sampler, &sum->series, o->series ? atomic_file_stream(o->series) : NULL,
-		     cfg->ideal, cfg->interval_ms, cfg->ideal_interval_ms);
+	for (int i = 0; i < OUT_NR; i++) {
+		if (ctx->f[i] && outputs[i].start)
+			outputs[i].start(ctx->f[i], ctx, run.opt.thp_columns);
+		sampled |= ctx->f[i] && outputs[i].samples;
+	}
+	sampler_init(&ctx->sampler, &sum->series, ctx->f[OUT_SERIES], cfg->ideal, cfg->interval_ms,
+		     cfg->ideal_interval_ms);
 	ctx->reader = run.reader;
 	ctx->costs = &run.opt.costs;
 	/* the summary's means come from the samples too: no output wanting them, none taken */
-	bool sampled = o->series || o->summary || a->json;
+	sampled |= a->json;
 	struct loop_sinks sinks = {
 		.mark = on_mark,
 		.sample = sampled ? on_sample : NULL,
@@ -421,37 +552,9 @@ static bool replay(const struct args *a, struct run_ctx *ctx, struct outputs *o,
 		.ctx = ctx,
 	};
 	struct loop_result res;
-	bool ok = run_replay(&run, &sinks, &res, error);
+	bool ok = run_replay(&run, &sinks, &res, error) &&
+		  finish(a, ctx, o, &run, &res, sum, &expo, error);
 
-	if (ok) {
-		sampler_finish(&ctx->sampler, run.k);
-		ctx->records = res.records;
-		ctx->trace_us = res.trace_end_us;
-		progress_poke(ctx);
-		progress_finish(ctx->progress);
-		sum->trace = a->trace_label;
-		sum->hash = cfg->hash_name;
-		sum->interval_ms = cfg->interval_ms;
-		run_summary_finish(sum, run.k, &run.opt, run.reader, &res, cfg->ideal);
-		if (o->summary) {
-			output_run_summary_header(atomic_file_stream(o->summary));
-			output_run_summary_row(atomic_file_stream(o->summary), sum);
-		}
-		if (cfg->model.exposure)
-			ksm_exposure(run.k, &expo);
-		if (o->exposure) {
-			FILE *f = atomic_file_stream(o->exposure);
-			char *label_line = escape_line(a->trace_label);
-			fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s;"
-				" exposure by security domain (times in us of the model's clock)\n",
-				KSMSIM_VERSION, ksm_kernel_name(cfg->model.kernel), label_line, a->hash_label);
-			g_free(label_line);
-			output_exposure_csv(f, &expo, cfg->model.domains);
-		}
-		atomic_file **const all[] = { &o->marks, &o->series, &o->summary, &o->mm_stats,
-					      &o->exposure, &o->fp, &o->profile };
-		ok = atomic_file_commit_all(all, G_N_ELEMENTS(all), error);
-	}
 	if (ok && !a->ro.quiet && a->json) {
 		put_json(sum);
 	} else if (ok && !a->ro.quiet) {
@@ -488,6 +591,9 @@ int cmd_run(int argc, char **argv)
 	GError *error = NULL;
 	signals_install(SIGNALS_EXIT);
 	struct run_ctx ctx = {
+		.a = &a,
+		.linux_6_1 = cfg->model.kernel == KSM_KERNEL_6_1,
+		.mm_version = cfg->model.kernel == KSM_KERNEL_6_1 ? MARKS_LINUX_6_1 : 0,
 		.ideal = cfg->ideal,
 		.progress = progress_new("ksmsim run", a.force_progress ? PROGRESS_ALWAYS :
 					 a.ro.quiet ? PROGRESS_NEVER : PROGRESS_AUTO),
@@ -497,17 +603,18 @@ int cmd_run(int argc, char **argv)
 	struct run_estimate est = { 0 };
 	bool twice = strcmp(cfg->trace, "-") != 0 && stat(cfg->trace, &st) == 0 &&
 		     S_ISREG(st.st_mode);
-	struct outputs o = { 0 };
+	atomic_file *o[OUT_NR] = { 0 };
 	struct run_summary *sum = g_new0(struct run_summary, 1);	/* with two snapshots */
 
 	bool ok = !twice || run_estimate(cfg, ctx.progress, &est, &error);
 
 	ctx.trace_end_us = est.end_us;
-	if (a.fp_path) {
-		a.ro.cfg.model.on_false_positive = on_false_positive;
-		a.ro.cfg.model.false_positive_ctx = &o;
-	}
-	if (ok && replay(&a, &ctx, &o, sum, &error)) {
+	for (int i = 0; i < OUT_NR; i++)
+		if (a.path[i] && outputs[i].false_positives) {
+			a.ro.cfg.model.on_false_positive = on_false_positive;
+			a.ro.cfg.model.false_positive_ctx = &ctx.f[i];
+		}
+	if (ok && replay(&a, &ctx, o, sum, &error)) {
 		status = 0;
 	} else {
 		progress_free(ctx.progress);
@@ -515,13 +622,8 @@ int cmd_run(int argc, char **argv)
 		cli_error("ksmsim run", "%s", error ? error->message : "failed");
 		status = run_error_status(error);
 		g_clear_error(&error);
-		atomic_file_abort(o.marks);
-		atomic_file_abort(o.series);
-		atomic_file_abort(o.summary);
-		atomic_file_abort(o.mm_stats);
-		atomic_file_abort(o.exposure);
-		atomic_file_abort(o.fp);
-		atomic_file_abort(o.profile);
+		for (int i = 0; i < OUT_NR; i++)
+			atomic_file_abort(o[i]);
 	}
 	progress_free(ctx.progress);
 	g_free(sum);

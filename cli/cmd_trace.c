@@ -5,6 +5,7 @@
  * appear whole or not at all (the writer renames a temporary into place).
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
@@ -20,6 +21,34 @@
 #include "util/size.h"
 
 #define PROG "ksmsim trace"
+
+/* The options, as parsed (rows[]). */
+struct args {
+	const char *fmt_name, *content, *factor;
+	uint64_t max_memory, max_disk;	/* 0: not given */
+	bool help;
+};
+#define AT(f) offsetof(struct args, f)
+enum { OPT_MAX_DISK = 256 };
+static const struct cli_opt rows[] = {
+	{ "format", 'f', CLI_STR, "FMT", AT(fmt_name),
+	  .help = "output format of convert: text, gz or binary" },
+	{ "content", 'c', CLI_STR, "C", AT(content),
+	  .help = "convert: bytes (as IN has it, the default) or digest" },
+	{ "factor", 'F', CLI_STR, "F", AT(factor), .help = "retime: the factor, e.g. 0.25 or 1e3" },
+	{ "max-memory", 'm', CLI_SIZE, "SIZE", AT(max_memory),
+	  .help = "the memory for blobs (captured pages, held for the\n"
+		  "whole read; a quarter of SIZE, K, M, G, T, the rest on\n"
+		  "disk), and for convert --content digest the most its pages\n"
+		  "followed (64 bytes each) may take; default the machine's\n"
+		  "MemAvailable" },
+	{ "max-disk", OPT_MAX_DISK, CLI_SIZE, "SIZE", AT(max_disk),
+	  .help = "the blobs beyond --max-memory's quarter, kept in an\n"
+		  "unlinked file in $TMPDIR, take at most SIZE (default:\n"
+		  "while that file system keeps 1 GiB free); past it a\n"
+		  "trace is refused" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "show this help" },
+};
 
 static int trace_usage(FILE *out)
 {
@@ -66,20 +95,9 @@ static int trace_usage(FILE *out)
 		"           scaling is an error at its record. IN is read twice, so it cannot be\n"
 		"           '-'.\n"
 		"\n"
-		"Options:\n"
-		"  -f, --format FMT  output format of convert: text, gz or binary\n"
-		"  -c, --content C   convert: bytes (as IN has it, the default) or digest\n"
-		"  -F, --factor F    retime: the factor, e.g. 0.25 or 1e3\n"
-		"  -m, --max-memory SIZE  the memory for blobs (captured pages, held for the\n"
-		"                    whole read; a quarter of SIZE, K, M, G, T, the rest on\n"
-		"                    disk), and for convert --content digest the most its pages\n"
-		"                    followed (64 bytes each) may take; default the machine's\n"
-		"                    MemAvailable\n"
-		"  --max-disk SIZE   the blobs beyond --max-memory's quarter, kept in an\n"
-		"                    unlinked file in $TMPDIR, take at most SIZE (default:\n"
-		"                    while that file system keeps 1 GiB free); past it a\n"
-		"                    trace is refused\n"
-		"  -h, --help        show this help\n"
+		"Options:\n");
+	cli_opts_help(out, rows, G_N_ELEMENTS(rows), NULL, 20);
+	fprintf(out,
 		"\n"
 		"Exit status: 0 success, 2 bad usage or bad input (one line on stderr).\n");
 	return out == stdout ? 0 : EXIT_USAGE;
@@ -93,15 +111,6 @@ static int trace_usage(FILE *out)
  */
 static uint64_t max_memory, max_disk;
 static bool max_memory_given;
-
-/* A size option's value, nonzero; false with the error line printed. */
-static bool size_arg(const char *name, const char *arg, uint64_t *out)
-{
-	if (parse_size(arg, out) && *out)
-		return true;
-	cli_usage_error(PROG, name, "a size in bytes (K, M, G, T suffixes)", arg);
-	return false;
-}
 
 static trace_reader *open_in(const char *in, unsigned int ninputs, GError **error)
 {
@@ -404,22 +413,60 @@ static int retime(int argc, char **argv, const char *factor_arg)
 	return 0;
 }
 
+/* An option that only one subcommand takes, given to another: false after one line. */
+static bool for_sub(const char *sub, int c)
+{
+	static const struct { int c; const char *sub, *name; } only[] = {
+		{ 'f', "convert", "--format" }, { 'c', "convert", "--content" },
+		{ 'F', "retime", "--factor" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(only); i++)
+		if (only[i].c == c && strcmp(sub, only[i].sub)) {
+			cli_error(PROG, "%s is for %s only", only[i].name, only[i].sub);
+			return false;
+		}
+	return true;
+}
+
+/* The options after the subcommand: -1 to go on (operands from optind), else the exit status. */
+static int parse(const char *sub, int argc, char **argv, struct args *a)
+{
+	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
+	GString *optstring = g_string_new("+:");
+	struct cli_once once = { 0 };
+	int status = -1, c;
+
+	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
+	cli_opts_optstring(rows, G_N_ELEMENTS(rows), optstring);
+	const struct option *lo = (const struct option *)longopts->data;
+	optind = 0;
+	opterr = 0;
+	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
+		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &once, c, optarg, a);
+
+		if (took < 0)
+			status = EXIT_USAGE;
+		else if (!took)
+			status = cli_option_error(PROG, argv, lo, c);
+		else if (a->help)
+			status = trace_usage(stdout);
+		else if (!for_sub(sub, c))
+			status = EXIT_USAGE;
+		else if (c == 'c' && strcmp(optarg, "digest") && strcmp(optarg, "bytes"))
+			status = cli_usage_error(PROG, "--content", "bytes or digest", optarg);
+	}
+	g_string_free(optstring, TRUE);
+	g_array_free(longopts, TRUE);
+	return status;
+}
+
 int cmd_trace(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "factor", required_argument, NULL, 'F' },
-		{ "max-memory", required_argument, NULL, 'm' },
-		{ "max-disk", required_argument, NULL, 'D' },
-		{ "content", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *sub, *fmt_name = NULL, *factor = NULL;
-	struct cli_once once = { 0 };
+	const char *sub;
+	struct args a = { 0 };
 	bool digest = false;
 	GError *error = NULL;
-	int c;
 
 	if (argc < 2)
 		return cli_error(PROG, "a subcommand is required: convert, cat, stat, merge or retime"
@@ -435,55 +482,19 @@ int cmd_trace(int argc, char **argv)
 	}
 	argc--;
 	argv++;
-	optind = 0;
-	opterr = 0;
 	signals_install(SIGNALS_EXIT);
-	while ((c = getopt_long(argc, argv, "+:f:F:m:c:h", opts, NULL)) != -1) {
-		if (optarg && !cli_once(&once, PROG, option_name(opts, c), c))
-			return EXIT_USAGE;
-		switch (c) {
-		case 'f':
-			if (strcmp(sub, "convert")) {
-				cli_error(PROG, "--format is for convert only");
-				return EXIT_USAGE;
-			}
-			fmt_name = optarg;
-			break;
-		case 'c':
-			if (strcmp(sub, "convert")) {
-				cli_error(PROG, "--content is for convert only");
-				return EXIT_USAGE;
-			}
-			if (strcmp(optarg, "digest") && strcmp(optarg, "bytes"))
-				return cli_usage_error(PROG, "--content", "bytes or digest", optarg);
-			digest = !strcmp(optarg, "digest");
-			break;
-		case 'F':
-			if (strcmp(sub, "retime")) {
-				cli_error(PROG, "--factor is for retime only");
-				return EXIT_USAGE;
-			}
-			factor = optarg;
-			break;
-		case 'm':
-			if (!size_arg("--max-memory", optarg, &max_memory))
-				return EXIT_USAGE;
-			max_memory_given = true;
-			break;
-		case 'D':
-			if (!size_arg("--max-disk", optarg, &max_disk))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			return trace_usage(stdout);
-		default:
-			return cli_option_error(PROG, argv, opts, c);
-		}
-	}
+	int status = parse(sub, argc, argv, &a);
+
+	if (status >= 0)
+		return status;
 	argc -= optind;
 	argv += optind;
-	if (!max_memory_given)
-		max_memory = mem_available();
+	const char *fmt_name = a.fmt_name, *factor = a.factor;
+
+	digest = a.content && !strcmp(a.content, "digest");
+	max_memory_given = a.max_memory != 0;
+	max_memory = max_memory_given ? a.max_memory : mem_available();
+	max_disk = a.max_disk;
 
 	if (strcmp(sub, "convert") == 0) {
 		enum trace_format fmt;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "util/parse.h"
+#include "util/size.h"
 
 static const struct cli_opt *row_of(const struct cli_opt *t, size_t n, int c)
 {
@@ -59,6 +60,8 @@ static char *row_wants(const struct cli_opt *r)
 	case CLI_KNOB:
 		row_bounds(r, &min, &max);
 		return g_strdup_printf("%" PRIu64 "..%" PRIu64, min, max);
+	case CLI_SIZE:
+		return g_strdup("a size in bytes (K, M, G, T suffixes)");
 	case CLI_DOUBLE:
 		return g_strdup_printf("a number %s %g and at most %g",
 				       r->dmin_open ? "more than" : "from", r->dmin, r->dmax);
@@ -101,6 +104,11 @@ int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cl
 		else if (ok && r->kind == CLI_INT)
 			*(int *)at = (int)v;
 		else if (ok)
+			*(uint64_t *)at = v;
+		break;
+	case CLI_SIZE:
+		ok = parse_size(arg, &v) && v;
+		if (ok)
 			*(uint64_t *)at = v;
 		break;
 	case CLI_DOUBLE:

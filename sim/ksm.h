@@ -211,6 +211,8 @@ void ksm_cost_counts(const struct ksm *k, struct cost_counts *out);
 void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out);
 void ksm_ideal(struct ksm *k, struct ksm_ideal *out);
 uint64_t ksm_knob(const struct ksm *k, enum ksm_knob knob);
+/* Some mm has a slot on ksmd's list (MADV_MERGEABLE or prctl, not yet dropped). */
+bool ksm_mm_registered(const struct ksm *k);
 bool ksm_thp_columns(const struct ksm *k);
 enum ksm_kernel ksm_modelled_kernel(const struct ksm *k);	/* opt.kernel */
 

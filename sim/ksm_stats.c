@@ -56,6 +56,12 @@ void ksm_policy_stats(const struct ksm *k, struct ksm_policy_stats *out)
 	*out = k->pstats;
 }
 
+/* ksm.c's mm_slots_empty(), read from outside: a view, not a twin. */
+bool ksm_mm_registered(const struct ksm *k)
+{
+	return !list_empty(&k->mm_head.mm_node);
+}
+
 bool ksm_thp_columns(const struct ksm *k)
 {
 	return k->opt.thp_columns;

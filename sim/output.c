@@ -142,77 +142,16 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
 	}
 }
 
-/* The counters a run summary gives the mean and peak of, in the summary's order. */
+/* The figures a run summary gives the mean and peak of, in the summary's order. */
 static const struct {
-	enum marks_col col;
+	const char *name;	/* a marks column's, or the saving's own */
 	size_t off;		/* its struct series_stat in struct series_stats */
 } series_cols[] = {
-	{ MARKS_PAGES_SHARING, offsetof(struct series_stats, pages_sharing) },
-	{ MARKS_PAGES_UNSHARED, offsetof(struct series_stats, pages_unshared) },
-	{ MARKS_PAGES_VOLATILE, offsetof(struct series_stats, pages_volatile) },
+	{ "pages_sharing", offsetof(struct series_stats, pages_sharing) },
+	{ "pages_unshared", offsetof(struct series_stats, pages_unshared) },
+	{ "pages_volatile", offsetof(struct series_stats, pages_volatile) },
+	{ "saved", offsetof(struct series_stats, saved) },
 };
-
-static void series_stat_add(struct series_stat *x, uint64_t v)
-{
-	x->sum += v;
-	x->peak = MAX(x->peak, v);
-}
-
-void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s)
-{
-	if (!sim_us)
-		return;
-	st->samples++;
-	series_stat_add(&st->pages_sharing, s->c.pages_sharing);
-	series_stat_add(&st->pages_unshared, s->c.pages_unshared);
-	series_stat_add(&st->pages_volatile, s->c.pages_volatile);
-	if (s->has_ideal) {
-		st->ideal_samples++;
-		st->missed_sum += s->ideal.missed_merges;
-		st->fraction_sum += marks_dedup_fraction(&s->ideal);
-	}
-}
-
-void sampler_init(struct sampler *sm, struct series_stats *stats, FILE *series, bool ideal,
-		  uint64_t interval_ms, uint64_t ideal_interval_ms)
-{
-	*sm = (struct sampler){
-		.stats = stats,
-		.series = series,
-		.ideal = ideal,
-		.ideal_every_us = (ideal_interval_ms + interval_ms - 1) / interval_ms * interval_ms * 1000,
-	};
-}
-
-static void sampler_flush(struct sampler *sm)
-{
-	if (!sm->have_pending)
-		return;
-	series_stats_add(sm->stats, sm->pending_us, &sm->pending);
-	if (sm->series)
-		output_series_row(sm->series, sm->pending_us, sm->pending_trace_us, &sm->pending);
-	sm->have_pending = false;
-}
-
-void sampler_take(struct sampler *sm, struct ksm *k, uint64_t sim_us, uint64_t trace_us)
-{
-	bool oracle = sm->ideal && sim_us >= sm->next_ideal_us;
-
-	if (oracle)
-		sm->next_ideal_us = sim_us + sm->ideal_every_us;
-	sampler_flush(sm);
-	snapshot_take(k, oracle, &sm->pending);
-	sm->pending_us = sim_us;
-	sm->pending_trace_us = trace_us;
-	sm->have_pending = true;
-}
-
-void sampler_finish(struct sampler *sm, struct ksm *k)
-{
-	if (sm->have_pending && sm->ideal && !sm->pending.has_ideal)
-		snapshot_take(k, true, &sm->pending);
-	sampler_flush(sm);
-}
 
 void run_summary_finish(struct run_summary *rs, struct ksm *k, const struct ksm_options *opt,
 			const trace_reader *r, const struct loop_result *res, bool with_ideal)
@@ -253,8 +192,7 @@ void output_run_summary_header(FILE *f)
 	marks_put_header(f, MARKS_SET_ALL, 0);
 	fputs(",interval_ms,samples", f);
 	for (size_t i = 0; i < G_N_ELEMENTS(series_cols); i++)
-		fprintf(f, ",avg_%s,peak_%s", marks_columns[series_cols[i].col].name,
-			marks_columns[series_cols[i].col].name);
+		fprintf(f, ",avg_%s,peak_%s", series_cols[i].name, series_cols[i].name);
 	fputs(",avg_missed_merges,avg_dedup_fraction,pinned", f);
 	for (int i = 0; i < KNOB_NR; i++)
 		if (knob_column(i))

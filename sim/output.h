@@ -57,6 +57,7 @@ struct series_stat {
 struct series_stats {
 	uint64_t samples;
 	struct series_stat pages_sharing, pages_unshared, pages_volatile;
+	struct series_stat saved;	/* pages_sharing + ksm_zero_pages: advise's and tune's saving */
 	uint64_t ideal_samples;		/* those with the oracle's figures */
 	uint64_t missed_sum;
 	double fraction_sum;		/* dedup_fraction */
@@ -64,8 +65,9 @@ struct series_stats {
 void series_stats_add(struct series_stats *st, uint64_t sim_us, const struct snapshot *s);
 
 /*
- * The time-series samples of a run, as `ksmsim run` takes them (its
- * --csv rows and its summary's means) and `collide ksm` with it: each
+ * The time-series samples of a run (sim/sampler.c), as `ksmsim run` takes
+ * them (its --csv rows and its summary's means) and `collide ksm`,
+ * `advise` and `tune` with it (these two without the oracle): each
  * sample is held until the next one comes, so that the last, the end of
  * the run after which nothing changes, always gets the oracle's walk; the
  * others get it when due, every ideal_every_us (the walk visits every
@@ -80,6 +82,9 @@ struct sampler {
 	struct snapshot pending;
 	uint64_t pending_us, pending_trace_us;
 	bool have_pending;
+	/* each sample after t = 0 as it is counted, or NULL (tune keeps the series) */
+	void (*each)(void *each_ctx, uint64_t sim_us, const struct snapshot *s);
+	void *each_ctx;
 };
 /* ideal_interval_ms is rounded up to whole samples, so the oracle's rows are rows. */
 void sampler_init(struct sampler *sm, struct series_stats *stats, FILE *series, bool ideal,
@@ -87,6 +92,14 @@ void sampler_init(struct sampler *sm, struct series_stats *stats, FILE *series, 
 void sampler_take(struct sampler *sm, struct ksm *k, uint64_t sim_us, uint64_t trace_us);
 /* After loop_run succeeded: the last sample, with the oracle. */
 void sampler_finish(struct sampler *sm, struct ksm *k);
+/* A loop sample sink (struct loop_sinks .sample) whose ctx is a struct sampler. */
+bool sampler_sink(void *sampler, uint64_t sim_us, uint64_t trace_us, struct ksm *k,
+		  GError **error);
+/* The saving a sample shows: merged pages, the zero page's included. */
+static inline uint64_t snapshot_saved(const struct snapshot *s)
+{
+	return s->c.pages_sharing + s->c.ksm_zero_pages;
+}
 
 /* A whole run, for a summary row that needs no other file to be read. */
 struct run_summary {

@@ -512,17 +512,10 @@ static char *apply_fork(struct trace_check *ck, const struct trace_record *rec,
 	return NULL;
 }
 
-/* settle can finish only if ksmd runs and has something to scan. */
+/* settle can finish only if ksmd runs and has something to scan: the one rule. */
 static char *apply_settle(const struct trace_check *ck)
 {
-	if (ck->knobs[KNOB_RUN] != 1)
-		return g_strdup_printf("settle needs run 1 (run is %" G_GUINT64_FORMAT ")",
-				       ck->knobs[KNOB_RUN]);
-	if (ck->knobs[KNOB_PAGES_TO_SCAN] == 0)
-		return g_strdup("settle needs pages_to_scan > 0 (it is 0)");
-	if (!ck->mergeable_mms)
-		return g_strdup("settle needs a live mm with a mergeable range (there is none)");
-	return NULL;
+	return knob_settle_refusal(ck->knobs, ck->mergeable_mms != 0);
 }
 
 /*

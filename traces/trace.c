@@ -84,3 +84,15 @@ uint64_t knob_advisor_pages_to_scan(const uint64_t *knobs)
 	return knobs[KNOB_ADVISOR_MODE] != ADVISOR_NONE ? knobs[KNOB_ADVISOR_MIN_PAGES_TO_SCAN]
 							: knob_table[KNOB_PAGES_TO_SCAN].def;
 }
+
+char *knob_settle_refusal(const uint64_t *knobs, bool mergeable_mm)
+{
+	if (knobs[KNOB_RUN] != 1)
+		return g_strdup_printf("settle needs run 1 (run is %" G_GUINT64_FORMAT ")",
+				       knobs[KNOB_RUN]);
+	if (knobs[KNOB_PAGES_TO_SCAN] == 0)
+		return g_strdup("settle needs pages_to_scan > 0 (it is 0)");
+	if (!mergeable_mm)
+		return g_strdup("settle needs a live mm with a mergeable range (there is none)");
+	return NULL;
+}

@@ -127,6 +127,14 @@ extern const struct knob_info knob_table[KNOB_NR];
  */
 bool knob_pages_to_scan_refused(const uint64_t *knobs);
 uint64_t knob_advisor_pages_to_scan(const uint64_t *knobs);
+/*
+ * The settle rule, for the checker and the model's loop (sim/loop.c)
+ * alike: a settle can end only while ksmd runs (run 1), scans something
+ * (pages_to_scan > 0) and has an mm to scan (a live mm with a mergeable
+ * range: a registered mm, in the model). NULL when it can; else why not,
+ * "settle needs ..." (g_free).
+ */
+char *knob_settle_refusal(const uint64_t *knobs, bool mergeable_mm);
 extern const char *const verb_names[TRACE_NR_VERBS];
 
 /*

@@ -65,7 +65,7 @@ check_run() {	# CSV POLICY HASH run-options...
 	"$ksmsim" run --quiet --trace "$trace" --summary-csv "$tmp/run.csv" "$@"
 	for pair in ksmd_cpu_ms:ksmd_cpu_ms pages_sharing:pages_sharing cow_ksm:cow_ksm \
 		    checksums:checksums false_positives:false_positives \
-		    unstable_corrupt_walks:unstable_corrupt_walks saved_mean:avg_pages_sharing; do
+		    unstable_corrupt_walks:unstable_corrupt_walks saved_mean:avg_saved; do
 		local mine=${pair%%:*} theirs=${pair#*:} a b
 		a=$(field "$csv" "$policy" "$hash" "$mine")
 		b=$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))[sys.argv[2]])' \

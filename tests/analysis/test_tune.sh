@@ -82,7 +82,7 @@ r = next(csv.DictReader(open(sys.argv[2])))
 assert t['ksmd_cpu_ms'] == r['ksmd_cpu_ms'], (t['ksmd_cpu_ms'], r['ksmd_cpu_ms'])
 assert t['saved_end'] == str(int(r['pages_sharing']) + int(r['ksm_zero_pages'])), (t['saved_end'], r['pages_sharing'])
 assert t['cow_ksm'] == r['cow_ksm'] and t['general_profit'] == r['general_profit'], (t, r)
-assert t['saved_mean'] == r['avg_pages_sharing'], (t['saved_mean'], r['avg_pages_sharing'])
+assert t['saved_mean'] == r['avg_saved'], (t['saved_mean'], r['avg_saved'])
 P
 
 # 4. a budget nothing meets: the cheapest, and the report says so

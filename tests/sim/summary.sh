@@ -44,7 +44,7 @@ is() { # FILE FIELD WANT
 
 new="checksum_ns policy workload seed scale interval_ms samples avg_pages_sharing peak_pages_sharing
 avg_pages_unshared peak_pages_unshared avg_pages_volatile peak_pages_volatile
-avg_missed_merges avg_dedup_fraction pinned run sleep_millisecs use_zero_pages
+avg_saved peak_saved avg_missed_merges avg_dedup_fraction pinned run sleep_millisecs use_zero_pages
 max_page_sharing merge_across_nodes smart_scan stable_node_chains_prune_millisecs
 advisor_mode advisor_max_cpu advisor_min_pages_to_scan advisor_max_pages_to_scan
 advisor_target_scan_time"
@@ -84,10 +84,15 @@ awk -F, -v end="$end" 'NR == 1 { next }
 
 # means and peaks: the series rows after t = 0, computed here
 check_stats() { # SERIES SUMMARY
-	awk -F, 'BEGIN { f[0] = "pages_sharing"; f[1] = "pages_unshared"; f[2] = "pages_volatile" }
+	# saved: what advise and tune average, merged pages with the zero page's
+	awk -F, 'BEGIN { f[0] = "pages_sharing"; f[1] = "pages_unshared"; f[2] = "pages_volatile"
+			 f[3] = "saved" }
 	NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) c[$i] = i; else if ($1 > 0) {
 			n++
-			for (k = 0; k < 3; k++) { x = $c[f[k]] + 0; s[k] += x; if (x > p[k]) p[k] = x }
+			for (k = 0; k < 4; k++) {
+				x = k < 3 ? $c[f[k]] + 0 : $c["pages_sharing"] + $c["ksm_zero_pages"]
+				s[k] += x; if (x > p[k]) p[k] = x
+			}
 			if ($c["ideal_saved"] != "") {
 				ni++
 				miss += $c["missed_merges"]
@@ -98,7 +103,7 @@ check_stats() { # SERIES SUMMARY
 	function want(name, v) { if ($h[name] != v) { print name " " $h[name] ", series gives " v; bad = 1 } }
 	{
 		want("samples", n)
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < 4; k++) {
 			want("avg_" f[k], sprintf("%.3f", s[k] / n))
 			want("peak_" f[k], p[k])
 		}
