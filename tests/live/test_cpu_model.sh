@@ -6,7 +6,7 @@
 # ksmd's prices move with the host (the built-in table, fitted on an AMD EPYC
 # VM, charged 1.38x, 1.71x and 0.95x the live ksmd on the three 1 Mi-page
 # conformance cases on the same VM type a day later). So the test first fits
-# a table on this machine (`ksmsim bench calibrate --repeat 1 --scale 0.5`: each term
+# a table on this machine (`ksmsim bench calibrate --repeat 1`: each term
 # from its kernel functions' time in ksmd's profile where perf events and
 # the kernel's symbols can be had, else the blind fit of the total; 3-4
 # minutes quiet, up to 8 under load), then replays five held-out traces none of whose shapes is a
@@ -41,8 +41,7 @@ trap 'rm -rf "$tmp"' EXIT
 echo "cpu: $(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1), $(uname -r)"
 if [ -z "$table" ]; then
 	table=$tmp/costs.csv
-	# half-size scenarios: the suite's time (the held-out traces stay full size)
-	"$bin" bench calibrate --repeat 1 --scale 0.5 -o "$table" >"$tmp/calibrate" 2>&1
+	"$bin" bench calibrate --repeat 1 -o "$table" >"$tmp/calibrate" 2>&1
 	rc=$?
 	if [ "$rc" -eq 77 ]; then
 		echo "SKIP: $(tail -n 1 "$tmp/calibrate")"
