@@ -39,7 +39,7 @@ uint64_t ref_xxh64_kernel(const void *page);
 uint64_t ref_crc32c_kernel(const void *page);
 /*
  * A checksum's cost over xxhash's, both as ksmd computes them, streaming
- * 32 MiB (median of 7, three rounds interleaved): 1 for xxhash and xxh64,
+ * 32 MiB (thread CPU time, least of 7, three rounds interleaved): 1 for xxhash and xxh64,
  * 0 for a checksum without a kernel-shaped twin here.
  */
 double kernel_hash_ratio(const char *name);

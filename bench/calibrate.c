@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -26,6 +27,7 @@
 #include "live/live.h"
 #include "marks/marks.h"
 #include "sim/cost_model.h"
+#include "sim/profile.h"
 #include "sim/run.h"
 #include "util/atomic_file.h"
 #include "util/exit_status.h"
@@ -48,6 +50,10 @@ static const char *const fitted_short[NFIT] = {
 	"pass", "chain", "cold", "revisit",
 };
 
+#define MAX_REPEAT 64
+#define PROF_GROUPS 8	/* profile_ngroups(), checked at the start */
+#define GROUP_OTHER 7	/* profile_group_name(7) is "other" */
+
 enum shape {
 	SHAPE_DISTINCT,		/* every page different: checksums, unstable tree */
 	SHAPE_PAIRS,		/* two mms with the same pages: one merge per pair */
@@ -65,6 +71,16 @@ enum shape {
 	 */
 	SHAPE_SCATTERED,	/* pairs, the second mm's pages in a shuffled order */
 	SHAPE_SERVICE,		/* 3 copies: shuffled shared pages, 1 in 8 unique */
+	/*
+	 * Where a term lacked support: pages equal but for their last word
+	 * (every compare reads the whole page), pages rewritten before every
+	 * pass (volatile: a checksum and no tree), pairs merged and then
+	 * written again (CoW breaks: the rmap_items leave the stable tree
+	 * and merge again).
+	 */
+	SHAPE_LATE,
+	SHAPE_VOLATILE,
+	SHAPE_COW,
 };
 
 struct scenario {
@@ -75,6 +91,7 @@ struct scenario {
 	unsigned passes;
 	unsigned max_page_sharing;	/* 0: 256, the kernel's default */
 	unsigned mms;		/* 0: 2 */
+	unsigned rewrites;	/* rounds of rewriting, passes of settle after each */
 	/* filled in */
 	char *path;
 	struct cost_counts counts;	/* the model's, at the last mark */
@@ -82,6 +99,11 @@ struct scenario {
 	double live_ms;			/* median */
 	double live_min, live_max;
 	double fit_ms;
+	/* the live profile's groups (sim/profile.h), ms at the last mark, per replay */
+	double gms[MAX_REPEAT][PROF_GROUPS];
+	double tot[MAX_REPEAT];		/* ksmd's ms the profile saw, per replay */
+	double gmed[PROF_GROUPS];	/* each group's median */
+	double tot_med;
 };
 
 #define SCEN(n, w, sh, p, ps) { .name = n, .isolates = w, .shape = sh, .pages = p, .passes = ps }
@@ -118,6 +140,11 @@ static struct scenario scenarios[] = {
 	     262144, 8),
 	{ .name = "service-96k-10", .isolates = "searches of a large stable tree, shuffled revisits",
 	  .shape = SHAPE_SERVICE, .pages = 98304, .passes = 10, .mms = 3 },
+	SCEN("late-16k", "memcmp_byte: compares that read the whole page", SHAPE_LATE, 16384, 3),
+	{ .name = "volatile-32k-6", .isolates = "visit, checksum without trees (volatile pages)",
+	  .shape = SHAPE_VOLATILE, .pages = 32768, .passes = 1, .rewrites = 5 },
+	{ .name = "cow-32k-3x2", .isolates = "merge again after CoW breaks, rmap_items leaving the tree",
+	  .shape = SHAPE_COW, .pages = 32768, .passes = 2, .rewrites = 2 },
 };
 #define NSCEN G_N_ELEMENTS(scenarios)
 
@@ -174,7 +201,19 @@ static bool write_trace(struct scenario *s, const char *dir, double scale, GErro
 					       1000000u * (m + 1));
 			break;
 		case SHAPE_PAIRS:
+		case SHAPE_COW:
 			g_string_append_printf(t, "0 fillseq m%u 0x100000 %u 5000000\n", m, half);
+			break;
+		case SHAPE_VOLATILE:
+			g_string_append_printf(t, "0 fillseq m%u 0x100000 %u %u\n", m, half,
+					       1000000u * (m + 1));
+			break;
+		case SHAPE_LATE:
+			/* one byte everywhere, the last word each page's own */
+			g_string_append_printf(t, "0 fill m%u 0x100000 %u byte:5a\n", m, half);
+			for (unsigned i = 0; i < half; i++)
+				g_string_append_printf(t, "0 write m%u 0x%x word:511:%u\n", m,
+						       0x100000 + i, 1000u + m * half + i);
 			break;
 		case SHAPE_IDENTICAL:
 			g_string_append_printf(t, "0 fill m%u 0x100000 %u byte:5a\n", m, half);
@@ -214,7 +253,18 @@ static bool write_trace(struct scenario *s, const char *dir, double scale, GErro
 		}
 		}
 	}
-	g_string_append_printf(t, "0 set run 1\n0 settle %u\n0 mark end\n", s->passes);
+	g_string_append_printf(t, "0 set run 1\n0 settle %u\n", s->passes);
+	for (unsigned r = 1; r <= s->rewrites; r++) {
+		for (unsigned m = 0; m < nmm; m++) {
+			if (s->shape == SHAPE_VOLATILE)	/* new bytes: every checksum moves */
+				g_string_append_printf(t, "0 fillseq m%u 0x100000 %u %u\n", m, half,
+						       1000000u * (m + 1) + 100000u * r);
+			else if (m == 1)	/* SHAPE_COW: the same bytes, every merged page copied */
+				g_string_append_printf(t, "0 fillseq m1 0x100000 %u 5000000\n", half);
+		}
+		g_string_append_printf(t, "0 settle %u\n", s->passes);
+	}
+	g_string_append(t, "0 mark end\n");
 	s->path = g_strconcat(dir, G_DIR_SEPARATOR_S, s->name, ".ksmt", NULL);
 	bool ok = g_file_set_contents(s->path, t->str, (gssize)t->len, error);
 	g_string_free(t, TRUE);
@@ -286,39 +336,88 @@ static bool last_cpu_ms(const char *text, double *ms, GError **error)
 	return ok;
 }
 
-static bool live_once(const struct scenario *s, double *ms, GError **error)
+/*
+ * The live profile's last mark (live --profile's CSV: label,term,samples,
+ * share,ms, cumulative), each term's ms into its group (sim/profile.h);
+ * "other" (samples none of the table's functions is on) spread over the
+ * groups in proportion, so that they add up to ksmd's time.
+ */
+static bool profile_groups(const char *text, double gms[PROF_GROUPS], double *total,
+			   GError **error)
 {
-	char *buf = NULL;
-	size_t len = 0;
+	char **lines = g_strsplit(text, "\n", -1);
+	double term_ms[LIVE_PROFILE_NR] = { 0 };
+	bool any = false;
+
+	for (char **l = lines; *l; l++) {
+		char **f;
+
+		if (!**l || **l == '#' || g_str_has_prefix(*l, "label,"))
+			continue;
+		f = g_strsplit(*l, ",", -1);
+		if (g_strv_length(f) == 5)
+			for (int t = 0; t < LIVE_PROFILE_NR; t++)
+				if (!strcmp(f[1], live_profile_term_names[t])) {
+					term_ms[t] = g_ascii_strtod(f[4], NULL);	/* the last wins */
+					any = true;
+				}
+		g_strfreev(f);
+	}
+	g_strfreev(lines);
+	if (!any) {
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+			    "the live profile wrote no rows (no mark reached?)");
+		return false;
+	}
+	double sum = 0, other = 0;
+
+	memset(gms, 0, sizeof(double) * PROF_GROUPS);
+	for (int t = 0; t < LIVE_PROFILE_NR; t++) {
+		int g = profile_group_of(live_profile_term_names[t]);
+
+		sum += term_ms[t];
+		if (g == GROUP_OTHER || g < 0)
+			other += term_ms[t];
+		else
+			gms[g] += term_ms[t];
+	}
+	for (int g = 0; g < PROF_GROUPS && sum > other; g++)
+		gms[g] *= sum / (sum - other);
+	*total = sum;
+	return true;
+}
+
+/* One replay; with gms, under the profile, each group's ms into gms. */
+static bool live_once(const struct scenario *s, double *ms, double gms[PROF_GROUPS],
+		      GError **error)
+{
+	char *buf = NULL, *pbuf = NULL;
+	size_t len = 0, plen = 0;
 	FILE *f = open_memstream(&buf, &len);
+	FILE *pf = gms ? open_memstream(&pbuf, &plen) : NULL;
 	struct live_replay_params p = {
 		.trace_name = s->name, .settle_timeout = 600, .base = LIVE_DEFAULT_BASE,
 		.cpu = LIVE_CPU_LEAST_BUSY, .marks = f,
 	};
 	GError *rerr = NULL;
-	trace_reader *r;
-	struct live_session *sess;
-	bool ok;
+	trace_reader *r = NULL;
+	struct live_session *sess = NULL;
+	bool ok = false;
+	double total = 0;
 
-	if (!f) {
+	if (!f || (gms && !pf)) {
 		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "open_memstream failed");
-		return false;
+		goto out;
 	}
 	r = trace_reader_open(s->path, error);
-	if (!r) {
-		fclose(f);
-		free(buf);
-		return false;
-	}
+	if (!r)
+		goto out;
+	if (pf && !(p.profile = live_profile_open(pf, error)))
+		goto out;
 	sess = live_session_begin(error);
-	if (!sess) {
-		trace_reader_free(r);
-		fclose(f);
-		free(buf);
-		return false;
-	}
+	if (!sess)
+		goto out;
 	ok = live_replay(&p, r, error);
-	trace_reader_free(r);
 	if (!live_session_end(sess, &rerr)) {
 		if (ok)
 			g_propagate_prefixed_error(error, rerr, "restoring KSM failed: ");
@@ -326,9 +425,18 @@ static bool live_once(const struct scenario *s, double *ms, GError **error)
 			g_error_free(rerr);
 		ok = false;
 	}
-	fclose(f);
+out:
+	if (r)
+		trace_reader_free(r);
+	live_profile_close(p.profile);
+	if (f)
+		fclose(f);
+	if (pf)
+		fclose(pf);
 	ok = ok && last_cpu_ms(buf, ms, error);
+	ok = ok && (!gms || profile_groups(pbuf, gms, &total, error));
 	free(buf);
+	free(pbuf);
 	return ok;
 }
 
@@ -337,14 +445,14 @@ static bool live_once(const struct scenario *s, double *ms, GError **error)
  * KSM, and throw a replay away when one began to meanwhile (its pages
  * would be in ksmd's time). The machine is shared; the knobs are ours.
  */
-static bool live_clean(const struct scenario *s, double *ms, double *waited, double wait_s,
-		       GError **error)
+static bool live_clean(const struct scenario *s, double *ms, double gms[PROF_GROUPS],
+		       double *waited, double wait_s, GError **error)
 {
 	for (;;) {
 		GError *busy = NULL;
 
 		if (live_check_usable(&busy)) {
-			if (!live_once(s, ms, error))
+			if (!live_once(s, ms, gms, error))
 				return false;
 			if (live_check_usable(NULL))
 				return true;
@@ -614,9 +722,11 @@ static bool traces_dir(const struct bench_calibrate_opts *o, char **dir, GError 
 	return true;
 }
 
+static const char *machine_facts(void);
+
 /* The fitted table t into af (-o), committed; af is done with either way. */
 static bool write_table(const struct bench_calibrate_opts *o, atomic_file *af,
-			const struct cost_table *t, GError **err)
+			const struct cost_table *t, const char *prices_from, GError **err)
 {
 	const char **names;
 	double *ns;
@@ -628,8 +738,9 @@ static bool write_table(const struct bench_calibrate_opts *o, atomic_file *af,
 		fprintf(f, "# ksmsim bench calibrate --synthetic: fitted to the model's own "
 			"CPU, not a live ksmd's\n");
 	else
-		fprintf(f, "# ksmsim bench calibrate on %s, %d live replays a scenario "
-			"(median)\n", bench_cpu_model(), o->repeat);
+		fprintf(f, "# ksmsim bench calibrate, %d live replays a scenario (median), "
+			"%s\n", o->repeat, prices_from);
+	fprintf(f, "# %s\n", machine_facts());
 	fprintf(f, "# checksum:xxhash fitted; the others xxhash's times their ratio to it as "
 		"ksmd computes them (kernel_hash_ratio), or the registry's cold ratio\n");
 	cost_table_write(f, t, names, ns, nh);
@@ -641,59 +752,242 @@ static bool write_table(const struct bench_calibrate_opts *o, atomic_file *af,
 	return true;
 }
 
-int bench_calibrate(const struct bench_calibrate_opts *o)
+/* --------------------------------------------------------- the profile's fit */
+
+/* The machine and the moment, for every table and report. */
+static const char *machine_facts(void)
+{
+	static char buf[384];
+	struct utsname u;
+	char when[32] = "", *load = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (uname(&u) != 0)
+		g_strlcpy(u.release, "?", sizeof(u.release));
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+	if (g_file_get_contents("/proc/loadavg", &load, NULL, NULL))
+		*strchrnul(load, ' ') = '\0';
+	snprintf(buf, sizeof(buf), "machine: %s, %ld CPUs, Linux %s, %s, load %s", bench_cpu_model(),
+		 sysconf(_SC_NPROCESSORS_ONLN), u.release, when, load ? load : "?");
+	g_free(load);
+	return buf;
+}
+
+static uint64_t count_term(const struct scenario *s, int t, unsigned h)
+{
+	if (t == COST_TREE_COLD)
+		return cost_cold_levels(&s->counts, h);
+	if (t == COST_TREE_SCAN)
+		return s->counts.n[COST_TREE_LEVEL];
+	return s->counts.n[t];
+}
+
+/*
+ * The terms a group's functions price: the group's (sim/profile.c) but
+ * memcmp_long (its bytes are memcmp_byte's) and thp_split (no scenario
+ * splits a THP).
+ */
+static size_t group_cols(int g, int cols[COST_NR])
+{
+	size_t n = 0;
+
+	for (int t = 0; t < COST_NR; t++)
+		if (profile_term_group(t) == g && t != COST_MEMCMP_LONG && t != COST_THP_SPLIT)
+			cols[n++] = t;
+	return n;
+}
+
+/* ksmd's ms and group g's in scenario s: one replay's, or (rep < 0) the medians */
+static double w_of(const struct scenario *s, int rep)
+{
+	return rep < 0 ? s->tot_med : s->tot[rep];
+}
+static double g_of(const struct scenario *s, int g, int rep)
+{
+	return rep < 0 ? s->gmed[g] : s->gms[rep][g];
+}
+
+/*
+ * Group g's prices: its functions' live ms in each scenario against the
+ * model's counts of the group's terms, non-negative least squares with
+ * each scenario's row divided by ksmd's time in it (the residuals are
+ * shares). A group of one term is its time over its count, weighted so.
+ */
+static bool fit_group(int g, unsigned h, int rep, double price[COST_NR], double *rss)
+{
+	int cols[COST_NR];
+	size_t nc = group_cols(g, cols);
+	double a[NSCEN * NFIT], b[NSCEN], x[NFIT], scale[NFIT] = { 0 };
+	bool passive[NFIT];
+
+	*rss = 0;
+	if (!nc)
+		return true;
+	for (size_t j = 0; j < nc; j++) {
+		for (size_t i = 0; i < NSCEN; i++)
+			scale[j] = MAX(scale[j], (double)count_term(&scenarios[i], cols[j], h) /
+						 (w_of(&scenarios[i], rep) * 1e6));
+		if (scale[j] == 0)
+			scale[j] = 1;
+	}
+	for (size_t i = 0; i < NSCEN; i++) {
+		double w = w_of(&scenarios[i], rep);
+
+		b[i] = g_of(&scenarios[i], g, rep) / w;
+		for (size_t j = 0; j < nc; j++)
+			a[i * nc + j] = (double)count_term(&scenarios[i], cols[j], h) / (w * 1e6) /
+					scale[j];
+	}
+	if (!nnls(a, b, NSCEN, nc, x, passive))
+		return false;
+	for (size_t j = 0; j < nc; j++)
+		price[cols[j]] = x[j] / scale[j];
+	for (size_t i = 0; i < NSCEN; i++) {
+		double fit = 0;
+
+		for (size_t j = 0; j < nc; j++)
+			fit += a[i * nc + j] * x[j];
+		*rss += (b[i] - fit) * (b[i] - fit);
+	}
+	return true;
+}
+
+/* The model's ms of group g in s with prices p at depth h. */
+static double model_group_ms(const struct scenario *s, int g, const double p[COST_NR], unsigned h)
+{
+	double ns = 0;
+
+	for (int t = 0; t < COST_NR; t++)
+		if (profile_term_group(t) == g)
+			ns += (double)count_term(s, t, h) * p[t];
+	return ns / 1e6;
+}
+
+static void print_scenarios(const double p[COST_NR], unsigned h)
+{
+	printf("\n%-18s %10s %10s %7s  %s\n", "scenario", "live ms", "model ms", "ratio",
+	       "share pp, model - live (visit checksum tree_search merge rmap chain pass)");
+	for (size_t i = 0; i < NSCEN; i++) {
+		const struct scenario *s = &scenarios[i];
+		double m[PROF_GROUPS], mt = 0, worst = 0;
+
+		for (int g = 0; g < GROUP_OTHER; g++)
+			mt += m[g] = model_group_ms(s, g, p, h);
+		printf("%-18s %10.1f %10.1f %7.3f ", s->name, s->tot_med, mt, mt / s->tot_med);
+		for (int g = 0; g < GROUP_OTHER; g++) {
+			double d = 100 * (m[g] / mt - s->gmed[g] / s->tot_med);
+
+			printf(" %+5.1f", d);
+			worst = fabs(d) > fabs(worst) ? d : worst;
+		}
+		printf("  worst %+.1f\n", worst);
+	}
+}
+
+/*
+ * The prices from the live profile (sim/MODEL.md, "Calibrating from the
+ * profile"): each group of terms from its own functions' time, so no
+ * term's cost can hide in another group's; within a group (visit,
+ * revisit, skip and a level's scan-loop part; warm and cold levels and
+ * compared bytes; merge and stable insert) the scenarios separate them.
+ * The spread: the same fit on each replay's times alone.
+ */
+static bool profile_fit(const struct bench_calibrate_opts *o, struct cost_table *tp,
+			GError **err)
+{
+	double pm[COST_NR] = { 0 }, lo[COST_NR], hi[COST_NR], rss, best_rss = INFINITY;
+	double support[PROF_GROUPS] = { 0 };
+	unsigned h = COLD_DEPTH_MIN;
+	int gt = profile_term_group(COST_TREE_LEVEL);
+
+	printf("\ncold depth: the tree_search group's weighted RSS at each depth:\n");
+	for (unsigned d = COLD_DEPTH_MIN; d <= COLD_DEPTH_MAX; d++) {
+		if (!fit_group(gt, d, -1, pm, &rss))
+			goto singular;
+		printf("  %2u: %.6f%s", d, rss, (d - COLD_DEPTH_MIN) % 6 == 5 ? "\n" : "");
+		if (rss < best_rss * (1 - 1e-9))
+			best_rss = rss, h = d;
+	}
+	printf("\n");
+	for (int g = 0; g < GROUP_OTHER; g++)
+		if (!fit_group(g, h, -1, pm, &rss))
+			goto singular;
+	for (int t = 0; t < COST_NR; t++)
+		lo[t] = hi[t] = pm[t];
+	for (int r = 0; r < o->repeat; r++) {
+		double pr[COST_NR] = { 0 };
+
+		for (int g = 0; g < GROUP_OTHER; g++)
+			if (!fit_group(g, h, r, pr, &rss))
+				goto singular;
+		for (int t = 0; t < COST_NR; t++)
+			lo[t] = MIN(lo[t], pr[t]), hi[t] = MAX(hi[t], pr[t]);
+	}
+	for (size_t i = 0; i < NSCEN; i++)
+		for (int g = 0; g < GROUP_OTHER; g++)
+			support[g] = MAX(support[g], scenarios[i].gmed[g] / scenarios[i].tot_med);
+
+	cost_table_default(tp, hash_lookup(HASH_DEFAULT));
+	printf("\nprices from the profile (each group's functions' time over its terms' counts;"
+	       " spread: the fit on each of the %d replays alone):\n", o->repeat);
+	printf("%-16s %11s %11s %11s  %-11s %8s  %s\n", "term", "ns", "min", "max", "group",
+	       "support", "one count is");
+	for (int t = 0; t < COST_NR; t++) {
+		int g = profile_term_group(t);
+		const char *note = "";
+
+		if (t == COST_MEMCMP_LONG)
+			note = " [fixed 0: its bytes are memcmp_byte's]";
+		else if (t == COST_THP_SPLIT)
+			note = " [fixed 0: no scenario splits a THP]";
+		else if (pm[t] == 0)
+			note = support[g] >= 0.005 ? " [AT 0 THOUGH ITS GROUP HAS >= 0.5%]"
+						   : " [0: its group under 0.5% everywhere]";
+		cost_set(tp, t, pm[t]);
+		printf("%-16s %11.3f %11.3f %11.3f  %-11s %7.2f%%  %s%s\n", cost_terms[t].name, pm[t],
+		       lo[t], hi[t], profile_group_name((size_t)g), 100 * support[g],
+		       cost_terms[t].what, note);
+	}
+	tp->cold_depth = h;
+	printf("%-16s %11u %11s %11s  (the tree_search group's smallest RSS)\n",
+	       "tree_level_cold_depth", h, "", "");
+	print_scenarios(pm, h);
+
+	/* the kernel's own XXH64 a page: the checksum group's ms over the checksums */
+	printf("\nxxh64 a page (the checksum group's ms over the model's checksums), per scenario:\n");
+	for (size_t i = 0; i < NSCEN; i++) {
+		const struct scenario *s = &scenarios[i];
+		double v[MAX_REPEAT];
+		uint64_t n = s->counts.n[COST_CHECKSUM];
+
+		if (!n)
+			continue;
+		for (int r = 0; r < o->repeat; r++)
+			v[r] = s->gms[r][profile_term_group(COST_CHECKSUM)] * 1e6 / (double)n;
+		double med = bench_median(v, (size_t)o->repeat);
+
+		printf("xxh64/page %-18s %9" PRIu64 " %8.1f %8.1f %8.1f\n", s->name, n, med, v[0],
+		       v[o->repeat - 1]);
+	}
+	return true;
+singular:
+	g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+		    "the profile's fit is singular: the scenarios do not separate a group's terms");
+	return false;
+}
+
+/*
+ * The blind fit (no profile: perf events or the kernel's symbols
+ * unavailable, or --synthetic --blind): ksmd's total time alone, weighted
+ * NNLS over every term at once, into *tp. Terms collinear in the
+ * scenarios come out at 0; sim/MODEL.md says why the profile's fit is
+ * preferred.
+ */
+static bool blind_fit(struct cost_table *tp, GError **errp)
 {
 	GError *err = NULL;
-	char *dir = NULL;
-	atomic_file *af = NULL;
-	int rc = 1;
-
-	if (!o->synthetic && !live_check_usable(&err)) {
-		printf("ksmsim bench calibrate: skipped: %s\n", err->message);
-		g_error_free(err);
-		return SKIP_STATUS;
-	}
-	signals_install(SIGNALS_DEFER);
-	if (o->out && !(af = atomic_file_open(o->out, &err))) {
-		reportf("ksmsim bench calibrate", "%s", err->message);
-		g_error_free(err);
-		return EXIT_USAGE;
-	}
-	double waited = 0;
-
-	if (!traces_dir(o, &dir, &err))
-		goto fail;
-
-	if (o->synthetic)
-		printf("bench calibrate: %zu scenarios, SYNTHETIC: the model's CPU with %s stands "
-		       "for the live ksmd's (a check of the fit)\n", NSCEN, o->synthetic);
-	else
-		printf("bench calibrate: %zu scenarios, %d live replays each (median), ksmd's CPU "
-		       "from /proc/<ksmd>/schedstat, on %s\n", NSCEN, o->repeat, bench_cpu_model());
-	for (size_t i = 0; i < NSCEN; i++) {
-		struct scenario *s = &scenarios[i];
-		double t[64];
-
-		if (!write_trace(s, o->traces ? o->traces : dir, o->scale, &err) ||
-		    !model_run(s, NULL, &s->model_ms, &err))
-			goto fail;
-		for (int r = 0; r < o->repeat; r++) {
-			if (o->synthetic ? !model_run(s, o->synthetic, &t[r], &err)
-					 : !live_clean(s, &t[r], &waited, o->wait_s, &err))
-				goto fail;
-			if (signals_caught()) {
-				g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
-				goto fail;
-			}
-		}
-		s->live_ms = bench_median(t, (size_t)o->repeat);	/* sorts t */
-		s->live_min = t[0];
-		s->live_max = t[o->repeat - 1];
-		printf("  %-18s live %9.1f ms (%.1f-%.1f)  model (built-in table) %9.1f ms\n",
-		       s->name, s->live_ms, s->live_min, s->live_max, s->model_ms);
-		fflush(stdout);
-	}
-
 	/* the cold depth is not a price: each depth is fitted, the best kept */
 	struct fit best = { .rss = INFINITY }, f;
 
@@ -702,7 +996,7 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		if (!fit_at(h, &f)) {
 			g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
 				    "the fit is singular: the scenarios do not separate the terms");
-			goto fail;
+			{ g_propagate_error(errp, err); return false; }
 		}
 		printf("  %2u: %.5f%s", h, f.rss, (h - COLD_DEPTH_MIN) % 6 == 5 ? "\n" : "");
 		if (f.rss < best.rss * (1 - 1e-9))
@@ -758,8 +1052,128 @@ int bench_calibrate(const struct bench_calibrate_opts *o)
 		       scenarios[i].fit_ms,
 		       100 * (scenarios[i].fit_ms - scenarios[i].live_ms) / scenarios[i].live_ms);
 
+	*tp = t;
+	(void)err;
+	return true;
+}
+
+int bench_calibrate(const struct bench_calibrate_opts *o)
+{
+	GError *err = NULL;
+	char *dir = NULL;
+	atomic_file *af = NULL;
+	int rc = 1;
+
+	if (!o->synthetic && !live_check_usable(&err)) {
+		printf("ksmsim bench calibrate: skipped: %s\n", err->message);
+		g_error_free(err);
+		return SKIP_STATUS;
+	}
+	signals_install(SIGNALS_DEFER);
+	if (o->out && !(af = atomic_file_open(o->out, &err))) {
+		reportf("ksmsim bench calibrate", "%s", err->message);
+		g_error_free(err);
+		return EXIT_USAGE;
+	}
+	double waited = 0;
+
+	if (!traces_dir(o, &dir, &err))
+		goto fail;
+
+	/*
+	 * The profile's fit wherever ksmd can be sampled; the blind fit of
+	 * the total time where it cannot (perf events or the symbols
+	 * unavailable), or when KSMSIM_CALIBRATE_BLIND is set (to compare).
+	 */
+	bool use_profile = !g_getenv("KSMSIM_CALIBRATE_BLIND");
+	struct cost_table syn;
+
+	if (use_profile && !o->synthetic) {
+		char *pb = NULL;
+		size_t pl = 0;
+		FILE *pf = open_memstream(&pb, &pl);
+		GError *perr = NULL;
+		struct live_profile *lp = pf ? live_profile_open(pf, &perr) : NULL;
+
+		if (!lp) {
+			printf("bench calibrate: no live profile (%s): the blind fit of ksmd's total "
+			       "time instead\n", perr ? perr->message : "open_memstream failed");
+			use_profile = false;
+		}
+		g_clear_error(&perr);
+		live_profile_close(lp);
+		if (pf)
+			fclose(pf);
+		free(pb);
+	}
+	if (o->synthetic) {
+		cost_table_default(&syn, hash_lookup(HASH_DEFAULT));
+		if (!cost_table_load(&syn, o->synthetic, hash_lookup(HASH_DEFAULT), &err))
+			goto fail;
+	}
+	printf("%s\n", machine_facts());
+	if (o->synthetic)
+		printf("bench calibrate: %zu scenarios, SYNTHETIC: the model's CPU with %s stands "
+		       "for the live ksmd's (a check of the fit), %s\n", NSCEN, o->synthetic,
+		       use_profile ? "its profile by term" : "the blind fit");
+	else
+		printf("bench calibrate: %zu scenarios, %d live replays each (median), ksmd's CPU "
+		       "from /proc/<ksmd>/schedstat, %s\n", NSCEN, o->repeat,
+		       use_profile ? "by term from its sampled call chains (live --profile)"
+				   : "the blind fit");
+	for (size_t i = 0; i < NSCEN; i++) {
+		struct scenario *s = &scenarios[i];
+		double t[MAX_REPEAT], v[MAX_REPEAT];
+
+		if (!write_trace(s, o->traces ? o->traces : dir, o->scale, &err) ||
+		    !model_run(s, NULL, &s->model_ms, &err))
+			goto fail;
+		for (int r = 0; r < o->repeat; r++) {
+			if (o->synthetic ? !model_run(s, o->synthetic, &t[r], &err)
+					 : !live_clean(s, &t[r], use_profile ? s->gms[r] : NULL,
+						       &waited, o->wait_s, &err))
+				goto fail;
+			if (o->synthetic) {	/* the model's own breakdown stands for the profile */
+				double p[COST_NR];
+
+				for (int k = 0; k < COST_NR; k++)
+					p[k] = cost_get(&syn, k);
+				for (int g = 0; g < PROF_GROUPS; g++)
+					s->gms[r][g] = model_group_ms(s, g, p, (unsigned)syn.cold_depth);
+			}
+			s->tot[r] = 0;
+			for (int g = 0; g < PROF_GROUPS; g++)
+				s->tot[r] += s->gms[r][g];
+			if (signals_caught()) {
+				g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_INTR, "interrupted");
+				goto fail;
+			}
+		}
+		for (int g = 0; g < PROF_GROUPS; g++) {
+			for (int r = 0; r < o->repeat; r++)
+				v[r] = s->gms[r][g];
+			s->gmed[g] = bench_median(v, (size_t)o->repeat);
+		}
+		memcpy(v, s->tot, sizeof(double) * (size_t)o->repeat);
+		s->tot_med = bench_median(v, (size_t)o->repeat);
+		s->live_ms = bench_median(t, (size_t)o->repeat);	/* sorts t */
+		s->live_min = t[0];
+		s->live_max = t[o->repeat - 1];
+		printf("  %-18s live %9.1f ms (%.1f-%.1f)  model (built-in table) %9.1f ms\n",
+		       s->name, s->live_ms, s->live_min, s->live_max, s->model_ms);
+		fflush(stdout);
+	}
+
+	struct cost_table t;
+	bool fitted_ok = use_profile ? profile_fit(o, &t, &err) : blind_fit(&t, &err);
+
+	if (!fitted_ok)
+		goto fail;
+	printf("\n%s (at the end)\n", machine_facts());
 	if (af) {
-		bool ok = write_table(o, af, &t, &err);
+		bool ok = write_table(o, af, &t, use_profile ? "each term from its functions' "
+				      "time in ksmd's profile (live --profile)" :
+				      "the blind fit of ksmd's total time", &err);
 
 		af = NULL;
 		if (!ok)

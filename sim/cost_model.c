@@ -34,6 +34,8 @@ const struct cost_term_info cost_terms[COST_NR] = {
 				"a tree level deeper than tree_level_cold_depth (from memory)"),
 	[COST_REVISIT] = TERM(revisit_ns, "revisit",
 			      "a visit finding its page merged, in a KSM page the last visit did not meet"),
+	[COST_TREE_SCAN] = TERM(tree_scan_ns, "tree_level_scan",
+				"a tree level's own work in the scan loop (counted as tree_level)"),
 };
 #undef TERM
 
@@ -47,7 +49,7 @@ static const struct cost_table builtin = {
 	.visit_ns = 270.667, .node_ns = 60.157, .memcmp_ns = 0, .memcmp_byte_ns = 0,
 	.merge_ns = 0, .stable_insert_ns = 0, .rmap_item_ns = 0, .thp_split_ns = 0,
 	.skip_ns = 875.732, .full_pass_ns = 8867.979, .chain_step_ns = 28.140,
-	.cold_ns = 491.788, .cold_depth = 14, .revisit_ns = 308.559,
+	.cold_ns = 491.788, .cold_depth = 14, .revisit_ns = 308.559, .tree_scan_ns = 0,
 	.copy_ns = 920, .dirty_clear_ns = 3100,	/* bench costs' wrprotect-flush, local flush */
 };
 void cost_table_default(struct cost_table *t, const struct page_hash *h)

@@ -36,6 +36,14 @@ struct cost_table {
 	double cold_ns;		/* a tree level past cold_depth: its node and page from memory */
 	double revisit_ns;	/* a visit finding its page merged, in a KSM page not just met */
 	/*
+	 * A tree level's own work in the scan loop: on 6.18 the searches are
+	 * inlined into ksm_scan_thread, so each level's node loads and key
+	 * checks are that function's own samples, which the live profile
+	 * counts with the visit's bookkeeping (sim/profile.c's "visit" group);
+	 * node_ns is the level's page lookup and compare.
+	 */
+	double tree_scan_ns;
+	/*
 	 * Not a price: how many levels of a tree search stay in the caches.
 	 * Every search goes through the top levels, so their nodes and pages
 	 * stay cached; below this depth a level's nodes outnumber what the
@@ -52,7 +60,7 @@ struct cost_table {
 enum cost_term {
 	COST_VISIT, COST_CHECKSUM, COST_TREE_LEVEL, COST_MEMCMP_LONG, COST_MEMCMP_BYTE,
 	COST_MERGE, COST_STABLE_INSERT, COST_RMAP_ITEM, COST_THP_SPLIT, COST_SKIP,
-	COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD, COST_REVISIT,
+	COST_FULL_PASS, COST_CHAIN_STEP, COST_TREE_COLD, COST_REVISIT, COST_TREE_SCAN,
 	COST_NR
 };
 struct cost_term_info {

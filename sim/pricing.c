@@ -22,6 +22,8 @@ void ksm_cost_counts(const struct ksm *k, struct cost_counts *out)
 	out->n[COST_MEMCMP_BYTE] = k->truth.memcmp_bytes;
 	out->n[COST_MERGE] = k->truth.merges_two + k->truth.merges_stable + k->truth.merges_zero;
 	out->n[COST_TREE_COLD] = cost_cold_levels(out, (unsigned)k->opt.costs.cold_depth);
+	/* the same levels, their scan-loop part priced apart (cost_model.h) */
+	out->n[COST_TREE_SCAN] = out->n[COST_TREE_LEVEL];
 }
 
 static double price(const struct ksm *k, unsigned row)

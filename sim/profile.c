@@ -33,7 +33,7 @@ static const struct {
 
 /* Which group each of the model's cost terms is charged to. */
 static const int model_group[COST_NR] = {
-	[COST_VISIT] = 0, [COST_REVISIT] = 0, [COST_SKIP] = 0,
+	[COST_VISIT] = 0, [COST_REVISIT] = 0, [COST_SKIP] = 0, [COST_TREE_SCAN] = 0,
 	[COST_CHECKSUM] = 1,
 	[COST_TREE_LEVEL] = 2, [COST_TREE_COLD] = 2, [COST_MEMCMP_LONG] = 2, [COST_MEMCMP_BYTE] = 2,
 	[COST_MERGE] = 3, [COST_STABLE_INSERT] = 3, [COST_THP_SPLIT] = 3,
@@ -90,7 +90,22 @@ void profile_model_row(FILE *f, const char *label, const struct cost_counts *c,
 
 /* ------------------------------------------------------------ the diff */
 
-static int group_of(const char *term)
+size_t profile_ngroups(void)
+{
+	return NGROUPS;
+}
+
+const char *profile_group_name(size_t g)
+{
+	return g < NGROUPS ? groups[g].group : NULL;
+}
+
+int profile_term_group(enum cost_term t)
+{
+	return t < COST_NR ? model_group[t] : -1;
+}
+
+int profile_group_of(const char *term)
 {
 	for (size_t g = 0; g < NGROUPS; g++)
 		for (size_t k = 0; k < G_N_ELEMENTS(groups[g].parts) && groups[g].parts[k]; k++)
@@ -162,7 +177,7 @@ static bool read_profile(const char *path, double share[NGROUPS], char **label, 
 				    "%s:%u: share '%s' is not a number from 0 to 1", path, ln,
 				    f[col_share]);
 			ok = false;
-		} else if (group_of(f[col_term]) < 0) {
+		} else if (profile_group_of(f[col_term]) < 0) {
 			g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 				    "%s:%u: unknown term '%s'", path, ln, f[col_term]);
 			ok = false;
@@ -176,7 +191,7 @@ static bool read_profile(const char *path, double share[NGROUPS], char **label, 
 				memset(share, 0, sizeof(double) * NGROUPS);
 			}
 			g_hash_table_add(seen, g_strdup(f[col_term]));
-			share[group_of(f[col_term])] += v;
+			share[profile_group_of(f[col_term])] += v;
 			rows++;
 		}
 		g_strfreev(f);

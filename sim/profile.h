@@ -22,6 +22,17 @@ void profile_model_row(FILE *f, const char *label, const struct cost_counts *c,
 		       const struct cost_table *t);
 
 /*
+ * The groups both a live profile and the model's can name (visit,
+ * checksum, tree_search, merge, rmap_item, chain_walk, full_pass, other):
+ * how many, each one's name, the group of a live or modelled term's name
+ * (-1: unknown), and the group a cost term is charged to.
+ */
+size_t profile_ngroups(void);
+const char *profile_group_name(size_t g);
+int profile_group_of(const char *term);
+int profile_term_group(enum cost_term t);
+
+/*
  * Compares two profiles (either `live --profile` or `run --profile-csv`)
  * at their last mark: each file's terms folded into the groups both can
  * name (the model prices a visit as one: the live page_table_walk,

@@ -6,8 +6,10 @@
 # ksmd's prices move with the host (the built-in table, fitted on an AMD EPYC
 # VM, charged 1.38x, 1.71x and 0.95x the live ksmd on the three 1 Mi-page
 # conformance cases on the same VM type a day later). So the test first fits
-# a table on this machine (`ksmsim bench calibrate --repeat 1`, about 2.5
-# minutes), then replays five held-out traces none of whose shapes is a
+# a table on this machine (`ksmsim bench calibrate --repeat 1`: each term
+# from its kernel functions' time in ksmd's profile where perf events and
+# the kernel's symbols can be had, else the blind fit of the total; 3-4
+# minutes quiet, up to 8 under load), then replays five held-out traces none of whose shapes is a
 # calibration scenario (cpu/make_heldout.sh: mixed, chains, churn, distinct,
 # revisits) once live and through the model with that table, and holds the
 # last mark's ksmd_cpu_ms within +-TOL% (default 35: one live replay each,

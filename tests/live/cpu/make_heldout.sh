@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Writes the held-out traces of live-cpu-model (test_cpu_model.sh) into DIR:
-# five shapes none of `bench calibrate`'s scenarios has, each a few hundred
+# six shapes none of `bench calibrate`'s scenarios has (merges only in
+# bench/cpu_acceptance.sh), each a few hundred
 # ms to a few s of ksmd CPU on the reference machine (sim/MODEL.md,
 # "Calibrating the cost table"). usage: make_heldout.sh DIR
 set -eu
@@ -111,3 +112,20 @@ settles() {	# settles N LABEL: N passes, a mark after each
 	printf '0 set run 1\n'
 	settles 8 pass
 } >"$dir/revisits.ksmt"
+
+# merges: 4 mms of 24 Ki pages: a 16 Ki-page image the same in all, in
+# blocks of 512 each mm lays out in an order of its own, and 8 Ki pages of
+# each its own; 3 passes, most of the work the first merges.
+{
+	head "merges: 4 copies of an image, blocks out of order, first merges"
+	for m in 0 1 2 3; do
+		mm m$m 24576
+		for b in $(seq 0 31); do
+			printf '0 fillseq m%u 0x%x 512 %u\n' $m $((0x100000 + ((b * 13 + m * 7) % 32) * 512)) \
+				$((6000000 + b * 512))
+		done
+		printf '0 fillseq m%u 0x104000 8192 %u\n' $m $((60000000 + 1000000 * m))
+	done
+	printf '0 set run 1\n'
+	settles 3 pass
+} >"$dir/merges.ksmt"
