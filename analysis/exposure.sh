@@ -21,12 +21,16 @@ usage: analysis/exposure.sh [OPTIONS]
   --scale S        gen --scale of the saving table's workloads (default 0.25)
   --jobs N         probe cells at once (default 2)
   --skip-saving    only the probe cells
+  --nice N         the niceness of every ksmsim run (default 19)
   --reuse          keep a probe cell whose exposure CSV is already in DIR/cells
   --no-run         run no cell: probe.csv and probe.png from the cells in
                    DIR/cells (a missing cell is left out, and said so)
   --channels       only the channel cells (below): channels.csv
   --channel-sizes LIST  their host sizes, GiB (default 1,2; 128,256 for the
-                   full table: about 11 GiB and hours a cell)
+                   full table: about 11 GiB and hours a cell); channels.csv
+                   holds every channel cell in DIR/cells, of these sizes
+                   or of earlier runs, by size, setting and channel
+  --channel-kinds LIST  which channels to run (default cow,unmap)
   --max-page-sharing LIST  their max_page_sharing settings
                    (default 2,16,256,1024; 256 is the kernel's)
   --trace FILE     (repeatable) only the saving table, over these traces (a
@@ -44,7 +48,7 @@ the probe pages are written once, spread over one pass from t = one pass
 they meet ksmd's cursor at every phase of its pass), and the trace ends at
 five passes;
 `ksmsim run --no-ideal --domain victim=victim --domain attacker=attacker
---exposure-csv`, under nice -n 19, its wall time and peak RSS measured
+--exposure-csv`, under nice -n 19 (or --nice), its wall time and peak RSS measured
 (/usr/bin/time). T50 and T99 are the 50th and 99th percentiles (nearest
 rank) of the attacker's write_to_merge_us: the time from its probe write
 until its copy merged.
@@ -71,6 +75,8 @@ given=()
 channels=0
 channel_sizes=1,2
 mps_list=2,16,256,1024
+niceness=19
+kinds=cow,unmap
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -82,7 +88,9 @@ while [ $# -gt 0 ]; do
 	--channels) channels=1; saving=0; shift ;;
 	--channel-sizes) channel_sizes=$2; shift 2 ;;
 	--max-page-sharing) mps_list=$2; shift 2 ;;
+	--channel-kinds) kinds=$2; shift 2 ;;
 	--reuse) reuse=1; shift ;;
+	--nice) niceness=$2; shift 2 ;;
 	--no-run) norun=1; saving=0; shift ;;
 	--trace) [ -r "${2:-}" ] || { echo "exposure.sh: --trace: cannot read '${2:-}'" >&2; exit 2; }
 		given+=("$2"); shift 2 ;;
@@ -136,8 +144,8 @@ if [ "$saving" = 1 ]; then
 		for t in "${traces[@]}"; do
 			name=$(basename "$t"); name=${name%.*}
 			t=$(cut_at_last_end "$t" "$work/cut.ksmb")
-			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --exposure-csv "$work/k.csv"
-			nice -n 19 "$ksmsim" run --quiet --no-ideal --trace "$t" --policy selective \
+			nice -n "$niceness" "$ksmsim" run --quiet --no-ideal --trace "$t" --exposure-csv "$work/k.csv"
+			nice -n "$niceness" "$ksmsim" run --quiet --no-ideal --trace "$t" --policy selective \
 				--exposure-csv "$work/s.csv"
 			cp "$work/k.csv" "$out/cells/saving-$name-kernel.csv"
 			cp "$work/s.csv" "$out/cells/saving-$name-selective.csv"
@@ -185,7 +193,7 @@ chcell() {
 	"$ksmsim" gen probe --quiet --vms 4 --mem-mib $((size * 256)) --probe-pages 100 --seed 1 \
 		--probe-channel "$ch" --probe-at "$pass" --probe-spread "$pass" --probe-every "$pass" \
 		--duration-s $((5 * pass)) -o "$work/ch-$size-$mps-$ch.ksmb"
-	/usr/bin/time -f "%e %M" -o "$base.time.tmp" nice -n 19 "$ksmsim" run --quiet --no-ideal \
+	/usr/bin/time -f "%e %M" -o "$base.time.tmp" nice -n "$niceness" "$ksmsim" run --quiet --no-ideal \
 		--trace "$work/ch-$size-$mps-$ch.ksmb" --max-page-sharing "$mps" \
 		--domain victim=victim --domain attacker=attacker --exposure-csv "$base.csv.tmp"
 	echo "$pass" >> "$base.time.tmp"
@@ -196,10 +204,14 @@ chcell() {
 if [ "$channels" = 1 ]; then
 	IFS=, read -r -a csize_list <<<"$channel_sizes"
 	IFS=, read -r -a mps_arr <<<"$mps_list"
+	IFS=, read -r -a kind_arr <<<"$kinds"
+	for ch in "${kind_arr[@]}"; do
+		case $ch in cow|unmap) ;; *) echo "exposure.sh: --channel-kinds: unknown channel '$ch' (cow, unmap)" >&2; exit 2 ;; esac
+	done
 	running=0
 	for size in "${csize_list[@]}"; do
 		for mps in "${mps_arr[@]}"; do
-			for ch in cow unmap; do
+			for ch in "${kind_arr[@]}"; do
 				chcell "$size" "$mps" "$ch" &
 				running=$((running + 1))
 				if [ "$running" -ge "$jobs" ]; then
@@ -212,14 +224,27 @@ if [ "$channels" = 1 ]; then
 	wait
 	{
 		echo "host_gib,max_page_sharing,channel,pass_s,probes,merged,t50_s,t99_s,reads,reveals,reveal_share,reveal_p50_s,reveal_p99_s,reveals_in_chain,run_wall_s,run_peak_rss_mib"
+		# every cell made, this run's or an earlier one's (a 256 GiB cell
+		# takes hours: the sizes are run one at a time), by size, setting
+		# and channel; a cell asked for and not made is said
 		for size in "${csize_list[@]}"; do
 			for mps in "${mps_arr[@]}"; do
-				for ch in cow unmap; do
+				for ch in "${kind_arr[@]}"; do
 					c=$out/cells/channel-$size-$mps-$ch
 					if [ ! -s "$c.csv" ] || [ ! -s "$c.time" ]; then
-						echo "exposure.sh: no channel cell $size GiB $mps $ch: left out" >&2
-						continue
+						echo "exposure.sh: no channel cell $size GiB $mps $ch (not made)" >&2
 					fi
+				done
+			done
+		done
+		for c in "$out"/cells/channel-*-*-*.time; do
+			[ -e "$c" ] || continue
+			c=${c%.time}
+			[ -s "$c.csv" ] && [ -s "$c.time" ] || continue
+			IFS=- read -r _ size mps ch <<<"${c##*/}"
+			echo "$size $mps $ch"
+		done | sort -k1,1n -k2,2n -k3,3 | while read -r size mps ch; do
+					c=$out/cells/channel-$size-$mps-$ch
 					read -r wall rss < <(head -1 "$c.time")
 					pass=$(sed -n 2p "$c.time")
 					if [ "$ch" = cow ]; then
@@ -238,11 +263,45 @@ if [ "$channels" = 1 ]; then
 						"$(sec "$(fig "$c.csv" domain:attacker write_to_merge_us 6)")" \
 						"$reads" "$rev" "$(awk -v r="$rev" -v n="$reads" 'BEGIN { printf "%.3f", n ? r / n : 0 }')" \
 						"$rp50" "$rp99" "${chain:-0}" "$wall" $((rss / 1024))
-				done
-			done
 		done
 	} > "$out/channels.csv.tmp"
 	mv "$out/channels.csv.tmp" "$out/channels.csv"
+	# the plot: by host size at the kernel's max_page_sharing (256), the
+	# time from a copy's write until it merged (when a read first reveals
+	# it) and the share of the reads that revealed, CoW write beside unmap
+	if command -v gnuplot >/dev/null; then
+		for ch in cow unmap; do
+			awk -F, -v ch="$ch" 'NR > 1 && $2 == 256 && $3 == ch && $7 != "" {
+				print $1, $7, $8, $11 * 100 }' "$out/channels.csv" > "$work/ch-$ch.dat"
+		done
+		if [ -s "$work/ch-cow.dat" ] || [ -s "$work/ch-unmap.dat" ]; then
+			sq="'"
+			{
+				echo 'set terminal pngcairo noenhanced size 1100,480 font ",10"'
+				echo "set output '${out//$sq/$sq$sq}/channels.png.tmp'"
+				echo 'set multiplot layout 1,2 title "The CoW-write and the unmap channel (ksmsim model, gen probe, 100 pages, default knobs, max_page_sharing 256)"'
+				echo 'set logscale x 2'
+				echo 'set grid'
+				echo 'set xlabel "background guests, GiB (4 guests)"'
+				echo 'set logscale y 10'
+				echo 'set ylabel "seconds from the copy'"'"'s write to its merge"'
+				echo 'set key top left'
+				printf "plot '%s' using 1:2 with linespoints lt 1 pt 7 title \"CoW T50\", " "$work/ch-cow.dat"
+				printf "'%s' using 1:3 with linespoints lt 1 dt 2 pt 6 title \"CoW T99\", " "$work/ch-cow.dat"
+				printf "'%s' using 1:2 with linespoints lt 2 pt 5 title \"unmap T50\", " "$work/ch-unmap.dat"
+				printf "'%s' using 1:3 with linespoints lt 2 dt 2 pt 4 title \"unmap T99\"\n" "$work/ch-unmap.dat"
+				echo 'unset logscale y'
+				echo 'set yrange [0:100]'
+				echo 'set ylabel "reads that revealed the merge, %"'
+				echo 'set key bottom left'
+				printf "plot '%s' using 1:4 with linespoints lt 1 pt 7 title \"CoW write\", " "$work/ch-cow.dat"
+				printf "'%s' using 1:4 with linespoints lt 2 pt 5 title \"unmap\"\n" "$work/ch-unmap.dat"
+				echo 'unset multiplot'
+			} > "$work/channels.gp"
+			gnuplot "$work/channels.gp"
+			mv "$out/channels.png.tmp" "$out/channels.png"
+		fi
+	fi
 	echo "exposure.sh: $out/channels.csv"
 	exit 0
 fi
@@ -277,7 +336,7 @@ cell() {	# cell SIZE KNOB: cells/probe-SIZE-KNOB.csv and .time
 		--pages-to-scan "$pts" --sleep-millisecs "$ms" $adv_opt \
 		--probe-at "$pass" --probe-spread "$pass" --duration-s $((5 * pass)) \
 		-o "$work/probe-$size-$k.ksmb"
-	/usr/bin/time -f "%e %M" -o "$base.time.tmp" nice -n 19 "$ksmsim" run --quiet --no-ideal \
+	/usr/bin/time -f "%e %M" -o "$base.time.tmp" nice -n "$niceness" "$ksmsim" run --quiet --no-ideal \
 		--trace "$work/probe-$size-$k.ksmb" --domain victim=victim --domain attacker=attacker \
 		--exposure-csv "$base.csv.tmp"
 	echo "$pass" >> "$base.time.tmp"

@@ -379,9 +379,15 @@ int cmd_live(int argc, char **argv)
 	}
 	atomic_file **const outs[] = { &out, &mm_out, &prof_out };
 	if (!atomic_file_commit_all(outs, G_N_ELEMENTS(outs), &err)) {
+		/*
+		 * A full disk or a reader gone (`| head`: SIGPIPE is ignored
+		 * during a replay, so the write fails with EPIPE): exit 2 as
+		 * for every command's output (README), which also keeps
+		 * main's stdout check from saying it a second time.
+		 */
 		cli_error(PROG, "%s", err->message);
 		g_error_free(err);
-		return 1;
+		return signals_exit_status(EXIT_USAGE);
 	}
 	return signals_exit_status(0);
 }
