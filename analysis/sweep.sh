@@ -539,7 +539,8 @@ done
 # the user's words, split as the run will split them (never globbed)
 run_args=${run_args//[[:space:]]/ }
 read -r -a ra <<<"$run_args"
-((${#ra[@]} == 0)) || ask_run "--run-args '$run_args'" "${ra[@]}"
+# (ask_run adds --kernel itself: ask without the copy folded in above)
+((${#ra[@]} == 0)) || kernel= ask_run "--run-args '$run_args'" "${ra[@]}"
 ((slurm == 0)) || check_slurm
 mkdir -p -- "$out" 2>/dev/null || die "--out $out: cannot make the folder"
 out=$(cd -- "$out" && pwd)

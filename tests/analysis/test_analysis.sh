@@ -336,6 +336,11 @@ sweep-checks)
 	KSMSIM=/nonexistent "$src/analysis/sweep.sh" --merge --out "$tmp/ok" 2>/dev/null ||
 		fail "--merge wanted a binary"
 	[[ $(wc -l <"$tmp/ok/sweep.csv") -eq 2 ]] || fail "--merge wrote $(cat "$tmp/ok/sweep.csv")"
+	# --kernel beside --run-args (as seeds-2017.sh passes them): one --kernel a run
+	"$src/analysis/sweep.sh" --ksmsim "$ksmsim" --workload vm-clones --scale 0.001 \
+		--hash xxhash --kernel 6.1 --run-args --batch-time --out "$tmp/k61" 2>"$tmp/err" ||
+		fail "--kernel 6.1 with --run-args: $(cat "$tmp/err")"
+	grep -q 'kernel=6.1' "$tmp/k61/sweep.csv" || fail "--kernel 6.1 rows: $(cat "$tmp/k61/sweep.csv")"
 	;;
 plot)
 	command -v gnuplot >/dev/null || { echo "gnuplot missing: skip"; exit 77; }
