@@ -567,7 +567,7 @@ void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 	k->rmap_items--;
 	rmap_item->mm->ksm_rmap_items--;
 	if (rmap_item->cached_page)
-		rmap_item->cached_page->rmap_item = NULL;
+		page_set_rmap_item(rmap_item->cached_page, NULL);
 	if (rmap_item->seen)
 		content_unref(rmap_item->seen);
 	slab_free(&k->rmap_item_cache, rmap_item);
@@ -629,10 +629,10 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 		return NULL;
 	if (p->mapcount == 1 && rmap_item->cached_page != p) {
 		if (rmap_item->cached_page)
-			rmap_item->cached_page->rmap_item = NULL;
+			page_set_rmap_item(rmap_item->cached_page, NULL);
 		page_uncache(p);
 		rmap_item->cached_page = p;
-		p->rmap_item = rmap_item;
+		page_set_rmap_item(p, rmap_item);
 		rmap_item->cached_key = page_key8(p);
 	}
 	rmap_item->vma_gen = mm->vma_gen;

@@ -105,11 +105,15 @@ struct thp {
 };
 
 /*
- * A physical page: what a PTE points to. 40 bytes: a host of 2^28 pages
+ * A physical page: what a PTE points to. 32 bytes: a host of 2^28 pages
  * keeps one per written page. A KSM page is never part of a THP (the
  * merge splits it first), so its stable node and a THP subpage's folio
  * share a word, told apart by the ksm flag: use page_stable_node() and
- * page_thp() to read them.
+ * page_thp() to read them. Nor is it ever in the lru_add batch (the merge
+ * is refused while the page waits there, and a page joins the batch only
+ * when it is made), so the time of its merge takes the batch's word. The
+ * node and the flags sit in the top 16 bits of the rmap_item's pointer,
+ * which a user-space address leaves free (page_rmap_item()).
  */
 struct page {
 	content *c;			/* NULL once freed (kept while rmap_items refer to it) */
@@ -117,16 +121,32 @@ struct page {
 		struct stable_node *folio_stable;	/* ksm: folio_stable_node; NULL while being merged */
 		struct thp *folio_thp;		/* !ksm: the THP it is a subpage of, until split */
 	};
-	struct rmap_item *rmap_item;	/* the rmap_item caching this page, if any */
-	uint32_t mapcount;
-	uint32_t lru_gen;		/* k->lru_gen when it joined the lru_add batch */
-	uint32_t merged_at;		/* full scans completed when it became KSM (2^32 scans: never) */
-	uint16_t nid;			/* at most TRACE_NODE_MAX */
+	uint64_t rmap_item_addr : 48;	/* the rmap_item caching this page, if any */
+	uint16_t nid : 10;		/* at most TRACE_NODE_MAX */
 	bool ksm : 1;			/* PageKsm */
 	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
 	bool ideal_seen : 1;		/* met already by the running oracle walk (ideal.c) */
+	uint32_t mapcount;
+	union {
+		uint32_t lru_gen;	/* !ksm: k->lru_gen when it joined the lru_add batch */
+		uint32_t merged_at;	/* ksm: full scans completed when it became KSM (2^32: never) */
+	};
 };
+
+/* User-space addresses lie below 2^47 (x86-64 and arm64 without 5-level tables' hints). */
+#define PAGE_RMAP_ITEM_LIMIT (UINT64_C(1) << 48)
+
+static inline struct rmap_item *page_rmap_item(const struct page *p)
+{
+	return (struct rmap_item *)(uintptr_t)p->rmap_item_addr;
+}
+
+static inline void page_set_rmap_item(struct page *p, struct rmap_item *rmap_item)
+{
+	g_assert((uintptr_t)rmap_item < PAGE_RMAP_ITEM_LIMIT);
+	p->rmap_item_addr = (uintptr_t)rmap_item;
+}
 
 /* The first 8 bytes, compared before the rest: cheap for a plain content. */
 static inline uint64_t page_key8(const struct page *p)
@@ -419,7 +439,7 @@ static inline void lru_add(struct ksm *k, struct page *p)
 
 static inline bool lru_batched(const struct ksm *k, const struct page *p)
 {
-	return p->lru_gen == k->lru_gen;
+	return !p->ksm && p->lru_gen == k->lru_gen;
 }
 
 /* Trees of each kind: one per node and class. */

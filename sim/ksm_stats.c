@@ -7,6 +7,7 @@
  */
 #include <string.h>
 #include "sim/ksm_internal.h"
+#include "traces/check.h"
 
 /* ---- /sys/kernel/mm/ksm ---- */
 
@@ -87,7 +88,8 @@ uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
 /* What a simulated page costs: bench model prints it, this keeps it from creeping. */
 G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
 G_STATIC_ASSERT(sizeof(struct rmap_item) == 88);
-G_STATIC_ASSERT(sizeof(struct page) == 40);
+G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
+G_STATIC_ASSERT(sizeof(struct page) == 32);
 
 #define HEAP_OVERHEAD 16u	/* malloc's header, per object */
 #define TREE_NODE_BYTES 40u	/* a GTreeNode */
