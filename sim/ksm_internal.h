@@ -402,6 +402,7 @@ struct ksm {
 	const struct page *revisit_last;
 	struct slab rmap_item_cache;
 	struct slab page_slab;
+	struct slab stable_node_cache;
 
 	struct walks_ahead ahead;	/* sim/walk_ahead.h */
 
@@ -492,6 +493,7 @@ double ksm_batch_end(struct ksm *k);
 
 /* ksm.c */
 void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item);
+void free_stable_node(struct ksm *k, struct stable_node *n);
 void ksm_enter(struct ksm *k, struct mm *mm);
 void ksm_exit(struct ksm *k, struct mm *mm);
 /* What mm.c calls where mm/memory.c calls into KSM (include/linux/ksm.h). */

@@ -116,7 +116,7 @@ void ksm_memory(const struct ksm *k, struct ksm_memory *out)
 	out->pages = slab_bytes(&k->page_slab);
 	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 		out->stable_node_count += stable_tree_nodes(k->root_stable_tree[i].rb_node);
-	out->stable_nodes = out->stable_node_count * (sizeof(struct stable_node) + HEAP_OVERHEAD);
+	out->stable_nodes = slab_bytes(&k->stable_node_cache);
 	uint64_t heap;
 	content_stats(&out->content_objects, &heap);
 	out->contents = content_footprint();
