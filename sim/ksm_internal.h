@@ -204,12 +204,15 @@ struct rmap_item {
  * One struct for the three kinds, as in the kernel: a regular node (in the
  * tree, hlist holds its rmap_items), a chain (in the tree, hlist holds its
  * dups) and a dup (in a chain's hlist by hlist_dup, hlist holds its
- * rmap_items).
+ * rmap_items). 80 bytes: the tree (at most 1,024 nodes x 4,096 classes),
+ * the node, the count and the dup flag share one word.
  */
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
-	bool is_dup;			/* the kernel's head == STABLE_NODE_DUP_HEAD */
-	uint32_t tree;			/* index of the tree it was filed in (tree_index) */
+	uint32_t tree : 22;		/* index of the tree it was filed in (tree_index) */
+	uint32_t nid : 10;		/* at most TRACE_NODE_MAX */
+	int rmap_hlist_len : 31;	/* rmap_items, or STABLE_NODE_CHAIN */
+	bool is_dup : 1;		/* the kernel's head == STABLE_NODE_DUP_HEAD */
 	struct stable_node *chain;	/* dup: its chain */
 	union {
 		struct hlist_node hlist_dup;	/* dup: in chain->hlist */
@@ -227,8 +230,6 @@ struct stable_node {
 		uint64_t chain_prune_time;	/* chain: jiffies */
 		uint32_t chain_slot;		/* dup: its place in chain->dups */
 	};
-	int rmap_hlist_len;		/* rmap_items, or STABLE_NODE_CHAIN */
-	uint32_t nid;
 };
 
 static inline bool is_stable_node_chain(const struct stable_node *n)

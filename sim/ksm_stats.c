@@ -90,6 +90,9 @@ G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
 G_STATIC_ASSERT(sizeof(struct rmap_item) == 88);
 G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
 G_STATIC_ASSERT(sizeof(struct page) == 32);
+/* stable_node.tree: every tree_index(), nodes x classes */
+G_STATIC_ASSERT((uint64_t)(TRACE_NODE_MAX + 1) * KSM_CLASSES_MAX <= (UINT64_C(1) << 22));
+G_STATIC_ASSERT(sizeof(struct stable_node) == 80);
 
 #define HEAP_OVERHEAD 16u	/* malloc's header, per object */
 #define TREE_NODE_BYTES 40u	/* a GTreeNode */
