@@ -71,24 +71,39 @@ struct overlay {
 	uint16_t len;
 };
 
+/*
+ * 64 bytes, one cache line (chunks are page-aligned): a few small
+ * overlays, such as a rewritten word and its run (12 bytes), are kept in
+ * the object instead of a heap block of their own (32 bytes with malloc's
+ * header, and a pointer). The checksum's function is the store's
+ * (csum_fn), one a run, and the page cache names an object by its handle,
+ * as it is unique while the object lives (content_unref() drops its
+ * cached bytes), so neither takes a word here.
+ */
+#define INLINE_EXTRA 16
+
 struct content {
 	uint32_t refcount;
-	uint8_t kind;
+	uint8_t kind : 2;		/* enum base_kind */
+	uint8_t inline_extra : 1;	/* the extra bytes are in[], not at extra */
+	uint8_t csum_valid : 1;		/* csum is of the store's csum_fn */
+	uint8_t digest_valid : 1;
 	uint8_t n_over;
-	uint16_t over_bytes : 15;	/* at most OVERLAY_MAX: room for a flag */
-	uint16_t digest_valid : 1;
+	uint16_t over_bytes;	/* at most OVERLAY_MAX */
 	uint32_t shash;		/* hash of the description, for interning */
 	uint32_t idx;		/* where the pool keeps it; the table names it so */
 	uint64_t base;		/* byte value or seed */
 	uint64_t key8;
-	uint64_t id;		/* never reused: names the content in caches */
 	uint64_t csum;
-	page_hash_fn csum_fn;
 	uint64_t digest;
 	/* BASE_FULL: PAGE bytes; else n_over overlays then over_bytes bytes */
-	uint8_t *extra;
+	union {
+		uint8_t *extra;
+		uint8_t in[INLINE_EXTRA];
+	};
 };
 
+G_STATIC_ASSERT(sizeof(struct content) == 64);
 G_STATIC_ASSERT(OVERLAY_MAX < (1u << 15));
 /* 64-bit handles; every object 8-byte aligned in its chunk */
 G_STATIC_ASSERT(sizeof(uintptr_t) == 8 && _Alignof(content) >= 8 && sizeof(content) % 8 == 0);
@@ -171,24 +186,23 @@ struct slot {
  * never handed out), freed ones on a list threaded through their base field.
  * A write usually makes one object and frees another, so they are recycled.
  */
-#define CHUNK_SHIFT 15		/* 2.25 MiB chunks */
+#define CHUNK_SHIFT 15		/* 2 MiB chunks */
 #define CHUNK_OBJS (1u << CHUNK_SHIFT)
 
-/*
- * Ids look like object handles (8-aligned, above BYTE_TOP, below 2^56), so
- * an id is never an immediate's handle: both name pages in one cache.
- */
-#define FIRST_ID (BYTE_TOP + 8)
+static inline const uint8_t *extra_of(const content *c)
+{
+	return c->inline_extra ? c->in : c->extra;
+}
 
 static inline const struct overlay *overlays(const content *c)
 {
-	return (const struct overlay *)c->extra;
+	return (const struct overlay *)extra_of(c);
 }
 
 static inline const uint8_t *overlay_data(const content *c)
 {
 	/* a base without overlays has no extra block: no offset from NULL */
-	return c->n_over ? c->extra + c->n_over * sizeof(struct overlay) : c->extra;
+	return c->n_over ? extra_of(c) + c->n_over * sizeof(struct overlay) : extra_of(c);
 }
 
 static size_t extra_size(const content *c)
@@ -196,6 +210,12 @@ static size_t extra_size(const content *c)
 	if (c->kind == BASE_FULL)
 		return PAGE;
 	return c->n_over * sizeof(struct overlay) + c->over_bytes;
+}
+
+/* The bytes of its own the object holds on the heap. */
+static size_t heap_extra(const content *c)
+{
+	return c->inline_extra ? 0 : extra_size(c);
 }
 
 static void fill_base(uint8_t *buf, uint8_t kind, uint64_t base)
@@ -224,7 +244,7 @@ static void put_overlays(const content *c, uint8_t *buf);
 static void materialize_raw(const content *c, uint8_t *buf)
 {
 	if (c->kind == BASE_FULL) {
-		memcpy(buf, c->extra, PAGE);
+		memcpy(buf, extra_of(c), PAGE);
 		return;
 	}
 	fill_base(buf, c->kind, c->base);
@@ -270,10 +290,10 @@ struct content_store {
 	content **chunks;		/* the pool */
 	size_t n_chunks;
 	uint32_t pool_next, pool_free;
-	uint64_t next_id;		/* the next object's id */
+	page_hash_fn csum_fn;		/* what the objects' valid csums are of */
 	uint64_t live_objects, live_bytes;
 	struct {
-		uint64_t id;
+		uint64_t id;		/* the handle of the page whose bytes these are; 0: none */
 		uint64_t stamp;
 		uint8_t buf[PAGE] __attribute__((aligned(64)));
 	} cache[CACHE_WAYS];
@@ -282,19 +302,16 @@ struct content_store {
 };
 
 /* The process's store, for contents made outside any run's (the generators', tests'). */
-static struct content_store process_store = { .pool_next = 1, .next_id = FIRST_ID };
+static struct content_store process_store = { .pool_next = 1 };
 /* The store every call works in. */
 static struct content_store *store = &process_store;
 
 static const uint8_t *page_bytes(const content *c)
 {
-	/* immediates are named by their handle, objects by their id */
+	/* named by the handle: an object's is its own until content_unref() drops it */
 	uint64_t key = (uintptr_t)c;
-	if (!is_imm(c)) {
-		if (c->kind == BASE_FULL)
-			return c->extra;
-		key = c->id;
-	}
+	if (!is_imm(c) && c->kind == BASE_FULL)
+		return extra_of(c);
 	unsigned victim = 0;
 	for (unsigned i = 0; i < CACHE_WAYS; i++) {
 		if (store->cache[i].id == key) {
@@ -395,7 +412,7 @@ static bool desc_equal(const content *a, const content *b)
 	    a->over_bytes != b->over_bytes || a->key8 != b->key8)
 		return false;
 	/* memcmp must not see NULL, even for zero bytes */
-	return !a->extra || memcmp(a->extra, b->extra, extra_size(a)) == 0;
+	return !extra_size(a) || memcmp(extra_of(a), extra_of(b), extra_size(a)) == 0;
 }
 
 static struct slot *slots_alloc(size_t cap)
@@ -465,7 +482,7 @@ static void table_remove(const content *c)
 static uint32_t compute_shash(const content *c)
 {
 	uint64_t seed = c->base * SPLITMIX64_GAMMA ^ c->kind;
-	return (uint32_t)XXH64(c->extra, c->extra ? extra_size(c) : 0, seed);
+	return (uint32_t)XXH64(extra_of(c), extra_of(c) ? extra_size(c) : 0, seed);
 }
 
 static uint64_t compute_key8(const content *c)
@@ -474,7 +491,7 @@ static uint64_t compute_key8(const content *c)
 	uint64_t w;
 	switch (c->kind) {
 	case BASE_FULL:
-		memcpy(head, c->extra, 8);
+		memcpy(head, extra_of(c), 8);
 		break;
 	case BASE_ZERO:
 		memset(head, 0, 8);
@@ -534,17 +551,17 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 	key.idx = c->idx;
 	*c = key;
 	c->refcount = 1;
-	c->id = store->next_id;
-	store->next_id += 8;
-	g_assert(store->next_id < OBJ_TOP);
-	c->csum_fn = NULL;
-	c->digest_valid = 0;
+	if (extra && extra_size(c) <= INLINE_EXTRA) {
+		memcpy(c->in, extra, extra_size(c));
+		c->inline_extra = 1;
+		g_free(extra);
+	}
 	store->slots[i].hash = c->shash;
 	store->slots[i].idx = c->idx;
 	if (++store->table_count > TABLE_GROW(store->table_mask + 1))
 		table_resize((store->table_mask + 1) * 2, true);
 	store->live_objects++;
-	store->live_bytes += sizeof(*c) + extra_size(c);
+	store->live_bytes += sizeof(*c) + heap_extra(c);
 	return c;
 }
 
@@ -561,11 +578,12 @@ void content_unref(content *c)
 		return;
 	table_remove(c);
 	for (unsigned i = 0; i < CACHE_WAYS; i++)
-		if (store->cache[i].id == c->id)
+		if (store->cache[i].id == (uintptr_t)c)
 			store->cache[i].id = 0;
 	store->live_objects--;
-	store->live_bytes -= sizeof(*c) + extra_size(c);
-	g_free(c->extra);
+	store->live_bytes -= sizeof(*c) + heap_extra(c);
+	if (!c->inline_extra)
+		g_free(c->extra);
 	pool_release(c);
 }
 
@@ -769,7 +787,7 @@ content *content_apply(const content *cur, const struct trace_content *tc)
 	}
 	if (cur->kind == BASE_FULL) {
 		/* A whole page stays whole unless it became uniform. */
-		uint8_t *page = g_memdup2(cur->extra, PAGE);
+		uint8_t *page = g_memdup2(extra_of(cur), PAGE);
 		memcpy(page + off, bytes, len);
 		return from_full(page);
 	}
@@ -851,6 +869,14 @@ static uint64_t imm_hash(struct imm_cache *ic, const content *c, page_hash_fn fn
 	return s->value;
 }
 
+/* The store's checksum function changed: every object's csum is of the old one. */
+static void csum_forget_all(void)
+{
+	for (size_t i = 0; store->slots && i <= store->table_mask; i++)
+		if (store->slots[i].idx)
+			pool_obj(store->slots[i].idx)->csum_valid = 0;
+}
+
 static uint64_t digest_fn(const void *page)
 {
 	return XXH3_64bits(page, PAGE);
@@ -861,9 +887,15 @@ uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 	/* no function (no gate): 0, as an object that never computed one holds */
 	if (is_imm(c))
 		return fn ? imm_hash(&store->csum_cache, c, fn, computed) : 0;
-	if (c->csum_fn != fn) {
+	if (!fn)
+		return 0;
+	if (fn != store->csum_fn) {
+		csum_forget_all();
+		store->csum_fn = fn;
+	}
+	if (!c->csum_valid) {
 		c->csum = fn(page_bytes(c));
-		c->csum_fn = fn;
+		c->csum_valid = 1;
 		if (computed)
 			(*computed)++;
 	}
@@ -900,7 +932,6 @@ struct content_store *content_store_new(void)
 {
 	struct content_store *s = g_new0(struct content_store, 1);
 	s->pool_next = 1;
-	s->next_id = FIRST_ID;
 	return s;
 }
 
@@ -921,7 +952,8 @@ void content_store_free(struct content_store *s)
 		if (s->slots[i].idx) {
 			uint32_t idx = s->slots[i].idx;
 			content *c = s->chunks[idx >> CHUNK_SHIFT] + (idx & (CHUNK_OBJS - 1));
-			g_free(c->extra);
+			if (!c->inline_extra)
+				g_free(c->extra);
 		}
 	if (s->slots)
 		munmap(s->slots, (s->table_mask + 1) * sizeof(struct slot));

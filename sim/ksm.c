@@ -186,16 +186,16 @@ void ksm_grow_roots(struct ksm *k, uint32_t nid)
 
 /* ---- stable nodes and chains ---- */
 
-static struct stable_node *alloc_stable_node(void)
+static struct stable_node *alloc_stable_node(struct ksm *k)
 {
-	return g_new0(struct stable_node, 1);
+	return slab_alloc0(&k->stable_node_cache);
 }
 
-static void free_stable_node(struct stable_node *n)
+void free_stable_node(struct ksm *k, struct stable_node *n)
 {
 	if (is_stable_node_chain(n))
 		chain_index_free(n->dups);
-	g_free(n);
+	slab_free(&k->stable_node_cache, n);
 }
 
 static bool is_stable_node_dup(const struct stable_node *n)
@@ -239,7 +239,7 @@ static void stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 static void free_stable_node_chain(struct ksm *k, struct stable_node *chain, struct rb_root *root)
 {
 	rb_erase(&chain->node, root);
-	free_stable_node(chain);
+	free_stable_node(k, chain);
 	k->stable_node_chains--;
 }
 
@@ -263,7 +263,7 @@ static void remove_node_from_stable_tree(struct ksm *k, struct stable_node *node
 	}
 	trace_ksm_remove_ksm_page(k, node);
 	stable_node_dup_del(k, node);
-	free_stable_node(node);
+	free_stable_node(k, node);
 }
 
 /* As ksm_get_folio() does: the node's page, or NULL after removing a stale node. */
@@ -278,7 +278,7 @@ static struct page *ksm_get_folio(struct ksm *k, struct stable_node *node)
 static struct stable_node *alloc_stable_node_chain(struct ksm *k, struct stable_node *dup,
 						   struct rb_root *root)
 {
-	struct stable_node *chain = alloc_stable_node();
+	struct stable_node *chain = alloc_stable_node(k);
 	chain->chain_prune_time = jiffies_of(k->now);
 	chain->rmap_hlist_len = STABLE_NODE_CHAIN;
 	chain->dups = chain_index_new();
@@ -365,7 +365,7 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 			found->is_dup = false;
 			found->chain = NULL;
 			found->hlist_dup.pprev = NULL;
-			free_stable_node(chain);
+			free_stable_node(k, chain);
 			k->stable_node_chains--;
 			k->stable_node_dups--;
 			*node_io = found;
@@ -493,7 +493,7 @@ again:
 		}
 	}
 	ksm_ev_search_depth(k, depth);
-	struct stable_node *sdup = alloc_stable_node();
+	struct stable_node *sdup = alloc_stable_node(k);
 	ksm_ev_stable_insert(k, sdup);
 	sdup->page = kpage;
 	sdup->nid = nid;
@@ -569,7 +569,7 @@ void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 	k->rmap_items--;
 	rmap_item->mm->ksm_rmap_items--;
 	if (rmap_item->cached_page)
-		rmap_item->cached_page->rmap_item = NULL;
+		page_set_rmap_item(rmap_item->cached_page, NULL);
 	if (rmap_item->seen)
 		content_unref(rmap_item->seen);
 	slab_free(&k->rmap_item_cache, rmap_item);
@@ -631,10 +631,10 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 		return NULL;
 	if (p->mapcount == 1 && rmap_item->cached_page != p) {
 		if (rmap_item->cached_page)
-			rmap_item->cached_page->rmap_item = NULL;
+			page_set_rmap_item(rmap_item->cached_page, NULL);
 		page_uncache(p);
 		rmap_item->cached_page = p;
-		p->rmap_item = rmap_item;
+		page_set_rmap_item(p, rmap_item);
 		rmap_item->cached_key = page_key8(p);
 	}
 	rmap_item->vma_gen = mm->vma_gen;

@@ -228,7 +228,7 @@ GArray *ksm_mm_stats(const struct ksm *k);	/* of struct ksm_mm_stat */
 struct ksm_memory {
 	uint64_t rmap_items, rmap_item_count;	/* slab arenas; items live */
 	uint64_t pages;				/* slab arenas of struct page */
-	uint64_t stable_nodes, stable_node_count;	/* nodes, chains and dups in the trees */
+	uint64_t stable_nodes, stable_node_count;	/* slab arenas; nodes, chains and dups in the trees */
 	uint64_t contents, content_objects;	/* pool, intern table, overlays and whole pages */
 	uint64_t page_tables, pt_chunks;	/* the mms' PTE chunks */
 	uint64_t mms, mm_count;			/* struct mm, its VMAs, slot and name tables */

@@ -105,11 +105,15 @@ struct thp {
 };
 
 /*
- * A physical page: what a PTE points to. 40 bytes: a host of 2^28 pages
+ * A physical page: what a PTE points to. 32 bytes: a host of 2^28 pages
  * keeps one per written page. A KSM page is never part of a THP (the
  * merge splits it first), so its stable node and a THP subpage's folio
  * share a word, told apart by the ksm flag: use page_stable_node() and
- * page_thp() to read them.
+ * page_thp() to read them. Nor is it ever in the lru_add batch (the merge
+ * is refused while the page waits there, and a page joins the batch only
+ * when it is made), so the time of its merge takes the batch's word. The
+ * node and the flags sit in the top 16 bits of the rmap_item's pointer,
+ * which a user-space address leaves free (page_rmap_item()).
  */
 struct page {
 	content *c;			/* NULL once freed (kept while rmap_items refer to it) */
@@ -117,16 +121,32 @@ struct page {
 		struct stable_node *folio_stable;	/* ksm: folio_stable_node; NULL while being merged */
 		struct thp *folio_thp;		/* !ksm: the THP it is a subpage of, until split */
 	};
-	struct rmap_item *rmap_item;	/* the rmap_item caching this page, if any */
-	uint32_t mapcount;
-	uint32_t lru_gen;		/* k->lru_gen when it joined the lru_add batch */
-	uint32_t merged_at;		/* full scans completed when it became KSM (2^32 scans: never) */
-	uint16_t nid;			/* at most TRACE_NODE_MAX */
+	uint64_t rmap_item_addr : 48;	/* the rmap_item caching this page, if any */
+	uint16_t nid : 10;		/* at most TRACE_NODE_MAX */
 	bool ksm : 1;			/* PageKsm */
 	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
 	bool ideal_seen : 1;		/* met already by the running oracle walk (ideal.c) */
+	uint32_t mapcount;
+	union {
+		uint32_t lru_gen;	/* !ksm: k->lru_gen when it joined the lru_add batch */
+		uint32_t merged_at;	/* ksm: full scans completed when it became KSM (2^32: never) */
+	};
 };
+
+/* User-space addresses lie below 2^47 (x86-64 and arm64 without 5-level tables' hints). */
+#define PAGE_RMAP_ITEM_LIMIT (UINT64_C(1) << 48)
+
+static inline struct rmap_item *page_rmap_item(const struct page *p)
+{
+	return (struct rmap_item *)(uintptr_t)p->rmap_item_addr;
+}
+
+static inline void page_set_rmap_item(struct page *p, struct rmap_item *rmap_item)
+{
+	g_assert((uintptr_t)rmap_item < PAGE_RMAP_ITEM_LIMIT);
+	p->rmap_item_addr = (uintptr_t)rmap_item;
+}
 
 /* The first 8 bytes, compared before the rest: cheap for a plain content. */
 static inline uint64_t page_key8(const struct page *p)
@@ -184,12 +204,15 @@ struct rmap_item {
  * One struct for the three kinds, as in the kernel: a regular node (in the
  * tree, hlist holds its rmap_items), a chain (in the tree, hlist holds its
  * dups) and a dup (in a chain's hlist by hlist_dup, hlist holds its
- * rmap_items).
+ * rmap_items). 80 bytes: the tree (at most 1,024 nodes x 4,096 classes),
+ * the node, the count and the dup flag share one word.
  */
 struct stable_node {
 	struct rb_node node;		/* regular node or chain: in the tree */
-	bool is_dup;			/* the kernel's head == STABLE_NODE_DUP_HEAD */
-	uint32_t tree;			/* index of the tree it was filed in (tree_index) */
+	uint32_t tree : 22;		/* index of the tree it was filed in (tree_index) */
+	uint32_t nid : 10;		/* at most TRACE_NODE_MAX */
+	int rmap_hlist_len : 31;	/* rmap_items, or STABLE_NODE_CHAIN */
+	bool is_dup : 1;		/* the kernel's head == STABLE_NODE_DUP_HEAD */
 	struct stable_node *chain;	/* dup: its chain */
 	union {
 		struct hlist_node hlist_dup;	/* dup: in chain->hlist */
@@ -207,8 +230,6 @@ struct stable_node {
 		uint64_t chain_prune_time;	/* chain: jiffies */
 		uint32_t chain_slot;		/* dup: its place in chain->dups */
 	};
-	int rmap_hlist_len;		/* rmap_items, or STABLE_NODE_CHAIN */
-	uint32_t nid;
 };
 
 static inline bool is_stable_node_chain(const struct stable_node *n)
@@ -388,6 +409,7 @@ struct ksm {
 	const struct page *revisit_last;
 	struct slab rmap_item_cache;
 	struct slab page_slab;
+	struct slab stable_node_cache;
 
 	struct walks_ahead ahead;	/* sim/walk_ahead.h */
 
@@ -433,7 +455,7 @@ static inline void lru_add(struct ksm *k, struct page *p)
 
 static inline bool lru_batched(const struct ksm *k, const struct page *p)
 {
-	return p->lru_gen == k->lru_gen;
+	return !p->ksm && p->lru_gen == k->lru_gen;
 }
 
 /* Trees of each kind: one per node and class. */
@@ -495,6 +517,7 @@ double ksm_batch_end(struct ksm *k);
 
 /* ksm.c */
 void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item);
+void free_stable_node(struct ksm *k, struct stable_node *n);
 void ksm_enter(struct ksm *k, struct mm *mm);
 void ksm_exit(struct ksm *k, struct mm *mm);
 /* What mm.c calls where mm/memory.c calls into KSM (include/linux/ksm.h). */

@@ -46,24 +46,25 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item),
 		  "an arena of rmap_items");
 	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
+	slab_init(&k->stable_node_cache, sizeof(struct stable_node), _Alignof(struct stable_node),
+		  "an arena of stable nodes");
 	return k;
 }
 
-static void free_tree_nodes(struct rb_node *n)
+static void free_tree_nodes(struct ksm *k, struct rb_node *n)
 {
 	if (!n)
 		return;
-	free_tree_nodes(n->rb_left);
-	free_tree_nodes(n->rb_right);
+	free_tree_nodes(k, n->rb_left);
+	free_tree_nodes(k, n->rb_right);
 	struct stable_node *node = rb_entry(n, struct stable_node, node);
 	if (is_stable_node_chain(node)) {
 		struct stable_node *dup;
 		struct hlist_node *next;
 		hlist_for_each_entry_safe(dup, next, &node->hlist, hlist_dup)
-			g_free(dup);	/* free_stable_node */
-		chain_index_free(node->dups);
+			free_stable_node(k, dup);
 	}
-	g_free(node);
+	free_stable_node(k, node);
 }
 
 void ksm_free(struct ksm *k)
@@ -89,12 +90,13 @@ void ksm_free(struct ksm *k)
 	}
 	g_ptr_array_free(all, TRUE);
 	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
-		free_tree_nodes(k->root_stable_tree[i].rb_node);
+		free_tree_nodes(k, k->root_stable_tree[i].rb_node);
 	g_free(k->root_stable_tree);
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
 	g_hash_table_destroy(k->domain_seen);
 	slab_destroy(&k->rmap_item_cache);
 	slab_destroy(&k->page_slab);
+	slab_destroy(&k->stable_node_cache);
 	g_free(k);
 }

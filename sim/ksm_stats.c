@@ -7,6 +7,7 @@
  */
 #include <string.h>
 #include "sim/ksm_internal.h"
+#include "traces/check.h"
 
 /* ---- /sys/kernel/mm/ksm ---- */
 
@@ -93,7 +94,11 @@ uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
 /* What a simulated page costs: bench model prints it, this keeps it from creeping. */
 G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
 G_STATIC_ASSERT(sizeof(struct rmap_item) == 88);
-G_STATIC_ASSERT(sizeof(struct page) == 40);
+G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
+G_STATIC_ASSERT(sizeof(struct page) == 32);
+/* stable_node.tree: every tree_index(), nodes x classes */
+G_STATIC_ASSERT((uint64_t)(TRACE_NODE_MAX + 1) * KSM_CLASSES_MAX <= (UINT64_C(1) << 22));
+G_STATIC_ASSERT(sizeof(struct stable_node) == 80);
 
 #define HEAP_OVERHEAD 16u	/* malloc's header, per object */
 #define TREE_NODE_BYTES 40u	/* a GTreeNode */
@@ -120,7 +125,7 @@ void ksm_memory(const struct ksm *k, struct ksm_memory *out)
 	out->pages = slab_bytes(&k->page_slab);
 	for (uint32_t i = 0; i < ksm_nr_trees(k); i++)
 		out->stable_node_count += stable_tree_nodes(k->root_stable_tree[i].rb_node);
-	out->stable_nodes = out->stable_node_count * (sizeof(struct stable_node) + HEAP_OVERHEAD);
+	out->stable_nodes = slab_bytes(&k->stable_node_cache);
 	uint64_t heap;
 	content_stats(&out->content_objects, &heap);
 	out->contents = content_footprint();

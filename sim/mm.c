@@ -232,7 +232,7 @@ uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
 /* Takes the reference to c. */
 static void page_set_content(struct page *p, content *c)
 {
-	struct rmap_item *rmap_item = p->rmap_item;
+	struct rmap_item *rmap_item = page_rmap_item(p);
 	if (rmap_item) {
 		rmap_item->cached_key = content_key8(c);
 		if (rmap_item->seen && !content_equal(rmap_item->seen, c))
@@ -262,9 +262,9 @@ static struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 
 void page_uncache(struct page *p)
 {
-	if (p->rmap_item) {
-		p->rmap_item->cached_page = NULL;
-		p->rmap_item = NULL;
+	if (page_rmap_item(p)) {
+		page_rmap_item(p)->cached_page = NULL;
+		page_set_rmap_item(p, NULL);
 	}
 }
 
