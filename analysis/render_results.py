@@ -479,7 +479,7 @@ def table17():
                        + " | - | - |")
         out.append("")
         out.append(f"Differences from jhash2 on {w}, in %, paired by seed (mean and 95% "
-                   "interval), beside 2017's (one run per hash):\n")
+                   "interval), beside 2017's (the mean of two runs per hash):\n")
         out.append("| figure | crc32c, ours | crc32c, 2017 | xxhash, ours |")
         out.append("|---|---:|---:|---:|")
         for label, met in (("CoW", "cow_ksm"), ("pages_sharing", "avg_pages_sharing"),
@@ -492,6 +492,53 @@ def table17():
                        f"{f(p, '+.1f') if p is not None else '-'} | {_pm(w, 'xxhash', m, '+.2f')} |")
         out.append("")
     return "\n".join(out).rstrip("\n")
+
+
+def y61(w, h, metric, col="mean"):
+    return v("2017/seeds-6.1/summary.csv", col, workload=w, hash=h, metric=metric)
+
+
+def _skipped(path, w, h):
+    """Mean pages_skipped over a seeds grid's runs; '-' where the kernel has no such count."""
+    xs = [r["pages_skipped"] for r in _rows(path) if r["workload"] == w and r["hash"] == h]
+    if not xs:
+        raise RenderError(f"{path}: no runs of {w}/{h}")
+    if any(x == "" for x in xs):
+        return "-"
+    return f(sum(_val(x) for x in xs) / len(xs), ",.0f")
+
+
+def table_kernels():
+    """The 2017 grid under Linux 6.1 and 6.18: mean over the same seeds, 6.1 first."""
+    out = ["| workload | hash | visits skipped (smart scan) | checksums | ksmd CPU, % of one | "
+           "CoW | pages_sharing (mean) |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for w in ("kernel-build", "iozone"):
+        for h in ("jhash2", "crc32c", "xxhash"):
+            sk = (_skipped("2017/seeds-6.1/runs.csv", w, h) + " / "
+                  + _skipped("2017/seeds/runs.csv", w, h))
+
+            def pair(met, spec, scale=1.0):
+                return f"{f(y61(w, h, met) * scale, spec)} / {f(y17(w, h, met) * scale, spec)}"
+            out.append(f"| {w} | {h} | {sk} | {pair('checksums', ',.0f')} | "
+                       f"{pair('ksmd_cpu_ms', '.2f', 1 / 18000)} | {pair('cow_ksm', ',.0f')} | "
+                       f"{pair('avg_pages_sharing', ',.0f')} |")
+    return "\n".join(out)
+
+
+def table_kernels_delta():
+    """crc32c and xxhash against jhash2, paired by seed, under each kernel, beside 2017's."""
+    out = ["| workload | figure | crc32c, 6.1 | crc32c, 6.18 | crc32c, 2017 | xxhash, 6.1 | xxhash, 6.18 |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for w in ("kernel-build", "iozone"):
+        for label, met in (("CoW", "cow_ksm"), ("pages_sharing", "avg_pages_sharing"),
+                           ("ksmd CPU, modelled", "ksmd_cpu_ms")):
+            m = met + "_vs_jhash2_pct"
+            p = pub17(w, "crc32c", m)
+            out.append(f"| {w} | {label} | {f(y61(w, 'crc32c', m), '+.2f')} | "
+                       f"{f(y17(w, 'crc32c', m), '+.2f')} | {f(p, '+.1f') if p is not None else '-'} | "
+                       f"{f(y61(w, 'xxhash', m), '+.2f')} | {f(y17(w, 'xxhash', m), '+.2f')} |")
+    return "\n".join(out)
 
 
 LT_ROWS = (("unstable tree, peak (GiB)", "unstable_tree_gib", ",.1f"),
@@ -774,7 +821,7 @@ def table_guests():
 
 NAMES = {"W17": ("kernel-build", "iozone"), "rng_part": rng_part, "part": part, "ltc": ltc, "ltc_runs": ltc_runs, "ltc_sizes": ltc_sizes, "ltc_top": ltc_top, "ltc_mm": _mm, "ltc_cow_per_fp": ltc_cow_per_fp, "ltc_max_cpu": ltc_max_cpu, "table_ltcrc": table_ltcrc, "rem": rem, "rem_cell": _rem_cell, "table_remedy": table_remedy, "not_in_kernel": not_in_kernel, "v": v, "vals": vals, "KSM_FILES": KSM_FILES, "table_ksm": table_ksm, "y17": y17, "pub17": pub17, "ns_model": ns_model, "costs_row": costs_row, "heldout_ratios": heldout_ratios, "ns_meas": ns_meas,
          "ns_table": ns_table, "share": share, "lt": lt, "lt_runs": lt_runs, "lt_hashes": lt_hashes, "lt32": lt32, "probe": probe, "lt_sizes": lt_sizes, "ci": ci,
-         "f": f, "rng": rng, "table17": table17, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
+         "f": f, "rng": rng, "table17": table17, "y61": y61, "table_kernels": table_kernels, "table_kernels_delta": table_kernels_delta, "table_lt": table_lt, "table_lt_cost": table_lt_cost,
          "pol": pol, "pol_rows": pol_rows, "pol_pct": pol_pct, "float": float, "pol_front": pol_front,
          "table_policies": table_policies, "table_policies_real": table_policies_real,
          "POLICY_TRACES": POLICY_TRACES, "med": med, "table_pairs": table_pairs, "sorted": sorted, "gtab": gtab, "gnum": gnum, "table_guests": table_guests,
