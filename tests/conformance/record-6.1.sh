@@ -59,50 +59,9 @@ for c in "${cases[@]}"; do
 	done
 	[ "$ok" = 1 ] || continue
 	for kind in "" ".mm"; do
-	python3 - "$runs" "$tmp" "$c$kind" "expected-6.1/$c$kind.csv" <<'PY'
-import csv, sys
-runs, tmp, stem, out = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-files = []
-for i in range(1, runs + 1):
-    lines = open(f"{tmp}/run{i}/{stem}.csv").read().splitlines()
-    files.append(([l for l in lines if l.startswith("#")],
-                  list(csv.reader(l for l in lines if not l.startswith("#")))))
-# ksmd_cpu_ms is the guest's CPU time under QEMU, no count the model must
-# reproduce: left out as record.sh leaves out the host's.
-for _, rs in files:
-    if rs and "ksmd_cpu_ms" in rs[0]:
-        k = rs[0].index("ksmd_cpu_ms")
-        for row in rs:
-            del row[k]
-comments, rows = files[0]
-comments = [l for l in comments if not l.startswith("# ksmd_cpu_ms")]
-header = rows[0]
-varying = []
-mm = header.index("mm") if "mm" in header else None
-for f in files:
-    if f[1][0] != header:
-        sys.exit(f"{out}: the runs wrote different headers")
-for r, row in enumerate(rows[1:], 1):
-    key = row[0] if mm is None else f"{row[0]}@{row[mm]}"
-    if any(len(f[1]) != len(rows) for f in files):
-        sys.exit(f"{out}: the runs wrote different numbers of rows")
-    for c, col in enumerate(header[1:], 1):
-        vals = [f[1][r][c] for f in files]
-        if len(set(vals)) > 1:
-            varying.append(f"{key}.{col}={'/'.join(vals)}")
-with open(out, "w") as f:
-    for l in comments:
-        f.write(l + "\n")
-    if varying:
-        f.write(f"# live kernel, {runs} runs: cells that differ between runs: "
-                + ", ".join(varying) + "\n")
-    else:
-        f.write(f"# live kernel, {runs} runs: every cell identical in all runs\n")
-    w = csv.writer(f, lineterminator="\n")
-    for row in rows:
-        w.writerow(row)
-print(f"recorded {out}: " + (f"{len(varying)} varying cells" if varying else "identical"))
-PY
+	files=()
+	for i in $(seq 1 "$runs"); do files+=("$tmp/run$i/$c$kind.csv"); done
+	python3 "$here/merge_runs.py" "expected-6.1/$c$kind.csv" "${files[@]}" || status=1
 	done
 done
 grep -h '^replay-6.1: \(guest\|traces=\)' "$tmp"/run*.log

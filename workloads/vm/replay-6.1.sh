@@ -89,19 +89,9 @@ done
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install -y qemu-system-x86)"
 command -v cpio >/dev/null || die "cpio missing (apt-get install -y cpio)"
 
-# KVM only when /dev/kvm opens and the CPU has hardware virtualisation.
-if [ -n "${ACCEL:-}" ]; then
-	accel=$ACCEL why="ACCEL=$ACCEL"
-elif [ ! -e /dev/kvm ]; then
-	accel=tcg why="no /dev/kvm"
-elif ! grep -qwE 'vmx|svm' /proc/cpuinfo; then
-	accel=tcg why="/dev/kvm exists but the CPU has no vmx/svm flag"
-elif ! { exec 9<>/dev/kvm; } 2>/dev/null; then
-	accel=tcg why="/dev/kvm does not open"
-else
-	exec 9>&-
-	accel=kvm why="/dev/kvm and vmx/svm"
-fi
+# KVM where it works, else TCG (accel.sh)
+. "$here/accel.sh"
+pick_accel
 echo "replay-6.1: accel $accel ($why)"
 
 # The kernel (and busybox) of the minimal tier, cached by build-image.sh.
