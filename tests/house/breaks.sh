@@ -60,6 +60,10 @@ sed -i 's/struct page) == 32/struct page) == 48/' "$tmp/t/sim/sizes.c"
 expect 1 "struct page asserted at 48 bytes" 'sizeof(struct page) == 32'
 
 base
+for ((i = 0; i < 1397; i++)); do echo "/* line */"; done >>"$tmp/t/sim/ksm.c"
+expect 1 "a 1,401-line sim/ksm.c" 'sim/ksm.c: 1401 lines (the twin'
+
+base
 sed -i 's/ksm_ev_visit(k);/k->truth.checksums++;/' "$tmp/t/sim/ksm.c"
 expect 1 "a counter bumped in a twin" 'sim/ksm.c:3:.*measurement in a twin'
 
