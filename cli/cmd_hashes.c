@@ -27,10 +27,14 @@ int cmd_hashes(int argc, char **argv)
 		}
 		return cli_extra_arg("ksmsim hashes", argv[1]);
 	}
+	int width = 8;	/* the names in one column, however long the longest */
+
+	for (size_t i = 0; i < n; i++)
+		width = MAX(width, (int)strlen(h[i].name));
 	for (size_t i = 0; i < n; i++) {
 		const char *impl = h[i].impl ? h[i].impl() : NULL;
 
-		printf("%-8s %c %2u  %s%s%s%s\n", h[i].name,
+		printf("%-*s %c %2u  %s%s%s%s\n", width, h[i].name,
 		       strcmp(h[i].name, HASH_DEFAULT) ? ' ' : '*', h[i].bits,
 		       h[i].summary, impl ? " [" : "", impl ? impl : "",
 		       impl ? "]" : "");

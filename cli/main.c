@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/version.h"
+#include "hashes/hash.h"
 #include "util/escape.h"
 #include "util/signals.h"
 
@@ -88,10 +89,32 @@ static int check_stdout(const char *command, int status)	/* command: NULL for ks
 	return status ? status : EXIT_USAGE;
 }
 
+/*
+ * The keyed checksums' key (xxhash-seeded, siphash: hashes/siphash.c) comes
+ * from KSMSIM_HASH_KEY, default 1, so runs reproduce; a value that is not a
+ * number would silently become 0, a key the user never chose: refused.
+ */
+static bool hash_key_from_env(void)
+{
+	const char *e = getenv("KSMSIM_HASH_KEY");
+	guint64 k;
+
+	if (!e || !*e)
+		return true;
+	if (!g_ascii_string_to_unsigned(e, 10, 0, G_MAXUINT64, &k, NULL)) {
+		cli_error("ksmsim", "KSMSIM_HASH_KEY wants a decimal number, not '%s'", e);
+		return false;
+	}
+	hash_set_key(k);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	hold_standard_fds();
 	signals_catch_glib_fatal();
+	if (!hash_key_from_env())
+		return EXIT_USAGE;
 	if (argc < 2)
 		return cli_error("ksmsim", "a COMMAND is required (see 'ksmsim --help')");
 	/* "ksmsim help COMMAND" is "ksmsim COMMAND --help" */

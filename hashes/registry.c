@@ -94,9 +94,9 @@ static const struct page_hash hashes[] = {
 	 * analysis/results/fixed-seed/price.csv).
 	 */
 	{ "xxhash-seeded", 32, page_xxhash_seeded, 1684.361, NULL,
-	  "XXH64(page, 4096, key) low 32 bits: a seed drawn per run, in no trace" },
+	  "XXH64(page, 4096, key) low 32 bits: key KSMSIM_HASH_KEY (default 1), in no trace" },
 	{ "siphash", 32, page_siphash, SIPHASH_COLD_NS, NULL,
-	  "SipHash-2-4(page, 4096, 128-bit key) low 32 bits: keyed, per run" },
+	  "SipHash-2-4(page, 4096, 128-bit key) low 32 bits: key KSMSIM_HASH_KEY (default 1), in no trace" },
 	{ "sha1", 64, page_sha1, 23524.601, NULL,
 	  "SHA-1 (GLib), first 8 digest bytes as a big-endian u64" },
 	{ "sha256", 64, page_sha256, 47049.202, NULL,
