@@ -804,6 +804,9 @@ void tune_report(FILE *f, const struct tune_frame *fr, const struct tune_setting
 			fprintf(f, "No setting of the grid saves more on average.\n");
 		}
 	}
+	if (fr->run && fr->run->model.kernel == KSM_KERNEL_6_1)
+		fprintf(f, "Modelled kernel: Linux 6.1 (--kernel 6.1): no smart scan or advisor, the"
+			" stable tree searched before the checksum.\n");
 	report_band(f, fr, s, rows, n, pick, band);
 	report_apply(f, fr, &s[pick]);
 	report_reproduce(f, fr, &s[pick]);

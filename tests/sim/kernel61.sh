@@ -174,6 +174,10 @@ grep -q '^forked,0,c,0,0,0,' "$tmp/f618.csv" || bad "6.18: child c's ksm_stat: $
 ! grep -q '/sys/kernel/mm/ksm/\(smart_scan\|advisor\)' "$tmp/tune61.txt" || bad "tune 6.1 writes a knob 6.1 lacks"
 grep -q '^  ksmsim run .* --kernel 6\.1 ' "$tmp/tune61.txt" || bad "tune 6.1's reproduce line lacks --kernel 6.1"
 ! grep -q '^  ksmsim verify' "$tmp/tune61.txt" || bad "tune 6.1 offers verify, which models 6.18"
+grep -q '^Modelled kernel: Linux 6.1' "$tmp/tune61.txt" || bad "tune 6.1's report does not name the kernel"
+"$bin" advise --kernel 6.1 "$tmp/fork.ksmt" > "$tmp/advise61.txt" 2>/dev/null || bad "advise 6.1"
+grep -q '^Modelled kernel: Linux 6.1' "$tmp/advise61.txt" || bad "advise 6.1's report does not name the kernel"
+"$bin" advise "$tmp/fork.ksmt" 2>/dev/null | grep -q '^Modelled kernel' && bad "advise 6.18's report changed"
 
 [ $fail -eq 0 ] && echo "ok   --kernel 6.1: refusals, columns and behaviour"
 exit $fail
