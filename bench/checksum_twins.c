@@ -12,12 +12,14 @@
  * round,xxh64_ns,jhash2_ns,crc32c_ns (ns a page).
  * usage: checksum-twins [ROUNDS]   (default 5)
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include "util/escape.h"
 #include "bench/bench_ref.h"
 
 #define PAGES 16384	/* 64 MiB */
@@ -57,12 +59,12 @@ int main(int argc, char **argv)
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 
 	if (argc > 2 || rounds < 1 || rounds > 100) {
-		fprintf(stderr, "usage: checksum-twins [ROUNDS (1-100)]\n");
+		reportf("checksum-twins", "usage: checksum-twins [ROUNDS (1-100)]");
 		return 2;
 	}
 	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
-		perror("checksum-twins: mmap");
+		reportf("checksum-twins", "mmap: %s", strerror(errno));
 		return 1;
 	}
 	for (size_t i = 0; i + 8 <= bytes; i += 8) {
