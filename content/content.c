@@ -45,12 +45,19 @@
 #include <sanitizer/lsan_interface.h>
 #define POOL_POISON(c) ASAN_POISON_MEMORY_REGION((c), sizeof(content))
 #define POOL_UNPOISON(c) ASAN_UNPOISON_MEMORY_REGION((c), sizeof(content))
+/*
+ * ASan's shadow outlives munmap: a chunk unmapped with poisoned objects in
+ * it leaves its addresses poisoned for the next mmap there (the intern
+ * table's, a second run's chunk), a false use-after-poison. Unpoison first.
+ */
+#define POOL_UNPOISON_ALL(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 /* mmap'd chunks are no root of LeakSanitizer's: say so, or live pages' bytes look leaked */
 #define POOL_ROOT(p, n) __lsan_register_root_region((p), (n))
 #define POOL_UNROOT(p, n) __lsan_unregister_root_region((p), (n))
 #else
 #define POOL_POISON(c) ((void)(c))
 #define POOL_UNPOISON(c) ((void)(c))
+#define POOL_UNPOISON_ALL(p, n) ((void)(p), (void)(n))
 #define POOL_ROOT(p, n) ((void)(p), (void)(n))
 #define POOL_UNROOT(p, n) ((void)(p), (void)(n))
 #endif
@@ -959,6 +966,7 @@ void content_store_free(struct content_store *s)
 		munmap(s->slots, (s->table_mask + 1) * sizeof(struct slot));
 	for (size_t i = 0; i < s->n_chunks; i++) {
 		POOL_UNROOT(s->chunks[i], CHUNK_OBJS * sizeof(content));
+		POOL_UNPOISON_ALL(s->chunks[i], CHUNK_OBJS * sizeof(content));
 		munmap(s->chunks[i], CHUNK_OBJS * sizeof(content));
 	}
 	g_free(s->chunks);
