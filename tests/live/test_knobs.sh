@@ -7,21 +7,12 @@
 set -u
 bin=${1:?usage: test_knobs.sh PATH/TO/ksmsim TRACE}
 trace=${2:?}
-ksm=/sys/kernel/mm/ksm
+. "$(dirname "$0")/knobs.sh"
 if ! why=$("$bin" live --check 2>&1); then echo "SKIP: $why"; exit 77; fi
 tmp=$(mktemp -d)
-knobs="run pages_to_scan sleep_millisecs use_zero_pages max_page_sharing merge_across_nodes
-  smart_scan stable_node_chains_prune_millisecs advisor_mode advisor_max_cpu
-  advisor_min_pages_to_scan advisor_max_pages_to_scan advisor_target_scan_time"
-snap() { for k in $knobs; do [ -e $ksm/$k ] && echo "$k=$(cat $ksm/$k)"; done; }
-snap >"$tmp/orig"
+knob_snap >"$tmp/orig"
 put_back() {	# the test's own changes, undone whatever happens
-  echo 2 >$ksm/run; echo none >$ksm/advisor_mode 2>/dev/null
-  while IFS== read -r k v; do
-    case $k in run|advisor_mode) ;; *) echo "$v" >$ksm/$k 2>/dev/null ;; esac
-  done <"$tmp/orig"
-  sed -n 's/^advisor_mode=.*\[\(.*\)\].*/\1/p' "$tmp/orig" >$ksm/advisor_mode
-  sed -n 's/^run=//p' "$tmp/orig" >$ksm/run
+  knob_restore "$tmp/orig"
   rm -rf "$tmp"
 }
 trap put_back EXIT
@@ -34,7 +25,7 @@ echo 321 >$ksm/pages_to_scan; echo 37 >$ksm/sleep_millisecs; echo 0 >$ksm/smart_
 echo 1 >$ksm/use_zero_pages; echo 17 >$ksm/max_page_sharing
 echo 777 >$ksm/stable_node_chains_prune_millisecs; echo 55 >$ksm/advisor_max_cpu
 echo 0 >$ksm/run
-snap >"$tmp/before"
+knob_snap >"$tmp/before"
 
 # a replay run in its own session: its pid is the session id of any child
 replay() {	# replay TRACE OUT [SIGNAL_AFTER]
@@ -49,7 +40,7 @@ replay() {	# replay TRACE OUT [SIGNAL_AFTER]
 for i in 1 2; do
   replay "$trace" "$tmp/m$i.csv"
   [ $rc -eq 0 ] || fail "replay $i exited $rc: $(tail -n 1 "$tmp/log")"
-  snap | diff "$tmp/before" - >"$tmp/d" || { fail "replay $i changed knobs:"; cat "$tmp/d"; }
+  knob_snap | diff "$tmp/before" - >"$tmp/d" || { fail "replay $i changed knobs:"; cat "$tmp/d"; }
   [ -z "$left" ] || fail "replay $i left processes: $left"
   [ "$(cat $ksm/pages_shared)" = 0 ] || fail "replay $i left pages_shared $(cat $ksm/pages_shared)"
   [ -s "$tmp/m$i.csv" ] || fail "replay $i wrote no marks"
@@ -65,7 +56,7 @@ long="$tmp/long.ksmt"
   echo "60000000 mark late"; } >"$long"
 replay "$long" "$tmp/int.csv" 0.5
 [ $rc -eq 130 ] || fail "interrupted replay exited $rc, wanted 130: $(tail -n 1 "$tmp/log")"
-snap | diff "$tmp/before" - >"$tmp/d" || { fail "interrupted replay changed knobs:"; cat "$tmp/d"; }
+knob_snap | diff "$tmp/before" - >"$tmp/d" || { fail "interrupted replay changed knobs:"; cat "$tmp/d"; }
 [ -z "$left" ] || fail "interrupted replay left processes: $left"
 [ "$(cat $ksm/pages_shared)" = 0 ] || fail "interrupted replay left pages_shared"
 ls "$tmp"/int.csv* >/dev/null 2>&1 && fail "interrupted replay left an output file"

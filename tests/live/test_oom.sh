@@ -7,33 +7,13 @@
 # used.
 set -u
 helper=${1:?usage: test_oom.sh PATH/TO/oom_in_session}
-ksm=/sys/kernel/mm/ksm
-khp=/sys/kernel/mm/transparent_hugepage/khugepaged
+. "$(dirname "$0")/knobs.sh"
 lock=/run/ksmsim-live.lock
 if [ -s $lock ]; then echo "SKIP: $lock holds a killed replay's knobs: the next replay restores them"; exit 77; fi
 tmp=$(mktemp -d)
-knobs="run pages_to_scan sleep_millisecs use_zero_pages max_page_sharing merge_across_nodes
-  smart_scan stable_node_chains_prune_millisecs advisor_mode advisor_max_cpu
-  advisor_min_pages_to_scan advisor_max_pages_to_scan advisor_target_scan_time"
-snap() {
-  for k in $knobs; do [ -e $ksm/$k ] && echo "$k=$(cat $ksm/$k)"; done
-  for k in pages_to_scan alloc_sleep_millisecs scan_sleep_millisecs; do
-    [ -e $khp/$k ] && echo "khugepaged/$k=$(cat $khp/$k)"; done
-}
-[ -w $ksm/run ] && snap >"$tmp/orig"
+[ -w $ksm/run ] && knob_snap >"$tmp/orig"
 put_back() {	# the test's own changes, undone whatever happens
-  if [ -s "$tmp/orig" ]; then
-    echo 2 >$ksm/run; echo none >$ksm/advisor_mode 2>/dev/null
-    while IFS== read -r k v; do
-      case $k in
-      run|advisor_mode) ;;
-      khugepaged/*) echo "$v" >$khp/${k#khugepaged/} 2>/dev/null ;;
-      *) echo "$v" >$ksm/$k 2>/dev/null ;;
-      esac
-    done <"$tmp/orig"
-    sed -n 's/^advisor_mode=.*\[\(.*\)\].*/\1/p' "$tmp/orig" >$ksm/advisor_mode
-    sed -n 's/^run=//p' "$tmp/orig" >$ksm/run
-  fi
+  knob_restore "$tmp/orig"
   # empty at the start: a record now is the helper's, of values undone above
   [ -s $lock ] && flock -n $lock truncate -s 0 $lock
   rm -rf "$tmp"
@@ -49,7 +29,7 @@ if [ -w $ksm/run ]; then
   [ -w $khp/pages_to_scan ] && echo 1234 >$khp/pages_to_scan
   [ -w $khp/scan_sleep_millisecs ] && echo 9876 >$khp/scan_sleep_millisecs
   echo 0 >$ksm/run
-  snap >"$tmp/before"
+  knob_snap >"$tmp/before"
 fi
 
 # ASan would report the request instead of returning NULL to GLib, and
@@ -64,7 +44,7 @@ fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "wanted one line on stderr, got: $(cat "$tmp/err")"
 grep -q "^ksmsim: out of memory: failed to allocate .*; KSM's knobs restored$" "$tmp/err" ||
   fail "unexpected message: $(cat "$tmp/err")"
-snap | diff "$tmp/before" - >"$tmp/d" || { fail "knobs not restored:"; cat "$tmp/d"; }
+knob_snap | diff "$tmp/before" - >"$tmp/d" || { fail "knobs not restored:"; cat "$tmp/d"; }
 [ ! -s $lock ] || fail "the lock file still holds saved knobs: $(head -n 1 $lock)..."
 [ $fails -eq 0 ] && echo "ok   out of memory in a live session: knobs restored, lock cleared"
 [ $fails -eq 0 ]

@@ -11,25 +11,16 @@
 # it in CI): do not run it under a flock of that same file.
 set -u
 bin=$(realpath "${1:?usage: test_sigpipe.sh PATH/TO/ksmsim}")
-ksm=/sys/kernel/mm/ksm
+. "$(dirname "$0")/knobs.sh"
 [ -d $ksm ] || { echo "SKIP: no $ksm"; exit 77; }
 lock=${KSMSIM_LIVE_LOCK:-/tmp/ksm-live.lock}
 if ! exec 9>>"$lock"; then echo "SKIP: cannot open the lock $lock"; exit 77; fi
 if ! flock -w 90 9; then echo "SKIP: the live KSM stayed busy ($lock held)"; exit 77; fi
 if ! why=$("$bin" live --check 2>&1); then echo "SKIP: $why"; exit 77; fi
 tmp=$(mktemp -d)
-knobs="run pages_to_scan sleep_millisecs use_zero_pages max_page_sharing merge_across_nodes
-  smart_scan stable_node_chains_prune_millisecs advisor_mode advisor_max_cpu
-  advisor_min_pages_to_scan advisor_max_pages_to_scan advisor_target_scan_time"
-snap() { for k in $knobs; do [ -e $ksm/$k ] && echo "$k=$(cat $ksm/$k)"; done; }
-snap >"$tmp/orig"
+knob_snap >"$tmp/orig"
 put_back() {	# the test's own changes, undone whatever happens
-  echo 2 >$ksm/run; echo none >$ksm/advisor_mode 2>/dev/null
-  while IFS== read -r k v; do
-    case $k in run|advisor_mode) ;; *) echo "$v" >$ksm/$k 2>/dev/null ;; esac
-  done <"$tmp/orig"
-  sed -n 's/^advisor_mode=.*\[\(.*\)\].*/\1/p' "$tmp/orig" >$ksm/advisor_mode 2>/dev/null
-  sed -n 's/^run=//p' "$tmp/orig" >$ksm/run
+  knob_restore "$tmp/orig"
   rm -rf "$tmp"
 }
 trap put_back EXIT
@@ -41,7 +32,7 @@ echo 2 >$ksm/run
 echo 321 >$ksm/pages_to_scan; echo 37 >$ksm/sleep_millisecs
 echo 17 >$ksm/max_page_sharing; echo 55 >$ksm/advisor_max_cpu
 echo 0 >$ksm/run
-snap >"$tmp/before"
+knob_snap >"$tmp/before"
 
 # two processes merged, then 2000 marks 1 ms apart: 270 KB of marks CSV,
 # far more than a pipe holds, so head's exit breaks a write mid-replay
@@ -62,7 +53,7 @@ check() {
   esac
   [ "$lines" -eq 1 ] || { fail "$name: $lines lines on stderr, wanted 1:"; cat "$tmp/err"; }
   if LC_ALL=C grep -q "[^[:print:]]" "$tmp/err"; then fail "$name: a control byte on stderr: $(od -c "$tmp/err" | head -3)"; fi
-  snap | diff "$tmp/before" - >"$tmp/d" || { fail "$name changed knobs:"; cat "$tmp/d"; }
+  knob_snap | diff "$tmp/before" - >"$tmp/d" || { fail "$name changed knobs:"; cat "$tmp/d"; }
   [ "$(cat $ksm/pages_shared)" = 0 ] || fail "$name left pages_shared $(cat $ksm/pages_shared)"
   local left
   left=$(ps -e -o sid=,pid=,comm= | awk -v s="$pid" '$1 == s' | grep -v '<defunct>' || true)

@@ -18,25 +18,14 @@ export KSMSIM_VM_CACHE=${KSMSIM_VM_CACHE:-$3}
 MIN_SHARING=${MIN_SHARING:-4096}
 MIB=256		# each guest's RAM
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || skip "not root (ksmsim record needs it)"
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install -y qemu-system-x86)"
-command -v cpio >/dev/null || skip "no cpio (apt-get install -y cpio)"
-command -v apt-get >/dev/null || skip "no apt-get (the image comes from Debian packages)"
+. "$(dirname "$0")/prereqs.sh"
+vm_prereqs "ksmsim record needs it"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksmsim-test-vm.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # The inputs: cached, or downloadable from the mirror (else skip).
-mkdir -p "$KSMSIM_VM_CACHE"
-if [ ! -e "$KSMSIM_VM_CACHE/minimal/initrd.img" ]; then
-	apt-cache depends linux-image-amd64 2>/dev/null | grep -q 'Depends: linux-image-' ||
-		skip "apt knows no linux-image-amd64 (no Debian package lists)"
-	(cd "$tmp" && timeout 60 apt-get download -q busybox-static >/dev/null 2>&1) ||
-		skip "cannot download from the Debian mirror (apt-get download busybox-static)"
-	rm -f "$tmp"/*.deb
-fi
+vm_inputs "$tmp"
 
 start=$(date +%s)
 KSMSIM=$ksmsim OUT=$tmp "$vmdir/record-guests.sh" -n 2 -m "$MIB" -w boot -H 5 -x 300 \

@@ -15,28 +15,17 @@ export KSMSIM_VM_CACHE=${KSMSIM_VM_CACHE:-$3}
 CASES="chains kst_merge_across thp_same_thp"
 REFUSED="ltp_ksm03_smart merge_any_on"
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/prereqs.sh"
 # .ci/run's sanitizer pass: the guest checks the 6.1 kernel, not this
 # build's memory safety, and a second TCG boot would cost CI minutes.
 [ -z "${KSMSIM_CI_SANITIZED:-}" ] || skip "sanitizer pass: the 6.1 guest runs in the plain pass"
-[ "$(id -u)" = 0 ] || skip "not root (build-image.sh needs it)"
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install -y qemu-system-x86)"
-command -v cpio >/dev/null || skip "no cpio (apt-get install -y cpio)"
-command -v apt-get >/dev/null || skip "no apt-get (the kernel comes from Debian's packages)"
+vm_prereqs "build-image.sh needs it"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksmsim-test-replay61.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# The kernel: cached, or downloadable from the mirror (else skip).
-mkdir -p "$KSMSIM_VM_CACHE"
-if [ ! -e "$KSMSIM_VM_CACHE/minimal/initrd.img" ]; then
-	apt-cache depends linux-image-amd64 2>/dev/null | grep -q 'Depends: linux-image-' ||
-		skip "apt knows no linux-image-amd64 (no Debian package lists)"
-	(cd "$tmp" && timeout 60 apt-get download -q busybox-static >/dev/null 2>&1) ||
-		skip "cannot download from the Debian mirror (apt-get download busybox-static)"
-	rm -f "$tmp"/*.deb
-fi
+# The inputs: cached, or downloadable from the mirror (else skip).
+vm_inputs "$tmp"
 
 traces=()
 for c in $CASES $REFUSED; do traces+=("$conf/cases/$c.ksmt"); done
