@@ -26,7 +26,7 @@ value as the CSV holds it). Helpers:
   probe_sizes(), probe_top(KNOBS), xp(SIZE, KNOBS, COLUMN),
   xp_ratio(COLUMN, KEY=VALUE...)  exposure/probe.csv (ratio: in passes)
   table_probe(), table_probe_cells(), table_saving(),
-  table_saving_recorded(), table_exposure_times(), table_channels(), dur(SECONDS)
+  table_saving_recorded(), table_exposure_times(), table_channels(), table_channels_by_size(), dur(SECONDS)
                                   the exposure page's tables
   lt_estimate(SIZE, KEY)          large-tree/estimate-SIZE.txt: need_gib,
                                   at_pages, pages_mapped, limit_gib, all_gib
@@ -934,6 +934,22 @@ def table_channels():
     return "\n".join(out)
 
 
+def table_channels_by_size(mps="256"):
+    """exposure/channels.csv at one max_page_sharing, by host size: T50 / T99 also in passes."""
+    out = ["| host | pass (s) | channel | T50 / T99 (s) | T50 / T99 (passes) | reads revealing "
+           "| read after write p50 (s) | run wall (s) | peak RSS (MiB) |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    rows = [r for r in _rows("exposure/channels.csv") if r["max_page_sharing"] == mps]
+    rows.sort(key=lambda r: (_val(r["host_gib"]), r["channel"]))
+    for r in rows:
+        p, t50, t99 = _val(r["pass_s"]), _val(r["t50_s"]), _val(r["t99_s"])
+        after = f"{_val(r['reveal_p50_s']):.1f}" if r["reveal_p50_s"] else "one pass"
+        out.append(f"| {r['host_gib']} GiB | {r['pass_s']} | {r['channel']} | {t50:.1f} / {t99:.1f} | "
+                   f"{t50 / p:.2f} / {t99 / p:.2f} | {r['reveals']} / {r['reads']} "
+                   f"({100 * _val(r['reveal_share']):.1f}%) | {after} | {r['run_wall_s']} | "
+                   f"{r['run_peak_rss_mib']} |")
+    return "\n".join(out)
+
 def table_saving():
     """exposure/saving.csv: the saving across domains and selective's cost."""
     out = ["| trace | saved | across domains | of which zeroes | selective saves | cost of selective |",
@@ -982,7 +998,7 @@ def table_exposure_times():
 
 NAMES.update({"probe_sizes": probe_sizes, "probe_top": probe_top, "xp": xp, "xp_ratio": xp_ratio, "dur": _dur,
               "table_probe": table_probe, "table_probe_cells": table_probe_cells,
-              "table_saving": table_saving, "table_channels": table_channels, "table_saving_recorded": table_saving_recorded,
+              "table_saving": table_saving, "table_channels": table_channels, "table_channels_by_size": table_channels_by_size, "table_saving_recorded": table_saving_recorded,
               "table_exposure_times": table_exposure_times})
 
 
