@@ -4,7 +4,7 @@
 CPU under jhash2 and under xxhash at sleep_millisecs 20 and 1.
 
   ksmd_cpu_2017.py --ksmsim PATH [--workload NAME] [--scale F] [--seed N]
-                   [--pages-to-scan N] [--out FILE]
+                   [--pages-to-scan N] [--prices CSV --table CSV] [--out FILE]
 
 He read ksmd's CPU in htop on a Xeon E5-2420 with 2017's defaults
 (pages_to_scan 100) and did not say what ran; here one 'ksmsim gen'
@@ -13,7 +13,10 @@ workload (default kernel-build, the 2017 thread's, at --scale 0.25: four
 6.1's ksmd (--kernel 6.1: the stable tree before the checksum and no
 smart scan, as in 2017's kernels) and --batch-time, so that a batch takes
 its modelled CPU time. The checksum prices are the built-in table's
-(fitted on AMD EPYC), not his CPU's.
+(fitted on AMD EPYC), not his CPU's; with --prices (cpu/checksum-prices.csv:
+ksmd's own jhash2 and XXH64 prices, ns_median) and --table (the built-in
+table, bench/tables/costs-amd-epyc.csv) each cell runs again on that table
+with its checksum:jhash2 and checksum:xxhash rows replaced by them.
 
 Writes FILE (default analysis/results/2017/ksmd-cpu-htop.csv) whole: a
 row per sleep and hash with ksmd's modelled CPU time, the simulated time
@@ -31,7 +34,7 @@ import tempfile
 HASHES = ("jhash2", "xxhash")
 SLEEPS = (20, 1)
 WORKLOADS = ("kernel-build", "iozone", "number-crunching", "vm-clones")
-COLS = ("workload", "scale", "seed", "kernel", "pages_to_scan", "sleep_millisecs", "hash",
+COLS = ("prices", "workload", "scale", "seed", "kernel", "pages_to_scan", "sleep_millisecs", "hash",
         "checksum_ns", "checksums", "full_scans", "ksmd_cpu_ms", "sim_s", "ksmd_pct")
 
 
@@ -56,6 +59,33 @@ def number(kind, lo, hi):
     return conv
 
 
+def cost_table(prices, table):
+    """TABLE's text with its checksum:jhash2 and checksum:xxhash rows set to
+    PRICES' jhash2 and xxh64 ns_median (Usage on a file that lacks them)."""
+    try:
+        with open(prices, newline="") as fh:
+            rd = csv.DictReader(l for l in fh if not l.startswith("#"))
+            if not {"checksum", "ns_median"} <= set(rd.fieldnames or ()):
+                raise Usage(f"--prices {prices}: no checksum and ns_median columns")
+            p = {r["checksum"]: r["ns_median"] for r in rd}
+        with open(table) as fh:
+            lines = fh.read().splitlines()
+    except OSError as e:
+        raise Usage(f"{e.filename}: {e.strerror}")
+    want = {"checksum:jhash2": p.get("jhash2"), "checksum:xxhash": p.get("xxh64")}
+    if None in want.values():
+        raise Usage(f"--prices {prices}: no jhash2 or xxh64 row")
+    out, seen = [], set()
+    for line in lines:
+        term = line.split(",", 1)[0]
+        if term in want:
+            line, _ = f"{term},{want[term]}", seen.add(term)
+        out.append(line)
+    if seen != set(want):
+        raise Usage(f"--table {table}: no checksum:jhash2 or checksum:xxhash row")
+    return "\n".join(out) + "\n"
+
+
 def run(cmd):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
@@ -73,11 +103,18 @@ def main(argv):
     ap.add_argument("--seed", type=number(int, 0, 2**63 - 1), default=1)
     ap.add_argument("--pages-to-scan", type=number(int, 1, 10**7), default=100,
                     help="ksmd's pages a batch (default 100, 2017's default)")
+    ap.add_argument("--prices", help="checksum-prices.csv (needs --table)")
+    ap.add_argument("--table", help="the cost table whose checksum rows --prices replaces")
     ap.add_argument("--out", default=os.path.join(here, "results", "2017", "ksmd-cpu-htop.csv"))
     try:
         a = ap.parse_args(argv)
         if not (os.path.isfile(a.ksmsim) and os.access(a.ksmsim, os.X_OK)):
             raise Usage(f"--ksmsim {a.ksmsim}: not an executable file")
+        if bool(a.prices) != bool(a.table):
+            raise Usage("--prices and --table go together")
+        tables = [("built-in", None)]
+        if a.prices:
+            tables.append(("ksmd's own", cost_table(a.prices, a.table)))
         if not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
             raise Usage(f"--out {a.out}: its folder does not exist")
     except Usage as e:
@@ -89,20 +126,25 @@ def main(argv):
             trace = os.path.join(tmp, "trace.ksmb")
             run([a.ksmsim, "gen", a.workload, "--scale", repr(a.scale), "--seed", str(a.seed),
                  "-o", trace])
-            for sleep in SLEEPS:
-                for h in HASHES:
-                    summ = os.path.join(tmp, f"{h}-{sleep}.csv")
-                    run([a.ksmsim, "run", "--trace", trace, "--kernel", "6.1", "--batch-time",
-                         "--hash", h, "--pages-to-scan", str(a.pages_to_scan),
-                         "--sleep-millisecs", str(sleep), "--no-ideal", "--quiet",
-                         "--summary-csv", summ])
-                    with open(summ, newline="") as fh:
-                        s = next(csv.DictReader(fh))
-                    sim_s = int(s["sim_us"]) / 1e6
-                    cpu = float(s["ksmd_cpu_ms"])
-                    rows.append((a.workload, repr(a.scale), a.seed, "6.1", a.pages_to_scan, sleep, h,
-                                 s["checksum_ns"], s["checksums"], s["full_scans"],
-                                 f"{cpu:.1f}", f"{sim_s:.1f}", f"{100 * cpu / 1000 / sim_s:.3f}"))
+            for (label, text), sleep, h in ((t, s_, h_) for t in tables for s_ in SLEEPS
+                                            for h_ in HASHES):
+                summ = os.path.join(tmp, f"{h}-{sleep}.csv")
+                extra = []
+                if text is not None:
+                    extra = ["--costs-csv", os.path.join(tmp, "table.csv")]
+                    with open(extra[1], "w") as fh:
+                        fh.write(text)
+                run([a.ksmsim, "run", "--trace", trace, "--kernel", "6.1", "--batch-time",
+                     "--hash", h, "--pages-to-scan", str(a.pages_to_scan),
+                     "--sleep-millisecs", str(sleep), "--no-ideal", "--quiet",
+                     "--summary-csv", summ] + extra)
+                with open(summ, newline="") as fh:
+                    s = next(csv.DictReader(fh))
+                sim_s = int(s["sim_us"]) / 1e6
+                cpu = float(s["ksmd_cpu_ms"])
+                rows.append((label, a.workload, repr(a.scale), a.seed, "6.1", a.pages_to_scan,
+                             sleep, h, s["checksum_ns"], s["checksums"], s["full_scans"],
+                             f"{cpu:.1f}", f"{sim_s:.1f}", f"{100 * cpu / 1000 / sim_s:.3f}"))
     except (RuntimeError, OSError, StopIteration, KeyError, ValueError) as e:
         print(f"ksmd_cpu_2017.py: {e}", file=sys.stderr)
         return 1

@@ -55,7 +55,8 @@ cp "$here/out/sweep-2017/sweep.csv" "$res/sweep/sweep.csv"
 # 5 separate processes for a spread (costs-spread.csv beside costs.csv);
 # and the model beside Titovets' 2017 htop figures (2017/ksmd-cpu-htop.csv)
 step "$here/costs_spread.py" --ksmsim "$ksmsim" --runs 5 --reps 3 --cold-mib 256 --out "$res"
-step "$here/ksmd_cpu_2017.py" --ksmsim "$ksmsim" --out "$res/2017/ksmd-cpu-htop.csv"
+step "$here/ksmd_cpu_2017.py" --ksmsim "$ksmsim" --prices "$res/cpu/checksum-prices.csv" \
+	--table "$here/../bench/tables/costs-amd-epyc.csv" --out "$res/2017/ksmd-cpu-htop.csv"
 
 # 7. plots: each PNG is named after its inputs; the old ones go first, so no
 # figure from an earlier layout lingers

@@ -9,7 +9,7 @@ built on its readers (names() takes that module):
   spread_meta(I)                  costs-spread.csv's heading line I
   model_sd()                      1 sd of the fitted checksum price, ns
   table_thread_costs(), table_htop()   the section's two tables
-  htop(SLEEP, HASH[, COLUMN])     2017/ksmd-cpu-htop.csv (the model)
+  htop(SLEEP, HASH[, COLUMN, PRICES])  2017/ksmd-cpu-htop.csv (the model)
   titovets_htop(SLEEP, HASH)      his htop figure, % of one CPU
 """
 import os
@@ -125,21 +125,25 @@ def table_thread_costs():
     return "\n".join(out)
 
 
-def htop(sleep, h, col="ksmd_pct"):
-    """A row of 2017/ksmd-cpu-htop.csv (the model at Titovets' knobs)."""
-    return R.v(HTOP, col, sleep_millisecs=sleep, hash=h)
+def htop(sleep, h, col="ksmd_pct", prices="built-in"):
+    """A row of 2017/ksmd-cpu-htop.csv (the model at Titovets' knobs), on the
+    built-in prices or on ksmd's own ("ksmd's own")."""
+    return R.v(HTOP, col, sleep_millisecs=sleep, hash=h, prices=prices)
 
 
 def table_htop():
-    """Titovets' htop figures beside the model's, per sleep_millisecs."""
+    """Titovets' htop figures beside the model's on both prices, per sleep_millisecs."""
     out = ["| sleep_millisecs | Titovets: jhash2 | xxh64 | xxh64 / jhash2 "
-           "| model: jhash2 | xxhash | xxhash / jhash2 |",
-           "|---:|---:|---:|---:|---:|---:|---:|"]
+           "| model, built-in prices: jhash2 | xxhash | xxhash / jhash2 "
+           "| model, ksmd's own prices: jhash2 | xxhash | xxhash / jhash2 |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in (20, 1):
         tj, tx = titovets_htop(s, "jhash2"), titovets_htop(s, "xxh64")
-        mj, mx = htop(s, "jhash2"), htop(s, "xxhash")
-        out.append(f"| {s} | {tj:g}% | {tx:g}% | {tx / tj:.2f} "
-                   f"| {mj:.2f}% | {mx:.2f}% | {mx / mj:.2f} |")
+        cells = [f"{tj:g}%", f"{tx:g}%", f"{tx / tj:.2f}"]
+        for pr in ("built-in", "ksmd's own"):
+            mj, mx = htop(s, "jhash2", prices=pr), htop(s, "xxhash", prices=pr)
+            cells += [f"{mj:.2f}%", f"{mx:.2f}%", f"{mx / mj:.2f}"]
+        out.append(f"| {s} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

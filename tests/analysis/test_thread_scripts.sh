@@ -85,17 +85,29 @@ refuse 'out of range' -- "$kc" --ksmsim "$ksmsim" --scale 0 --out "$tmp/out/h.cs
 refuse "--pages-to-scan: 'many' is not" -- "$kc" --ksmsim "$ksmsim" --pages-to-scan many --out "$tmp/out/h.csv"
 refuse 'its folder does not exist' -- "$kc" --ksmsim "$ksmsim" --out "$tmp/out/no/h.csv"
 refuse 'not an executable' -- "$kc" --ksmsim "$tmp/nosuch" --out "$tmp/out/h.csv"
+refuse 'go together' -- "$kc" --ksmsim "$ksmsim" --prices "$src/analysis/results/cpu/checksum-prices.csv" \
+	--out "$tmp/out/h.csv"
+refuse 'no checksum and ns_median columns' -- "$kc" --ksmsim "$ksmsim" \
+	--prices "$src/analysis/results/costs.csv" --table "$src/bench/tables/costs-amd-epyc.csv" \
+	--out "$tmp/out/h.csv"
 
 rm -rf "$tmp/out" && mkdir "$tmp/out"
-if "$kc" --ksmsim "$ksmsim" --scale 0.005 --out "$tmp/out/h.csv" 2>"$tmp/stderr"; then
+if "$kc" --ksmsim "$ksmsim" --scale 0.005 --prices "$src/analysis/results/cpu/checksum-prices.csv" \
+	--table "$src/bench/tables/costs-amd-epyc.csv" --out "$tmp/out/h.csv" 2>"$tmp/stderr"; then
 	ok "a tiny run (kernel-build at scale 0.005)"
 else
 	bad "a tiny run failed:"
 	cat "$tmp/stderr"
 fi
-python3 - "$tmp/out/h.csv" <<'EOF' && ok "4 rows; xxhash below jhash2, 1 ms above 20 ms" || bad "ksmd-cpu CSV"
+python3 - "$tmp/out/h.csv" "$src/analysis/results/cpu/checksum-prices.csv" <<'EOF' &&
 import csv, sys
-rows = {(r["sleep_millisecs"], r["hash"]): r for r in csv.DictReader(open(sys.argv[1]))}
+every = list(csv.DictReader(open(sys.argv[1])))
+assert len(every) == 8, len(every)
+own = {r["hash"]: float(r["checksum_ns"]) for r in every if r["prices"] == "ksmd's own"}
+p = {r["checksum"]: float(r["ns_median"]) for r in
+     csv.DictReader(l for l in open(sys.argv[2]) if not l.startswith("#"))}
+assert own == {"jhash2": p["jhash2"], "xxhash": p["xxh64"]}, own
+rows = {(r["sleep_millisecs"], r["hash"]): r for r in every if r["prices"] == "built-in"}
 assert sorted(rows) == [("1", "jhash2"), ("1", "xxhash"), ("20", "jhash2"), ("20", "xxhash")], sorted(rows)
 p = {k: float(r["ksmd_pct"]) for k, r in rows.items()}
 for s in ("1", "20"):
@@ -106,6 +118,7 @@ for h in ("jhash2", "xxhash"):
     assert p[("1", h)] > p[("20", h)], p
 assert all(r["kernel"] == "6.1" and r["pages_to_scan"] == "100" for r in rows.values())
 EOF
+	ok "8 rows; ksmd's own prices charged; xxhash below jhash2, 1 ms above 20 ms" || bad "ksmd-cpu CSV"
 
 echo "$fails failures"
 [[ $fails -eq 0 ]]
