@@ -51,8 +51,12 @@ step "$here/sweep.sh" --workload kernel-build --scale 0.0625 --seed 1 \
 	--run-args "--no-ideal --batch-time" --out "$here/out/sweep-2017"
 mkdir -p "$res/sweep"
 cp "$here/out/sweep-2017/sweep.csv" "$res/sweep/sweep.csv"
-# 6. checksum cost on this machine (small cold buffer: minutes, not hours)
-step "$ksmsim" bench costs --reps 5 --cold-mib 256 --csv "$res/costs.csv" >/dev/null
+# 6. checksum cost on this machine (small cold buffer: minutes, not hours),
+# 5 separate processes for a spread (costs-spread.csv beside costs.csv);
+# and the model beside Titovets' 2017 htop figures (2017/ksmd-cpu-htop.csv)
+step "$here/costs_spread.py" --ksmsim "$ksmsim" --runs 5 --reps 3 --cold-mib 256 --out "$res"
+step "$here/ksmd_cpu_2017.py" --ksmsim "$ksmsim" --prices "$res/cpu/checksum-prices.csv" \
+	--table "$here/../bench/tables/costs-amd-epyc.csv" --out "$res/2017/ksmd-cpu-htop.csv"
 
 # 7. plots: each PNG is named after its inputs; the old ones go first, so no
 # figure from an earlier layout lingers

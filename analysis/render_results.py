@@ -1002,6 +1002,12 @@ NAMES.update({"probe_sizes": probe_sizes, "probe_top": probe_top, "xp": xp, "xp_
               "table_exposure_times": table_exposure_times})
 
 
+# Section 6b's helpers (the 2017-2018 threads' checksum figures beside ours)
+# live in render_thread.py, on this module's readers.
+import render_thread  # noqa: E402
+NAMES.update(render_thread.names(sys.modules[__name__]))
+
+
 def lt_estimate(size, key):
     """large-tree/estimate-SIZE.txt (large-tree.sh --estimate SIZE): the
     trace's most pages mapped at once (pages_mapped), and from run's refusal

@@ -69,33 +69,6 @@ static uint64_t copy_page(void *a, void *b, void *tmp)
 }
 
 /*
- * Exchanging two pages in place, u64 by u64, as proposed for NUMA
- * migration in 2019; kept scalar because the kernel cannot use SIMD.
- */
-__attribute__((optimize("no-tree-vectorize")))
-static uint64_t exchange_words(void *a, void *b, void *tmp)
-{
-	uint64_t *x = a, *y = b;
-
-	for (unsigned i = 0; i < WORDS64; i++) {
-		uint64_t t = x[i];
-
-		x[i] = y[i];
-		y[i] = t;
-	}
-	return 0;
-}
-
-/* The alternative: three copies through a temporary page. */
-static uint64_t exchange_copies(void *a, void *b, void *tmp)
-{
-	memcpy(tmp, a, HASH_PAGE_SIZE);
-	memcpy(a, b, HASH_PAGE_SIZE);
-	memcpy(b, tmp, HASH_PAGE_SIZE);
-	return 0;
-}
-
-/*
  * What the dirty-bit policy pays for a page it finds written: the PTE made
  * clean (here read-only, as write_protect_page does) and the TLB entry
  * flushed, then the next store dirtying it again. mprotect() also splits
@@ -157,10 +130,6 @@ static gpointer refs_init(gpointer unused)
 	    "memcmp of two equal pages: one tree comparison");
 	add("copy", 0, NULL, copy_page,
 	    "memcpy of a page: one CoW break");
-	add("exchange-words", 0, NULL, exchange_words,
-	    "swap two pages u64 by u64 in place");
-	add("exchange-3copy", 0, NULL, exchange_copies,
-	    "swap two pages by three memcpys through a temporary page");
 	add("wrprotect-flush", 0, wrprotect_flush, NULL,
 	    "make a PTE clean and flush its TLB entry (mprotect pair), then dirty it");
 	return NULL;

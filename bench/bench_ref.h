@@ -2,8 +2,8 @@
 /*
  * Reference loops that `ksmsim bench costs` measures next to the registry's
  * checksums, so each checksum's cost reads against fixed points: the
- * read-only floor, a tree comparison (memcmp), a CoW (memcpy), a page
- * exchange two ways, and the library or plain builds each of our
+ * read-only floor, a tree comparison (memcmp), a CoW (memcpy), a PTE
+ * write-protect and flush, and the library or plain builds each of our
  * implementations must match or beat. Rows the CPU or build cannot run
  * are left out of cost_refs().
  */

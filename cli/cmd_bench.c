@@ -98,10 +98,11 @@ static void costs_usage(FILE *out)
 	fprintf(out,
 		"usage: ksmsim bench costs [--csv FILE] [--reps N] [--cold-mib N]\n\n"
 		"Per-page cost of every checksum in `ksmsim hashes` and of reference\n"
-		"page operations (read, memcmp, copy, exchange, a PTE write-protect and\n"
+		"page operations (read, memcmp, copy, a PTE write-protect and\n"
 		"TLB flush: what the dirty-bit policy pays), hot (one page in L1)\n"
 		"and cold (streaming through distinct pages of a large buffer), as\n"
-		"ns/page and GiB/s, the median of N repetitions, and as a ratio to\n"
+		"ns/page and GiB/s, the median of N repetitions timed in the thread's CPU\n"
+		"time (not wall time: other jobs' turns are not charged), and as a ratio to\n"
 		"jhash2. Two-page rows are per operation on two pages.\n\n");
 	cli_opts_help(out, costs_rows, G_N_ELEMENTS(costs_rows), &costs_defaults, 17);
 }

@@ -91,7 +91,7 @@ void hash_set_key(uint64_t k);
  *   cold_gib_s        as hot_gib_s, cold
  *   ratio_to_jhash2   hot_ns_per_page / jhash2's hot_ns_per_page (<1 cheaper)
  *
- * Two-page records (memcmp, copy, exchange-*) give the cost of one
+ * Two-page records (memcmp, copy) give the cost of one
  * operation on two pages; their GiB/s counts 4096 B per operation.
  */
 #define HASH_COSTS_HEADER "name,kind,bits,hot_ns_per_page,hot_gib_s," \
