@@ -147,5 +147,5 @@ kopt=()
 step python3 "$here/summarise.py" 2017-runs "${srcs[@]}" "${kopt[@]}" -o "$res/runs.csv"
 step python3 "$here/summarise.py" 2017 "$res/runs.csv" --times "$out/times.tsv" -o "$res/summary.csv"
 if command -v gnuplot >/dev/null; then
-	step "$here/plot_2017_seeds.sh" "$res/summary.csv" "$res"
+	step "$here/plot_2017_seeds.sh" "$res/summary.csv" "$res" "Linux ${kernel:-6.18}"
 fi

@@ -26,7 +26,11 @@ file renamed) or not at all; bad input is one line on stderr and exit 2.
 --timings): replicate K is a trace named ...-tK.ksmt (none: K = 0), the
 seed's trace retimed. The runs of a hash are every (seed, timing); a
 difference from jhash2 pairs the runs of one (seed, timing), and n counts
-them (the summary's seeds and timings columns say how many of each).
+them (the summary's seeds and timings columns say how many of each, and
+timing_range the largest range of a figure across one seed's timings:
+what the phase alone moves it by). A seed's timings are not independent
+draws, so seed_mean, seed_ci95_low and seed_ci95_high give the mean and
+interval over the seeds' own means (each over its timings) as well.
 2017-runs joins sweep.sh's CSVs of the timings into one runs.csv (the
 union of their columns, a column a row lacks left empty); --keep carries
 over the rows of an earlier runs.csv whose run (trace, hash) is in none
@@ -426,8 +430,19 @@ def y2017(args):
             # every (seed, timing) run of this hash
             st = sorted(k[2] for k in by if k[0] == w and k[1] == h)
 
-            def spread(runs):
-                return {"seeds": len({x[0] for x in runs}), "timings": len({x[1] for x in runs})}
+            def spread(runs, value):
+                """How many seeds and timings RUNS span, and what timing alone
+                moves: the largest range across one seed's timings."""
+                per = {}
+                for x in runs:
+                    per.setdefault(x[0], []).append(value(x))
+                moved = [max(p) - min(p) for p in per.values() if len(p) > 1]
+                # a seed's timings are not independent draws (the phase may
+                # move a figure little): the interval over the seeds' means
+                _, sm, _, slo, shi = mean_ci([sum(p) / len(p) for p in per.values()])
+                return {"seeds": len(per), "timings": len({x[1] for x in runs}),
+                        "timing_range": max(moved) if moved else None, "seed_mean": sm,
+                        "seed_ci95_low": slo, "seed_ci95_high": shi}
             for met in Y17_METRICS + ["wall_s", "cpu_s", "max_rss_mib"]:
                 have = [x for x in st if met in by[(w, h, x)]]
                 if not have:
@@ -435,14 +450,16 @@ def y2017(args):
                 n, m, sd, lo, hi = mean_ci([by[(w, h, x)][met] for x in have])
                 out_rows.append({"workload": w, "hash": h, "metric": met, "n": n, "mean": m,
                                  "sd": sd, "ci95_low": lo, "ci95_high": hi,
-                                 "published_2017": pub.get((w, h, met)), **spread(have)})
+                                 "published_2017": pub.get((w, h, met)),
+                                 **spread(have, lambda x: by[(w, h, x)][met])})
             if h == "jhash2":
                 continue
             for met in Y17_DELTAS:
                 # paired by (seed, timing): the same trace under both hashes
                 pair = [x for x in st if (w, "jhash2", x) in by and by[(w, "jhash2", x)][met]]
-                d = [100.0 * (by[(w, h, x)][met] - by[(w, "jhash2", x)][met])
-                     / by[(w, "jhash2", x)][met] for x in pair]
+                pct = {x: 100.0 * (by[(w, h, x)][met] - by[(w, "jhash2", x)][met])
+                       / by[(w, "jhash2", x)][met] for x in pair}
+                d = [pct[x] for x in pair]
                 n, m, sd, lo, hi = mean_ci(d)
                 p17 = None
                 a, b = pub.get((w, h, met)), pub.get((w, "jhash2", met))
@@ -453,9 +470,11 @@ def y2017(args):
                 if n:
                     out_rows.append({"workload": w, "hash": h, "metric": met + "_vs_jhash2_pct",
                                      "n": n, "mean": m, "sd": sd, "ci95_low": lo,
-                                     "ci95_high": hi, "published_2017": p17, **spread(pair)})
+                                     "ci95_high": hi, "published_2017": p17,
+                                     **spread(pair, pct.get)})
     write_csv(out, ["workload", "hash", "metric", "n", "mean", "sd", "ci95_low", "ci95_high",
-                    "published_2017", "seeds", "timings"], out_rows)
+                    "published_2017", "seeds", "timings", "timing_range", "seed_mean",
+                    "seed_ci95_low", "seed_ci95_high"], out_rows)
 
 
 def main(argv):

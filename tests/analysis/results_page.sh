@@ -195,10 +195,14 @@ grep -q "old17.csv: no column 'checksum_ns'.*run them again" "$T/err" ||
 	done
 } >"$T/timing17.csv"
 python3 "$py" 2017 "$T/timing17.csv" -o "$T/sumt.csv" || fail "summarise.py 2017 with timings failed"
+# (timing_range: the widest range across one seed's timings, 20 points;
+# over the seeds' means 0 and 10: mean 5, half-width t(0.975, 1) x 5 =
+# 63.53)
 awk -F, '$2 == "crc32c" && $3 == "cow_ksm_vs_jhash2_pct" {ok = ($4 == 4 && $5 == 5 && $10 == 2 &&
-	$11 == 2)} END {exit !ok}' "$T/sumt.csv" ||
+	$11 == 2 && $12 == 20 && $13 == 5 && $14 + 58.5310 < 0.001 && $14 + 58.5310 > -0.001 &&
+	$15 - 68.5310 < 0.001 && $15 - 68.5310 > -0.001)} END {exit !ok}' "$T/sumt.csv" ||
 	fail "deltas paired by (seed, timing): $(grep cow_ksm_vs "$T/sumt.csv")"
-awk -F, '$2 == "jhash2" && $3 == "cow_ksm" {ok = ($4 == 4 && $5 == 112.5)} END {exit !ok}' \
+awk -F, '$2 == "jhash2" && $3 == "cow_ksm" {ok = ($4 == 4 && $5 == 112.5 && $12 == 100)} END {exit !ok}' \
 	"$T/sumt.csv" || fail "mean over seeds x timings: $(grep '^kernel-build,jhash2,cow_ksm,' "$T/sumt.csv")"
 # one (seed, timing) twice is refused, naming the file
 sed -n 2p "$T/timing17.csv" >>"$T/timing17.csv"
