@@ -29,6 +29,13 @@ bad seeds "--seeds 1,x: a comma list of numbers" --seeds 1,x
 bad jobs "--jobs 0: a number of runs at a time" --jobs 0
 bad option "unknown option --bogus" --bogus
 "$src/analysis/seeds-2017.sh" --help | grep -q -- "--timings" || fail "--help does not name --timings"
+# the figure's KERNEL label reaches gnuplot: only a plain name is taken
+if command -v gnuplot >/dev/null; then
+	"$src/analysis/plot_2017_seeds.sh" "$src/analysis/results/2017/seeds/summary.csv" "$tmp/fig" 'x" ; system "true' \
+		>"$tmp/o" 2>"$tmp/e" && fail "plot_2017_seeds.sh took a KERNEL with quotes"
+	grep -q "KERNEL .*: letters, digits, dots and spaces" "$tmp/e" || fail "plot KERNEL: $(cat "$tmp/e")"
+	[[ ! -e $tmp/fig ]] || fail "plot KERNEL refused: a folder was made"
+fi
 
 # the committed 6.18 grid: timing 0 is kept, timing 1 has no run yet
 mkdir -p "$tmp/keep"
