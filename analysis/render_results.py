@@ -13,6 +13,14 @@ value as the CSV holds it). Helpers:
   v(FILE, COLUMN, KEY=VALUE...)   the COLUMN of the one row of FILE (a CSV
                                   under DIR) whose KEY columns hold VALUEs
   y17(WORKLOAD, HASH, METRIC[, COLUMN])   2017/seeds/summary.csv (mean)
+  y17k(KERNEL, WORKLOAD, HASH, METRIC[, COLUMN])  the same under KERNEL
+                                  ('6.18': 2017/seeds/, '6.1': 2017/seeds-6.1/)
+  runs17(KERNEL, WORKLOAD[, HASH, METRIC])  "S seeds x T timings (n = N)"
+  trange(KERNEL, WORKLOAD, HASH, METRIC)  what the timing replicates alone
+                                  move a figure by (its timing_range)
+  trange_max(KERNEL)              the most they move a difference from jhash2
+  pmk(KERNEL, WORKLOAD, HASH, METRIC, FORMAT)  "MEAN (LOW to HIGH)": over
+                                  every run, the interval over the seeds' means
   lt(SIZE, HASH, METRIC[, COLUMN])        large-tree/summary.csv (mean)
   lt_runs(COLUMN, KEY=VALUE...)           every matching large-tree run
   ci(LOW, HIGH, FORMAT)           "LOW to HIGH", each formatted
@@ -436,24 +444,76 @@ def rng(values, spec):
 
 
 def _mci(m, lo, hi, spec):
-    """A mean and its 95% interval, or the mean alone where every seed gave it."""
+    """A mean and its 95% interval, or the mean alone where every run gave it."""
     if lo == "" or hi == "" or (f(lo, spec) == f(m, spec) == f(hi, spec)):
-        return f"{f(m, spec)} (every seed)" if lo != "" else f(m, spec)
+        return f"{f(m, spec)} (every run)" if lo != "" else f(m, spec)
     return f"{f(m, spec)} ({ci(lo, hi, spec)})"
 
 
 def _pm(w, h, met, spec):
-    return _mci(y17(w, h, met), y17(w, h, met, "ci95_low"), y17(w, h, met, "ci95_high"), spec)
+    return _pmk("6.18", w, h, met, spec)
+
+
+K17 = {"6.18": "2017/seeds/summary.csv", "6.1": "2017/seeds-6.1/summary.csv"}
+
+
+def y17k(kernel, w, h, metric, col="mean"):
+    """A 2017 grid's figure under KERNEL's ksmd ('6.1' or '6.18')."""
+    return v(K17[kernel], col, workload=w, hash=h, metric=metric)
+
+
+def _pmk(kernel, w, h, met, spec, scale=1.0):
+    """The mean over every seed x timing run, and the 95% interval over the
+    seeds' means: a seed's timing replicates are not independent draws."""
+    return _mci(*(y17k(kernel, w, h, met, c) * scale
+                  for c in ("mean", "seed_ci95_low", "seed_ci95_high")), spec)
+
+
+def runs17(kernel, w, h="jhash2", met="cow_ksm"):
+    """'S seeds x T timings (n = N)': the runs a 2017 grid's figure is over."""
+    n, s_, t = (y17k(kernel, w, h, met, c) for c in ("n", "seeds", "timings"))
+    return f"{s_} seeds x {t} timing{'s' if t != 1 else ''} (n = {n})"
+
+
+def trange(kernel, w, h, met):
+    """What the timing replicates alone move a figure by: the widest range
+    across one seed's timings (summarise.py's timing_range)."""
+    rows = _match(K17[kernel], {"workload": w, "hash": h, "metric": met})
+    if len(rows) != 1 or rows[0].get("timing_range", "") == "":
+        raise RenderError(f"{K17[kernel]}: no timing_range for {w}/{h}/{met} "
+                          "(one timing: run seeds-2017.sh --timings 2 or more)")
+    return _val(rows[0]["timing_range"])
+
+
+def trange_max(kernel):
+    """The most the timing replicates alone moved a difference from jhash2
+    (ksmd CPU, CoW, pages_sharing, pages_unshared) under KERNEL: 'X points
+    (WORKLOAD, HASH, FIGURE)', over the workloads that have two timings."""
+    names = {"cow_ksm": "CoW", "avg_pages_sharing": "pages_sharing",
+             "avg_pages_unshared": "pages_unshared", "ksmd_cpu_ms": "ksmd CPU"}
+    best = None
+    for r in _rows(K17[kernel]):
+        met = r["metric"].replace("_vs_jhash2_pct", "")
+        if met not in names or met == r["metric"] or r.get("timing_range", "") == "":
+            continue
+        x = _val(r["timing_range"])
+        if best is None or x > best[0]:
+            best = (x, r["workload"], r["hash"], names[met])
+    if best is None:
+        raise RenderError(f"{K17[kernel]}: no timing_range (one timing: run seeds-2017.sh "
+                          "--timings 2 or more)")
+    return f"{f(best[0], '.2f')} points ({best[1]}, {best[2]}, {best[3]})"
 
 
 def table17():
-    """Ours (mean and 95% interval over seeds) beside 2017's, per workload."""
+    """Ours (Linux 6.18's ksmd: mean and 95% interval over seeds x timings)
+    beside 2017's, per workload."""
     out = []
     hashes = ["jhash2", "crc32c", "xxhash"]
     for w in ("kernel-build", "iozone"):
-        n = y17(w, "jhash2", "cow_ksm", "n")
-        out.append(f"**{w}** (4 guests x 4 GiB, 1800 s, pages_to_scan 1600, sleep_millisecs "
-                   f"200, `--batch-time`; {n} seeds; mean and 95% interval):\n")
+        out.append(f"**{w}**, modelled as Linux 6.18's ksmd (4 guests x 4 GiB, 1800 s, "
+                   f"pages_to_scan 1600, sleep_millisecs 200, `--batch-time`; "
+                   f"{runs17('6.18', w)} a hash; mean and 95% interval):\n")
         out.append("| figure | " + " | ".join(hashes) + " | 2017 jhash2 | 2017 crc32c |")
         out.append("|---|" + "---:|" * (len(hashes) + 2))
 
@@ -478,8 +538,9 @@ def table17():
             out.append(f"| {label} | " + " | ".join(_pm(w, h, met, spec) for h in hashes)
                        + " | - | - |")
         out.append("")
-        out.append(f"Differences from jhash2 on {w}, in %, paired by seed (mean and 95% "
-                   "interval), beside 2017's (the mean of two runs per hash):\n")
+        out.append(f"Differences from jhash2 on {w} (Linux 6.18), in %, paired by (seed, "
+                   f"timing) (mean and 95% interval over {runs17('6.18', w, 'crc32c', 'cow_ksm_vs_jhash2_pct')}), "
+                   "beside 2017's (the mean of two runs per hash):\n")
         out.append("| figure | crc32c, ours | crc32c, 2017 | xxhash, ours |")
         out.append("|---|---:|---:|---:|")
         for label, met in (("CoW", "cow_ksm"), ("pages_sharing", "avg_pages_sharing"),
@@ -509,10 +570,11 @@ def _skipped(path, w, h):
 
 
 def table_kernels():
-    """The 2017 grid under Linux 6.1 and 6.18: mean over the same seeds, 6.1 first."""
-    out = ["| workload | hash | visits skipped (smart scan) | checksums | ksmd CPU, % of one | "
-           "CoW | pages_sharing (mean) |",
-           "|---|---|---:|---:|---:|---:|---:|"]
+    """The 2017 grid under Linux 6.1 and 6.18: mean over the same seeds and
+    timings, 6.1 first; ksmd CPU with its 95% interval."""
+    out = ["| workload | hash | runs, 6.1 / 6.18 | visits skipped (smart scan) | checksums | "
+           "ksmd CPU, % of one: 6.1 | ksmd CPU, % of one: 6.18 | CoW | pages_sharing (mean) |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for w in ("kernel-build", "iozone"):
         for h in ("jhash2", "crc32c", "xxhash"):
             sk = (_skipped("2017/seeds-6.1/runs.csv", w, h) + " / "
@@ -520,24 +582,31 @@ def table_kernels():
 
             def pair(met, spec, scale=1.0):
                 return f"{f(y61(w, h, met) * scale, spec)} / {f(y17(w, h, met) * scale, spec)}"
-            out.append(f"| {w} | {h} | {sk} | {pair('checksums', ',.0f')} | "
-                       f"{pair('ksmd_cpu_ms', '.2f', 1 / 18000)} | {pair('cow_ksm', ',.0f')} | "
+
+            def cpu(k):
+                return _pmk(k, w, h, "ksmd_cpu_ms", ".2f", 1 / 18000)
+            n = f"{y17k('6.1', w, h, 'cow_ksm', 'n')} / {y17k('6.18', w, h, 'cow_ksm', 'n')}"
+            out.append(f"| {w} | {h} | {n} | {sk} | {pair('checksums', ',.0f')} | "
+                       f"{cpu('6.1')} | {cpu('6.18')} | {pair('cow_ksm', ',.0f')} | "
                        f"{pair('avg_pages_sharing', ',.0f')} |")
     return "\n".join(out)
 
 
 def table_kernels_delta():
-    """crc32c and xxhash against jhash2, paired by seed, under each kernel, beside 2017's."""
-    out = ["| workload | figure | crc32c, 6.1 | crc32c, 6.18 | crc32c, 2017 | xxhash, 6.1 | xxhash, 6.18 |",
+    """crc32c and xxhash against jhash2, paired by (seed, timing), under each
+    kernel with its 95% interval, beside 2017's."""
+    out = ["| workload | figure | crc32c, 6.1 | crc32c, 6.18 | crc32c, 2017 | xxhash, 6.1 | "
+           "xxhash, 6.18 |",
            "|---|---|---:|---:|---:|---:|---:|"]
     for w in ("kernel-build", "iozone"):
         for label, met in (("CoW", "cow_ksm"), ("pages_sharing", "avg_pages_sharing"),
                            ("ksmd CPU, modelled", "ksmd_cpu_ms")):
             m = met + "_vs_jhash2_pct"
             p = pub17(w, "crc32c", m)
-            out.append(f"| {w} | {label} | {f(y61(w, 'crc32c', m), '+.2f')} | "
-                       f"{f(y17(w, 'crc32c', m), '+.2f')} | {f(p, '+.1f') if p is not None else '-'} | "
-                       f"{f(y61(w, 'xxhash', m), '+.2f')} | {f(y17(w, 'xxhash', m), '+.2f')} |")
+            out.append(f"| {w} | {label} | {_pmk('6.1', w, 'crc32c', m, '+.2f')} | "
+                       f"{_pmk('6.18', w, 'crc32c', m, '+.2f')} | "
+                       f"{f(p, '+.1f') if p is not None else '-'} | "
+                       f"{_pmk('6.1', w, 'xxhash', m, '+.2f')} | {_pmk('6.18', w, 'xxhash', m, '+.2f')} |")
     return "\n".join(out)
 
 
@@ -827,6 +896,9 @@ NAMES = {"W17": ("kernel-build", "iozone"), "rng_part": rng_part, "part": part, 
          "POLICY_TRACES": POLICY_TRACES, "med": med, "table_pairs": table_pairs, "sorted": sorted, "gtab": gtab, "gnum": gnum, "table_guests": table_guests,
          "set": set, "any": any, "all": all, "str": str, "zip": zip, "int": int, "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
          "math": math}
+# the 2017 grids by kernel ('6.1', '6.18'), their runs and timing spread
+NAMES.update({"y17k": y17k, "runs17": runs17, "trange": trange, "trange_max": trange_max,
+              "pmk": _pmk})
 
 PLACEHOLDER = re.compile(r"\{\{(.+?)\}\}", re.S)
 

@@ -6,6 +6,7 @@
                [--keep OLD-RUNS.csv] SWEEP.csv... -o SUMMARY.csv --runs RUNS.csv
   summarise.py 2017 RUNS.csv [--times TIMES.tsv] [--published published.csv]
                -o SUMMARY.csv
+  summarise.py 2017-runs SWEEP.csv... [--keep OLD-RUNS.csv] -o RUNS.csv
   summarise.py t-quantile P DF        (prints Student's t quantile)
 
 Inputs are sweep.sh's CSVs (one `ksmsim run --summary-csv` row per run).
@@ -20,6 +21,20 @@ earlier runs.csv whose run (size, hash, seed) is in none of the SWEEP.csv
 files: runs made on another machine, whose sweep output is gone; a run
 in both is taken from SWEEP.csv. Outputs are written whole (a temporary
 file renamed) or not at all; bad input is one line on stderr and exit 2.
+
+2017 runs come in timing replicates as well as seeds (seeds-2017.sh
+--timings): replicate K is a trace named ...-tK.ksmt (none: K = 0), the
+seed's trace retimed. The runs of a hash are every (seed, timing); a
+difference from jhash2 pairs the runs of one (seed, timing), and n counts
+them (the summary's seeds and timings columns say how many of each, and
+timing_range the largest range of a figure across one seed's timings:
+what the phase alone moves it by). A seed's timings are not independent
+draws, so seed_mean, seed_ci95_low and seed_ci95_high give the mean and
+interval over the seeds' own means (each over its timings) as well.
+2017-runs joins sweep.sh's CSVs of the timings into one runs.csv (the
+union of their columns, a column a row lacks left empty); --keep carries
+over the rows of an earlier runs.csv whose run (trace, hash) is in none
+of them.
 """
 import csv
 import math
@@ -321,6 +336,52 @@ Y17_DELTAS = ["cow_ksm", "avg_pages_sharing", "avg_pages_unshared", "ksmd_cpu_ms
               "checksum_time"]
 
 
+TIMING_RE = re.compile(r"-t([0-9]+)\.ksm[tb](\.gz)?$")
+
+
+def timing_of(row):
+    """The timing replicate of a 2017 run: the -tK of its trace's name, else 0."""
+    m = TIMING_RE.search(row.get("trace", ""))
+    return int(m.group(1)) if m else 0
+
+
+def y2017_runs(args):
+    out, files, keep = None, [], None
+    it = iter(args)
+    for a in it:
+        if a == "--keep":
+            keep = next(it, None)
+        elif a == "-o":
+            out = next(it, None)
+        elif a.startswith("-"):
+            die(f"unknown option {a}")
+        else:
+            files.append(a)
+    if not files and not keep or not out:
+        die("2017-runs needs SWEEP.csv... (or --keep RUNS.csv) and -o RUNS.csv")
+    header, rows, done = [], [], set()
+    for path in files + ([keep] if keep else []):
+        for r in read_rows(path, ["trace", "hash"]):
+            if (r["trace"], r["hash"]) in done:
+                if path == keep:
+                    continue
+                die(f"{path}: run {r['trace']}/{r['hash']} twice")
+            header += [c for c in r if c not in header]
+            done.add((r["trace"], r["hash"]))
+            rows.append(r)
+    # timing by timing, kernel-build first, then by seed and hash (a
+    # timing-0 sweep's own order, whatever the order its cells ran in)
+    def order(r):
+        try:
+            seed = int(r.get("seed", ""))
+        except ValueError:
+            seed = 0
+        w = r.get("workload", "")
+        return (timing_of(r), w != "kernel-build", w, seed, hash_key(r["hash"]))
+    rows.sort(key=order)
+    write_csv(out, header, rows)
+
+
 def y2017(args):
     here = os.path.dirname(os.path.abspath(__file__))
     published = os.path.join(here, "results", "2017", "published.csv")
@@ -356,27 +417,49 @@ def y2017(args):
         c = cost.get((r["trace"], r["hash"]))
         if c:
             v["wall_s"], v["cpu_s"], v["max_rss_mib"] = c[0], c[1], c[2] / 1024
-        by[(r["workload"], r["hash"], int(r["seed"]))] = v
+        key = (r["workload"], r["hash"], (int(num(files[0], r, "seed")), timing_of(r)))
+        if key in by:
+            die(f"{files[0]}: {r['workload']}/{r['hash']} seed {key[2][0]} timing {key[2][1]} "
+                "twice")
+        by[key] = v
     out_rows = []
     wl = sorted({k[0] for k in by}, key=lambda w: (w != "kernel-build", w))
     for w in wl:
         hashes = sorted({k[1] for k in by if k[0] == w}, key=hash_key)
         for h in hashes:
-            seeds = sorted(k[2] for k in by if k[0] == w and k[1] == h)
+            # every (seed, timing) run of this hash
+            st = sorted(k[2] for k in by if k[0] == w and k[1] == h)
+
+            def spread(runs, value):
+                """How many seeds and timings RUNS span, and what timing alone
+                moves: the largest range across one seed's timings."""
+                per = {}
+                for x in runs:
+                    per.setdefault(x[0], []).append(value(x))
+                moved = [max(p) - min(p) for p in per.values() if len(p) > 1]
+                # a seed's timings are not independent draws (the phase may
+                # move a figure little): the interval over the seeds' means
+                _, sm, _, slo, shi = mean_ci([sum(p) / len(p) for p in per.values()])
+                return {"seeds": len(per), "timings": len({x[1] for x in runs}),
+                        "timing_range": max(moved) if moved else None, "seed_mean": sm,
+                        "seed_ci95_low": slo, "seed_ci95_high": shi}
             for met in Y17_METRICS + ["wall_s", "cpu_s", "max_rss_mib"]:
-                vals = [by[(w, h, s)][met] for s in seeds if met in by[(w, h, s)]]
-                if not vals:
+                have = [x for x in st if met in by[(w, h, x)]]
+                if not have:
                     continue
-                n, m, sd, lo, hi = mean_ci(vals)
+                n, m, sd, lo, hi = mean_ci([by[(w, h, x)][met] for x in have])
                 out_rows.append({"workload": w, "hash": h, "metric": met, "n": n, "mean": m,
                                  "sd": sd, "ci95_low": lo, "ci95_high": hi,
-                                 "published_2017": pub.get((w, h, met))})
+                                 "published_2017": pub.get((w, h, met)),
+                                 **spread(have, lambda x: by[(w, h, x)][met])})
             if h == "jhash2":
                 continue
             for met in Y17_DELTAS:
-                d = [100.0 * (by[(w, h, s)][met] - by[(w, "jhash2", s)][met])
-                     / by[(w, "jhash2", s)][met]
-                     for s in seeds if (w, "jhash2", s) in by and by[(w, "jhash2", s)][met]]
+                # paired by (seed, timing): the same trace under both hashes
+                pair = [x for x in st if (w, "jhash2", x) in by and by[(w, "jhash2", x)][met]]
+                pct = {x: 100.0 * (by[(w, h, x)][met] - by[(w, "jhash2", x)][met])
+                       / by[(w, "jhash2", x)][met] for x in pair}
+                d = [pct[x] for x in pair]
                 n, m, sd, lo, hi = mean_ci(d)
                 p17 = None
                 a, b = pub.get((w, h, met)), pub.get((w, "jhash2", met))
@@ -387,9 +470,11 @@ def y2017(args):
                 if n:
                     out_rows.append({"workload": w, "hash": h, "metric": met + "_vs_jhash2_pct",
                                      "n": n, "mean": m, "sd": sd, "ci95_low": lo,
-                                     "ci95_high": hi, "published_2017": p17})
+                                     "ci95_high": hi, "published_2017": p17,
+                                     **spread(pair, pct.get)})
     write_csv(out, ["workload", "hash", "metric", "n", "mean", "sd", "ci95_low", "ci95_high",
-                    "published_2017"], out_rows)
+                    "published_2017", "seeds", "timings", "timing_range", "seed_mean",
+                    "seed_ci95_low", "seed_ci95_high"], out_rows)
 
 
 def main(argv):
@@ -400,10 +485,12 @@ def main(argv):
         large_tree(argv[2:])
     elif argv[1] == "2017":
         y2017(argv[2:])
+    elif argv[1] == "2017-runs":
+        y2017_runs(argv[2:])
     elif argv[1] == "t-quantile" and len(argv) == 4:
         print(f"{t_quantile(float(argv[2]), float(argv[3])):.6f}")
     else:
-        die(f"unknown mode '{argv[1]}' (large-tree, 2017, t-quantile)")
+        die(f"unknown mode '{argv[1]}' (large-tree, 2017, 2017-runs, t-quantile)")
     return 0
 
 

@@ -6,8 +6,9 @@
 # named; the verdict is at most three sentences; summarise.py's Student-t
 # quantiles and intervals are right; large-tree's summary is what its
 # runs.csv gives (summarise.py --keep); its 2017 checksum time comes from
-# each run's checksum_ns; 2017's published figures are the ones
-# reproduce_2017.sh compares with.
+# each run's checksum_ns, and its differences pair runs by (seed, timing
+# replicate); 2017's published figures are the ones reproduce_2017.sh
+# compares with.
 set -euo pipefail
 src=$1
 res=$src/analysis/results
@@ -178,6 +179,53 @@ fi
 grep -q "old17.csv: no column 'checksum_ns'.*run them again" "$T/err" ||
 	fail "runs without checksum_ns: $(cat "$T/err")"
 [[ ! -e $T/sum-old.csv ]] || fail "runs without checksum_ns: a summary was written"
+
+# Timing replicates (seeds-2017.sh --timings): a trace named -tK is timing
+# K of its seed, and a difference from jhash2 pairs the runs of one (seed,
+# timing). CoW +10% and -10% (seed 1, timings 0 and 1), +20% and 0% (seed
+# 2): mean +5% over n = 4; paired by seed alone the timings would be lost.
+{
+	echo "$m17"
+	for r in "1 0 100 110" "1 1 200 180" "2 0 100 120" "2 1 50 50"; do
+		set -- $r
+		t=traces/kernel-build-s1-n$1.ksmt
+		(($2)) && t=traces/kernel-build-s1-n$1-t$2.ksmt
+		echo "$t,kernel-build,$1,jhash2,1000,4000.000,$3,10,10,10,1,0,0,0,1,1"
+		echo "$t,kernel-build,$1,crc32c,1000,1000.000,$4,10,10,10,1,0,0,0,1,1"
+	done
+} >"$T/timing17.csv"
+python3 "$py" 2017 "$T/timing17.csv" -o "$T/sumt.csv" || fail "summarise.py 2017 with timings failed"
+# (timing_range: the widest range across one seed's timings, 20 points;
+# over the seeds' means 0 and 10: mean 5, half-width t(0.975, 1) x 5 =
+# 63.53)
+awk -F, '$2 == "crc32c" && $3 == "cow_ksm_vs_jhash2_pct" {ok = ($4 == 4 && $5 == 5 && $10 == 2 &&
+	$11 == 2 && $12 == 20 && $13 == 5 && $14 + 58.5310 < 0.001 && $14 + 58.5310 > -0.001 &&
+	$15 - 68.5310 < 0.001 && $15 - 68.5310 > -0.001)} END {exit !ok}' "$T/sumt.csv" ||
+	fail "deltas paired by (seed, timing): $(grep cow_ksm_vs "$T/sumt.csv")"
+awk -F, '$2 == "jhash2" && $3 == "cow_ksm" {ok = ($4 == 4 && $5 == 112.5 && $12 == 100)} END {exit !ok}' \
+	"$T/sumt.csv" || fail "mean over seeds x timings: $(grep '^kernel-build,jhash2,cow_ksm,' "$T/sumt.csv")"
+# one (seed, timing) twice is refused, naming the file
+sed -n 2p "$T/timing17.csv" >>"$T/timing17.csv"
+python3 "$py" 2017 "$T/timing17.csv" -o "$T/sumt2.csv" 2>"$T/err" &&
+	fail "summarise.py 2017 took a run twice"
+grep -q "timing17.csv: kernel-build/jhash2 seed 1 timing 0 twice" "$T/err" || fail "a run twice: $(cat "$T/err")"
+[[ ! -e $T/sumt2.csv ]] || fail "a run twice: a summary was written"
+# 2017-runs: the timings' sweeps in one runs.csv (the union of their
+# columns), kept rows only where no sweep has the run, in canonical order;
+# the committed runs.csv alone comes back byte for byte
+head -1 "$T/timing17.csv" >"$T/t0.csv"
+grep -v -- '-t1\.ksmt' "$T/timing17.csv" | tail -n +2 | head -4 >>"$T/t0.csv"
+{ head -1 "$T/timing17.csv" | sed 's/$/,avg_saved/'
+  grep -- '-t1\.ksmt' "$T/timing17.csv" | sed 's/$/,7/'; } >"$T/t1.csv"
+python3 "$py" 2017-runs "$T/t1.csv" --keep "$T/t0.csv" -o "$T/joined.csv" || fail "2017-runs failed"
+[[ $(head -1 "$T/joined.csv") == "$m17,avg_saved" ]] || fail "2017-runs header: $(head -1 "$T/joined.csv")"
+[[ $(cut -d, -f1,4,17 "$T/joined.csv" | tail -n +2 | paste -sd' ') == \
+	"traces/kernel-build-s1-n1.ksmt,jhash2, traces/kernel-build-s1-n1.ksmt,crc32c, traces/kernel-build-s1-n2.ksmt,jhash2, traces/kernel-build-s1-n2.ksmt,crc32c, traces/kernel-build-s1-n1-t1.ksmt,jhash2,7 traces/kernel-build-s1-n1-t1.ksmt,crc32c,7 traces/kernel-build-s1-n2-t1.ksmt,jhash2,7 traces/kernel-build-s1-n2-t1.ksmt,crc32c,7" ]] ||
+	fail "2017-runs rows: $(cat "$T/joined.csv")"
+for k in seeds seeds-6.1; do
+	python3 "$py" 2017-runs --keep "$res/2017/$k/runs.csv" -o "$T/k.csv" || fail "2017-runs --keep $k failed"
+	cmp -s "$T/k.csv" "$res/2017/$k/runs.csv" || fail "2017-runs --keep changed 2017/$k/runs.csv"
+done
 
 # 2017's published figures are the ones reproduce_2017.sh compares with.
 sed -n "/^ref2017='/,/^'/p" "$src/analysis/reproduce_2017.sh" | awk 'NF == 5 {
