@@ -5,7 +5,9 @@
  * that changed. The gate's verdict and the count are ksm_ev_gate's; this
  * only reports, so a run that asks for no log pays nothing for it.
  */
+#include <inttypes.h>
 #include "sim/ksm_internal.h"
+#include "sim/output.h"
 
 /*
  * A false positive, for opt.on_false_positive: which bytes changed unseen,
@@ -48,3 +50,16 @@ static void report(void *ctx, const struct ksm *k, const struct rmap_item *rmap_
 const struct ksm_observer_ops false_positive_observer = {
 	.false_positive = report,
 };
+
+/* ---- --false-positives-csv ---- */
+
+void output_false_positives_header(FILE *f)
+{
+	fputs("t_us,mm,vpn,checksum,bytes_changed,changed_bytes\n", f);
+}
+
+void output_false_positive_row(FILE *f, const struct ksm_false_positive *fp)
+{
+	fprintf(f, "%" PRIu64 ",%s,0x%" PRIx32 ",0x%" PRIx64 ",%" PRIu32 ",%s\n", fp->t_us, fp->mm,
+		fp->vpn, fp->checksum, fp->bytes_changed, fp->ranges);
+}

@@ -5,6 +5,7 @@
  * run's summary, advise and tune report. Its own file and its own state
  * (struct sampler), so that every command takes the same samples.
  */
+#include <inttypes.h>
 #include "sim/output.h"
 
 static void series_stat_add(struct series_stat *x, uint64_t v)
@@ -79,4 +80,22 @@ bool sampler_sink(void *sampler, uint64_t sim_us, uint64_t trace_us, struct ksm 
 {
 	sampler_take(sampler, k, sim_us, trace_us);
 	return true;
+}
+
+/* ---- the --csv rows ---- */
+
+void output_series_header(FILE *f, bool thp, bool linux_6_1)
+{
+	fputs("t_us,trace_t_us", f);
+	marks_put_header(f, MARKS_SET_ALL, output_rows_version(thp, linux_6_1));
+	fputc('\n', f);
+}
+
+void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct snapshot *s)
+{
+	struct marks_values v = output_values(s);
+
+	fprintf(f, "%" PRIu64 ",%" PRIu64, sim_us, trace_us);
+	marks_put_values(f, MARKS_SET_ALL, output_rows_version(s->thp, s->linux_6_1), &v);
+	fputc('\n', f);
 }
