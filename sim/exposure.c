@@ -521,3 +521,26 @@ void output_exposure_text(FILE *f, const struct ksm_exposure *e)
 	fprintf(f, "  saving across domains at the end:  %" PRIu64 " of %" PRIu64 " pages saved"
 		" (%" PRIu64 " of them zero pages)\n", e->saved_cross, e->saved, e->saved_cross_zero);
 }
+
+/* --exposure-csv asks for the observer: the figures are gathered only then. */
+static void exposure_attach(struct ksm_options *opt, FILE *const *f)
+{
+	opt->exposure = true;
+}
+
+static void exposure_end(FILE *f, const struct output_run *r)
+{
+	output_provenance(f, r, "exposure by security domain (times in us of the model's clock)");
+	output_exposure_csv(f, r->expo, r->domains);
+}
+
+const struct run_output exposure_output = {
+	"exposure-csv",
+	"merges across security domains (--domain) and\n"
+	"within one: count, p50, p90, p99, max of the time\n"
+	"from a page's last write to its merge, of the time\n"
+	"merged until its CoW or unshare, and of the domains\n"
+	"sharing a KSM page at its peak; the saving across\n"
+	"domains (sim/MODEL.md, 'Exposure')",
+	.attach = exposure_attach, .end = exposure_end,
+};

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What every output of a run shares (output.h): a snapshot of the model,
- * the columns a row of it shows, the marks rows. Each output's own writer
- * lives with the observer that fills it: the time series in sampler.c, the
- * summary in summary.c, exposure in exposure.c, the false-positive log in
- * false_positives.c, the policy's figures in policy_stats.c.
+ * the columns a row of it shows, the provenance line. Each output's row
+ * (struct run_output) and writer live with the observer that fills it:
+ * the marks and per-mm rows in marks_output.c, the time series in
+ * sampler.c, the summary in summary.c, exposure in exposure.c, the
+ * false-positive log in false_positives.c, the profile in profile.c, the
+ * policy's figures in policy_stats.c.
  */
 #include <string.h>
 #include "sim/output.h"
+#include "util/escape.h"
 
 /* The version whose columns a row of the model shows (ksm_thp_columns, --kernel). */
 int output_rows_version(bool thp, bool linux_6_1)
@@ -36,15 +39,12 @@ void snapshot_take(struct ksm *k, bool with_ideal, struct snapshot *s)
 	}
 }
 
-void output_marks_header(FILE *f, bool thp, bool linux_6_1)
+void output_provenance(FILE *f, const struct output_run *r, const char *what)
 {
-	marks_write_header(f, MARKS_SET_ALL, output_rows_version(thp, linux_6_1));
-}
+	char *label_line = escape_line(r->trace_label);
 
-void output_marks_row(FILE *f, const char *label, uint64_t t_us, const struct snapshot *s)
-{
-	struct marks_values v = output_values(s);
-
-	marks_write_row(f, MARKS_SET_ALL, output_rows_version(s->thp, s->linux_6_1), label, t_us,
-			&v);
+	fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s%s%s\n",
+		KSMSIM_VERSION, ksm_kernel_name(r->kernel), label_line, r->hash_label,
+		what ? "; " : "", what ? what : "");
+	g_free(label_line);
 }

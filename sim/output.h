@@ -28,7 +28,7 @@ int output_rows_version(bool thp, bool linux_6_1);
 /* A snapshot as marks_put_values() takes it. */
 struct marks_values output_values(const struct snapshot *s);
 
-/* Marks (output.c): "label,t_us,<counters>,<extras>" */
+/* Marks (marks_output.c): "label,t_us,<counters>,<extras>" */
 /* thp: the THP columns after cow_ksm, as the live replay of a version 3 trace prints them */
 /* linux_6_1: without the columns Linux 6.1 lacks (MARKS_LINUX_6_1) */
 void output_marks_header(FILE *f, bool thp, bool linux_6_1);
@@ -148,5 +148,56 @@ void output_exposure_text(FILE *f, const struct ksm_exposure *e);
  */
 void output_false_positives_header(FILE *f);
 void output_false_positive_row(FILE *f, const struct ksm_false_positive *fp);
+
+
+/* ---- the outputs of a run, one row each (sim/MODEL.md, "Outputs as observers") ---- */
+
+/* What an output sees of its run: the facts its provenance line names, the end's figures. */
+struct output_run {
+	const char *trace_label;	/* what outputs call the trace */
+	const char *hash_label;		/* ... and the checksum (", policy P" for a policy) */
+	enum ksm_kernel kernel;		/* the kernel modelled: its columns */
+	bool ideal;			/* the oracle's figures at marks (not --no-ideal) */
+	bool thp;			/* the THP columns (a version 3 trace) */
+	const struct cost_table *costs;	/* the run's prices */
+	const struct ksm_domains *domains;	/* --domain's names, or NULL */
+	/* at the end: the summary, and the exposure figures when that observer ran */
+	const struct run_summary *sum;
+	const struct ksm_exposure *expo;
+};
+
+/*
+ * One output: the option that names its file, its help, and what fills it.
+ * attach, before the run, asks the model for the observers it needs
+ * (ksm_events.h: exposure, the false-positive log), handed where its
+ * stream will be; start writes its provenance line and header, mark its
+ * rows at each mark, end its rows when the run is done; samples: it needs
+ * the sampler's rows or means (sampler.c). Every hook may be NULL.
+ */
+struct run_output {
+	const char *name;	/* the option, without "--" */
+	const char *help;
+	void (*attach)(struct ksm_options *opt, FILE *const *f);
+	void (*start)(FILE *f, const struct output_run *r);
+	void (*mark)(FILE *f, const struct output_run *r, const char *label, uint64_t t_us,
+		     struct ksm *k);
+	void (*end)(FILE *f, const struct output_run *r);
+	bool samples;
+};
+
+/*
+ * The provenance line a CSV of a run starts with, in the one wording:
+ * what names the file's contents (NULL: none).
+ */
+void output_provenance(FILE *f, const struct output_run *r, const char *what);
+
+/* Each output's row, in the file of the observer that fills it. */
+extern const struct run_output marks_output;		/* marks_output.c */
+extern const struct run_output mm_stats_output;		/* marks_output.c */
+extern const struct run_output series_output;		/* sampler.c */
+extern const struct run_output summary_output;		/* summary.c */
+extern const struct run_output exposure_output;		/* exposure.c */
+extern const struct run_output false_positives_output;	/* false_positives.c */
+extern const struct run_output profile_output;		/* profile.c */
 
 #endif

@@ -99,3 +99,19 @@ void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct
 	marks_put_values(f, MARKS_SET_ALL, output_rows_version(s->thp, s->linux_6_1), &v);
 	fputc('\n', f);
 }
+
+static void series_start(FILE *f, const struct output_run *r)
+{
+	output_series_header(f, r->thp, r->kernel == KSM_KERNEL_6_1);
+}
+
+/* Its rows are the sampler's (struct sampler .series). */
+const struct run_output series_output = {
+	"csv",
+	"time series: a row at 0 and every --interval-ms of\n"
+	"simulated time (settles included), and one at the\n"
+	"end of the run; the oracle's columns (mergeable_pages\n"
+	"... dedup_fraction) are filled on the samples due\n"
+	"every --ideal-interval-ms, empty on the others",
+	.start = series_start, .samples = true,
+};

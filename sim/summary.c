@@ -181,3 +181,28 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 			fprintf(f, ",%s", knob_text(i, rs->knob[i], buf, sizeof(buf)));
 	fputc('\n', f);
 }
+
+static void summary_end(FILE *f, const struct output_run *r)
+{
+	output_run_summary_header(f);
+	output_run_summary_row(f, r->sum);
+}
+
+const struct run_output summary_output = {
+	"summary-csv",
+	"the run as one CSV row, columns named in\n"
+	"traces/FORMAT.md ('Marks and what a run prints'):\n"
+	"trace, hash, checksum_ns (what the run charged a\n"
+	"checksum: the cost table's checksum:HASH row),\n"
+	"policy; workload, seed, scale of a\n"
+	"'ksmsim gen' trace (text forms); the end-of-run\n"
+	"columns; over the samples after t = 0 that --csv\n"
+	"has (taken without it too): avg_ and peak_ of\n"
+	"pages_sharing, pages_unshared, pages_volatile and\n"
+	"saved (pages_sharing + ksm_zero_pages, the saving\n"
+	"advise and tune report), avg_ of missed_merges and\n"
+	"dedup_fraction (over the samples the oracle saw);\n"
+	"pinned (the knobs given here, knob=value;...);\n"
+	"every knob's value at the end of the run",
+	.end = summary_end, .samples = true,
+};
