@@ -22,7 +22,7 @@
 /* The output files, one row each in the table below (outputs[]), in --help's order. */
 enum out {
 	OUT_MARKS, OUT_MM_STATS, OUT_SERIES, OUT_SUMMARY, OUT_EXPOSURE, OUT_FP, OUT_PROFILE,
-	OUT_NR,
+	OUT_POLICY_STATS, OUT_NR,
 };
 
 /* The command line, as parsed. */
@@ -64,6 +64,7 @@ static const struct run_output *const outputs[OUT_NR] = {
 	[OUT_EXPOSURE] = &exposure_output,
 	[OUT_FP] = &false_positives_output,
 	[OUT_PROFILE] = &profile_output,
+	[OUT_POLICY_STATS] = &policy_stats_output,
 };
 
 static void put_output_help(FILE *f, const struct run_output *o)
@@ -355,7 +356,7 @@ static bool finish(const struct args *a, struct run_ctx *ctx, atomic_file **o, s
 	ctx->out.expo = expo;
 	for (int i = 0; i < OUT_NR; i++) {
 		if (a->f[i] && outputs[i]->end)
-			outputs[i]->end(a->f[i], &ctx->out);
+			outputs[i]->end(a->f[i], &ctx->out, run->k);
 		all[i] = &o[i];
 	}
 	return atomic_file_commit_all(all, OUT_NR, error);
@@ -438,6 +439,7 @@ int cmd_run(int argc, char **argv)
 			.hash_label = a.hash_label,
 			.kernel = cfg->model.kernel,
 			.ideal = cfg->ideal,
+			.policy = &cfg->model.policy,
 			.domains = cfg->model.domains,
 		},
 		.progress = progress_new("ksmsim run", a.force_progress ? PROGRESS_ALWAYS :

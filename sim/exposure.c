@@ -528,7 +528,7 @@ static void exposure_attach(struct ksm_options *opt, FILE *const *f)
 	opt->exposure = true;
 }
 
-static void exposure_end(FILE *f, const struct output_run *r)
+static void exposure_end(FILE *f, const struct output_run *r, struct ksm *k)
 {
 	output_provenance(f, r, "exposure by security domain (times in us of the model's clock)");
 	output_exposure_csv(f, r->expo, r->domains);

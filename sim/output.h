@@ -160,6 +160,7 @@ struct output_run {
 	bool ideal;			/* the oracle's figures at marks (not --no-ideal) */
 	bool thp;			/* the THP columns (a version 3 trace) */
 	const struct cost_table *costs;	/* the run's prices */
+	const struct ksm_policy *policy;	/* the run's (--policy) */
 	const struct ksm_domains *domains;	/* --domain's names, or NULL */
 	/* at the end: the summary, and the exposure figures when that observer ran */
 	const struct run_summary *sum;
@@ -181,7 +182,7 @@ struct run_output {
 	void (*start)(FILE *f, const struct output_run *r);
 	void (*mark)(FILE *f, const struct output_run *r, const char *label, uint64_t t_us,
 		     struct ksm *k);
-	void (*end)(FILE *f, const struct output_run *r);
+	void (*end)(FILE *f, const struct output_run *r, struct ksm *k);
 	bool samples;
 };
 
@@ -199,5 +200,6 @@ extern const struct run_output summary_output;		/* summary.c */
 extern const struct run_output exposure_output;		/* exposure.c */
 extern const struct run_output false_positives_output;	/* false_positives.c */
 extern const struct run_output profile_output;		/* profile.c */
+extern const struct run_output policy_stats_output;	/* policy_stats.c */
 
 #endif

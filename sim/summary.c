@@ -182,7 +182,7 @@ void output_run_summary_row(FILE *f, const struct run_summary *rs)
 	fputc('\n', f);
 }
 
-static void summary_end(FILE *f, const struct output_run *r)
+static void summary_end(FILE *f, const struct output_run *r, struct ksm *k)
 {
 	output_run_summary_header(f);
 	output_run_summary_row(f, r->sum);
