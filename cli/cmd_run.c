@@ -7,14 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/cli.h"
-#include "marks/marks.h"
 #include "sim/ksm.h"
 #include "sim/run.h"
 #include "sim/output.h"
-#include "sim/profile.h"
 #include "traces/reader.h"
 #include "util/atomic_file.h"
-#include "util/escape.h"
 #include "util/json.h"
 #include "util/file_id.h"
 #include "util/options.h"
@@ -25,7 +22,7 @@
 /* The output files, one row each in the table below (outputs[]), in --help's order. */
 enum out {
 	OUT_MARKS, OUT_MM_STATS, OUT_SERIES, OUT_SUMMARY, OUT_EXPOSURE, OUT_FP, OUT_PROFILE,
-	OUT_NR,
+	OUT_POLICY_STATS, OUT_NR,
 };
 
 /* The command line, as parsed. */
@@ -33,6 +30,7 @@ struct args {
 	struct run_options ro;		/* the run options, and in ro.cfg the run */
 	const char *hash_name, *policy_spec, *trace_label;
 	const char *path[OUT_NR];	/* each output's FILE, or NULL */
+	FILE *f[OUT_NR];		/* ... its stream once opened, for attach's observers */
 	bool force_progress;
 	bool json;			/* --json: the summary row as JSON in place of the text */
 	bool help;
@@ -42,189 +40,31 @@ struct args {
 
 struct run_ctx {
 	const struct args *a;
-	FILE *f[OUT_NR];		/* the outputs' streams, NULL for those not asked for */
+	struct output_run out;		/* what the outputs see of the run */
 	struct sampler sampler;	/* the series rows and the summary's means */
-	bool ideal;
 	struct progress *progress;
 	const trace_reader *reader;
 	uint64_t records;	/* as last reported by the loop */
 	uint64_t trace_us;	/* its last record's time */
 	uint64_t trace_end_us;	/* the trace's last time, when a validation pass found it */
-	const struct cost_table *costs;	/* the run's prices, for the profile */
-	bool linux_6_1;		/* --kernel 6.1: its marks' and series' columns */
-	int mm_version;		/* MARKS_LINUX_6_1 under --kernel 6.1, else 0 */
 };
-
-/*
- * The provenance line every CSV of a run starts with: the one wording,
- * what names the file's contents (NULL: none).
- */
-static void put_provenance(FILE *f, const struct args *a, const char *what)
-{
-	char *label_line = escape_line(a->trace_label);
-
-	fprintf(f, "# ksmsim %s model of Linux %s KSM; trace %s; checksum %s%s%s\n",
-		KSMSIM_VERSION, ksm_kernel_name(a->ro.cfg.model.kernel), label_line, a->hash_label,
-		what ? "; " : "", what ? what : "");
-	g_free(label_line);
-}
-
-/* ---- what each output observes: its header, its rows at marks, its end ---- */
-
-static void marks_start(FILE *f, const struct run_ctx *ctx, bool thp)
-{
-	put_provenance(f, ctx->a, NULL);
-	fprintf(f, "# %s count from the trace start; t_us is the mark's timestamp"
-		" as written in the trace\n", ctx->linux_6_1 ? "full_scans, cow_ksm" :
-		"full_scans, pages_scanned, pages_skipped, cow_ksm");
-	output_marks_header(f, thp, ctx->linux_6_1);
-}
-
-static void marks_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
-		       struct ksm *k)
-{
-	struct snapshot s;
-
-	snapshot_take(k, ctx->ideal, &s);
-	output_marks_row(f, label, t_us, &s);
-}
-
-static void mm_stats_start(FILE *f, const struct run_ctx *ctx, bool thp)
-{
-	put_provenance(f, ctx->a, "/proc/PID/ksm_stat of every live mm at each mark");
-	marks_mm_write_header_for(f, ctx->mm_version);
-}
-
-static void mm_stats_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
-			  struct ksm *k)
-{
-	GArray *st = ksm_mm_stats(k);
-
-	for (guint i = 0; i < st->len; i++)
-		marks_mm_write_row_for(f, ctx->mm_version, label, t_us,
-				       &g_array_index(st, struct ksm_mm_stat, i));
-	g_array_free(st, TRUE);
-}
-
-static void profile_start(FILE *f, const struct run_ctx *ctx, bool thp)
-{
-	profile_model_header(f, ctx->a->trace_label);
-}
-
-static void profile_mark(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us,
-			 struct ksm *k)
-{
-	struct cost_counts c;
-
-	ksm_cost_counts(k, &c);
-	profile_model_row(f, label, &c, ctx->costs);
-}
-
-static void series_start(FILE *f, const struct run_ctx *ctx, bool thp)
-{
-	output_series_header(f, thp, ctx->linux_6_1);
-}
-
-static void fp_start(FILE *f, const struct run_ctx *ctx, bool thp)
-{
-	put_provenance(f, ctx->a, "every false positive of the gate (t_us of the model's clock)");
-	output_false_positives_header(f);
-}
-
-/* A false positive of the gate, as the model meets it: a row of --false-positives-csv. */
-static void on_false_positive(void *f, const struct ksm_false_positive *fp)
-{
-	output_false_positive_row(*(FILE **)f, fp);	/* the stream, opened after the options */
-}
-
-static void summary_end(FILE *f, const struct run_ctx *ctx, const struct run_summary *sum,
-			const struct ksm_exposure *expo)
-{
-	output_run_summary_header(f);
-	output_run_summary_row(f, sum);
-}
-
-static void exposure_end(FILE *f, const struct run_ctx *ctx, const struct run_summary *sum,
-			 const struct ksm_exposure *expo)
-{
-	put_provenance(f, ctx->a, "exposure by security domain (times in us of the model's clock)");
-	output_exposure_csv(f, expo, ctx->a->ro.cfg.model.domains);
-}
 
 /*
  * The outputs, one table (sim/MODEL.md, "Outputs as observers"): an
- * option, the file it names, and what fills it: its header when the run
- * opens (start), rows at each mark (mark, in this order), the time-series
- * samples (samples), the model's observers it needs (exposure, the
- * false-positive log), its rows at the end (end). Opening, the checks of
- * the files against each other, committing and aborting are loops over it.
+ * option, the file it names, and the observer that fills it, each row in
+ * that observer's file (sim/output.h, struct run_output). Opening, the
+ * checks of the files against each other, attaching, committing and
+ * aborting are loops over it.
  */
-struct run_output {
-	const char *name;	/* the option, without "--" */
-	const char *help;
-	void (*start)(FILE *f, const struct run_ctx *ctx, bool thp);
-	void (*mark)(FILE *f, struct run_ctx *ctx, const char *label, uint64_t t_us, struct ksm *k);
-	void (*end)(FILE *f, const struct run_ctx *ctx, const struct run_summary *sum,
-		    const struct ksm_exposure *expo);
-	bool samples;		/* the sampler's rows or means (sim/sampler.c) */
-	bool exposure;		/* the exposure observer (sim/exposure.c) */
-	bool false_positives;	/* the false-positive log (sim/false_positives.c) */
-};
-
-static const struct run_output outputs[OUT_NR] = {
-	[OUT_MARKS] = { "marks-csv",
-	  "one row per 'mark': the kernel's counters in the\n"
-	  "order traces/FORMAT.md ('Marks') gives, then the\n"
-	  "simulator's own (ground truth, cost, ideal dedup)",
-	  .start = marks_start, .mark = marks_mark },
-	[OUT_MM_STATS] = { "mm-stats-csv",
-	  "at each 'mark', one row per live mm: its\n"
-	  "/proc/PID/ksm_stat (rmap items, zero pages, merging\n"
-	  "pages, process profit, mergeable)",
-	  .start = mm_stats_start, .mark = mm_stats_mark },
-	[OUT_SERIES] = { "csv",
-	  "time series: a row at 0 and every --interval-ms of\n"
-	  "simulated time (settles included), and one at the\n"
-	  "end of the run; the oracle's columns (mergeable_pages\n"
-	  "... dedup_fraction) are filled on the samples due\n"
-	  "every --ideal-interval-ms, empty on the others",
-	  .start = series_start, .samples = true },
-	[OUT_SUMMARY] = { "summary-csv",
-	  "the run as one CSV row, columns named in\n"
-	  "traces/FORMAT.md ('Marks and what a run prints'):\n"
-	  "trace, hash, checksum_ns (what the run charged a\n"
-	  "checksum: the cost table's checksum:HASH row),\n"
-	  "policy; workload, seed, scale of a\n"
-	  "'ksmsim gen' trace (text forms); the end-of-run\n"
-	  "columns; over the samples after t = 0 that --csv\n"
-	  "has (taken without it too): avg_ and peak_ of\n"
-	  "pages_sharing, pages_unshared, pages_volatile and\n"
-	  "saved (pages_sharing + ksm_zero_pages, the saving\n"
-	  "advise and tune report), avg_ of missed_merges and\n"
-	  "dedup_fraction (over the samples the oracle saw);\n"
-	  "pinned (the knobs given here, knob=value;...);\n"
-	  "every knob's value at the end of the run",
-	  .end = summary_end, .samples = true },
-	[OUT_EXPOSURE] = { "exposure-csv",
-	  "merges across security domains (--domain) and\n"
-	  "within one: count, p50, p90, p99, max of the time\n"
-	  "from a page's last write to its merge, of the time\n"
-	  "merged until its CoW or unshare, and of the domains\n"
-	  "sharing a KSM page at its peak; the saving across\n"
-	  "domains (sim/MODEL.md, 'Exposure')",
-	  .end = exposure_end, .exposure = true },
-	[OUT_FP] = { "false-positives-csv",
-	  "every false positive of the gate (a page\n"
-	  "whose bytes changed since ksmd's last visit but\n"
-	  "passed as unchanged): t_us, mm, vpn, the checksum\n"
-	  "it kept, bytes_changed and the changed byte\n"
-	  "offsets (ranges a-b joined by ';'), a row each",
-	  .start = fp_start, .false_positives = true },
-	[OUT_PROFILE] = { "profile-csv",
-	  "at each 'mark', ksmd's modelled CPU by term in the\n"
-	  "terms of 'ksmsim live --profile' (label,term,count,\n"
-	  "share,ms; compare with 'ksmsim diff --profile')",
-	  .start = profile_start, .mark = profile_mark },
+static const struct run_output *const outputs[OUT_NR] = {
+	[OUT_MARKS] = &marks_output,
+	[OUT_MM_STATS] = &mm_stats_output,
+	[OUT_SERIES] = &series_output,
+	[OUT_SUMMARY] = &summary_output,
+	[OUT_EXPOSURE] = &exposure_output,
+	[OUT_FP] = &false_positives_output,
+	[OUT_PROFILE] = &profile_output,
+	[OUT_POLICY_STATS] = &policy_stats_output,
 };
 
 static void put_output_help(FILE *f, const struct run_output *o)
@@ -289,7 +129,7 @@ static void usage(FILE *f)
 	cli_opts_help(f, rows, ROWS_INPUT, NULL, 25);
 	fprintf(f, "Output (each written whole or not at all):\n");
 	for (size_t i = 0; i < OUT_NR; i++)
-		put_output_help(f, &outputs[i]);
+		put_output_help(f, outputs[i]);
 	cli_opts_help(f, rows + ROWS_INPUT, G_N_ELEMENTS(rows) - ROWS_INPUT, NULL, 25);
 	fprintf(f,
 "Run options (one table with advise and collide ksm, cli/run_options.c):\n");
@@ -325,8 +165,8 @@ static bool on_mark(void *p, const char *label, uint64_t t_us, struct ksm *k, GE
 
 	progress_poke(ctx);
 	for (size_t i = 0; i < OUT_NR; i++)
-		if (ctx->f[i] && outputs[i].mark)
-			outputs[i].mark(ctx->f[i], ctx, label, t_us, k);
+		if (ctx->a->f[i] && outputs[i]->mark)
+			outputs[i]->mark(ctx->a->f[i], &ctx->out, label, t_us, k);
 	return true;
 }
 
@@ -354,7 +194,7 @@ static GArray *all_rows(void)
 
 	g_array_append_vals(t, rows, G_N_ELEMENTS(rows));
 	for (int i = 0; i < OUT_NR; i++) {
-		struct cli_opt r = { outputs[i].name, OPT_OUT + i, CLI_STR, "FILE",
+		struct cli_opt r = { outputs[i]->name, OPT_OUT + i, CLI_STR, "FILE",
 				     AT(path) + (size_t)i * sizeof(const char *), .help = NULL };
 
 		g_array_append_val(t, r);
@@ -426,7 +266,7 @@ static bool resolve(struct args *a, int argc, char **argv)
 	char *names[OUT_NR];
 
 	for (int i = 0; i < OUT_NR; i++) {
-		names[i] = g_strdup_printf("--%s", outputs[i].name);
+		names[i] = g_strdup_printf("--%s", outputs[i]->name);
 		uses[3 + i] = (struct file_use){ names[i], a->path[i], true };
 	}
 	bool distinct = file_uses_distinct(uses, G_N_ELEMENTS(uses), &error);
@@ -445,8 +285,8 @@ static bool resolve(struct args *a, int argc, char **argv)
 		goto fail;
 	/* the observers the outputs need; the exposure figures also for the summary's lines on domains */
 	for (int i = 0; i < OUT_NR; i++)
-		if (a->path[i] && outputs[i].exposure)
-			cfg->model.exposure = true;
+		if (a->path[i] && outputs[i]->attach)
+			outputs[i]->attach(&cfg->model, &a->f[i]);
 	if (cfg->model.policy.class_by >= KSM_CLASS_BY_DOMAIN)
 		cfg->model.exposure = true;
 	if (cfg->model.policy.row)
@@ -461,16 +301,15 @@ fail:
 	return false;
 }
 
-/* Open every output asked for; its stream into ctx. False with the first failure. */
-static bool open_outputs(const struct args *a, atomic_file **o, struct run_ctx *ctx,
-			 GError **error)
+/* Open every output asked for; its stream into a->f. False with the first failure. */
+static bool open_outputs(struct args *a, atomic_file **o, GError **error)
 {
 	for (int i = 0; i < OUT_NR; i++) {
 		if (!a->path[i])
 			continue;
 		if (!(o[i] = atomic_file_open(a->path[i], error)))
 			return false;
-		ctx->f[i] = atomic_file_stream(o[i]);
+		a->f[i] = atomic_file_stream(o[i]);
 	}
 	return true;
 }
@@ -513,16 +352,18 @@ static bool finish(const struct args *a, struct run_ctx *ctx, atomic_file **o, s
 	run_summary_finish(sum, run->k, &run->opt, run->reader, res, cfg->ideal);
 	if (cfg->model.exposure)
 		ksm_exposure(run->k, expo);
+	ctx->out.sum = sum;
+	ctx->out.expo = expo;
 	for (int i = 0; i < OUT_NR; i++) {
-		if (ctx->f[i] && outputs[i].end)
-			outputs[i].end(ctx->f[i], ctx, sum, expo);
+		if (a->f[i] && outputs[i]->end)
+			outputs[i]->end(a->f[i], &ctx->out, run->k);
 		all[i] = &o[i];
 	}
 	return atomic_file_commit_all(all, OUT_NR, error);
 }
 
 /* The replay into the outputs and the summary; false with the run's error. */
-static bool replay(const struct args *a, struct run_ctx *ctx, atomic_file **o,
+static bool replay(struct args *a, struct run_ctx *ctx, atomic_file **o,
 		   struct run_summary *sum, GError **error)
 {
 	const struct run_config *cfg = &a->ro.cfg;
@@ -531,17 +372,18 @@ static bool replay(const struct args *a, struct run_ctx *ctx, atomic_file **o,
 	struct run run;
 
 	progress_phase(ctx->progress, "running", "records");
-	if (!open_outputs(a, o, ctx, error) || !run_open(&run, cfg, error))
+	if (!open_outputs(a, o, error) || !run_open(&run, cfg, error))
 		return false;
+	ctx->out.thp = run.opt.thp_columns;
+	ctx->out.costs = &run.opt.costs;
 	for (int i = 0; i < OUT_NR; i++) {
-		if (ctx->f[i] && outputs[i].start)
-			outputs[i].start(ctx->f[i], ctx, run.opt.thp_columns);
-		sampled |= ctx->f[i] && outputs[i].samples;
+		if (a->f[i] && outputs[i]->start)
+			outputs[i]->start(a->f[i], &ctx->out);
+		sampled |= a->f[i] && outputs[i]->samples;
 	}
-	sampler_init(&ctx->sampler, &sum->series, ctx->f[OUT_SERIES], cfg->ideal, cfg->interval_ms,
+	sampler_init(&ctx->sampler, &sum->series, a->f[OUT_SERIES], cfg->ideal, cfg->interval_ms,
 		     cfg->ideal_interval_ms);
 	ctx->reader = run.reader;
-	ctx->costs = &run.opt.costs;
 	/* the summary's means come from the samples too: no output wanting them, none taken */
 	sampled |= a->json;
 	struct loop_sinks sinks = {
@@ -592,9 +434,14 @@ int cmd_run(int argc, char **argv)
 	signals_install(SIGNALS_EXIT);
 	struct run_ctx ctx = {
 		.a = &a,
-		.linux_6_1 = cfg->model.kernel == KSM_KERNEL_6_1,
-		.mm_version = cfg->model.kernel == KSM_KERNEL_6_1 ? MARKS_LINUX_6_1 : 0,
-		.ideal = cfg->ideal,
+		.out = {
+			.trace_label = a.trace_label,
+			.hash_label = a.hash_label,
+			.kernel = cfg->model.kernel,
+			.ideal = cfg->ideal,
+			.policy = &cfg->model.policy,
+			.domains = cfg->model.domains,
+		},
 		.progress = progress_new("ksmsim run", a.force_progress ? PROGRESS_ALWAYS :
 					 a.ro.quiet ? PROGRESS_NEVER : PROGRESS_AUTO),
 	};
@@ -609,11 +456,6 @@ int cmd_run(int argc, char **argv)
 	bool ok = !twice || run_estimate(cfg, ctx.progress, &est, &error);
 
 	ctx.trace_end_us = est.end_us;
-	for (int i = 0; i < OUT_NR; i++)
-		if (a.path[i] && outputs[i].false_positives) {
-			a.ro.cfg.model.on_false_positive = on_false_positive;
-			a.ro.cfg.model.false_positive_ctx = &ctx.f[i];
-		}
 	if (ok && replay(&a, &ctx, o, sum, &error)) {
 		status = 0;
 	} else {

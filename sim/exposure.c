@@ -11,8 +11,10 @@
  * stable_node stay their size for every other run. The figures are truth,
  * without cost or effect on the model.
  */
+#include <inttypes.h>
 #include <string.h>
 #include "sim/ksm_internal.h"
+#include "sim/output.h"
 
 #define MERGED_CROSS (UINT64_C(1) << 63)
 
@@ -434,3 +436,111 @@ void ksm_exposure_free(struct ksm_exposure *e)
 	g_free(e->unmaps_by_domain);
 	e->unmaps_by_domain = NULL;
 }
+
+/* ---- --exposure-csv and the summary's lines ---- */
+
+static const char *const expo_figures[KSM_EXPO_NR] = {
+	[KSM_EXPO_WRITE_TO_MERGE] = "write_to_merge_us",
+	[KSM_EXPO_MERGED] = "merged_us",
+	[KSM_EXPO_DOMAINS] = "domains_at_peak",
+};
+
+static void expo_row(FILE *f, const char *scope, const char *figure, const struct ksm_expo_dist *d)
+{
+	marks_put_field(f, scope, true);
+	fprintf(f, ",%s,%" PRIu64, figure, d->count);
+	if (d->count)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", d->p50, d->p90,
+			d->p99, d->max);
+	else
+		fputs(",,,,\n", f);
+}
+
+static void expo_count(FILE *f, const char *figure, uint64_t v)
+{
+	fprintf(f, "all,%s,%" PRIu64 ",,,,\n", figure, v);
+}
+
+void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm_domains *d)
+{
+	static const char *const scopes[KSM_EXPO_SCOPES] = { "cross", "within" };
+
+	fputs("scope,figure,count,p50,p90,p99,max\n", f);
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		for (int i = 0; i < KSM_EXPO_NR; i++)
+			expo_row(f, scopes[s], expo_figures[i], &e->d[s][i]);
+	for (size_t i = 0; i < e->named && d; i++) {
+		char *scope = g_strdup_printf("domain:%s", (const char *)d->names->pdata[i]);
+		for (int j = 0; j < 2; j++)
+			expo_row(f, scope, expo_figures[j], &e->by_domain[i][j]);
+		g_free(scope);
+	}
+	expo_count(f, "zero_merges", e->zero_merges);
+	expo_count(f, "saved_pages", e->saved);
+	expo_count(f, "saved_cross_pages", e->saved_cross);
+	expo_count(f, "saved_cross_zero_pages", e->saved_cross_zero);
+	if (!e->unmaps)
+		return;		/* the unmap channel's rows: only when a PTE was unmapped or unmerged */
+	for (int s = 0; s < KSM_EXPO_SCOPES; s++)
+		expo_row(f, scopes[s], "unmap_reveal_us", &e->unmap_reveal[s]);
+	for (size_t i = 0; i < e->named && d; i++) {
+		char *scope = g_strdup_printf("domain:%s", (const char *)d->names->pdata[i]);
+		expo_row(f, scope, "unmap_reveal_us", &e->reveal_by_domain[i]);
+		marks_put_field(f, scope, true);
+		fprintf(f, ",unmaps,%" PRIu64 ",,,,\n", e->unmaps_by_domain[i]);
+		g_free(scope);
+	}
+	expo_count(f, "unmaps", e->unmaps);
+	expo_count(f, "unmap_reveals_in_chain", e->reveals_in_chain);
+}
+
+static void expo_line(FILE *f, const char *what, const struct ksm_expo_dist *d, bool us)
+{
+	if (!d->count) {
+		fprintf(f, "  %-34s none\n", what);
+		return;
+	}
+	if (us)
+		fprintf(f, "  %-34s p50 %.3f s, p99 %.3f s, max %.3f s\n", what, d->p50 / 1e6,
+			d->p99 / 1e6, d->max / 1e6);
+	else
+		fprintf(f, "  %-34s p50 %" PRIu64 ", p99 %" PRIu64 ", max %" PRIu64 "\n", what, d->p50,
+			d->p99, d->max);
+}
+
+void output_exposure_text(FILE *f, const struct ksm_exposure *e)
+{
+	const struct ksm_expo_dist *c = e->d[KSM_EXPO_CROSS], *w = e->d[KSM_EXPO_WITHIN];
+
+	fprintf(f, "Exposure: %" PRIu64 " merges across security domains, %" PRIu64 " within one"
+		" (%" PRIu64 " into the zero page)\n", c[KSM_EXPO_WRITE_TO_MERGE].count,
+		w[KSM_EXPO_WRITE_TO_MERGE].count, e->zero_merges);
+	expo_line(f, "across: last write to merge", &c[KSM_EXPO_WRITE_TO_MERGE], true);
+	expo_line(f, "across: merged until CoW/unshare", &c[KSM_EXPO_MERGED], true);
+	expo_line(f, "across: domains per KSM page", &c[KSM_EXPO_DOMAINS], false);
+	fprintf(f, "  saving across domains at the end:  %" PRIu64 " of %" PRIu64 " pages saved"
+		" (%" PRIu64 " of them zero pages)\n", e->saved_cross, e->saved, e->saved_cross_zero);
+}
+
+/* --exposure-csv asks for the observer: the figures are gathered only then. */
+static void exposure_attach(struct ksm_options *opt, FILE *const *f)
+{
+	opt->exposure = true;
+}
+
+static void exposure_end(FILE *f, const struct output_run *r, struct ksm *k)
+{
+	output_provenance(f, r, "exposure by security domain (times in us of the model's clock)");
+	output_exposure_csv(f, r->expo, r->domains);
+}
+
+const struct run_output exposure_output = {
+	"exposure-csv",
+	"merges across security domains (--domain) and\n"
+	"within one: count, p50, p90, p99, max of the time\n"
+	"from a page's last write to its merge, of the time\n"
+	"merged until its CoW or unshare, and of the domains\n"
+	"sharing a KSM page at its peak; the saving across\n"
+	"domains (sim/MODEL.md, 'Exposure')",
+	.attach = exposure_attach, .end = exposure_end,
+};

@@ -23,16 +23,23 @@ struct snapshot {
 };
 
 void snapshot_take(struct ksm *k, bool with_ideal, struct snapshot *s);
+/* The marks version whose columns a row shows (ksm_thp_columns, --kernel 6.1). */
+int output_rows_version(bool thp, bool linux_6_1);
+/* A snapshot as marks_put_values() takes it. */
+struct marks_values output_values(const struct snapshot *s);
 
-/* Marks: "label,t_us,<counters>,<extras>" */
+/* Marks (marks_output.c): "label,t_us,<counters>,<extras>" */
 /* thp: the THP columns after cow_ksm, as the live replay of a version 3 trace prints them */
 /* linux_6_1: without the columns Linux 6.1 lacks (MARKS_LINUX_6_1) */
 void output_marks_header(FILE *f, bool thp, bool linux_6_1);
 void output_marks_row(FILE *f, const char *label, uint64_t t_us, const struct snapshot *s);
-/* Time series: "t_us,trace_t_us,<counters>,<extras>" */
+/* Time series (sampler.c): "t_us,trace_t_us,<counters>,<extras>" */
 void output_series_header(FILE *f, bool thp, bool linux_6_1);
 void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct snapshot *s);
-/* Summary: a readable table, or CSV: the header, then one row per run, run facts first. */
+/*
+ * Summary (summary.c): a readable table, or CSV: the header, then one row
+ * per run, run facts first.
+ */
 void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t sim_us,
 			 uint64_t records, uint64_t batches, const struct snapshot *s);
 
@@ -43,7 +50,7 @@ void output_summary_text(FILE *f, const char *trace, const char *hash, uint64_t 
  */
 void output_digest_note(FILE *f, uint64_t digests);
 
-/* A non-kernel policy's own figures, after the summary. */
+/* A non-kernel policy's own figures, after the summary (policy_stats.c). */
 void output_policy_text(FILE *f, const struct ksm_policy *p, const struct ksm_policy_stats *ps);
 
 /*
@@ -123,7 +130,7 @@ void output_run_summary_header(FILE *f);
 void output_run_summary_row(FILE *f, const struct run_summary *rs);
 
 /*
- * The exposure figures (ksm_exposure) as CSV, "scope,figure,count,p50,p90,
+ * The exposure figures (ksm_exposure, exposure.c) as CSV, "scope,figure,count,p50,p90,
  * p99,max": scope cross, within, or domain:NAME (a named domain's pages in
  * merges across domains); figure write_to_merge_us, merged_us (until the
  * CoW or unshare), domains_at_peak; then scope all with counts only:
@@ -134,12 +141,65 @@ void output_exposure_csv(FILE *f, const struct ksm_exposure *e, const struct ksm
 /* The same, a few lines for the summary. */
 void output_exposure_text(FILE *f, const struct ksm_exposure *e);
 /*
- * --false-positives-csv: the header, then a row per false positive of the
+ * --false-positives-csv (false_positives.c): the header, then a row per false positive of the
  * gate as the model meets it: t_us, mm, vpn (hex), the checksum (hex, the
  * same before and after), bytes_changed and changed_bytes (offsets in the
  * page, ranges "a-b" joined by ';').
  */
 void output_false_positives_header(FILE *f);
 void output_false_positive_row(FILE *f, const struct ksm_false_positive *fp);
+
+
+/* ---- the outputs of a run, one row each (sim/MODEL.md, "Outputs as observers") ---- */
+
+/* What an output sees of its run: the facts its provenance line names, the end's figures. */
+struct output_run {
+	const char *trace_label;	/* what outputs call the trace */
+	const char *hash_label;		/* ... and the checksum (", policy P" for a policy) */
+	enum ksm_kernel kernel;		/* the kernel modelled: its columns */
+	bool ideal;			/* the oracle's figures at marks (not --no-ideal) */
+	bool thp;			/* the THP columns (a version 3 trace) */
+	const struct cost_table *costs;	/* the run's prices */
+	const struct ksm_policy *policy;	/* the run's (--policy) */
+	const struct ksm_domains *domains;	/* --domain's names, or NULL */
+	/* at the end: the summary, and the exposure figures when that observer ran */
+	const struct run_summary *sum;
+	const struct ksm_exposure *expo;
+};
+
+/*
+ * One output: the option that names its file, its help, and what fills it.
+ * attach, before the run, asks the model for the observers it needs
+ * (ksm_events.h: exposure, the false-positive log), handed where its
+ * stream will be; start writes its provenance line and header, mark its
+ * rows at each mark, end its rows when the run is done; samples: it needs
+ * the sampler's rows or means (sampler.c). Every hook may be NULL.
+ */
+struct run_output {
+	const char *name;	/* the option, without "--" */
+	const char *help;
+	void (*attach)(struct ksm_options *opt, FILE *const *f);
+	void (*start)(FILE *f, const struct output_run *r);
+	void (*mark)(FILE *f, const struct output_run *r, const char *label, uint64_t t_us,
+		     struct ksm *k);
+	void (*end)(FILE *f, const struct output_run *r, struct ksm *k);
+	bool samples;
+};
+
+/*
+ * The provenance line a CSV of a run starts with, in the one wording:
+ * what names the file's contents (NULL: none).
+ */
+void output_provenance(FILE *f, const struct output_run *r, const char *what);
+
+/* Each output's row, in the file of the observer that fills it. */
+extern const struct run_output marks_output;		/* marks_output.c */
+extern const struct run_output mm_stats_output;		/* marks_output.c */
+extern const struct run_output series_output;		/* sampler.c */
+extern const struct run_output summary_output;		/* summary.c */
+extern const struct run_output exposure_output;		/* exposure.c */
+extern const struct run_output false_positives_output;	/* false_positives.c */
+extern const struct run_output profile_output;		/* profile.c */
+extern const struct run_output policy_stats_output;	/* policy_stats.c */
 
 #endif

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include "sim/output.h"
 #include "sim/profile.h"
 #include "util/escape.h"
 #include "util/parse.h"
@@ -246,3 +247,27 @@ int profile_diff(const char *a, const char *b, double tol_pp, FILE *out, GError 
 	g_free(lb);
 	return outside ? 1 : 0;
 }
+
+/* ---- --profile-csv: an output of `ksmsim run` (output.h) ---- */
+
+static void profile_start(FILE *f, const struct output_run *r)
+{
+	profile_model_header(f, r->trace_label);
+}
+
+static void profile_mark(FILE *f, const struct output_run *r, const char *label, uint64_t t_us,
+			 struct ksm *k)
+{
+	struct cost_counts c;
+
+	ksm_cost_counts(k, &c);
+	profile_model_row(f, label, &c, r->costs);
+}
+
+const struct run_output profile_output = {
+	"profile-csv",
+	"at each 'mark', ksmd's modelled CPU by term in the\n"
+	"terms of 'ksmsim live --profile' (label,term,count,\n"
+	"share,ms; compare with 'ksmsim diff --profile')",
+	.start = profile_start, .mark = profile_mark,
+};

@@ -93,6 +93,26 @@ bool run_estimate(const struct run_config *cfg, struct progress *p, struct run_e
  */
 uint64_t run_memory_need(const struct run_config *cfg, const trace_reader *r);
 
+/*
+ * The memory limit (memory_limit.c), a limit sink of the loop with its own
+ * state: the most the model needed at any record it saw.
+ */
+struct memory_limit {
+	const struct run_config *cfg;	/* its max_memory: 0, no limit */
+	uint64_t peak;			/* bytes, run_memory_need's largest */
+};
+/*
+ * The need at rec (the reader just read it) into ml->peak, and against the
+ * limit: false with the refusal (RUN_ERROR_MEMORY, "FILE:LINE: ...").
+ */
+bool memory_limit_fits(struct memory_limit *ml, const trace_reader *r,
+		       const struct trace_record *rec, GError **error);
+/* loop_sinks.limit whose limit_ctx is a struct memory_limit. */
+bool memory_limit_sink(void *ml, const trace_reader *r, const struct trace_record *rec,
+		       GError **error);
+/* Blobs past a quarter of the limit go to disk (--max-disk): no limit, no change. */
+void memory_limit_blobs(const struct run_config *cfg, trace_reader *r);
+
 /* An open replay: the reader and the model, for the sinks and for after the end. */
 struct run {
 	const struct run_config *cfg;

@@ -5,6 +5,7 @@
  * run's summary, advise and tune report. Its own file and its own state
  * (struct sampler), so that every command takes the same samples.
  */
+#include <inttypes.h>
 #include "sim/output.h"
 
 static void series_stat_add(struct series_stat *x, uint64_t v)
@@ -80,3 +81,37 @@ bool sampler_sink(void *sampler, uint64_t sim_us, uint64_t trace_us, struct ksm 
 	sampler_take(sampler, k, sim_us, trace_us);
 	return true;
 }
+
+/* ---- the --csv rows ---- */
+
+void output_series_header(FILE *f, bool thp, bool linux_6_1)
+{
+	fputs("t_us,trace_t_us", f);
+	marks_put_header(f, MARKS_SET_ALL, output_rows_version(thp, linux_6_1));
+	fputc('\n', f);
+}
+
+void output_series_row(FILE *f, uint64_t sim_us, uint64_t trace_us, const struct snapshot *s)
+{
+	struct marks_values v = output_values(s);
+
+	fprintf(f, "%" PRIu64 ",%" PRIu64, sim_us, trace_us);
+	marks_put_values(f, MARKS_SET_ALL, output_rows_version(s->thp, s->linux_6_1), &v);
+	fputc('\n', f);
+}
+
+static void series_start(FILE *f, const struct output_run *r)
+{
+	output_series_header(f, r->thp, r->kernel == KSM_KERNEL_6_1);
+}
+
+/* Its rows are the sampler's (struct sampler .series). */
+const struct run_output series_output = {
+	"csv",
+	"time series: a row at 0 and every --interval-ms of\n"
+	"simulated time (settles included), and one at the\n"
+	"end of the run; the oracle's columns (mergeable_pages\n"
+	"... dedup_fraction) are filled on the samples due\n"
+	"every --ideal-interval-ms, empty on the others",
+	.start = series_start, .samples = true,
+};

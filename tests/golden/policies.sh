@@ -92,4 +92,16 @@ done
 [ "$(col "$tmp/m.csv" merged pages_sharing)" = 0 ] || fail "by=mm merged across classes"
 "$bin" run --trace "$t" --policy classified:by=mm | grep -Eq '^  class_lost +3000 ' ||
 	fail "by=mm: class_lost is not 3000 (b's 1000 inserts in each of 3 passes)"
+# --policy-stats-csv: the rows the summary prints after "policy NAME", the same figures
+"$bin" run --trace "$t" --policy classified:by=mm --policy-stats-csv "$tmp/ps.csv" >"$tmp/ps.txt" ||
+	fail "--policy-stats-csv: run failed"
+[ "$(grep -c '^# ksmsim .*policy classified:classes=16,by=mm; ' "$tmp/ps.csv")" = 1 ] ||
+	fail "--policy-stats-csv: no provenance line"
+[ "$(grep '^class_lost,' "$tmp/ps.csv" | cut -d, -f2)" = 3000 ] ||
+	fail "--policy-stats-csv: class_lost is not 3000"
+[ "$(grep -v '^#' "$tmp/ps.csv" | tail -n +2 | cut -d, -f1,2 | tr , ' ')" = \
+  "$(sed -n '/^policy /,/^$/p' "$tmp/ps.txt" | awk 'NF >= 2 && $1 != "policy" {print $1, $2}')" ] ||
+	fail "--policy-stats-csv and the summary's policy lines differ"
+"$bin" run --trace "$t" --quiet --policy-stats-csv "$tmp/pk.csv" || fail "kernel: run failed"
+[ "$(grep -vc '^#' "$tmp/pk.csv")" = 1 ] || fail "--policy-stats-csv: rows under the kernel's"
 echo "policies: all hold"
