@@ -222,6 +222,7 @@ struct pool_options {
 	struct run_options ro;		/* the run options, and in ro.cfg the run; ro.prog */
 	const char *csv_path, *png;	/* -o, --plot */
 	uint64_t jobs;			/* --jobs; 0: the CPUs online */
+	bool help;			/* -h, --help: usage(stdout) */
 	const int *repeats;		/* the own options' vals that may repeat, 0-ended */
 	struct cli_once once;		/* the options given (a second value refused) */
 };
