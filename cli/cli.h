@@ -206,12 +206,14 @@ void run_options_free(struct run_options *o);
 
 /*
  * The options of a command that runs many configurations over a worker pool
- * (pool_options.c: advise, tune). pool_options_parse gives getopt the
- * command's own options (vals below CLI_OPT_POOL; each offered first to
- * take: 1 taken, 0 not its own, -1 refused after one line on stderr), then
- * -j/--jobs, -o/--csv, --plot, -h/--help (usage(stdout)) and the run options
- * of p->ro.cmd; then the one TRACE, which must be a regular file (every
- * worker opens it again). It returns -1 to go on, else the exit status.
+ * (pool_options.c: advise, tune). pool_options_parse is cli_parse over
+ * the pool's table (-j/--jobs, -o/--csv, --plot, -h/--help: usage(stdout),
+ * which ends the parsing), the command's own getopt entries (vals below
+ * CLI_OPT_POOL, each given once unless in repeats, then handed to take: 1
+ * taken, 0 not its own, -1 refused after one line on stderr) and the run
+ * options of p->ro.cmd; then the one TRACE, which must be a regular file
+ * (every worker opens it again). It returns -1 to go on, else the exit
+ * status.
  * pool_options_files: TRACE, --costs-csv, --csv and --plot name distinct
  * files. pool_report: the one error line, and the exit status (the code of
  * an error in domain, else run_error_status). The help lines of --jobs and
