@@ -99,6 +99,8 @@ bool cli_once(struct cli_once *once, const char *prog, const char *name, int c);
  *   status = cli_opts_parse(prog, rows, n, argc, argv, &once, &args);
  *          the whole getopt loop for a table without CLI_OWN rows: -1 to go
  *          on (the operands from optind), else EXIT_USAGE after one line
+ *          (cli_parse below: the same loop with CLI_OWN rows, run options
+ *          and a stops row)
  */
 enum cli_opt_kind {
 	CLI_FLAG,	/* bool set to true; no value */
@@ -124,6 +126,9 @@ struct cli_opt {
 	const char *wants;	/* a bad value's "wants ..."; NULL: from the bounds */
 	bool repeats;		/* may be given again (else refused the second time) */
 	bool show_default;
+	bool stops;		/* CLI_FLAG: ends the parsing when given (--help) */
+	/* what the bounds cannot say (e.g. page aligned): false refuses with wants */
+	bool (*valid)(const void *target);
 	const char *help;	/* lines split at '\n'; NULL: not shown */
 };
 void cli_opts_longopts(const struct cli_opt *t, size_t n, GArray *longopts);
@@ -136,6 +141,34 @@ void cli_help_put(FILE *f, const char *head, const char *help, int width);
 int cli_opts_parse(const char *prog, const struct cli_opt *t, size_t n, int argc, char **argv,
 		   struct cli_once *once, void *base);
 const char *cli_opt_name(const struct cli_opt *r);	/* "--NAME", a static buffer */
+
+/*
+ * The one getopt loop, for a table and what may go beside it: CLI_OWN rows
+ * handed to own; the run options of ro (run_option_take, after the rows);
+ * other getopt entries (more) handed to take_more, for a caller with options
+ * of its own not yet in a table. cli_parse returns -1 to go on (the
+ * operands from optind), 0 when a stops row was given (e.g. --help: the
+ * caller prints it), else EXIT_USAGE after one line. in_order: the
+ * options end at the first operand (getopt's '+').
+ */
+struct run_options;
+struct cli_parser {
+	const char *prog;
+	const struct cli_opt *rows;
+	size_t n;
+	void *base;			/* the rows' targets (offset) and own's */
+	struct cli_once *once;		/* the rows given so far */
+	/* a CLI_OWN row's value: 1 taken, -1 refused after one line */
+	int (*own)(void *base, int c, const char *arg);
+	struct run_options *ro;		/* NULL, or its run options too */
+	const struct option *more;	/* n_more entries, vals apart from the rows' */
+	size_t n_more;
+	/* option c of more: 1 taken, 0 not its own, -1 refused after one line */
+	int (*take_more)(void *ctx, int c, const char *arg, const struct option *longopts);
+	void *more_ctx;
+	bool in_order;
+};
+int cli_parse(const struct cli_parser *p, int argc, char **argv);
 
 /*
  * The run options (run_options.c): what shapes a replay, from one table,
@@ -173,12 +206,14 @@ void run_options_free(struct run_options *o);
 
 /*
  * The options of a command that runs many configurations over a worker pool
- * (pool_options.c: advise, tune). pool_options_parse gives getopt the
- * command's own options (vals below CLI_OPT_POOL; each offered first to
- * take: 1 taken, 0 not its own, -1 refused after one line on stderr), then
- * -j/--jobs, -o/--csv, --plot, -h/--help (usage(stdout)) and the run options
- * of p->ro.cmd; then the one TRACE, which must be a regular file (every
- * worker opens it again). It returns -1 to go on, else the exit status.
+ * (pool_options.c: advise, tune). pool_options_parse is cli_parse over
+ * the pool's table (-j/--jobs, -o/--csv, --plot, -h/--help: usage(stdout),
+ * which ends the parsing), the command's own getopt entries (vals below
+ * CLI_OPT_POOL, each given once unless in repeats, then handed to take: 1
+ * taken, 0 not its own, -1 refused after one line on stderr) and the run
+ * options of p->ro.cmd; then the one TRACE, which must be a regular file
+ * (every worker opens it again). It returns -1 to go on, else the exit
+ * status.
  * pool_options_files: TRACE, --costs-csv, --csv and --plot name distinct
  * files. pool_report: the one error line, and the exit status (the code of
  * an error in domain, else run_error_status). The help lines of --jobs and
@@ -189,6 +224,7 @@ struct pool_options {
 	struct run_options ro;		/* the run options, and in ro.cfg the run; ro.prog */
 	const char *csv_path, *png;	/* -o, --plot */
 	uint64_t jobs;			/* --jobs; 0: the CPUs online */
+	bool help;			/* -h, --help: usage(stdout) */
 	const int *repeats;		/* the own options' vals that may repeat, 0-ended */
 	struct cli_once once;		/* the options given (a second value refused) */
 };

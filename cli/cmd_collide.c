@@ -54,11 +54,6 @@ static unsigned default_threads(void)
 	return n < 1 ? 1 : n > COLLIDE_MAX_THREADS ? COLLIDE_MAX_THREADS : (unsigned)n;
 }
 
-static bool parse_positive(const char *s, uint64_t *v)
-{
-	return parse_u64(s, UINT64_MAX, v) && *v > 0;
-}
-
 /* Outputs onto each other or onto an input are refused before any work. */
 static bool distinct_files(const char *sub, const struct file_use *uses, size_t n)
 {
@@ -424,6 +419,53 @@ out:
 
 /* ---------------------------------------------------------------- ksm */
 
+/* collide ksm's command line, as parsed. */
+struct ksm_cmd {
+	struct run_options ro;		/* the run options, and in ro.cfg the run */
+	const char *keep, *hashes, *run_csv, *csv;
+	struct ksm_study_trace g;	/* the trace it writes without --trace */
+	bool help;
+	struct cli_once once;		/* the study's options given */
+};
+
+#define KSM(f) offsetof(struct ksm_cmd, f)
+#define COUNT_FROM(lo) .min = lo, .max = UINT64_MAX, .wants = "a count from " #lo " to 18446744073709551615"
+/* the vals of the long options: only -o and -h have a short form */
+enum {
+	K_TRACE = 256, K_KEEP, K_HASHES, K_GUESTS, K_PAGES, K_IMAGE, K_CHURN, K_CRAFTED, K_SECONDS,
+	K_EPOCH, K_SEED, K_RUN_CSV,
+};
+static const struct cli_opt ksm_rows[] = {
+	{ "trace", K_TRACE, CLI_STR, "FILE", KSM(ro.cfg.trace), .help = "replay this trace instead" },
+	{ "keep-trace", K_KEEP, CLI_STR, "FILE", KSM(keep),
+	  .help = "also keep the generated trace there" },
+	{ "hashes", K_HASHES, CLI_STR, "LIST", KSM(hashes), .show_default = true, .help = "" },
+	{ "guests", K_GUESTS, CLI_UINT, "N", KSM(g.guests), .min = 1, .max = 1000,
+	  .wants = "a count from 1 to 1000", .show_default = true, .help = "" },
+	{ "pages", K_PAGES, CLI_U64, "N", KSM(g.pages), COUNT_FROM(1),
+	  .help = "pages per guest (default 100000: 4 x 390 MiB)" },
+	{ "image", K_IMAGE, CLI_U64, "N", KSM(g.image), COUNT_FROM(0), .show_default = true,
+	  .help = "pages per guest shared by all guests" },
+	{ "churn", K_CHURN, CLI_U64, "N", KSM(g.churn), COUNT_FROM(0), .show_default = true,
+	  .help = "pages per guest rewritten with random words" },
+	{ "crafted", K_CRAFTED, CLI_U64, "N", KSM(g.crafted), COUNT_FROM(0), .show_default = true,
+	  .help = "pages per guest rewritten with CRC-kernel deltas" },
+	{ "seconds", K_SECONDS, CLI_U64, "N", KSM(g.seconds), COUNT_FROM(1), .show_default = true,
+	  .help = "trace length" },
+	{ "epoch-ms", K_EPOCH, CLI_U64, "N", KSM(g.epoch_ms), COUNT_FROM(1), .show_default = true,
+	  .help = "rewrite period" },
+	{ "seed", K_SEED, CLI_U64, "N", KSM(g.seed), COUNT_FROM(0), .show_default = true, .help = "" },
+	{ "run-csv", K_RUN_CSV, CLI_STR, "FILE", KSM(run_csv),
+	  .help = "all `ksmsim run --summary-csv` rows, one per hash" },
+	{ "csv", 'o', CLI_STR, "FILE", KSM(csv), .help = "the table below as CSV" },
+	{ "help", 'h', CLI_FLAG, NULL, KSM(help), .stops = true },
+};
+
+static const struct ksm_cmd ksm_defaults = {
+	.hashes = "jhash2,crc32c,crc32,xxhash,xxh64",
+	.g = { 4, 100000, 10000, 4000, 4000, 30, 300, 1 },
+};
+
 static void ksm_usage(FILE *f)
 {
 	fputs("usage: ksmsim collide ksm [OPTIONS] [-- RUN-OPTIONS]\n"
@@ -435,49 +477,22 @@ static void ksm_usage(FILE *f)
 "for the trace; chance_false_positives (gate_changed x 2^-bits) is what\n"
 "random changes alone would let through. The runs are sequential, on one\n"
 "core; the defaults' CPU time, measured, is in analysis/README.md (the size\n"
-"keeps the unstable tree above 1 GiB, the point of the study).\n\n"
-"  --trace FILE        replay this trace instead\n"
-"  --keep-trace FILE   also keep the generated trace there\n"
-"  --hashes LIST       (default jhash2,crc32c,crc32,xxhash,xxh64)\n"
-"  --guests N          (default 4)\n"
-"  --pages N           pages per guest (default 100000: 4 x 390 MiB)\n"
-"  --image N           pages per guest shared by all guests (default 10000)\n"
-"  --churn N           pages per guest rewritten with random words (default 4000)\n"
-"  --crafted N         pages per guest rewritten with CRC-kernel deltas (default 4000)\n"
-"  --seconds N         trace length (default 30)\n"
-"  --epoch-ms N        rewrite period (default 300)\n"
-"  --seed N            (default 1)\n"
-"  --run-csv FILE      all `ksmsim run --summary-csv` rows, one per hash\n"
-"  -o, --csv FILE      the table below as CSV\n"
-"Run options, as `ksmsim run` takes them, the same for every hash (among\n"
-"the others, or after '--'):\n", f);
+"keeps the unstable tree above 1 GiB, the point of the study).\n\n", f);
+	cli_opts_help(f, ksm_rows, G_N_ELEMENTS(ksm_rows), &ksm_defaults, 22);
+	fputs("Run options, as `ksmsim run` takes them, the same for every hash (among\n"
+	      "the others, or after '--'):\n", f);
 	run_options_help(f, RUN_OPTIONS_COLLIDE_KSM, 22);
 }
 
 /* RUN-OPTIONS after '--': the run options alone. False after one line on stderr. */
 static bool run_options_after_dashes(int argc, char **argv, struct run_options *ro)
 {
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	bool ok = true;
-	int c;
+	const struct cli_parser p = { .prog = ro->prog, .ro = ro, .in_order = true };
+	int status = cli_parse(&p, argc, argv);
 
-	run_options_add(ro, longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 1;
-	opterr = 0;
-	while (ok && (c = getopt_long(argc, argv, "+:", lo, NULL)) != -1) {
-		int took = run_option_take(ro, c, optarg);
-
-		if (!took)
-			cli_option_error(ro->prog, argv, lo, c);
-		ok = took > 0;
-	}
-	if (ok && optind < argc) {
-		cli_extra_arg(ro->prog, argv[optind]);
-		ok = false;
-	}
-	g_array_free(longopts, TRUE);
-	return ok;
+	if (status < 0 && optind < argc)
+		status = cli_extra_arg(ro->prog, argv[optind]);
+	return status < 0;
 }
 
 /* A temporary file for the generated trace, removed on an interruption too. */
@@ -497,93 +512,28 @@ static gchar *temp_trace(int *track)
 	return path;
 }
 
-/* collide ksm's command line, as parsed. */
-struct ksm_cmd {
-	struct run_options ro;		/* the run options, and in ro.cfg the run */
-	const char *keep, *hashes, *run_csv, *csv;
-};
 
 /* The study's options and the run options before '--'; -1: go on, else the exit status. */
-static int ksm_options(int argc, char **argv, struct ksm_study_trace *g, struct ksm_cmd *k)
+static int ksm_options(int argc, char **argv, struct ksm_cmd *k)
 {
-	static const struct option opts[] = {
-		{ "trace", required_argument, NULL, 'r' },
-		{ "keep-trace", required_argument, NULL, 'k' },
-		{ "hashes", required_argument, NULL, 'H' },
-		{ "guests", required_argument, NULL, 'g' },
-		{ "pages", required_argument, NULL, 'p' },
-		{ "image", required_argument, NULL, 'i' },
-		{ "churn", required_argument, NULL, 'c' },
-		{ "crafted", required_argument, NULL, 'C' },
-		{ "seconds", required_argument, NULL, 'S' },
-		{ "epoch-ms", required_argument, NULL, 'e' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "run-csv", required_argument, NULL, 'R' },
-		{ "csv", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-	};
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	uint64_t guests = g->guests;
-	struct cli_once once = { 0 };
-	int status = -1, c;
+	const struct cli_parser p = { .prog = KSM_PROG, .rows = ksm_rows,
+				      .n = G_N_ELEMENTS(ksm_rows), .base = k, .once = &k->once,
+				      .ro = &k->ro, .in_order = true };
+	int status = cli_parse(&p, argc, argv);
 
-	g_array_append_vals(longopts, opts, G_N_ELEMENTS(opts));
-	run_options_add(&k->ro, longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 1;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, "+:ho:", lo, NULL)) != -1) {
-		const char *wants = "a count from 0 to 18446744073709551615";
-		bool ok = true;
-
-		if (optarg && c < CLI_OPT_POOL && !cli_once(&once, KSM_PROG, option_name(lo, c), c)) {
-			status = EXIT_USAGE;
-			break;
-		}
-		switch (c) {
-		case 'r': k->ro.cfg.trace = optarg; break;
-		case 'k': k->keep = optarg; break;
-		case 'H': k->hashes = optarg; break;
-		case 'g':
-			ok = parse_u64(optarg, 1000, &guests) && guests >= 1;
-			wants = "a count from 1 to 1000";
-			break;
-		case 'p':
-			ok = parse_positive(optarg, &g->pages);
-			wants = "a count from 1 to 18446744073709551615";
-			break;
-		case 'i': ok = parse_u64(optarg, UINT64_MAX, &g->image); break;
-		case 'c': ok = parse_u64(optarg, UINT64_MAX, &g->churn); break;
-		case 'C': ok = parse_u64(optarg, UINT64_MAX, &g->crafted); break;
-		case 'S':
-		case 'e':
-			ok = parse_positive(optarg, c == 'S' ? &g->seconds : &g->epoch_ms);
-			wants = "a count from 1 to 18446744073709551615";
-			break;
-		case 's': ok = parse_u64(optarg, UINT64_MAX, &g->seed); break;
-		case 'R': k->run_csv = optarg; break;
-		case 'o': k->csv = optarg; break;
-		case 'h': ksm_usage(stdout); status = 0; break;
-		default:
-			int took = run_option_take(&k->ro, c, optarg);
-			if (took < 0)
-				status = EXIT_USAGE;
-			else if (!took)
-				status = cli_option_error(KSM_PROG, argv, lo, c);
-		}
-		if (!ok)
-			status = cli_usage_error(KSM_PROG, option_name(lo, c), wants, optarg);
+	if (k->help) {
+		ksm_usage(stdout);
+		return 0;
 	}
-	g_array_free(longopts, TRUE);
-	g->guests = (unsigned)guests;
 	if (status < 0 && !run_options_after_dashes(argc - optind + 1, argv + optind - 1, &k->ro))
 		status = EXIT_USAGE;
 	return status;
 }
 
 /* The study itself: the trace (written unless given), a run per hash, the outputs. */
-static int ksm_study(struct ksm_cmd *k, struct ksm_study_trace *g)
+static int ksm_study(struct ksm_cmd *k)
 {
+	struct ksm_study_trace *g = &k->g;
 	struct ksm_study_opts o = { .run = k->ro.cfg, .table = stdout };
 	const char *keep = k->keep;
 
@@ -652,14 +602,13 @@ out:
 
 static int cmd_ksm(int argc, char **argv)
 {
-	struct ksm_cmd k = { .hashes = "jhash2,crc32c,crc32,xxhash,xxh64" };
-	struct ksm_study_trace g = { 4, 100000, 10000, 4000, 4000, 30, 300, 1 };
+	struct ksm_cmd k = ksm_defaults;
 	int rc;
 
 	run_options_init(&k.ro, KSM_PROG, RUN_OPTIONS_COLLIDE_KSM);
-	rc = ksm_options(argc, argv, &g, &k);
+	rc = ksm_options(argc, argv, &k);
 	if (rc < 0)
-		rc = ksm_study(&k, &g);
+		rc = ksm_study(&k);
 	run_options_free(&k.ro);
 	return rc;
 }

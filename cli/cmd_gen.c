@@ -36,6 +36,13 @@ enum {
 };
 
 #define AT(f) offsetof(struct args, f)
+static bool once_or_ms(const void *at)
+{
+	double s = *(const double *)at;
+
+	return s == 0 || s >= 1e-3;
+}
+
 #define SECONDS_1E9(v, open) .kind = CLI_DOUBLE, .arg = "S", .offset = AT(v), .dmin = 0, .dmax = 1e9, \
 	.dmin_open = open
 /* The options: type, bounds, target and help; the knobs' bounds from knob_table. */
@@ -85,7 +92,7 @@ static const struct cli_opt rows[] = {
 	  .help = "probe only: the attacker's first write of the\n"
 		  "copies, seconds (default a tenth of the duration)" },
 	{ "probe-every", OPT_PROBE_EVERY, SECONDS_1E9(o.probe_every_s, false),
-	  .wants = "seconds, 0 (once) or from 0.001 to 1e9",
+	  .wants = "seconds, 0 (once) or from 0.001 to 1e9", .valid = once_or_ms,
 	  .help = "probe only: its writes again every S seconds\n(default 0: once)" },
 	{ "probe-spread", OPT_PROBE_SPREAD, SECONDS_1E9(o.probe_spread_s, false),
 	  .wants = "seconds from 0 to 1e9",
@@ -182,53 +189,47 @@ static bool parse_calibration(const char *arg, enum gen_calibration *c)
 	return false;
 }
 
+/* --probe-channel NAME: false after one line. */
+static bool parse_channel(const char *arg, enum gen_probe_channel *out)
+{
+	static const char *const ch[] = { "cow", "unmap", "unmerge" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(ch); i++)
+		if (!strcmp(arg, ch[i])) {
+			*out = (enum gen_probe_channel)i;
+			return true;
+		}
+	cli_usage_error(PROG, "--probe-channel", "cow, unmap or unmerge", arg);
+	return false;
+}
+
+/* The CLI_OWN rows: 1 taken, -1 refused after one line. */
+static int own(void *base, int c, const char *arg)
+{
+	struct args *a = base;
+	const struct page_hash *h;
+
+	switch (c) {
+	case OPT_HASH:
+		h = cli_hash_arg(PROG, "--hash", arg, false);
+		if (h)
+			a->o.hash = h->name;
+		return h ? 1 : -1;
+	case OPT_PROBE_CHANNEL:
+		return parse_channel(arg, &a->o.probe_channel) ? 1 : -1;
+	case OPT_CALIBRATION:
+		return parse_calibration(arg, &a->o.calibration) ? 1 : -1;
+	}
+	return 0;
+}
+
 /* The options: -1 to go on, else the exit status (--list printed, or one line on stderr). */
 static int parse(int argc, char **argv, struct args *a)
 {
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	GString *optstring = g_string_new(":");
-	int status = -1, c;
+	const struct cli_parser p = { .prog = PROG, .rows = rows, .n = G_N_ELEMENTS(rows), .base = a,
+				      .once = &a->once, .own = own };
+	int status = cli_parse(&p, argc, argv);
 
-	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
-	cli_opts_optstring(rows, G_N_ELEMENTS(rows), optstring);
-	const struct option *lo = (const struct option *)longopts->data;
-	opterr = 0;
-	optind = 1;
-	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
-		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &a->once, c, optarg, a);
-
-		if (took < 0)
-			status = EXIT_USAGE;
-		else if (c == OPT_HASH) {
-			const struct page_hash *h = cli_hash_arg(PROG, "--hash", optarg, false);
-
-			if (!h)
-				status = EXIT_USAGE;
-			else
-				a->o.hash = h->name;
-		} else if (c == OPT_PROBE_CHANNEL) {
-			static const char *const ch[] = { "cow", "unmap", "unmerge" };
-			size_t i = 0;
-
-			while (i < G_N_ELEMENTS(ch) && strcmp(optarg, ch[i]))
-				i++;
-			if (i == G_N_ELEMENTS(ch))
-				status = cli_usage_error(PROG, "--probe-channel", "cow, unmap or unmerge",
-							 optarg);
-			else
-				a->o.probe_channel = (enum gen_probe_channel)i;
-		} else if (c == OPT_CALIBRATION) {
-			if (!parse_calibration(optarg, &a->o.calibration))
-				status = EXIT_USAGE;
-		} else if (c == OPT_PROBE_EVERY && a->o.probe_every_s > 0 && a->o.probe_every_s < 1e-3) {
-			status = cli_usage_error(PROG, "--probe-every", "seconds, 0 (once) or from 0.001 to 1e9",
-						 optarg);
-		} else if (!took) {
-			status = cli_option_error(PROG, argv, lo, c);
-		}
-	}
-	g_string_free(optstring, TRUE);
-	g_array_free(longopts, TRUE);
 	if (status < 0 && a->list) {
 		size_t n;
 		const struct gen_workload *all = gen_workloads(&n);

@@ -171,6 +171,11 @@ enum {
 	OPT_SCAN_RATE, OPT_MIB, OPT_CSV, OPT_CHECK, OPT_PROFILE, OPT_SETTLE_SLEEP,
 };
 #define AT(f) offsetof(struct args, f)
+static bool page_aligned(const void *base)
+{
+	return *(const uint64_t *)base % TRACE_PAGE_SIZE == 0;
+}
+
 /* Parsed before anything is done: --khugepaged acts only once the whole line is good. */
 static const struct cli_opt rows[] = {
 	{ "trace", OPT_TRACE, CLI_STR, "FILE", AT(trace), .help = "the trace to replay ('-': standard input)" },
@@ -187,7 +192,7 @@ static const struct cli_opt rows[] = {
 	  .help = "ksmd's least sleep_millisecs in a settle" },
 	{ "base", OPT_BASE, CLI_U64, "ADDR", AT(p.base), .max = LIVE_MAX_BASE,
 	  .wants = "an address in decimal, page aligned, at most 2^47 - 2^44", .show_default = true,
-	  .help = "where the mappings start" },
+	  .valid = page_aligned, .help = "where the mappings start" },
 	{ "cpu", OPT_CPU, CLI_STR, "N|any", AT(cpu),
 	  .help = "the CPU of the trace processes (default the least busy)" },
 	{ "khugepaged", OPT_KHUGEPAGED, CLI_STR, "hold|run", AT(khugepaged),
@@ -232,23 +237,8 @@ static int check_values(struct args *a)
 /* The options: -1 to go on, else the exit status (help printed, or one line on stderr). */
 static int parse_options(int argc, char **argv, struct args *a)
 {
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	int status = -1, c;
-	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 1;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &a->once, c, optarg, a);
+	int status = cli_opts_parse(PROG, rows, G_N_ELEMENTS(rows), argc, argv, &a->once, a);
 
-		if (took < 0)
-			status = EXIT_USAGE;
-		else if (!took)
-			status = cli_option_error(PROG, argv, lo, c);
-		if (c == OPT_BASE && status < 0 && a->p.base % TRACE_PAGE_SIZE)
-			status = cli_usage_error(PROG, "--base", rows[4].wants, optarg);
-	}
-	g_array_free(longopts, TRUE);
 	if (status >= 0)
 		return status;
 	if (a->help) {

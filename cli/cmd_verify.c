@@ -31,7 +31,9 @@
 #define MINUTES_DEFAULT 5.0
 #define EVERY_DEFAULT 60.0
 
-static void usage(FILE *f)
+static void usage(FILE *f);
+
+static void usage_text(FILE *f)
 {
 	fprintf(f,
 "usage: ksmsim verify --trace FILE --setting SPEC --pid PID[,PID...]\n"
@@ -51,24 +53,12 @@ static void usage(FILE *f)
 "processes do now what they did while recorded (a steady service, or the\n"
 "same programs started again the same way). Samples after the trace's end\n"
 "have no prediction ('-').\n"
-"\n"
-"  --trace FILE        the processes' recorded trace\n"
-"  --setting SPEC      the knobs, as tune takes them: comma-separated\n"
-"                      KNOB=VALUE of pages_to_scan, sleep_millisecs, advisor\n"
-"                      (0|1), advisor_target_scan_time, smart_scan,\n"
-"                      use_zero_pages, max_page_sharing; the rest as the\n"
-"                      kernel's defaults\n"
-"  --pid PID[,PID...]  the processes measured; their KSM use is expected,\n"
-"                      any other process's refuses the run (its pages would\n"
-"                      count), as 'ksmsim live' refuses; at least one must\n"
-"                      be mergeable (ksm_stat: ksm_merge_any or ksm_mergeable)\n"
-"  --minutes M         how long, more than 0 (default 5; fractions allowed)\n"
-"  --every S           seconds between samples, more than 0 (default 60)\n"
-"  --costs-csv FILE    the model's cost table ('ksmsim bench calibrate -o')\n"
-"  --csv FILE          the samples, one row each (columns below)\n"
-"  --json              standard output as one JSON object: the run's facts\n"
-"                      and 'samples', the CSV's rows under the CSV's names\n"
-"  -h, --help          this text\n"
+"\n");
+}
+
+static void usage_columns(FILE *f)
+{
+	fprintf(f,
 "\n"
 "Columns: t_s (seconds since run=1), live_pages_sharing, model_pages_sharing,\n"
 "pages_sharing_ratio, live_ksm_zero_pages, model_ksm_zero_pages,\n"
@@ -87,10 +77,51 @@ enum { OPT_TRACE = 256, OPT_SETTING, OPT_PID, OPT_MINUTES, OPT_EVERY, OPT_COSTS,
 struct args {
 	const char *trace, *costs_csv, *csv;
 	struct tune_setting setting;
-	bool have_setting, json;
+	bool have_setting, json, help;
 	GArray *pids;		/* of pid_t */
 	double minutes, every;
+	struct cli_once once;	/* the options given */
 };
+
+#define AT(f) offsetof(struct args, f)
+/* The options: type, bounds, target and help (--setting and --pid parsed by own()). */
+static const struct cli_opt rows[] = {
+	{ "trace", OPT_TRACE, CLI_STR, "FILE", AT(trace), .help = "the processes' recorded trace" },
+	{ "setting", OPT_SETTING, CLI_OWN, "SPEC",
+	  .help = "the knobs, as tune takes them: comma-separated\n"
+		  "KNOB=VALUE of pages_to_scan, sleep_millisecs, advisor\n"
+		  "(0|1), advisor_target_scan_time, smart_scan,\n"
+		  "use_zero_pages, max_page_sharing; the rest as the\n"
+		  "kernel's defaults" },
+	{ "pid", OPT_PID, CLI_OWN, "PID[,PID...]", .repeats = true,
+	  .help = "the processes measured; their KSM use is expected,\n"
+		  "any other process's refuses the run (its pages would\n"
+		  "count), as 'ksmsim live' refuses; at least one must\n"
+		  "be mergeable (ksm_stat: ksm_merge_any or ksm_mergeable);\n"
+		  "may be given again (the lists add up)" },
+	{ "minutes", OPT_MINUTES, CLI_DOUBLE, "M", AT(minutes), .dmin = 0, .dmax = 10080,
+	  .dmin_open = true, .wants = "more than 0 and at most 10080 (a week)", .show_default = true,
+	  .help = "how long, more than 0 and at most 10080;\nfractions allowed" },
+	{ "every", OPT_EVERY, CLI_DOUBLE, "S", AT(every), .dmin = 0.1, .dmax = 86400,
+	  .wants = "seconds, 0.1 to 86400", .show_default = true,
+	  .help = "seconds between samples, 0.1 to 86400" },
+	{ "costs-csv", OPT_COSTS, CLI_STR, "FILE", AT(costs_csv),
+	  .help = "the model's cost table ('ksmsim bench calibrate -o')" },
+	{ "csv", OPT_CSV, CLI_STR, "FILE", AT(csv), .help = "the samples, one row each (columns below)" },
+	{ "json", OPT_JSON, CLI_FLAG, NULL, AT(json),
+	  .help = "standard output as one JSON object: the run's facts\n"
+		  "and 'samples', the CSV's rows under the CSV's names" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .stops = true, .help = "this text" },
+};
+
+static const struct args defaults = { .minutes = MINUTES_DEFAULT, .every = EVERY_DEFAULT };
+
+static void usage(FILE *f)
+{
+	usage_text(f);
+	cli_opts_help(f, rows, G_N_ELEMENTS(rows), &defaults, 22);
+	usage_columns(f);
+}
 
 /* One sample of each side. */
 struct point {
@@ -125,32 +156,21 @@ static bool parse_pids(const char *arg, GArray *out)
 	return ok || bad("--pid wants process ids, comma-separated", arg);
 }
 
-static bool take(struct args *a, int c, const char *arg)
+/* --setting and --pid: 1 taken, -1 refused after one line. */
+static int own(void *base, int c, const char *arg)
 {
+	struct args *a = base;
 	char *why = NULL;
 
-	switch (c) {
-	case OPT_TRACE: a->trace = arg; return true;
-	case OPT_COSTS: a->costs_csv = arg; return true;
-	case OPT_CSV: a->csv = arg; return true;
-	case OPT_JSON: a->json = true; return true;
-	case OPT_PID: return parse_pids(arg, a->pids);
-	case OPT_MINUTES:
-		return (parse_double(arg, &a->minutes) && a->minutes > 0 && a->minutes <= 10080) ||
-		       bad("--minutes wants more than 0 and at most 10080 (a week)", arg);
-	case OPT_EVERY:
-		return (parse_double(arg, &a->every) && a->every >= 0.1 && a->every <= 86400) ||
-		       bad("--every wants seconds, 0.1 to 86400", arg);
-	case OPT_SETTING:
-		if (tune_setting_parse(arg, &a->setting, &why)) {
-			a->have_setting = true;
-			return true;
-		}
-		bad(why, arg);
-		g_free(why);
-		return false;
+	if (c == OPT_PID)
+		return parse_pids(arg, a->pids) ? 1 : -1;
+	if (tune_setting_parse(arg, &a->setting, &why)) {
+		a->have_setting = true;
+		return 1;
 	}
-	return false;
+	cli_error(PROG, "--setting: %s", why);
+	g_free(why);
+	return -1;
 }
 
 /* The model's samples: every --every seconds of simulated time after 0. */
@@ -394,35 +414,17 @@ static int fail(GError *error, int status)
 
 static int parse(struct args *a, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "trace", required_argument, NULL, OPT_TRACE },
-		{ "setting", required_argument, NULL, OPT_SETTING },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "minutes", required_argument, NULL, OPT_MINUTES },
-		{ "every", required_argument, NULL, OPT_EVERY },
-		{ "costs-csv", required_argument, NULL, OPT_COSTS },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	const struct cli_parser p = { .prog = PROG, .rows = rows, .n = G_N_ELEMENTS(rows), .base = a,
+				      .once = &a->once, .own = own };
+	int status = cli_parse(&p, argc, argv);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		if (c == 'h') {
+	if (status >= 0 || a->help) {
+		if (a->help)
 			usage(stdout);
-			return 0;
-		}
-		if (c == '?' || c == ':')
-			return option_error(PROG, argv, lo, c);
-		if (!take(a, c, optarg))
-			return EXIT_USAGE;
+		return status < 0 ? 0 : status;
 	}
-	if (optind < argc) {
-		bad("takes no operands", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cli_extra_arg(PROG, argv[optind]);
 	if (!a->trace || !a->have_setting || !a->pids->len) {
 		cli_error(PROG, "--trace, --setting and --pid are needed (see ksmsim verify --help)");
 		return EXIT_USAGE;
@@ -432,7 +434,7 @@ static int parse(struct args *a, int argc, char **argv)
 
 int cmd_verify(int argc, char **argv)
 {
-	struct args a = { .minutes = MINUTES_DEFAULT, .every = EVERY_DEFAULT };
+	struct args a = defaults;
 	GArray *mpts = g_array_new(FALSE, TRUE, sizeof(struct point));
 	GArray *live = g_array_new(FALSE, TRUE, sizeof(struct point));
 	GError *error = NULL;

@@ -120,6 +120,8 @@ int cli_opts_take(const char *prog, const struct cli_opt *t, size_t n, struct cl
 	case CLI_OWN:
 		break;
 	}
+	if (ok && r->valid)
+		ok = r->valid(at);
 	if (!ok) {
 		char *wants = row_wants(r);
 
@@ -203,22 +205,61 @@ void cli_opts_help(FILE *f, const struct cli_opt *t, size_t n, const void *base,
 int cli_opts_parse(const char *prog, const struct cli_opt *t, size_t n, int argc, char **argv,
 		   struct cli_once *once, void *base)
 {
+	const struct cli_parser p = { .prog = prog, .rows = t, .n = n, .base = base, .once = once };
+
+	return cli_parse(&p, argc, argv);
+}
+
+/* Option c, taken by whichever part of p owns it: 1, 0 no one's, -1 refused after one line. */
+static int parse_one(const struct cli_parser *p, int c, const char *arg,
+		     const struct option *lo)
+{
+	const struct cli_opt *r = row_of(p->rows, p->n, c);
+	int took = r ? cli_opts_take(p->prog, p->rows, p->n, p->once, c, arg, p->base) : 0;
+
+	if (took < 0)
+		return -1;
+	if (r && r->kind == CLI_OWN)
+		return p->own ? p->own(p->base, c, arg) : 0;
+	if (r)
+		return took;
+	if (p->take_more && (took = p->take_more(p->more_ctx, c, arg, lo)) != 0)
+		return took;
+	return p->ro ? run_option_take(p->ro, c, arg) : 0;
+}
+
+int cli_parse(const struct cli_parser *p, int argc, char **argv)
+{
 	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	GString *optstring = g_string_new(":");
+	GString *optstring = g_string_new(p->in_order ? "+:" : ":");
 	int status = -1, c;
 
-	cli_opts_longopts(t, n, longopts);
-	cli_opts_optstring(t, n, optstring);
+	/* the rows first: getopt's abbreviations and messages see this order */
+	cli_opts_longopts(p->rows, p->n, longopts);
+	if (p->more)
+		g_array_append_vals(longopts, p->more, p->n_more);
+	if (p->ro)
+		run_options_add(p->ro, longopts);
+	cli_opts_optstring(p->rows, p->n, optstring);
+	for (size_t i = 0; i < p->n_more; i++)
+		if (p->more[i].val > 0 && p->more[i].val < 128 && !strchr(optstring->str, p->more[i].val)) {
+			g_string_append_c(optstring, (char)p->more[i].val);
+			if (p->more[i].has_arg != no_argument)
+				g_string_append_c(optstring, ':');
+		}
 	const struct option *lo = (const struct option *)longopts->data;
 	optind = 1;
 	opterr = 0;
 	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
-		int took = cli_opts_take(prog, t, n, once, c, optarg, base);
+		const struct cli_opt *r = row_of(p->rows, p->n, c);
+		int took = c == '?' || c == ':' ? 0 : parse_one(p, c, optarg, lo);
 
 		if (took < 0)
 			status = EXIT_USAGE;
 		else if (!took)
-			status = cli_option_error(prog, argv, lo, c);
+			status = cli_option_error(p->prog, argv, lo, c);
+		else if (r && r->stops)
+			status = 0;
 	}
 	g_string_free(optstring, TRUE);
 	g_array_free(longopts, TRUE);

@@ -21,7 +21,25 @@
 #include "util/parse.h"
 #include "util/size.h"
 
-enum { OPT_JOBS = CLI_OPT_POOL, OPT_CSV, OPT_PLOT, OPT_HELP };
+enum { OPT_PLOT = CLI_OPT_POOL };
+
+#define POOL(f) offsetof(struct pool_options, f)
+/*
+ * The options every pool command takes: -j 2 --jobs 3 is one option given
+ * twice (one val). -o and --plot are helped by each command (what its CSV
+ * and plot hold), so they have no help here.
+ */
+static const struct cli_opt pool_rows[] = {
+	{ "jobs", 'j', CLI_U64, "N", POOL(jobs), .min = 1, .max = WORKERS_MAX_JOBS,
+	  .wants = "1 to " G_STRINGIFY(WORKERS_MAX_JOBS) " worker processes",
+	  .help = "runs at once, each in a process of its own (default:\n"
+		  "the CPUs online; fewer when N times the model's\n"
+		  "memory estimate would pass the --max-memory limit).\n"
+		  "The output does not depend on it" },
+	{ "csv", 'o', CLI_STR, "FILE", POOL(csv_path), .help = NULL },
+	{ "plot", OPT_PLOT, CLI_STR, "PNG", POOL(png), .help = NULL },
+	{ "help", 'h', CLI_FLAG, NULL, POOL(help), .stops = true },
+};
 
 void pool_options_init(struct pool_options *p, const char *prog, enum run_options_of cmd)
 {
@@ -34,34 +52,25 @@ void pool_options_free(struct pool_options *p)
 	run_options_free(&p->ro);
 }
 
-/* Option c if it is one of the pool's: 1 taken (*status set on help or a bad value), else 0. */
-static int take_shared(struct pool_options *p, int c, const char *arg, const struct option *lo,
-		       void (*usage)(FILE *), int *status)
-{
-	switch (c) {
-	case 'j':
-	case OPT_JOBS:
-		if (!parse_u64(arg, WORKERS_MAX_JOBS, &p->jobs) || !p->jobs) {
-			char *wants = g_strdup_printf("1 to %d worker processes", WORKERS_MAX_JOBS);
+/* The command's own options, not yet in a table. */
+struct own_options {
+	struct pool_options *p;
+	pool_take_fn *take;
+	void *ctx;
+};
 
-			*status = cli_usage_error(p->ro.prog, option_name(lo, c), wants, arg);
-			g_free(wants);
-		}
-		return 1;
-	case 'o':
-	case OPT_CSV:
-		p->csv_path = arg;
-		return 1;
-	case OPT_PLOT:
-		p->png = arg;
-		return 1;
-	case 'h':
-	case OPT_HELP:
-		usage(stdout);
-		*status = 0;
-		return 1;
-	}
-	return 0;
+/* A command's own option: one value each, but those it lets repeat; then its take. */
+static int take_own(void *ctx, int c, const char *arg, const struct option *lo)
+{
+	struct own_options *own = ctx;
+	struct pool_options *p = own->p;
+	bool repeats = c >= CLI_OPT_RUN;	/* not its own: run_option_take checks those */
+
+	for (const int *r = p->repeats; r && *r; r++)
+		repeats |= *r == c;
+	if (arg && !repeats && !cli_once(&p->once, p->ro.prog, option_name(lo, c), c))
+		return -1;
+	return own->take(own->ctx, c, arg, lo);
 }
 
 /* The one TRACE after the options: -1, or the exit status after one line on stderr. */
@@ -90,46 +99,18 @@ static int take_trace(struct pool_options *p, int argc, char **argv)
 int pool_options_parse(struct pool_options *p, int argc, char **argv, const struct option *own,
 		       size_t n_own, pool_take_fn *take, void *ctx, void (*usage)(FILE *))
 {
-	static const struct option shared[] = {
-		/* the letters' vals: -j 2 --jobs 3 is one option given twice */
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "csv", required_argument, NULL, 'o' },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "help", no_argument, NULL, OPT_HELP },
+	struct own_options o = { p, take, ctx };
+	const struct cli_parser cp = {
+		.prog = p->ro.prog, .rows = pool_rows, .n = G_N_ELEMENTS(pool_rows), .base = p,
+		.once = &p->once, .ro = &p->ro, .more = own, .n_more = n_own, .take_more = take_own,
+		.more_ctx = &o,
 	};
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	int status = -1, c;
+	int status = cli_parse(&cp, argc, argv);
 
-	/* the command's own first: getopt's messages and abbreviations see this order */
-	g_array_append_vals(longopts, own, n_own);
-	g_array_append_vals(longopts, shared, G_N_ELEMENTS(shared));
-	run_options_add(&p->ro, longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-
-	optind = 1;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, ":hj:o:", lo, NULL)) != -1) {
-		bool repeats = false;
-
-		for (const int *r = p->repeats; r && *r; r++)
-			repeats |= *r == c;
-		/* one value each, but the run options' (run_option_take checks those) and repeats */
-		if (optarg && c < CLI_OPT_RUN && !repeats &&
-		    !cli_once(&p->once, p->ro.prog, option_name(lo, c), c)) {
-			status = EXIT_USAGE;
-			break;
-		}
-		if (take_shared(p, c, optarg, lo, usage, &status))
-			continue;
-		int took = take(ctx, c, optarg, lo);
-		if (!took)
-			took = run_option_take(&p->ro, c, optarg);
-		if (took < 0)
-			status = EXIT_USAGE;
-		else if (!took)
-			status = cli_option_error(p->ro.prog, argv, lo, c);
+	if (p->help) {
+		usage(stdout);
+		return 0;
 	}
-	g_array_free(longopts, TRUE);
 	return status >= 0 ? status : take_trace(p, argc, argv);
 }
 
@@ -153,10 +134,7 @@ int pool_report(const char *prog, GQuark domain, GError *error)
 
 void pool_options_help_jobs(FILE *f)
 {
-	fputs("  -j, --jobs N        runs at once, each in a process of its own (default:\n"
-	      "                      the CPUs online; fewer when N times the model's\n"
-	      "                      memory estimate would pass the --max-memory limit).\n"
-	      "                      The output does not depend on it\n", f);
+	cli_opts_help(f, pool_rows, 1, NULL, 22);
 }
 
 void pool_options_help_exit(FILE *f)

@@ -17,7 +17,11 @@ fails=0
 # a call that writes to stderr, or passes it on; comments and strings aside
 pat='fprintf[[:space:]]*\([[:space:]]*stderr|vfprintf[[:space:]]*\([[:space:]]*stderr|[(,][[:space:]]*stderr[[:space:]]*[,)]|\bwrite[[:space:]]*\([[:space:]]*(2|STDERR_FILENO)[[:space:]]*,|\b(perror|g_printerr|g_warning|warnx?|errx?)[[:space:]]*\('
 strip() {	# FILE: its code, comments and string literals blanked, line numbers kept
-	sed -e 's|//.*$||' -e 's|"\([^"\\]\|\\.\)*"|""|g' "$1" |
+	# char literals first ('"' opens no string), then strings, then // comments
+	# (a "//" inside a string is no comment); '#' delimits: '|' would make
+	# the alternation \| a literal bar
+	sed -e "s#'\\\\.'#''#g; s#'[^'\\\\]'#''#g" -e 's#"\([^"\\]\|\\.\)*"#""#g' \
+		-e 's#//.*$##' "$1" |
 		awk '{ while (match($0, /\/\*([^*]|\*+[^*\/])*\*+\//)) $0 = substr($0, 1, RSTART - 1) substr($0, RSTART + RLENGTH)
 		       if (inc) { if (index($0, "*/")) { $0 = substr($0, index($0, "*/") + 2); inc = 0 } else $0 = "" }
 		       if (index($0, "/*")) { $0 = substr($0, 1, index($0, "/*") - 1); inc = 1 }

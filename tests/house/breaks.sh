@@ -3,7 +3,8 @@
 # house_rules.sh fails when a rule is broken: on a small tree that keeps
 # every rule it passes; each copy that breaks one (a 151-line function, a
 # 1,501-line file, struct page asserted at 48 bytes, a counter bumped in
-# sim/ksm.c) makes it exit 1 naming the rule. A function of exactly 150
+# sim/ksm.c, a cli/ command writing to stderr itself) makes it exit 1
+# naming the rule. A function of exactly 150
 # lines and a file of exactly 1,500 pass. usage: breaks.sh HOUSE_RULES.SH
 set -u
 rules=${1:?usage: breaks.sh HOUSE_RULES.SH}
@@ -28,6 +29,11 @@ base() {
 		'G_STATIC_ASSERT(sizeof(struct page) == 32);' >"$tmp/t/sim/sizes.c"
 	printf '%s\n' 'static void f(struct ksm *k)' '{' '	ksm_ev_visit(k);' '}' >"$tmp/t/sim/ksm.c"
 	fn huge 400 >"$tmp/t/tests/big_test.c"	# tests/ is outside the rules
+	# the front door: the funnel may write to stderr, a command only names it in prose
+	mkdir -p "$tmp/t/cli"
+	printf '%s\n' 'void v(void)' '{' '	fprintf(stderr, "x\n");' '}' >"$tmp/t/cli/report.c"
+	printf '%s\n' '/* never fprintf(stderr, ...): cli_error */' 'int cmd_x(void)' '{' \
+		'	return cli_error("ksmsim x", "no fprintf(stderr here");' '}' >"$tmp/t/cli/cmd_x.c"
 }
 
 # expect STATUS WHAT PATTERN: the script's status, and a line matching PATTERN
@@ -66,5 +72,9 @@ expect 1 "a 1,401-line sim/ksm.c" 'sim/ksm.c: 1401 lines (the twin'
 base
 sed -i 's/ksm_ev_visit(k);/k->truth.checksums++;/' "$tmp/t/sim/ksm.c"
 expect 1 "a counter bumped in a twin" 'sim/ksm.c:3:.*measurement in a twin'
+
+base
+printf '%s\n' 'void y(void)' '{' '	fprintf(stderr, "y\n");' '}' >>"$tmp/t/cli/cmd_x.c"
+expect 1 "a command writing to stderr itself" 'cli/cmd_x.c writes to stderr outside the funnel'
 
 exit "$fail"

@@ -7,7 +7,8 @@
 # and rmap_item asserted at their sizes without exposure (32 and 88
 # bytes: exposure keeps its own side tables); and the twins of sim/ksm.c
 # free of measurement: they state events through sim/ksm_events.h, never
-# touching the truth, cost or exposure state themselves.
+# touching the truth, cost or exposure state themselves; no stderr write
+# in cli/ outside cli/report.c.
 # usage: house_rules.sh SOURCE-TOP. Exit 1 with one line per broken rule.
 set -u
 top=${1:?usage: house_rules.sh SOURCE-TOP}
@@ -55,5 +56,14 @@ if [ -f "$top/sim/ksm.c" ]; then
 	grep -nE 'k->truth|cost_n|->expo|batch_cpu_ns|on_false_positive|cost_charged' \
 		"$top/sim/ksm.c" | sed 's/^/sim\/ksm.c:/; s/$/ (measurement in a twin: use a hook of sim\/ksm_events.h)/' |
 		grep . && bad=1
+fi
+# one voice at the front door: nothing in cli/ writes to stderr but the
+# funnel (cli/report.c), no library but through reportf. The check is
+# tests/hardening/one_voice.sh's (comments and strings set aside), run
+# here too so that this script holds every house rule of issue 42.
+voice=$(dirname "$0")/../hardening/one_voice.sh
+if [ -d "$top/cli" ] && ! out=$("$voice" "$top" 2>&1); then
+	echo "$out" | grep -v '^ok:'
+	bad=1
 fi
 exit "$bad"
