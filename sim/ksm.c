@@ -813,9 +813,9 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
 {
 	bool zero_match;
 	if (k->hash_fn)
-		zero_match = rmap_item->oldchecksum == k->zero_checksum;
+		zero_match = rmap_item_oldchecksum(k, rmap_item) == k->zero_checksum;
 	else if (k->detector == KSM_DETECT_PARTIAL)
-		zero_match = rmap_item->oldchecksum == partial_zero_checksum(k, rmap_item);
+		zero_match = rmap_item_oldchecksum(k, rmap_item) == partial_zero_checksum(k, rmap_item);
 	else
 		zero_match = content_is_zero(page->c);
 	if (!k->knob[KNOB_USE_ZERO_PAGES] || !zero_match)
@@ -836,14 +836,14 @@ static bool gate_ends_visit(struct ksm *k, struct page *page, struct rmap_item *
 {
 	if (k->hash_fn) {
 		/* The same bytes as at the last visit give the same checksum: counted, not recomputed. */
+		uint64_t old = rmap_item_oldchecksum(k, rmap_item);
 		uint64_t checksum = rmap_item->seen && rmap_item->seen == page->c ?
-					    counted_checksum(k, rmap_item->oldchecksum) :
-					    calc_checksum(k, page);
-		bool changed = gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
+					    counted_checksum(k, old) : calc_checksum(k, page);
+		bool changed = gate_truth(k, rmap_item, page, checksum == old);
 		/* A changed checksum over unchanged bytes cannot happen. */
-		g_assert(changed || checksum == rmap_item->oldchecksum);
-		if (rmap_item->oldchecksum != checksum) {
-			rmap_item->oldchecksum = checksum;
+		g_assert(changed || checksum == old);
+		if (old != checksum) {
+			rmap_item_set_oldchecksum(k, rmap_item, checksum);
 			return true;
 		}
 	} else if (k->detector != KSM_DETECT_CHECKSUM && policy_gate_volatile(k, page, rmap_item)) {

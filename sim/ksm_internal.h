@@ -183,21 +183,28 @@ struct rmap_item {
 	struct mm *mm;
 	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
 	uint64_t cached_key;		/* cached_page's key8 */
-	uint32_t vma_gen;		/* mm->vma_gen when it was cached */
-	uint16_t flags : 15;		/* KSM_FLAG_MASK: the kernel keeps them in address */
-	uint16_t changed : 1;		/* page written since it entered the unstable tree */
-	uint8_t age;
-	uint8_t remaining_skips;
+	/* One word: mm_vma_changed() drops the mm's caches when vma_gen wraps. */
+	uint64_t vma_gen : 16;		/* mm->vma_gen when it was cached */
+	uint64_t tree : 22;		/* index of the unstable tree it sits in (tree_index) */
+	uint64_t flags : 10;		/* KSM_FLAG_MASK: the kernel keeps them in address */
+	uint64_t changed : 1;		/* page written since it entered the unstable tree */
+	uint64_t age : 8;
+	uint64_t remaining_skips : 4;	/* at most skip_age()'s 8 */
 	struct rmap_item *rmap_list;	/* next rmap_item of the mm, by address */
 	/* --- */
-	uint64_t oldchecksum;
 	/*
 	 * The bytes at the last visit (truth): what oldchecksum was taken
 	 * of, and while UNSTABLE_FLAG what was put in the unstable tree.
 	 */
 	content *seen;
 	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
-	uint32_t tree;			/* index of the unstable tree it sits in (tree_index) */
+	/*
+	 * The low half of the checksum at the last visit; where the run's
+	 * checksum is wider than 32 bits (k->wide_checksum), the high half is
+	 * the item's side bytes in its slab. Read and set it with
+	 * rmap_item_oldchecksum() and rmap_item_set_oldchecksum().
+	 */
+	uint32_t oldchecksum_lo;
 };
 
 /*
@@ -288,7 +295,7 @@ struct mm {
 	 * child's ksm_stat starts from them (measured on 6.1.192); 0 on 6.18.
 	 */
 	uint64_t forked_rmap_items, forked_merging_pages;
-	uint32_t vma_gen;		/* bumped by every map, unmap and madvise */
+	uint16_t vma_gen;		/* bumped by every map, unmap and madvise (mm_vma_changed) */
 	uint32_t class_id;		/* classified by=mm: spawn order modulo the classes */
 	uint32_t domain;		/* its security domain (struct ksm_domains) */
 };
@@ -352,6 +359,7 @@ struct advisor_ctx {
 struct ksm {
 	struct ksm_options opt;
 	page_hash_fn hash_fn;	/* NULL: no checksum gate */
+	bool wide_checksum;	/* oldchecksum may exceed 32 bits: its high half is a side byte */
 	uint64_t zero_checksum;
 	enum ksm_detector detector;	/* the policy's; KSM_DETECT_CHECKSUM: the kernel's */
 	uint32_t nr_classes;		/* trees per node: 1 but for classified */
@@ -456,6 +464,28 @@ static inline void lru_add(struct ksm *k, struct page *p)
 static inline bool lru_batched(const struct ksm *k, const struct page *p)
 {
 	return !p->ksm && p->lru_gen == k->lru_gen;
+}
+
+/*
+ * The checksum at the rmap_item's last visit (0 when new). The kernel's
+ * (xxhash cut to 32 bits) and every 32-bit hash fit the item; a wider one
+ * keeps its high half in the item's side bytes (ksm_new).
+ */
+static inline uint64_t rmap_item_oldchecksum(const struct ksm *k, const struct rmap_item *r)
+{
+	uint64_t lo = r->oldchecksum_lo;
+	if (!k->wide_checksum)
+		return lo;
+	return lo | (uint64_t)*(const uint32_t *)slab_side(&k->rmap_item_cache, r) << 32;
+}
+
+static inline void rmap_item_set_oldchecksum(struct ksm *k, struct rmap_item *r, uint64_t sum)
+{
+	r->oldchecksum_lo = (uint32_t)sum;
+	if (k->wide_checksum)
+		*(uint32_t *)slab_side(&k->rmap_item_cache, r) = (uint32_t)(sum >> 32);
+	else
+		g_assert(sum >> 32 == 0);
 }
 
 /* Trees of each kind: one per node and class. */

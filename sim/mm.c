@@ -268,6 +268,20 @@ void page_uncache(struct page *p)
 	}
 }
 
+/*
+ * A map, unmap or madvise: the mm's cached pages (get_mergeable_page) are
+ * checked again. An rmap_item keeps 16 bits of the generation, so when it
+ * wraps every cache of the mm is dropped, lest one 65,536 changes old pass.
+ */
+static void mm_vma_changed(struct mm *mm)
+{
+	if (++mm->vma_gen)
+		return;
+	for (struct rmap_item *r = mm->rmap_list; r; r = r->rmap_list)
+		if (r->cached_page)
+			page_uncache(r->cached_page);
+}
+
 void page_free(struct ksm *k, struct page *p)
 {
 	if (page_stable_node(p))
@@ -757,7 +771,7 @@ static void vma_cut(struct ksm *k, struct mm *mm, const struct vma *v, uint64_t 
 
 static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
 {
-	mm->vma_gen++;
+	mm_vma_changed(mm);
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++) {
 		struct vma *v = vs->pdata[i];
@@ -787,7 +801,7 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
  */
 static void advise_thp(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool huge)
 {
-	mm->vma_gen++;
+	mm_vma_changed(mm);
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++) {
 		struct vma *v = vs->pdata[i];
@@ -810,7 +824,7 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
 {
 	if (on == mm->merge_any)
 		return;
-	mm->vma_gen++;
+	mm_vma_changed(mm);
 	if (on && !mm->registered)
 		ksm_enter(k, mm);
 	mm->merge_any = on;
@@ -878,7 +892,7 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 
 static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 {
-	mm->vma_gen++;
+	mm_vma_changed(mm);
 	thp_split_pmd_at(k, mm, start);
 	thp_split_pmd_at(k, mm, end);
 	zap_range(k, mm, start, end);
@@ -952,7 +966,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		mm_add(k, mm_fork(k, mm, r->child), domain);
 		break;
 	case TRACE_MAP:
-		mm->vma_gen++;
+		mm_vma_changed(mm);
 		/* ksm_vma_flags: under merge-any a new VMA is mergeable, and rejoins the list */
 		vma_insert(mm, r->vpn, r->vpn + r->npages, mm->merge_any);
 		if (mm->merge_any && !mm->registered)

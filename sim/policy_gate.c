@@ -85,9 +85,9 @@ bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rm
 		unsigned kw = partial_words(k, rmap_item);
 		uint64_t checksum = partial_checksum(content_peek(page->c), kw);
 		ksm_ev_partial_checksum(k, kw);
-		gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
-		if (rmap_item->oldchecksum != checksum) {
-			rmap_item->oldchecksum = checksum;
+		gate_truth(k, rmap_item, page, checksum == rmap_item_oldchecksum(k, rmap_item));
+		if (rmap_item_oldchecksum(k, rmap_item) != checksum) {
+			rmap_item_set_oldchecksum(k, rmap_item, checksum);
 			return true;
 		}
 		return false;
