@@ -38,7 +38,7 @@ static void report(void *ctx, const struct ksm *k, const struct rmap_item *rmap_
 		i = j;
 	}
 	const struct ksm_false_positive fp = {
-		.t_us = k->now, .mm = rmap_item->mm->name, .vpn = rmap_item->vpn,
+		.t_us = k->now, .mm = rmap_item_mm(k, rmap_item)->name, .vpn = rmap_item->vpn,
 		.checksum = rmap_item_oldchecksum(k, rmap_item), .bytes_changed = n,
 		.ranges = ranges->str,
 	};

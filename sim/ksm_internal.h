@@ -180,7 +180,8 @@ struct rmap_item {
 			struct hlist_node hlist;	/* in head->hlist */
 		};
 	};
-	struct mm *mm;
+	uint32_t mm_idx;		/* whose address it is: rmap_item_mm() */
+	uint32_t rmap_list;		/* next rmap_item of the mm, by address: rmap_at() */
 	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
 	uint64_t cached_key;		/* cached_page's key8 */
 	/* One word: mm_vma_changed() drops the mm's caches when vma_gen wraps. */
@@ -190,13 +191,6 @@ struct rmap_item {
 	uint64_t changed : 1;		/* page written since it entered the unstable tree */
 	uint64_t age : 8;
 	uint64_t remaining_skips : 4;	/* at most skip_age()'s 8 */
-	struct rmap_item *rmap_list;	/* next rmap_item of the mm, by address */
-	/* --- */
-	/*
-	 * The bytes at the last visit (truth): what oldchecksum was taken
-	 * of, and while UNSTABLE_FLAG what was put in the unstable tree.
-	 */
-	content *seen;
 	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
 	/*
 	 * The low half of the checksum at the last visit; where the run's
@@ -205,6 +199,12 @@ struct rmap_item {
 	 * rmap_item_oldchecksum() and rmap_item_set_oldchecksum().
 	 */
 	uint32_t oldchecksum_lo;
+	/* --- */
+	/*
+	 * The bytes at the last visit (truth): what oldchecksum was taken
+	 * of, and while UNSTABLE_FLAG what was put in the unstable tree.
+	 */
+	content *seen;
 };
 
 /*
@@ -279,7 +279,8 @@ struct mm {
 	bool merge_any;			/* MMF_VM_MERGE_ANY: prctl(PR_SET_MEMORY_MERGE, 1) */
 	bool thp_advised;		/* some VMA was ever advised hugepage: faults check for THP */
 	struct list_head mm_node;	/* the mm slot list, rooted in ksm->mm_head */
-	struct rmap_item *rmap_list;
+	uint32_t rmap_list;		/* its rmap_items by address: rmap_at() */
+	uint32_t idx;			/* in k->mm_table: an rmap_item's mm_idx */
 	GTree *vmas;			/* start vpn -> struct vma */
 	GTree *chunks;			/* chunk index -> struct pt_chunk */
 	struct pt_chunk *last_chunk;
@@ -305,7 +306,7 @@ struct ksm_scan {
 	struct mm *mm_slot;		/* &ksm->mm_head between passes */
 	uint64_t address;
 	bool saw_mergeable;		/* stands in for the kernel's "address != 0" */
-	struct rmap_item **rmap_list;
+	uint32_t *rmap_list;		/* a link: rmap_at() */
 	uint64_t seqnr;
 };
 
@@ -375,6 +376,8 @@ struct ksm {
 	uint64_t knob[KNOB_NR];
 
 	GHashTable *mm_by_name;		/* live mms */
+	GPtrArray *mm_table;		/* live mms by idx (NULL: free), for rmap_item_mm() */
+	GArray *mm_free_idx;		/* indexes of mm_table free for the next mm */
 	struct mm mm_head;		/* slot list sentinel */
 	struct ksm_scan scan;
 
@@ -464,6 +467,17 @@ static inline void lru_add(struct ksm *k, struct page *p)
 static inline bool lru_batched(const struct ksm *k, const struct page *p)
 {
 	return !p->ksm && p->lru_gen == k->lru_gen;
+}
+
+/* An rmap_item's mm, and its successor on the mm's list (NULL at the end). */
+static inline struct mm *rmap_item_mm(const struct ksm *k, const struct rmap_item *r)
+{
+	return g_ptr_array_index(k->mm_table, r->mm_idx);
+}
+
+static inline struct rmap_item *rmap_at(const struct ksm *k, uint32_t link)
+{
+	return slab_at(&k->rmap_item_cache, link);
 }
 
 /*
