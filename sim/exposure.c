@@ -131,14 +131,15 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The distinct domains of the rmap_items listed under node (in e->scratch, sorted). */
-static uint32_t node_domains(struct exposure *e, const struct stable_node *node)
+static uint32_t node_domains(struct exposure *e, const struct ksm *k,
+			     const struct stable_node *node)
 {
 	const struct rmap_item *it;
 	uint32_t n = 0;
 
 	g_array_set_size(e->scratch, 0);
 	hlist_for_each_entry(it, &node->hlist, hlist)
-		g_array_append_val(e->scratch, it->mm->domain);
+		g_array_append_val(e->scratch, rmap_item_mm(k, it)->domain);
 	qsort(e->scratch->data, e->scratch->len, sizeof(uint32_t), cmp_u32);
 	for (guint i = 0; i < e->scratch->len; i++)
 		if (!i || g_array_index(e->scratch, uint32_t, i) !=
@@ -152,7 +153,7 @@ static void merged(void *ctx, const struct ksm *k, struct rmap_item *rmap_item,
 {
 	struct exposure *e = ctx;
 	const struct stable_node *node = rmap_item->head;
-	uint32_t mine = rmap_item->mm->domain, n = 0;
+	uint32_t mine = rmap_item_mm(k, rmap_item)->domain, n = 0;
 	uint64_t peak_was = get(e->peak, node);
 	const struct rmap_item *it;
 	bool cross = false, seen = false;
@@ -161,7 +162,7 @@ static void merged(void *ctx, const struct ksm *k, struct rmap_item *rmap_item,
 	hlist_for_each_entry(it, &node->hlist, hlist) {
 		if (it == rmap_item)
 			continue;
-		if (it->mm->domain != mine)
+		if (rmap_item_mm(k, it)->domain != mine)
 			cross = true;
 		else
 			seen = true;
@@ -174,7 +175,7 @@ static void merged(void *ctx, const struct ksm *k, struct rmap_item *rmap_item,
 	 * domain only, so a KSM page of 256 mappings is not sorted 256 times).
 	 */
 	if (!seen || !peak_was)
-		n = node_domains(e, node);
+		n = node_domains(e, k, node);
 	if (n > peak_was) {
 		uint32_t peak = MIN(n, UINT16_MAX);
 		if (e->peak_hist->len <= peak)
@@ -185,7 +186,7 @@ static void merged(void *ctx, const struct ksm *k, struct rmap_item *rmap_item,
 		put(e->peak, node, peak);
 	}
 	uint64_t written = get(e->written_us, page);
-	record(e, rmap_item->mm, cross, 0, since(k, written));
+	record(e, rmap_item_mm(k, rmap_item), cross, 0, since(k, written));
 	put(e->merged, rmap_item, (k->now + 1) | (cross ? MERGED_CROSS : 0));
 	put(e->merge_written, rmap_item, MIN(written, k->now) + 1);
 }
@@ -213,7 +214,7 @@ static void cow_ksm(void *ctx, const struct ksm *k, const struct mm *mm, uint64_
 	if (!node)
 		return;
 	hlist_for_each_entry(it, &node->hlist, hlist) {
-		if (it->mm != mm || it->vpn != vpn)
+		if (rmap_item_mm(k, it) != mm || it->vpn != vpn)
 			continue;
 		uint64_t m = get(e->merged, it);
 		if (m) {
@@ -263,10 +264,10 @@ static void unmapped(void *ctx, const struct ksm *k, const struct mm *mm, uint64
 	if (!pte_is_page(pte) || !(node = page_stable_node(pte)) || (!unmerge && pte->mapcount < 2))
 		return;
 	hlist_for_each_entry(it, &node->hlist, hlist) {
-		if (it->mm == mm && it->vpn == vpn)
+		if (rmap_item_mm(k, it) == mm && it->vpn == vpn)
 			own = it;
-		else if (!cross && it->mm->domain != mm->domain)
-			cross = pte_get((struct mm *)it->mm, it->vpn) == pte;
+		else if (!cross && rmap_item_mm(k, it)->domain != mm->domain)
+			cross = pte_get((struct mm *)rmap_item_mm(k, it), it->vpn) == pte;
 	}
 	uint64_t w = own ? get(e->merge_written, own) : 0;
 	if (!w)
@@ -367,7 +368,7 @@ static void saving_of(struct ksm *k, struct exposure *e, const struct stable_nod
 {
 	if (!node->page || !node->rmap_hlist_len)
 		return;
-	uint32_t n = node_domains(e, node);
+	uint32_t n = node_domains(e, k, node);
 	/* in a tree per domain each domain would keep a KSM page of its own */
 	uint64_t lost = n - 1;
 	out->saved += (uint64_t)node->rmap_hlist_len - 1;

@@ -40,8 +40,9 @@ static void report(void *ctx, const struct ksm *k, const struct rmap_item *rmap_
 		i = j;
 	}
 	const struct ksm_false_positive fp = {
-		.t_us = k->now, .mm = rmap_item->mm->name, .vpn = rmap_item->vpn,
-		.checksum = rmap_item->oldchecksum, .bytes_changed = n, .ranges = ranges->str,
+		.t_us = k->now, .mm = rmap_item_mm(k, rmap_item)->name, .vpn = rmap_item->vpn,
+		.checksum = rmap_item_oldchecksum(k, rmap_item), .bytes_changed = n,
+		.ranges = ranges->str,
 	};
 	k->opt.on_false_positive(k->opt.false_positive_ctx, &fp);
 	g_string_free(ranges, TRUE);

@@ -257,7 +257,7 @@ static void remove_node_from_stable_tree(struct ksm *k, struct stable_node *node
 			k->pages_sharing--;
 		else
 			k->pages_shared--;
-		rmap_item->mm->ksm_merging_pages--;
+		rmap_item_mm(k, rmap_item)->ksm_merging_pages--;
 		rmap_item->flags &= ~KSM_FLAG_MASK;
 		rmap_item->head = NULL;
 	}
@@ -526,7 +526,7 @@ static void stable_tree_append(struct ksm *k, struct rmap_item *rmap_item, struc
 		k->pages_sharing++;
 	else
 		k->pages_shared++;
-	rmap_item->mm->ksm_merging_pages++;
+	rmap_item_mm(k, rmap_item)->ksm_merging_pages++;
 }
 
 /* ---- rmap_items ---- */
@@ -547,7 +547,7 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 			k->pages_sharing--;
 		else
 			k->pages_shared--;
-		rmap_item->mm->ksm_merging_pages--;
+		rmap_item_mm(k, rmap_item)->ksm_merging_pages--;
 		stable_node_len_add(k, node, -1);
 		rmap_item->head = NULL;
 		rmap_item->flags = 0;
@@ -567,7 +567,7 @@ static void remove_rmap_item_from_tree(struct ksm *k, struct rmap_item *rmap_ite
 void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 {
 	k->rmap_items--;
-	rmap_item->mm->ksm_rmap_items--;
+	rmap_item_mm(k, rmap_item)->ksm_rmap_items--;
 	if (rmap_item->cached_page)
 		page_set_rmap_item(rmap_item->cached_page, NULL);
 	if (rmap_item->seen)
@@ -575,10 +575,10 @@ void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 	slab_free(&k->rmap_item_cache, rmap_item);
 }
 
-static void remove_trailing_rmap_items(struct ksm *k, struct rmap_item **link)
+static void remove_trailing_rmap_items(struct ksm *k, uint32_t *link)
 {
 	while (*link) {
-		struct rmap_item *rmap_item = *link;
+		struct rmap_item *rmap_item = rmap_at(k, *link);
 		*link = rmap_item->rmap_list;
 		remove_rmap_item_from_tree(k, rmap_item);
 		free_rmap_item(k, rmap_item);
@@ -586,10 +586,10 @@ static void remove_trailing_rmap_items(struct ksm *k, struct rmap_item **link)
 }
 
 static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
-					    struct rmap_item **link, uint64_t vpn)
+					    uint32_t *link, uint64_t vpn)
 {
 	while (*link) {
-		struct rmap_item *rmap_item = *link;
+		struct rmap_item *rmap_item = rmap_at(k, *link);
 		if (rmap_item->vpn == vpn)
 			return rmap_item;
 		if (rmap_item->vpn > vpn)
@@ -602,10 +602,10 @@ static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
 	k->rmap_items++;
 	ksm_ev_rmap_item_new(k);
 	mm->ksm_rmap_items++;
-	rmap_item->mm = mm;
+	rmap_item->mm_idx = mm->idx;
 	rmap_item->vpn = vpn;
 	rmap_item->rmap_list = *link;
-	*link = rmap_item;
+	*link = slab_index(&k->rmap_item_cache, rmap_item);
 	return rmap_item;
 }
 
@@ -617,7 +617,7 @@ static struct rmap_item *get_next_rmap_item(struct ksm *k, struct mm *mm,
  */
 static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_item)
 {
-	struct mm *mm = rmap_item->mm;
+	struct mm *mm = rmap_item_mm(k, rmap_item);
 	if (mm->exiting)
 		return NULL;
 	/* The page keeps the cache honest; only VMA changes are checked here. */
@@ -652,7 +652,7 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 static struct rmap_item *unstable_tree_search_insert(struct ksm *k, struct rmap_item *rmap_item,
 						     struct page *page, struct page **tree_pagep)
 {
-	uint32_t tree = tree_index(k, page, rmap_item->mm);
+	uint32_t tree = tree_index(k, page, rmap_item_mm(k, rmap_item));
 	struct rb_root *root = &k->root_unstable_tree[tree];
 	struct rb_node **new = &root->rb_node, *parent = NULL;
 	struct rmap_item *found = NULL;
@@ -764,9 +764,9 @@ static bool find_mergeable_vma(struct mm *mm, uint64_t vpn)
 static int try_to_merge_with_ksm_page(struct ksm *k, struct rmap_item *rmap_item, struct page *page,
 				      struct page *kpage)
 {
-	if (!find_mergeable_vma(rmap_item->mm, rmap_item->vpn))
+	if (!find_mergeable_vma(rmap_item_mm(k, rmap_item), rmap_item->vpn))
 		return -1;
-	int err = try_to_merge_one_page(k, rmap_item->mm, rmap_item->vpn, page, kpage);
+	int err = try_to_merge_one_page(k, rmap_item_mm(k, rmap_item), rmap_item->vpn, page, kpage);
 	if (err)
 		return err;
 	remove_rmap_item_from_tree(k, rmap_item);
@@ -779,7 +779,7 @@ static int try_to_merge_with_ksm_page(struct ksm *k, struct rmap_item *rmap_item
  */
 static void break_cow(struct ksm *k, struct rmap_item *rmap_item)
 {
-	break_ksm_range(k, rmap_item->mm, rmap_item->vpn, rmap_item->vpn + 1);
+	break_ksm_range(k, rmap_item_mm(k, rmap_item), rmap_item->vpn, rmap_item->vpn + 1);
 }
 
 /*
@@ -813,16 +813,16 @@ static int try_to_merge_with_zero_page(struct ksm *k, struct rmap_item *rmap_ite
 {
 	bool zero_match;
 	if (k->hash_fn)
-		zero_match = rmap_item->oldchecksum == k->zero_checksum;
+		zero_match = rmap_item_oldchecksum(k, rmap_item) == k->zero_checksum;
 	else if (k->detector == KSM_DETECT_PARTIAL)
-		zero_match = rmap_item->oldchecksum == partial_zero_checksum(k, rmap_item);
+		zero_match = rmap_item_oldchecksum(k, rmap_item) == partial_zero_checksum(k, rmap_item);
 	else
 		zero_match = content_is_zero(page->c);
 	if (!k->knob[KNOB_USE_ZERO_PAGES] || !zero_match)
 		return -1;
-	if (!find_mergeable_vma(rmap_item->mm, rmap_item->vpn))
+	if (!find_mergeable_vma(rmap_item_mm(k, rmap_item), rmap_item->vpn))
 		return 0;
-	return try_to_merge_one_page(k, rmap_item->mm, rmap_item->vpn, page, KSM_ZERO_PTE);
+	return try_to_merge_one_page(k, rmap_item_mm(k, rmap_item), rmap_item->vpn, page, KSM_ZERO_PTE);
 }
 
 /*
@@ -836,14 +836,14 @@ static bool gate_ends_visit(struct ksm *k, struct page *page, struct rmap_item *
 {
 	if (k->hash_fn) {
 		/* The same bytes as at the last visit give the same checksum: counted, not recomputed. */
+		uint64_t old = rmap_item_oldchecksum(k, rmap_item);
 		uint64_t checksum = rmap_item->seen && rmap_item->seen == page->c ?
-					    counted_checksum(k, rmap_item->oldchecksum) :
-					    calc_checksum(k, page);
-		bool changed = gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
+					    counted_checksum(k, old) : calc_checksum(k, page);
+		bool changed = gate_truth(k, rmap_item, page, checksum == old);
 		/* A changed checksum over unchanged bytes cannot happen. */
-		g_assert(changed || checksum == rmap_item->oldchecksum);
-		if (rmap_item->oldchecksum != checksum) {
-			rmap_item->oldchecksum = checksum;
+		g_assert(changed || checksum == old);
+		if (old != checksum) {
+			rmap_item_set_oldchecksum(k, rmap_item, checksum);
 			return true;
 		}
 	} else if (k->detector != KSM_DETECT_CHECKSUM && policy_gate_volatile(k, page, rmap_item)) {
@@ -890,7 +890,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 			return;
 	}
 
-	struct page *kpage = stable_tree_search(k, page, rmap_item->mm);
+	struct page *kpage = stable_tree_search(k, page, rmap_item_mm(k, rmap_item));
 	if (kpage == page && (rmap_item->flags & STABLE_FLAG) && rmap_item->head == stable_node)
 		return;
 
@@ -916,7 +916,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 		bool same_thp = page_thp(page) && page_thp(page) == page_thp(tree_page);
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
-			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item->mm);
+			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item_mm(k, rmap_item));
 			stable_tree_append(k, tree_rmap_item, node);
 			stable_tree_append(k, rmap_item, node);
 			ksm_ev_merge_two(k, tree_rmap_item, tree_page, rmap_item, page);

@@ -192,10 +192,12 @@ char *ksm_check(struct ksm *k)
 		struct mm *mm = mms->pdata[i];
 		uint64_t last = 0, n = 0, merging = 0, mm_zero = 0;
 		bool first = true;
-		for (struct rmap_item *rmap_item = mm->rmap_list; rmap_item;
-		     rmap_item = rmap_item->rmap_list) {
+		for (struct rmap_item *rmap_item = rmap_at(k, mm->rmap_list); rmap_item;
+		     rmap_item = rmap_at(k, rmap_item->rmap_list)) {
 			if (!first && rmap_item->vpn <= last)
 				fail(&w, "mm %s: rmap_list not sorted", mm->name);
+			if (rmap_item_mm(k, rmap_item) != mm)
+				fail(&w, "mm %s: an rmap_item of another mm", mm->name);
 			first = false;
 			last = rmap_item->vpn;
 			n++;

@@ -180,24 +180,31 @@ struct rmap_item {
 			struct hlist_node hlist;	/* in head->hlist */
 		};
 	};
-	struct mm *mm;
+	uint32_t mm_idx;		/* whose address it is: rmap_item_mm() */
+	uint32_t rmap_list;		/* next rmap_item of the mm, by address: rmap_at() */
 	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
 	uint64_t cached_key;		/* cached_page's key8 */
-	uint32_t vma_gen;		/* mm->vma_gen when it was cached */
-	uint16_t flags : 15;		/* KSM_FLAG_MASK: the kernel keeps them in address */
-	uint16_t changed : 1;		/* page written since it entered the unstable tree */
-	uint8_t age;
-	uint8_t remaining_skips;
-	struct rmap_item *rmap_list;	/* next rmap_item of the mm, by address */
+	/* One word: mm_vma_changed() drops the mm's caches when vma_gen wraps. */
+	uint64_t vma_gen : 16;		/* mm->vma_gen when it was cached */
+	uint64_t tree : 22;		/* index of the unstable tree it sits in (tree_index) */
+	uint64_t flags : 10;		/* KSM_FLAG_MASK: the kernel keeps them in address */
+	uint64_t changed : 1;		/* page written since it entered the unstable tree */
+	uint64_t age : 8;
+	uint64_t remaining_skips : 4;	/* at most skip_age()'s 8 */
+	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
+	/*
+	 * The low half of the checksum at the last visit; where the run's
+	 * checksum is wider than 32 bits (k->wide_checksum), the high half is
+	 * the item's side bytes in its slab. Read and set it with
+	 * rmap_item_oldchecksum() and rmap_item_set_oldchecksum().
+	 */
+	uint32_t oldchecksum_lo;
 	/* --- */
-	uint64_t oldchecksum;
 	/*
 	 * The bytes at the last visit (truth): what oldchecksum was taken
 	 * of, and while UNSTABLE_FLAG what was put in the unstable tree.
 	 */
 	content *seen;
-	uint32_t vpn;			/* below TRACE_VPN_LIMIT */
-	uint32_t tree;			/* index of the unstable tree it sits in (tree_index) */
 };
 
 /*
@@ -272,7 +279,8 @@ struct mm {
 	bool merge_any;			/* MMF_VM_MERGE_ANY: prctl(PR_SET_MEMORY_MERGE, 1) */
 	bool thp_advised;		/* some VMA was ever advised hugepage: faults check for THP */
 	struct list_head mm_node;	/* the mm slot list, rooted in ksm->mm_head */
-	struct rmap_item *rmap_list;
+	uint32_t rmap_list;		/* its rmap_items by address: rmap_at() */
+	uint32_t idx;			/* in k->mm_table: an rmap_item's mm_idx */
 	GTree *vmas;			/* start vpn -> struct vma */
 	GTree *chunks;			/* chunk index -> struct pt_chunk */
 	struct pt_chunk *last_chunk;
@@ -288,7 +296,7 @@ struct mm {
 	 * child's ksm_stat starts from them (measured on 6.1.192); 0 on 6.18.
 	 */
 	uint64_t forked_rmap_items, forked_merging_pages;
-	uint32_t vma_gen;		/* bumped by every map, unmap and madvise */
+	uint16_t vma_gen;		/* bumped by every map, unmap and madvise (mm_vma_changed) */
 	uint32_t class_id;		/* classified by=mm: spawn order modulo the classes */
 	uint32_t domain;		/* its security domain (struct ksm_domains) */
 };
@@ -298,7 +306,7 @@ struct ksm_scan {
 	struct mm *mm_slot;		/* &ksm->mm_head between passes */
 	uint64_t address;
 	bool saw_mergeable;		/* stands in for the kernel's "address != 0" */
-	struct rmap_item **rmap_list;
+	uint32_t *rmap_list;		/* a link: rmap_at() */
 	uint64_t seqnr;
 };
 
@@ -352,6 +360,7 @@ struct advisor_ctx {
 struct ksm {
 	struct ksm_options opt;
 	page_hash_fn hash_fn;	/* NULL: no checksum gate */
+	bool wide_checksum;	/* oldchecksum may exceed 32 bits: its high half is a side byte */
 	uint64_t zero_checksum;
 	enum ksm_detector detector;	/* the policy's; KSM_DETECT_CHECKSUM: the kernel's */
 	uint32_t nr_classes;		/* trees per node: 1 but for classified */
@@ -367,6 +376,8 @@ struct ksm {
 	uint64_t knob[KNOB_NR];
 
 	GHashTable *mm_by_name;		/* live mms */
+	GPtrArray *mm_table;		/* live mms by idx (NULL: free), for rmap_item_mm() */
+	GArray *mm_free_idx;		/* indexes of mm_table free for the next mm */
 	struct mm mm_head;		/* slot list sentinel */
 	struct ksm_scan scan;
 
@@ -456,6 +467,39 @@ static inline void lru_add(struct ksm *k, struct page *p)
 static inline bool lru_batched(const struct ksm *k, const struct page *p)
 {
 	return !p->ksm && p->lru_gen == k->lru_gen;
+}
+
+/* An rmap_item's mm, and its successor on the mm's list (NULL at the end). */
+static inline struct mm *rmap_item_mm(const struct ksm *k, const struct rmap_item *r)
+{
+	return g_ptr_array_index(k->mm_table, r->mm_idx);
+}
+
+static inline struct rmap_item *rmap_at(const struct ksm *k, uint32_t link)
+{
+	return slab_at(&k->rmap_item_cache, link);
+}
+
+/*
+ * The checksum at the rmap_item's last visit (0 when new). The kernel's
+ * (xxhash cut to 32 bits) and every 32-bit hash fit the item; a wider one
+ * keeps its high half in the item's side bytes (ksm_new).
+ */
+static inline uint64_t rmap_item_oldchecksum(const struct ksm *k, const struct rmap_item *r)
+{
+	uint64_t lo = r->oldchecksum_lo;
+	if (!k->wide_checksum)
+		return lo;
+	return lo | (uint64_t)*(const uint32_t *)slab_side(&k->rmap_item_cache, r) << 32;
+}
+
+static inline void rmap_item_set_oldchecksum(struct ksm *k, struct rmap_item *r, uint64_t sum)
+{
+	r->oldchecksum_lo = (uint32_t)sum;
+	if (k->wide_checksum)
+		*(uint32_t *)slab_side(&k->rmap_item_cache, r) = (uint32_t)(sum >> 32);
+	else
+		g_assert(sum >> 32 == 0);
 }
 
 /* Trees of each kind: one per node and class. */

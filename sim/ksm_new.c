@@ -31,6 +31,8 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 		if (k->opt.pinned[i])
 			k->knob[i] = k->opt.pinned_value[i];
 	k->mm_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	k->mm_table = g_ptr_array_new();
+	k->mm_free_idx = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	INIT_LIST_HEAD(&k->mm_head.mm_node);
 	k->scan.mm_slot = &k->mm_head;
 	k->nr_roots = 1;
@@ -43,8 +45,10 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->root_unstable_tree = g_new0(struct rb_root, k->nr_classes);
 	k->ksmd = KSMD_WAITING;
 	k->lru_gen = 1;		/* 0 is no page's batch */
-	slab_init(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item),
-		  "an arena of rmap_items");
+	/* The partial-hash detector's sums and 64-bit checksums: high halves aside. */
+	k->wide_checksum = k->detector == KSM_DETECT_PARTIAL || (k->hash_fn && k->opt.hash->bits > 32);
+	slab_init_side(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item),
+		       k->wide_checksum ? sizeof(uint32_t) : 0, "an arena of rmap_items");
 	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
 	slab_init(&k->stable_node_cache, sizeof(struct stable_node), _Alignof(struct stable_node),
 		  "an arena of stable nodes");
@@ -80,11 +84,11 @@ void ksm_free(struct ksm *k)
 	for (guint i = 0; i < all->len; i++) {
 		struct mm *mm = all->pdata[i];
 		struct rmap_item *rmap_item, *next;
-		for (rmap_item = mm->rmap_list; rmap_item; rmap_item = next) {
-			next = rmap_item->rmap_list;
+		for (rmap_item = rmap_at(k, mm->rmap_list); rmap_item; rmap_item = next) {
+			next = rmap_at(k, rmap_item->rmap_list);
 			free_rmap_item(k, rmap_item);
 		}
-		mm->rmap_list = NULL;
+		mm->rmap_list = 0;
 		mm_zap_all(k, mm);
 		mm_destroy(k, mm);
 	}
@@ -94,6 +98,8 @@ void ksm_free(struct ksm *k)
 	g_free(k->root_stable_tree);
 	g_free(k->root_unstable_tree);
 	g_hash_table_destroy(k->mm_by_name);
+	g_ptr_array_free(k->mm_table, TRUE);
+	g_array_free(k->mm_free_idx, TRUE);
 	g_hash_table_destroy(k->domain_seen);
 	slab_destroy(&k->rmap_item_cache);
 	slab_destroy(&k->page_slab);

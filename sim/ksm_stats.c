@@ -73,13 +73,15 @@ bool ksm_thp_columns(const struct ksm *k)
 /*
  * Peak RSS measured with 1 Mi written pages in 2 mms (half distinct, half
  * one byte pattern, merged) and with 100000 one-page mms: 199 and 146
- * bytes a page with and without the oracle, 1.5 KiB an mm; bench model's
- * mixed job 2 (many overlay contents) peaks at 203 without it. Rounded up,
- * so that a refused run would really not have fitted.
+ * bytes a page with and without the oracle, 1.5 KiB an mm, with 88-byte
+ * rmap_items; 72-byte ones take 16 a visited page off each (183, 130),
+ * and bench model's mixed job 2 (many overlay contents) from 178 to the
+ * figure in sim/MODEL.md ("Sizing a run"). Rounded up by the same
+ * margins as before, so that a refused run would really not have fitted.
  */
 #define EST_BASE_BYTES (16u << 20)
-#define EST_PAGE_BYTES 256u
-#define EST_PAGE_BYTES_NO_IDEAL 236u
+#define EST_PAGE_BYTES 240u
+#define EST_PAGE_BYTES_NO_IDEAL 220u
 #define EST_MM_BYTES 2048u
 
 uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
@@ -93,7 +95,7 @@ uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
 
 /* What a simulated page costs: bench model prints it, this keeps it from creeping. */
 G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
-G_STATIC_ASSERT(sizeof(struct rmap_item) == 88);
+G_STATIC_ASSERT(sizeof(struct rmap_item) == 72);
 G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
 G_STATIC_ASSERT(sizeof(struct page) == 32);
 /* stable_node.tree: every tree_index(), nodes x classes */
@@ -141,7 +143,8 @@ void ksm_memory(const struct ksm *k, struct ksm_memory *out)
 	}
 	out->mm_count = all->len;
 	g_ptr_array_free(all, TRUE);
-	out->mms += (uint64_t)g_hash_table_size(k->mm_by_name) * NAME_SLOT_BYTES;
+	out->mms += (uint64_t)g_hash_table_size(k->mm_by_name) * NAME_SLOT_BYTES +
+		    (uint64_t)k->mm_table->len * sizeof(struct mm *);
 	out->total = out->rmap_items + out->pages + out->stable_nodes + out->contents +
 		     out->page_tables + out->mms;
 }

@@ -31,6 +31,10 @@ static struct mm *mm_new(const char *name, uint32_t nid)
 void mm_destroy(struct ksm *k, struct mm *mm)
 {
 	g_assert(!mm->rmap_list);
+	if (mm->idx < k->mm_table->len && g_ptr_array_index(k->mm_table, mm->idx) == mm) {
+		g_ptr_array_index(k->mm_table, mm->idx) = NULL;
+		g_array_append_val(k->mm_free_idx, mm->idx);
+	}
 	g_tree_destroy(mm->vmas);
 	g_tree_destroy(mm->chunks);
 	g_free(mm);
@@ -266,6 +270,20 @@ void page_uncache(struct page *p)
 		page_rmap_item(p)->cached_page = NULL;
 		page_set_rmap_item(p, NULL);
 	}
+}
+
+/*
+ * A map, unmap or madvise: the mm's cached pages (get_mergeable_page) are
+ * checked again. An rmap_item keeps 16 bits of the generation, so when it
+ * wraps every cache of the mm is dropped, lest one 65,536 changes old pass.
+ */
+static void mm_vma_changed(struct ksm *k, struct mm *mm)
+{
+	if (++mm->vma_gen)
+		return;
+	for (struct rmap_item *r = rmap_at(k, mm->rmap_list); r; r = rmap_at(k, r->rmap_list))
+		if (r->cached_page)
+			page_uncache(r->cached_page);
 }
 
 void page_free(struct ksm *k, struct page *p)
@@ -757,7 +775,7 @@ static void vma_cut(struct ksm *k, struct mm *mm, const struct vma *v, uint64_t 
 
 static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool mergeable)
 {
-	mm->vma_gen++;
+	mm_vma_changed(k, mm);
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++) {
 		struct vma *v = vs->pdata[i];
@@ -787,7 +805,7 @@ static void advise(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, b
  */
 static void advise_thp(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end, bool huge)
 {
-	mm->vma_gen++;
+	mm_vma_changed(k, mm);
 	GPtrArray *vs = vmas_in(mm, start, end);
 	for (guint i = 0; i < vs->len; i++) {
 		struct vma *v = vs->pdata[i];
@@ -810,7 +828,7 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
 {
 	if (on == mm->merge_any)
 		return;
-	mm->vma_gen++;
+	mm_vma_changed(k, mm);
 	if (on && !mm->registered)
 		ksm_enter(k, mm);
 	mm->merge_any = on;
@@ -878,7 +896,7 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 
 static void unmap(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 {
-	mm->vma_gen++;
+	mm_vma_changed(k, mm);
 	thp_split_pmd_at(k, mm, start);
 	thp_split_pmd_at(k, mm, end);
 	zap_range(k, mm, start, end);
@@ -906,9 +924,24 @@ static bool mm_domain(struct ksm *k, const char *name, const struct mm *parent,
 	return true;
 }
 
+/* An mm's idx: what its rmap_items name it by (rmap_item_mm), reused after it. */
+static void mm_set_idx(struct ksm *k, struct mm *mm)
+{
+	GArray *free_idx = k->mm_free_idx;
+	if (free_idx->len) {
+		mm->idx = g_array_index(free_idx, uint32_t, free_idx->len - 1);
+		g_array_set_size(free_idx, free_idx->len - 1);
+		g_ptr_array_index(k->mm_table, mm->idx) = mm;
+	} else {
+		mm->idx = k->mm_table->len;
+		g_ptr_array_add(k->mm_table, mm);
+	}
+}
+
 /* A new mm, spawned or forked, joins the model: by name, in its domain and class, with its node's trees. */
 static void mm_add(struct ksm *k, struct mm *mm, uint32_t domain)
 {
+	mm_set_idx(k, mm);
 	mm->domain = domain;
 	g_hash_table_insert(k->mm_by_name, mm->name, mm);
 	classify_mm(k, mm);
@@ -952,7 +985,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 		mm_add(k, mm_fork(k, mm, r->child), domain);
 		break;
 	case TRACE_MAP:
-		mm->vma_gen++;
+		mm_vma_changed(k, mm);
 		/* ksm_vma_flags: under merge-any a new VMA is mergeable, and rejoins the list */
 		vma_insert(mm, r->vpn, r->vpn + r->npages, mm->merge_any);
 		if (mm->merge_any && !mm->registered)

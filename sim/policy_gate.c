@@ -21,7 +21,7 @@
 /* The words sampled for this rmap_item's VMA. */
 static unsigned partial_words(struct ksm *k, const struct rmap_item *rmap_item)
 {
-	struct vma *v = find_vma(rmap_item->mm, rmap_item->vpn);
+	struct vma *v = find_vma(rmap_item_mm(k, rmap_item), rmap_item->vpn);
 	return v && v->partial_k ? v->partial_k : k->opt.policy.partial_k;
 }
 
@@ -85,9 +85,9 @@ bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rm
 		unsigned kw = partial_words(k, rmap_item);
 		uint64_t checksum = partial_checksum(content_peek(page->c), kw);
 		ksm_ev_partial_checksum(k, kw);
-		gate_truth(k, rmap_item, page, checksum == rmap_item->oldchecksum);
-		if (rmap_item->oldchecksum != checksum) {
-			rmap_item->oldchecksum = checksum;
+		gate_truth(k, rmap_item, page, checksum == rmap_item_oldchecksum(k, rmap_item));
+		if (rmap_item_oldchecksum(k, rmap_item) != checksum) {
+			rmap_item_set_oldchecksum(k, rmap_item, checksum);
 			return true;
 		}
 		return false;
@@ -117,11 +117,13 @@ void classify_mm(struct ksm *k, struct mm *mm)
 
 /* ---- what the classified policy loses (truth: no cost, no side effects) ---- */
 
-static bool unstable_tree_has_twin(struct rb_node *n, const struct page *page)
+static bool unstable_tree_has_twin(const struct ksm *k, struct rb_node *n,
+				   const struct page *page)
 {
 	while (n) {
 		const struct rmap_item *it = rb_entry(n, struct rmap_item, node);
-		const struct page *p = it->mm->exiting ? NULL : pte_get(it->mm, it->vpn);
+		struct mm *mm = rmap_item_mm(k, it);
+		const struct page *p = mm->exiting ? NULL : pte_get(mm, it->vpn);
 		if (!pte_is_page(p))
 			return false;
 		int ret = p->c == page->c ? 0 : content_cmp(page->c, p->c);
@@ -158,7 +160,7 @@ void class_lost_check(struct ksm *k, const struct page *page, uint32_t tree)
 	for (uint32_t i = base; i < base + k->nr_classes; i++) {
 		if (i == tree)
 			continue;
-		if (unstable_tree_has_twin(k->root_unstable_tree[i].rb_node, page) ||
+		if (unstable_tree_has_twin(k, k->root_unstable_tree[i].rb_node, page) ||
 		    stable_tree_has_twin(k->root_stable_tree[i].rb_node, page)) {
 			k->pstats.class_lost++;
 			return;

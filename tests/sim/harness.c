@@ -144,7 +144,7 @@ struct rmap_item *visit(struct ksm *k)
 	struct page *page = NULL;
 	struct rmap_item *rmap_item = scan_get_next_rmap_item(k, &page);
 	if (rmap_item) {
-		assert_ptr_equal(page, pte_get(rmap_item->mm, rmap_item->vpn));
+		assert_ptr_equal(page, pte_get(rmap_item_mm(k, rmap_item), rmap_item->vpn));
 		cmp_and_merge_page(k, page, rmap_item);
 	}
 	return rmap_item;
@@ -154,7 +154,7 @@ void expect_visit(struct ksm *k, const char *mm, uint64_t vpn)
 {
 	struct rmap_item *rmap_item = visit(k);
 	assert_non_null(rmap_item);
-	assert_string_equal(rmap_item->mm->name, mm);
+	assert_string_equal(rmap_item_mm(k, rmap_item)->name, mm);
 	assert_int_equal(rmap_item->vpn, vpn);
 }
 

@@ -44,13 +44,13 @@ static void test_merge_two_identical_pages(void **state)
 	struct page *pa = pte_get(mm_of(k, "a"), 0), *pb = pte_get(mm_of(k, "b"), 0);
 
 	struct rmap_item *ra = visit(k);
-	assert_ptr_equal(ra->mm, mm_of(k, "a"));
+	assert_ptr_equal(rmap_item_mm(k, ra), mm_of(k, "a"));
 	assert_int_equal(ra->flags, 0);
-	assert_int_equal(ra->oldchecksum, content_checksum(pa->c, k->hash_fn, NULL));
+	assert_int_equal(rmap_item_oldchecksum(k, ra), content_checksum(pa->c, k->hash_fn, NULL));
 	assert_int_equal(k->truth.checksums, 1);
 	struct rmap_item *rb = visit(k);
-	assert_ptr_equal(rb->mm, mm_of(k, "b"));
-	assert_int_equal(rb->oldchecksum, ra->oldchecksum);
+	assert_ptr_equal(rmap_item_mm(k, rb), mm_of(k, "b"));
+	assert_int_equal(rmap_item_oldchecksum(k, rb), rmap_item_oldchecksum(k, ra));
 	assert_int_equal(k->pages_unshared, 0);
 	expect_end_of_pass(k, 1);
 	assert_int_equal(k->rmap_items, 2);
@@ -91,15 +91,15 @@ static void test_changed_checksum_is_volatile(void **state)
 	struct sim *s = *state;
 	struct ksm *k = s->k;
 	pass(k, 2);
-	struct rmap_item *ra = mm_of(k, "a")->rmap_list;
-	uint64_t before = ra->oldchecksum;
+	struct rmap_item *ra = rmap_at(k, mm_of(k, "a")->rmap_list);
+	uint64_t before = rmap_item_oldchecksum(k, ra);
 
 	fill(s, "a", 0, 1, 9);	/* written in place: not a KSM page */
 	assert_ptr_equal(visit(k), ra);
 	assert_int_equal(ra->flags, 0);
-	assert_int_not_equal(ra->oldchecksum, before);
+	assert_int_not_equal(rmap_item_oldchecksum(k, ra), before);
 	assert_int_equal(k->truth.gate_changed, 1);
-	assert_ptr_equal(visit(k), mm_of(k, "b")->rmap_list);
+	assert_ptr_equal(visit(k), rmap_at(k, mm_of(k, "b")->rmap_list));
 	assert_int_equal(k->pages_unshared, 1);	/* b only */
 	expect_end_of_pass(k, 2);
 	struct ksm_counters c;
@@ -124,7 +124,7 @@ static void test_zero_pages_merge_to_zero_page(void **state)
 	set(s, KNOB_USE_ZERO_PAGES, 1);
 	pass(k, 2);
 	assert_int_equal(k->zero_pages, 0);
-	assert_int_equal(mm_of(k, "a")->rmap_list->oldchecksum, k->zero_checksum);
+	assert_int_equal(rmap_item_oldchecksum(k, rmap_at(k, mm_of(k, "a")->rmap_list)), k->zero_checksum);
 
 	pass(k, 2);
 	assert_ptr_equal(pte_get(mm_of(k, "a"), 0), KSM_ZERO_PTE);
@@ -185,7 +185,7 @@ static void test_max_page_sharing_makes_chain(void **state)
 	assert_int_equal(k->pages_sharing, 2);
 	assert_int_equal(k->stable_node_chains, 1);
 	assert_int_equal(k->stable_node_dups, 2);
-	struct rmap_item *ra = mm_of(k, "a")->rmap_list, *rc = mm_of(k, "c")->rmap_list;
+	struct rmap_item *ra = rmap_at(k, mm_of(k, "a")->rmap_list), *rc = rmap_at(k, mm_of(k, "c")->rmap_list);
 	assert_ptr_not_equal(ra->head, rc->head);
 	assert_true(ra->head->is_dup && rc->head->is_dup);
 	assert_ptr_equal(ra->head->chain, rc->head->chain);
@@ -379,12 +379,53 @@ static void test_ideal_groups_by_bytes(void **state)
 	assert_int_equal(id.ideal_saved, 3);
 }
 
+/*
+ * An rmap_item keeps 16 bits of its mm's VMA generation, so when the mm's
+ * wraps every cache of the mm is dropped: a page cached 65,536 VMA changes
+ * ago never passes for one checked since.
+ */
+static void advise_a(struct sim *s)
+{
+	on(s, TRACE_ADVISE, "a", 0, 1);
+	s->rec.mergeable = true;
+	apply(s);
+}
+
+static void test_vma_gen_wrap_drops_caches(void **state)
+{
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 1);
+	fill(s, "a", 0, 1, 7);
+	spawn_mergeable(s, "b", 1);
+	fill(s, "b", 0, 1, 8);
+	pass(k, 2);
+	pass(k, 2);	/* both in the unstable tree: b's search cached a's page */
+	struct mm *mm = mm_of(k, "a");
+	struct rmap_item *ra = rmap_at(k, mm->rmap_list);
+	struct page *pa = pte_get(mm, 0);
+	assert_ptr_equal(ra->cached_page, pa);
+	while ((uint16_t)(mm->vma_gen + 1) != 0)
+		advise_a(s);
+	assert_ptr_equal(ra->cached_page, pa);
+	assert_int_not_equal(ra->vma_gen, mm->vma_gen);
+	advise_a(s);	/* the wrap: 0 again, which the cache may have been taken at */
+	assert_int_equal(mm->vma_gen, 0);
+	assert_null(ra->cached_page);
+	assert_null(page_rmap_item(pa));
+	check_invariants(k);
+	pass(k, 2);	/* and the walk caches it again */
+	assert_ptr_equal(ra->cached_page, pa);
+	check_invariants(k);
+}
+
 #define fixture(f, setup) cmocka_unit_test_setup_teardown(f, setup, sim_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		fixture(test_merge_two_identical_pages, setup_two_equal_pages),
+		fixture(test_vma_gen_wrap_drops_caches, sim_setup),
 		fixture(test_changed_checksum_is_volatile, setup_two_equal_pages),
 		fixture(test_zero_pages_merge_to_zero_page, setup_two_zero_pages),
 		fixture(test_zero_pages_without_use_zero_pages, setup_two_zero_pages),

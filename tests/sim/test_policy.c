@@ -132,8 +132,8 @@ static void test_partial_hash_full_is_xxhash(void **state)
 	struct page *p = pte_get(mm_of(k, "a"), 0);
 	uint8_t buf[TRACE_PAGE_SIZE];
 	content_materialize(p->c, buf);
-	assert_int_equal(ri->oldchecksum, (uint32_t)XXH64(buf, sizeof(buf), 0));
-	assert_int_equal(ri->oldchecksum, hash_lookup("xxhash")->fn(buf));
+	assert_int_equal(rmap_item_oldchecksum(k, ri), (uint32_t)XXH64(buf, sizeof(buf), 0));
+	assert_int_equal(rmap_item_oldchecksum(k, ri), hash_lookup("xxhash")->fn(buf));
 }
 
 /* A page merged in a VMA and written in the same pass doubles the VMA's k. */

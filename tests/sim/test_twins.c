@@ -356,7 +356,7 @@ static void test_dup_prune_removes_stale_dup(void **state)
 	struct sim *s = *state;
 	struct ksm *k = s->k;
 	stale_dup_behind_candidate(s);
-	struct rmap_item *r0 = mm_of(k, m(0))->rmap_list;
+	struct rmap_item *r0 = rmap_at(k, mm_of(k, m(0))->rmap_list);
 	at(s, 2000000);
 	expect_visit(k, "n", 0);
 	assert_ptr_equal(node_of(k, "n"), node_of(k, m(4)));
@@ -419,7 +419,7 @@ static void test_chain_collapses_to_last_dup(void **state)
 	assert_int_equal(k->pages_shared, 1);
 	assert_int_equal(k->pages_sharing, 1);
 	assert_int_equal(k->pages_unshared, 1);	/* n */
-	assert_true(mm_of(k, "n")->rmap_list->flags & UNSTABLE_FLAG);
+	assert_true(rmap_at(k, mm_of(k, "n")->rmap_list)->flags & UNSTABLE_FLAG);
 	check_invariants(k);
 }
 
@@ -468,7 +468,7 @@ static void test_stale_node_drops_counts_at_once(void **state)
 	assert_null(k->root_stable_tree[0].rb_node);
 	assert_int_equal(k->pages_unshared, 1);	/* c */
 	assert_int_equal(mm_of(k, "a")->ksm_merging_pages, 0);
-	assert_int_equal(mm_of(k, "a")->rmap_list->flags & KSM_FLAG_MASK, 0);
+	assert_int_equal(rmap_at(k, mm_of(k, "a")->rmap_list)->flags & KSM_FLAG_MASK, 0);
 	/* three rmap_items, one in the unstable tree: two volatile */
 	assert_int_equal(counters(k).pages_volatile, 2);
 }
@@ -496,7 +496,7 @@ static void test_forked_ksm_page_listed_past_max_page_sharing(void **state)
 	expect_visit(k, "b", 0);
 	expect_visit(k, "c", 0);	/* first visit */
 	assert_int_equal(k->truth.checksums, checksums);
-	assert_ptr_equal(mm_of(k, "c")->rmap_list->head, node);
+	assert_ptr_equal(rmap_at(k, mm_of(k, "c")->rmap_list)->head, node);
 	assert_int_equal(node->rmap_hlist_len, 3);
 	assert_int_equal(k->pages_shared, 1);
 	assert_int_equal(k->pages_sharing, 2);
@@ -542,7 +542,7 @@ static void test_max_page_sharing_busy_node(void **state)
 	struct page *page = NULL;
 	struct rmap_item *rc = scan_get_next_rmap_item(k, &page);
 	assert_non_null(rc);
-	assert_ptr_equal(rc->mm, mm_of(k, "c"));
+	assert_ptr_equal(rmap_item_mm(k, rc), mm_of(k, "c"));
 	assert_int_equal(k->pages_shared, 0);
 	assert_int_equal(k->pages_sharing, 0);
 	assert_int_equal(node->rmap_hlist_len, 0);
@@ -646,7 +646,7 @@ static void test_almost_zero_page_not_zero_merged(void **state)
 	write_form(s, "a", 0, CONTENT_WORD, 1, 511);
 	write_form(s, "a", 1, CONTENT_WORD, 1, 511);
 	pass(k, 2);
-	assert_int_not_equal(mm_of(k, "a")->rmap_list->oldchecksum, k->zero_checksum);
+	assert_int_not_equal(rmap_item_oldchecksum(k, rmap_at(k, mm_of(k, "a")->rmap_list)), k->zero_checksum);
 	pass(k, 2);
 	assert_int_equal(k->zero_pages, 0);
 	assert_int_equal(k->pages_shared, 1);
@@ -715,7 +715,7 @@ static void test_zero_page_items_freed_next_pass(void **state)
 	struct sim *s = *state;
 	struct ksm *k = s->k;
 	assert_int_equal(k->rmap_items, 2);
-	assert_int_equal(mm_of(k, "a")->rmap_list->flags & KSM_FLAG_MASK, 0);
+	assert_int_equal(rmap_at(k, mm_of(k, "a")->rmap_list)->flags & KSM_FLAG_MASK, 0);
 	assert_int_equal(counters(k).general_profit, 2 * 4096 - 2 * 64);
 	pass(k, 0);
 	assert_int_equal(k->rmap_items, 0);
@@ -760,7 +760,7 @@ static void test_smart_scan_processed_passes(void **state)
 	}
 	assert_int_equal(next, G_N_ELEMENTS(processed));
 	assert_int_equal(k->pages_skipped, 31);
-	assert_int_equal(mm_of(k, "a")->rmap_list->age, 41);
+	assert_int_equal(rmap_at(k, mm_of(k, "a")->rmap_list)->age, 41);
 }
 
 /*
@@ -774,7 +774,7 @@ static void test_smart_scan_skip_age_steps(void **state)
 	struct ksm *k = s->k;
 	set(s, KNOB_SMART_SCAN, 1);
 	pass(k, 1);
-	struct rmap_item *r = mm_of(k, "a")->rmap_list;
+	struct rmap_item *r = rmap_at(k, mm_of(k, "a")->rmap_list);
 	static const struct { uint8_t age, skips, next_age; } steps[] = {
 		{ 3, 1, 4 }, { 4, 2, 5 }, { 5, 2, 6 }, { 6, 4, 7 }, { 8, 4, 9 },
 		{ 9, 8, 10 }, { 200, 8, 201 }, { 254, 8, 255 }, { 255, 8, 255 },
@@ -807,7 +807,7 @@ static void test_smart_scan_skip_leaves_unstable_tree(void **state)
 	set(s, KNOB_SMART_SCAN, 1);
 	for (unsigned p = 0; p < 4; p++)
 		pass(k, 1);
-	struct rmap_item *r = mm_of(k, "a")->rmap_list;
+	struct rmap_item *r = rmap_at(k, mm_of(k, "a")->rmap_list);
 	assert_int_equal(r->flags, UNSTABLE_FLAG | 3);
 	assert_int_equal(k->pages_unshared, 1);
 	expect_end_of_pass(k, 5);	/* skipped */
@@ -831,8 +831,8 @@ static void test_smart_scan_spares_ksm_pages(void **state)
 		pass(k, 2);
 	assert_int_equal(k->pages_skipped, 0);
 	assert_int_equal(k->pages_sharing, 1);
-	assert_int_equal(mm_of(k, "a")->rmap_list->age, 2);
-	assert_int_equal(mm_of(k, "b")->rmap_list->age, 2);
+	assert_int_equal(rmap_at(k, mm_of(k, "a")->rmap_list)->age, 2);
+	assert_int_equal(rmap_at(k, mm_of(k, "b")->rmap_list)->age, 2);
 }
 
 /*
@@ -862,7 +862,7 @@ static void test_smart_scan_off_does_not_age(void **state)
 	struct ksm *k = s->k;
 	for (unsigned p = 0; p < 6; p++)
 		pass(k, 1);
-	struct rmap_item *r = mm_of(k, "a")->rmap_list;
+	struct rmap_item *r = rmap_at(k, mm_of(k, "a")->rmap_list);
 	assert_int_equal(r->age, 0);
 	assert_int_equal(r->remaining_skips, 0);
 	assert_int_equal(k->pages_skipped, 0);
@@ -1012,8 +1012,8 @@ static void test_first_visit_only_records_checksum(void **state)
 	spawn_mergeable(s, "c", 1);
 	fill(s, "c", 0, 1, 7);
 	pass(k, 3);
-	struct rmap_item *rc = mm_of(k, "c")->rmap_list;
-	assert_int_equal(rc->oldchecksum, mm_of(k, "a")->rmap_list->oldchecksum);
+	struct rmap_item *rc = rmap_at(k, mm_of(k, "c")->rmap_list);
+	assert_int_equal(rmap_item_oldchecksum(k, rc), rmap_item_oldchecksum(k, rmap_at(k, mm_of(k, "a")->rmap_list)));
 	assert_int_equal(rc->flags, 0);
 	assert_int_equal(k->pages_sharing, 1);
 	pass(k, 3);
@@ -1057,7 +1057,7 @@ static void test_changed_page_not_merged(void **state)
 	expect_visit(k, "b", 0);
 	assert_int_equal(k->truth.merges_two, 0);
 	assert_int_equal(k->pages_unshared, 1);
-	assert_int_equal(mm_of(k, "b")->rmap_list->flags, 0);
+	assert_int_equal(rmap_at(k, mm_of(k, "b")->rmap_list)->flags, 0);
 	expect_end_of_pass(k, 2);
 	pass(k, 2);
 	assert_int_equal(k->truth.merges_two, 1);
@@ -1120,7 +1120,7 @@ static void test_lru_batch_refuses_merge(void **state)
 	assert_int_equal(k->truth.merge_refused_lru, 1);
 	assert_int_equal(k->pages_shared, 0);
 	assert_int_equal(k->pages_unshared, 1);
-	assert_int_equal(mm_of(k, "b")->rmap_list->flags, 0);
+	assert_int_equal(rmap_at(k, mm_of(k, "b")->rmap_list)->flags, 0);
 	assert_false(page_at(k, "b", 0)->ksm);
 	expect_end_of_pass(k, 2);
 	pass(k, 2);
