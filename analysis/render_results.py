@@ -34,6 +34,8 @@ value as the CSV holds it). Helpers:
                                   the table built into the model (ns)
   heldout_ratios()                model/live of its held-out cases over 200 ms
                                   (bench/tables/heldout-amd-epyc.csv)
+  ks, ksr, table_ks, ps, psr, table_policies_seeds, ...   sections 5 and 8
+                                  over their seeds (render_reps.py)
 
 On the main page, a range (a placeholder calling rng, min or max) must cover every row it could have:
 the rows it reads are recorded, and rendering fails (exit 2) when (a) it
@@ -827,6 +829,11 @@ NAMES = {"W17": ("kernel-build", "iozone"), "rng_part": rng_part, "part": part, 
          "POLICY_TRACES": POLICY_TRACES, "med": med, "table_pairs": table_pairs, "sorted": sorted, "gtab": gtab, "gnum": gnum, "table_guests": table_guests,
          "set": set, "any": any, "all": all, "str": str, "zip": zip, "int": int, "min": min, "max": max, "abs": abs, "sum": sum, "len": len, "round": round,
          "math": math}
+
+# sections 5 and 8 over their seeds (render_reps.py)
+sys.path.insert(0, HERE)
+import render_reps  # noqa: E402 - it binds to the helpers above
+NAMES.update(render_reps.helpers(sys.modules[__name__]))
 
 PLACEHOLDER = re.compile(r"\{\{(.+?)\}\}", re.S)
 

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Section 5's replicates: `ksmsim collide ksm` on its three traces (its own,
+# `gen crc-adversarial`, `gen number-crunching --scale 0.2 --duration-s 30`
+# scanned at 4000 pages / 20 ms) for generator seeds 1..N, one row per
+# trace, seed and hash in results/collide/ksm_seeds.csv (RESULTS=DIR writes
+# it elsewhere). Seed 1 gives the rows of ksm.csv, ksm_crc_adversarial.csv
+# and ksm_number_crunching.csv, which regenerate.sh writes for the plots.
+# The hashes are jhash2, crc32c and xxhash: in ksm.csv crc32 and xxh64 count
+# what crc32c and xxhash count and differ only in modelled CPU.
+# Each run is deterministic: the spread is the generators' content over
+# seeds, not timing. Each step echoes its command and its run time.
+# usage: ksm_seeds.sh [--seeds N]   (N from 1 to 100, default 5)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+seeds=5
+while (($#)); do
+	case $1 in
+	--seeds)
+		(($# >= 2)) || { echo "ksm_seeds.sh: --seeds wants a count" >&2; exit 2; }
+		seeds=$2
+		shift 2
+		;;
+	--seeds=*) seeds=${1#--seeds=}; shift ;;
+	*) echo "ksm_seeds.sh: unknown option '$1' (usage: ksm_seeds.sh [--seeds N])" >&2; exit 2 ;;
+	esac
+done
+if ! [[ $seeds =~ ^[1-9][0-9]*$ ]] || ((seeds > 100)); then
+	echo "ksm_seeds.sh: --seeds wants a count from 1 to 100, not '$seeds'" >&2
+	exit 2
+fi
+res=${RESULTS:-$here/results}/collide
+. "$here/steps.sh" ksm_seeds.sh
+mkdir -p "$res" "$here/out/traces"
+res=$(cd "$res" && pwd)
+hashes=jhash2,crc32c,xxhash
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# relative to the checkout, so nothing written names this machine's folders
+cd "$here/.."
+
+# TRACE SEED CSV: CSV's rows, prefixed with the trace's name and the seed
+add() {
+	local name=$1 seed=$2 csv=$3
+	[[ -s $tmp/all.csv ]] || sed -n '1s/^/trace,seed,/p' "$csv" >"$tmp/all.csv"
+	sed -n "2,\$s/^/$name,$seed,/p" "$csv" >>"$tmp/all.csv"
+}
+
+for ((s = 1; s <= seeds; s++)); do
+	step nice -n 10 "$ksmsim" collide ksm --seed "$s" --hashes "$hashes" -o "$tmp/own.csv" >/dev/null
+	add own "$s" "$tmp/own.csv"
+	t=analysis/out/traces/crc-adversarial-s1-n$s.ksmt
+	[[ -e $t ]] || step nice -n 10 "$ksmsim" gen crc-adversarial --seed "$s" -o "$t"
+	step nice -n 10 "$ksmsim" collide ksm --trace "$t" --hashes "$hashes" -o "$tmp/ca.csv" >/dev/null
+	add crc-adversarial "$s" "$tmp/ca.csv"
+	t=analysis/out/traces/number-crunching-s0.2-d30-n$s.ksmt
+	[[ -e $t ]] || step nice -n 10 "$ksmsim" gen number-crunching --scale 0.2 --duration-s 30 \
+		--seed "$s" -o "$t"
+	step nice -n 10 "$ksmsim" collide ksm --trace "$t" --hashes "$hashes" \
+		-o "$tmp/nc.csv" -- --pages-to-scan 4000 --sleep-millisecs 20 >/dev/null
+	add number-crunching "$s" "$tmp/nc.csv"
+done
+# whole or not at all
+mv "$tmp/all.csv" "$res/ksm_seeds.csv"
+echo "ksm_seeds.sh: $seeds seeds in $res/ksm_seeds.csv, done in $(since "$t0") s" >&2
