@@ -12,19 +12,22 @@
 # what crc32c and xxhash count and differ only in modelled CPU.
 # Each run is deterministic: the spread is the generators' content over
 # seeds, not timing. Each step echoes its command and its run time.
-# usage: ksm_seeds.sh [--seeds N]   (N from 1 to 100, default 5)
+# Each run's table is kept in analysis/out/ksm-seeds/ (not committed);
+# --keep reuses those found there, so a stopped study resumes.
+# usage: ksm_seeds.sh [--seeds N] [--keep]   (N from 1 to 100, default 5)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-seeds=5
+seeds=5 keep=0
 while (($#)); do
 	case $1 in
+	--keep) keep=1; shift ;;
 	--seeds)
 		(($# >= 2)) || { echo "ksm_seeds.sh: --seeds wants a count" >&2; exit 2; }
 		seeds=$2
 		shift 2
 		;;
 	--seeds=*) seeds=${1#--seeds=}; shift ;;
-	*) echo "ksm_seeds.sh: unknown option '$1' (usage: ksm_seeds.sh [--seeds N])" >&2; exit 2 ;;
+	*) echo "ksm_seeds.sh: unknown option '$1' (usage: ksm_seeds.sh [--seeds N] [--keep])" >&2; exit 2 ;;
 	esac
 done
 if ! [[ $seeds =~ ^[1-9][0-9]*$ ]] || ((seeds > 100)); then
@@ -33,13 +36,28 @@ if ! [[ $seeds =~ ^[1-9][0-9]*$ ]] || ((seeds > 100)); then
 fi
 res=${RESULTS:-$here/results}/collide
 . "$here/steps.sh" ksm_seeds.sh
-mkdir -p "$res" "$here/out/traces"
+cache=$here/out/ksm-seeds
+mkdir -p "$res" "$here/out/traces" "$cache"
 res=$(cd "$res" && pwd)
 hashes=jhash2,crc32c,xxhash
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; rm -f "$cache"/*.tmp.$$' EXIT
 # relative to the checkout, so nothing written names this machine's folders
 cd "$here/.."
+
+# NAME SEED COMMAND...: COMMAND writes its table to the file named by the
+# last argument; kept in the cache (whole), or reused from it with --keep
+run() {
+	local name=$1 seed=$2 out=$cache/$1-n$2.csv
+	shift 2
+	if ((keep)) && [[ -s $out ]]; then
+		echo "ksm_seeds.sh: kept $out" >&2
+	else
+		step "$@" -o "$out.tmp.$$" >/dev/null
+		mv "$out.tmp.$$" "$out"
+	fi
+	add "$name" "$seed" "$out"
+}
 
 # TRACE SEED CSV: CSV's rows, prefixed with the trace's name and the seed
 add() {
@@ -67,18 +85,15 @@ for ((s = 1; s <= seeds; s++)); do
 		seed1 number-crunching "$res/ksm_number_crunching.csv"
 		continue
 	fi
-	step nice -n 10 "$ksmsim" collide ksm --seed "$s" --hashes "$hashes" -o "$tmp/own.csv" >/dev/null
-	add own "$s" "$tmp/own.csv"
+	run own "$s" nice -n 10 "$ksmsim" collide ksm --seed "$s" --hashes "$hashes"
 	t=analysis/out/traces/crc-adversarial-s1-n$s.ksmt
 	[[ -e $t ]] || step nice -n 10 "$ksmsim" gen crc-adversarial --seed "$s" -o "$t"
-	step nice -n 10 "$ksmsim" collide ksm --trace "$t" --hashes "$hashes" -o "$tmp/ca.csv" >/dev/null
-	add crc-adversarial "$s" "$tmp/ca.csv"
+	run crc-adversarial "$s" nice -n 10 "$ksmsim" collide ksm --trace "$t" --hashes "$hashes"
 	t=analysis/out/traces/number-crunching-s0.2-d30-n$s.ksmt
 	[[ -e $t ]] || step nice -n 10 "$ksmsim" gen number-crunching --scale 0.2 --duration-s 30 \
 		--seed "$s" -o "$t"
-	step nice -n 10 "$ksmsim" collide ksm --trace "$t" --hashes "$hashes" \
-		-o "$tmp/nc.csv" -- --pages-to-scan 4000 --sleep-millisecs 20 >/dev/null
-	add number-crunching "$s" "$tmp/nc.csv"
+	run number-crunching "$s" nice -n 10 "$ksmsim" collide ksm --trace "$t" --hashes "$hashes" \
+		--pages-to-scan 4000 --sleep-millisecs 20
 done
 # whole or not at all
 mv "$tmp/all.csv" "$res/ksm_seeds.csv"
