@@ -86,7 +86,7 @@ for f_, k in (("today", "kernel/xxhash"), ("pick", pick)):
     with open(f"{d}/{f_}.dat", "w") as fh:
         fh.write(line(k) if k in pts else "nan nan nan nan nan nan\n")
 # labels: the kernel's rows and no-gate above their points, the others
-# below; points of one side closer than 0.03 decade of CPU and 2% of the
+# below; points of one side closer than 0.03 decade of CPU and 5% of the
 # y range share a label, so no two overprint
 ymax = max(p["y1"] for p in pts.values()) or 1
 
@@ -113,7 +113,7 @@ for side in ("above", "below"):
     for k in ks:
         c = clusters[-1] if clusters else None
         if (c and abs(math.log10(pts[k]["x"]) - math.log10(pts[c[-1]]["x"])) < 0.03
-                and abs(pts[k]["y"] - pts[c[-1]]["y"]) < 0.02 * ymax):
+                and abs(pts[k]["y"] - pts[c[-1]]["y"]) < 0.05 * ymax):
             c.append(k)
         else:
             clusters.append([k])
@@ -145,7 +145,7 @@ E="using 1:2:3:4:5:6 with xyerrorbars"
 gnuplot <<GP
 set terminal pngcairo size 1400,1000 noenhanced font 'Sans,11'
 set output '$T/p.png'
-set title "$name: modelled ksmd CPU against mean pages saved, $seeds generator seeds (points: means; bars: lowest to highest seed)\nCPU from the built-in cost table fitted on AMD EPYC; red crosses: rows with false positives (FPs), left out of the pick; * seed 1 only"
+set title "$name: modelled ksmd CPU against mean pages saved, $seeds generator seed$([[ $seeds == 1 ]] || echo s) (points: means; bars: lowest to highest seed)\nCPU from the built-in cost table fitted on AMD EPYC; red crosses: rows with false positives (FPs), left out of the pick; * seed 1 only"
 set xlabel 'ksmd CPU over the run (ms, modelled; log scale)'
 set ylabel 'mean pages saved (pages_sharing + ksm_zero_pages; axis from 0)'
 set logscale x

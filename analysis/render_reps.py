@@ -12,13 +12,15 @@ beside it, from one CSV holding a row per seed.
   table_ks(TRACE)                 section 5's table for one trace
   ps(NAME, ROW, COLUMN)           policies/seeds.csv likewise (ROW as pol()'s:
                                   'kernel/xxhash', 'pick', 'no-gate', ...)
-  psr(NAME, ROW, COLUMN, FORMAT), ps_pct(NAME, ROW, COLUMN), ps_n()
+  psr(NAME, ROW, COLUMN, FORMAT), ps_pct(NAME, ROW, COLUMN), ps_n([NAME]),
+  ps_total(), ps_desc()           seeds per trace, their sum, in words
   ps_picks(NAME)                  the pick among kernel checksums, each seed
   ps_front(NAME, ROW)             the seeds in which ROW is on the frontier
   table_policies_seeds()          section 8's table over the seeds
 
 Each list covers every seed the file holds for that trace, or the helper
-fails (a range over part of the seeds would pass for the whole).
+fails (a range over part of the seeds would pass for the whole); the
+policies traces may hold different numbers of seeds, which the page says.
 """
 
 KS = "collide/ksm_seeds.csv"
@@ -100,8 +102,22 @@ def helpers(m):
         return min((r for r in clean if float(r["saved_mean"]) >= best),
                    key=lambda r: float(r["ksmd_cpu_ms"]))["row"]
 
-    def ps_n():
-        return len(_seeds(PS))
+    def ps_n(name=None):
+        """The seeds of trace NAME, or the fewest any trace has."""
+        if name is not None:
+            return len(_seeds(PS, trace=name))
+        return min(len(_seeds(PS, trace=n_)) for n_, _ in m.POLICY_TRACES)
+
+    def ps_total():
+        """Trace-seeds: the seeds of every trace, summed."""
+        return sum(ps_n(n_) for n_, _ in m.POLICY_TRACES)
+
+    def ps_desc():
+        """'N seeds', or each trace's count where they differ."""
+        ns = [(label, ps_n(n_)) for n_, label in m.POLICY_TRACES]
+        if len({n for _, n in ns}) == 1:
+            return f"{ns[0][1]} seeds"
+        return "; ".join(f"{label}: {n} seed{'s' if n > 1 else ''}" for label, n in ns)
 
     def ps_picks(name):
         return [_kpick(_prows(name, s)) for s in _seeds(PS, trace=name)]
@@ -117,9 +133,8 @@ def helpers(m):
         return hits[0]
 
     def ps(name, row, col):
+        # every seed of the trace: _one fails for a row that lacks one
         seeds = _seeds(PS, trace=name)
-        if seeds != _seeds(PS):
-            raise m.RenderError(f"{PS}: {name} has seeds {seeds}, not {_seeds(PS)}")
         return [m._val(_one(name, s, row)[col]) for s in seeds]
 
     def psr(name, row, col, spec):
@@ -136,8 +151,8 @@ def helpers(m):
         out = ["| trace | row | ksmd CPU ms (modelled) | vs kernel/xxhash | mean saved | "
                "vs kernel/xxhash | CoW | false pos | corrupt walks | on the frontier |",
                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        n = ps_n()
         for name, label in m.POLICY_TRACES:
+            n = ps_n(name)
             picks = ps_picks(name)
             rows = ["kernel/xxhash"] + sorted(set(picks) - {"kernel/xxhash"})
             rows += [r for r in ("kernel/xxh3", "kernel/crc32c", "kernel/jhash2", "no-gate",
@@ -165,6 +180,6 @@ def helpers(m):
         return "\n".join(out)
 
     return {"ks": ks, "ks_n": ks_n, "ksr": ksr, "ks_save": ks_save, "table_ks": table_ks,
-            "mr": mr, "ps": ps, "ps_n": ps_n, "psr": psr, "ps_pct": ps_pct,
+            "mr": mr, "ps": ps, "ps_n": ps_n, "ps_total": ps_total, "ps_desc": ps_desc, "psr": psr, "ps_pct": ps_pct,
             "ps_picks": ps_picks, "ps_front": ps_front,
             "table_policies_seeds": table_policies_seeds}
