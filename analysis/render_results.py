@@ -42,6 +42,8 @@ value as the CSV holds it). Helpers:
                                   the table built into the model (ns)
   heldout_ratios()                model/live of its held-out cases over 200 ms
                                   (bench/tables/heldout-amd-epyc.csv)
+  ks, ksr, table_ks, ps, psr, table_policies_seeds, ...   sections 5 and 8
+                                  over their seeds (render_reps.py)
 
 On the main page, a range (a placeholder calling rng, min or max) must cover every row it could have:
 the rows it reads are recorded, and rendering fails (exit 2) when (a) it
@@ -899,6 +901,11 @@ NAMES = {"W17": ("kernel-build", "iozone"), "rng_part": rng_part, "part": part, 
 # the 2017 grids by kernel ('6.1', '6.18'), their runs and timing spread
 NAMES.update({"y17k": y17k, "runs17": runs17, "trange": trange, "trange_max": trange_max,
               "pmk": _pmk})
+
+# sections 5 and 8 over their seeds (render_reps.py)
+sys.path.insert(0, HERE)
+import render_reps  # noqa: E402 - it binds to the helpers above
+NAMES.update(render_reps.helpers(sys.modules[__name__]))
 
 PLACEHOLDER = re.compile(r"\{\{(.+?)\}\}", re.S)
 

@@ -4,7 +4,8 @@
 # test_advise.sh KSMSIM SRCDIR: `ksmsim advise` on the bundled default trace:
 # one row per configuration, the same bytes with any --jobs and on a rerun,
 # the kernel rows equal to `ksmsim run`, dirty-bit computing no checksum, the
-# frontier and the pick consistent, and bad usage refused with no output.
+# frontier and the pick consistent, and bad usage refused with no output;
+# policies.sh's and plot_policies.sh's options refused the same way.
 # Exit 0 pass, 1 fail.
 set -euo pipefail
 ksmsim=$1 src=$2
@@ -193,4 +194,28 @@ PATH=/nonexistent "$ksmsim" advise "$trace" --plot "$tmp/n.png" -o "$tmp/n.csv" 
 [[ $rc -eq 2 && ! -e $tmp/n.png && ! -e $tmp/n.csv ]] || fail "--plot without gnuplot: exit $rc"
 grep -q gnuplot "$tmp/err" || fail "--plot without gnuplot: $(cat "$tmp/err")"
 [[ $(wc -l <"$tmp/err") -eq 1 ]] || fail "--plot without gnuplot: $(cat "$tmp/err")"
+# 9. policies.sh and plot_policies.sh: a bad option or count is one line
+# and exit 2, before any run or folder; the figure over seeds from advise's CSV
+for args in "--seeds 0" "--seeds x" "--seeds 101" "--jobs 0" "--jobs 65" "--seeds" "--bogus"; do
+	rc=0
+	# shellcheck disable=SC2086 # one option and its value, split on purpose
+	RESULTS=$tmp/pol KSMSIM=$ksmsim "$src/analysis/policies.sh" $args >/dev/null 2>"$tmp/err" || rc=$?
+	[[ $rc -eq 2 && $(wc -l <"$tmp/err") -eq 1 && ! -e $tmp/pol ]] ||
+		fail "policies.sh $args: exit $rc, $(cat "$tmp/err")"
+	grep -q "^policies.sh: .*${args%% *}" "$tmp/err" || fail "policies.sh $args: $(cat "$tmp/err")"
+done
+if command -v gnuplot >/dev/null && gnuplot -e 'set terminal pngcairo' 2>/dev/null; then
+	{ sed -n '1s/^/trace,seed,/p' "$tmp/a.csv"
+	  for s in 1 2; do sed -n "2,\$s/^/t,$s,/p" "$tmp/a.csv"; done; } >"$tmp/seeds.csv"
+	"$src/analysis/plot_policies.sh" "$tmp/seeds.csv" t "$tmp/s.png" >/dev/null 2>"$tmp/err" ||
+		fail "plot_policies.sh: $(cat "$tmp/err")"
+	[[ $(head -c 4 "$tmp/s.png" | od -An -c | tr -d ' ') == '211PNG' ]] || fail "plot_policies.sh wrote no PNG"
+	for args in "$tmp/seeds.csv nosuch $tmp/n.png" "$tmp/none.csv t $tmp/n.png" "$tmp/seeds.csv t"; do
+		rc=0
+		# shellcheck disable=SC2086
+		"$src/analysis/plot_policies.sh" $args >/dev/null 2>"$tmp/err" || rc=$?
+		[[ $rc -eq 2 && $(wc -l <"$tmp/err") -eq 1 && ! -e $tmp/n.png ]] ||
+			fail "plot_policies.sh $args: exit $rc, $(cat "$tmp/err")"
+	done
+fi
 echo PASS

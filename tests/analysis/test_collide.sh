@@ -7,6 +7,7 @@
 # that do not depend on --threads, every 32-bit hash's birthday shares
 # within 4 standard errors of the formula, and the false-positive
 # intervals. Checksums are cut with --bits so that it runs in seconds.
+# ksm_seeds.sh refuses a bad --seeds in one line.
 # Exit 0 pass, 1 fail, 77 skip.
 set -euo pipefail
 ksmsim=$1
@@ -133,4 +134,15 @@ $3 != "crafted-crc" || $1 != "crc32c" {
 	if (e > 0 && d > 4 * se) { print $1 " " $3 ": rate " r " vs " e; bad = 1 }
 }
 END { exit bad }' "$tmp/f1.csv" || fail "false-positive rates at 10 bits"
+# --- ksm_seeds.sh (section 5's replicates): a bad option is one line, exit 2,
+# before any run or file
+src=${2:?usage: test_collide.sh KSMSIM SRCDIR}
+for args in "--seeds 0" "--seeds two" "--seeds 101" "--seeds" "--bogus"; do
+	rc=0
+	# shellcheck disable=SC2086 # one option and its value, split on purpose
+	RESULTS=$tmp/ks KSMSIM=$ksmsim "$src/analysis/ksm_seeds.sh" $args >/dev/null 2>"$tmp/err" || rc=$?
+	[[ $rc -eq 2 && $(wc -l <"$tmp/err") -eq 1 && ! -e $tmp/ks ]] ||
+		fail "ksm_seeds.sh $args: exit $rc, $(cat "$tmp/err")"
+	grep -q "^ksm_seeds.sh: .*${args%% *}" "$tmp/err" || fail "ksm_seeds.sh $args: $(cat "$tmp/err")"
+done
 echo "ok"
