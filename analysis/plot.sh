@@ -419,7 +419,11 @@ set y2label 'GiB (4 KiB pages)'
 	[[ -z $zero ]] || th=$((th + 1))
 	[[ ! -s $work/same ]] || th=$((th + 1))
 	th=$((th * 18))
-	gp "$outdir/$b-$name.png" $((cols < 2 && pw < 900 ? 900 : cols * pw)) $((rows * 460 + 40 + th)) "$script"
+	# wide enough for the title's longest line (about 8 px a character)
+	local fw=$((cols < 2 && pw < 900 ? 900 : cols * pw)) tw
+	tw=$(awk '{ if (length($0) > m) m = length($0) } END { print m * 8 + 60 }' <<<"$ftitle")
+	((fw >= tw)) || fw=$tw
+	gp "$outdir/$b-$name.png" $fw $((rows * 460 + 40 + th)) "$script"
 }
 
 # same FILE METRIC...: those of the metrics that differ between rows; the
