@@ -386,35 +386,8 @@ wait
 } > "$out/probe.csv.tmp"
 mv "$out/probe.csv.tmp" "$out/probe.csv"
 
-# ---- the plot ----
+# ---- the plot (analysis/plot_exposure_probe.sh: times in s, min, h) ----
 if command -v gnuplot >/dev/null; then
-	gp=$work/plot.gp
-	{
-		echo 'set terminal pngcairo size 1000,520 font ",10"'
-		sq="'"	# in gnuplot's single quotes a quote is doubled
-		echo "set output '${out//$sq/$sq$sq}/probe.png.tmp'"
-		echo 'set logscale xy 2'
-		echo 'set xlabel "background guests, GiB (4 guests)"'
-		echo 'set ylabel "seconds after the probe write"'
-		echo 'set key outside right'
-		echo 'set grid'
-		echo 'set title "Time until an attacker'"'"'s probe page merges with the victim'"'"'s (ksmsim model, gen probe, 100 pages)"'
-		printf 'plot '
-		i=0
-		for k in "${knob_list[@]}"; do
-			# one file a knob setting: host, T50, T99 (a line joins only its own points)
-			awk -F, -v k="$k" 'NR > 1 && $2 == k && $9 != "" { print $1, $9, $10 }' \
-				"$out/probe.csv" > "$work/$k.dat"
-			[ $i -gt 0 ] && printf ', '
-			printf "'%s' using 1:2 with linespoints lt %d pt 7 title \"%s T50\", " \
-				"$work/$k.dat" $((i + 1)) "$k"
-			printf "'%s' using 1:3 with linespoints lt %d dt 2 pt 6 title \"%s T99\"" \
-				"$work/$k.dat" $((i + 1)) "$k"
-			i=$((i + 1))
-		done
-		echo
-	} > "$gp"
-	gnuplot "$gp"
-	mv "$out/probe.png.tmp" "$out/probe.png"
+	"$root/analysis/plot_exposure_probe.sh" "$out/probe.csv" "$out/probe.png" >/dev/null
 fi
 echo "exposure.sh: $out/saving.csv, $out/probe.csv, $out/probe.png"

@@ -10,7 +10,8 @@ set -euo pipefail
 
 usage() {
 	cat <<'EOF'
-usage: analysis/plot.sh [-o DIR] [--title TEXT] [--x COLUMN] [--ref PANEL:LABEL:VALUE]... CSV...
+usage: analysis/plot.sh [-o DIR] [--title TEXT] [--cpu TEXT] [--x COLUMN] [--ref PANEL:LABEL:VALUE]...
+                        [--mark LABEL:X:Y]... CSV...
 Each CSV gives the PNGs below, named from its file name STEM (STEM.csv):
   ksmsim run --csv (time series)
       all given together share one figure, one line per file, labelled
@@ -22,11 +23,14 @@ Each CSV gives the PNGs below, named from its file name STEM (STEM.csv):
   summary rows (ksmsim run --summary-csv, collide ksm -o and --run-csv,
   reproduce_2017.sh's tables.csv): one bar per run, coloured by hash,
   grouped by workload (or trace) when there are several; values on the bars;
-  log axis where a panel's values span a factor of 20 or more. Metrics that are
-  0 in every row are named in the title instead of drawn.
+  log axis where a panel's values span a factor of 20 or more; pages also in
+  GiB on the right. Metrics that are 0, or the same, in every row are named in
+  the title instead of drawn (no figure when none is left).
       STEM-effects.png  cow_ksm, false_positives, unstable_corrupt_walks,
                         extra_unstable_inserts, missed_merges
-      STEM-cost.png     checksum ns/page or ms, ksmd_cpu_ms
+      STEM-cost.png     checksum ms (checksums x ns/page when the price is
+                        one value a hash: the model's input, named in the
+                        title), ksmd_cpu_ms
       STEM-memory.png   mean (or avg, else end) and peak pages_sharing,
                         pages_unshared, pages_volatile; dedup_fraction
   sweeps (rows whose knob columns vary: set_KNOB or knob_KNOB as
@@ -36,7 +40,7 @@ Each CSV gives the PNGs below, named from its file name STEM (STEM.csv):
                         another), one line per hash, one panel per value of
                         the other varying knobs and of workload
   ksmsim bench costs --csv
-      STEM-checksum-cost.png   ns per page, hot and cold, per hash (log)
+      STEM-checksum-cost.png   ns per page, hot and cold, per hash
   collide false-positive -o
       STEM-false-positives.png share of changes that keep the checksum, per
                                hash and kind of change, with the chance 2^-bits
@@ -49,10 +53,14 @@ Options:
   -o, --out DIR   where the PNGs go (default .); each path is printed
   --title TEXT    what every figure title calls the data (default: the
                   file's stem; for time series, the part their names share)
+  --cpu TEXT      the CPU whose prices the costs are (named in the title of
+                  every figure that draws a cost, e.g. 'AMD EPYC')
   --x COLUMN      the sweep column on the x axis
   --ref PANEL:LABEL:VALUE  a dashed reference line in a time-series
                   figure's PANEL (pages_sharing or pages_unshared), e.g.
                   2017's published mean: 'pages_sharing:2017 jhash2:949578'
+  --mark LABEL:X:Y  a point marked (black x) in a birthday-curve figure,
+                  X in pages, Y a share, e.g. '2017 claim:78000:0.51'
   -h, --help
 CSV is read as RFC 4180 (quoted fields may hold commas, quotes and line
 breaks); the columns drawn must hold numbers. Text from a CSV or a file name
@@ -67,12 +75,16 @@ EOF
 die() { local m="plot.sh: $*"; echo "${m//[[:cntrl:]]/?}" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-outdir=. title="" xknob="" files=() refs=()
+outdir=. title="" cpu="" xknob="" files=() refs=() marks=()
 while (($#)); do
 	case $1 in
 	-o | --out) (($# > 1)) || die "$1 needs a value"; outdir=$2; shift 2 ;;
 	--title) (($# > 1)) || die "$1 needs a value"; title=$2; shift 2 ;;
 	--x) (($# > 1)) || die "$1 needs a value"; xknob=$2; shift 2 ;;
+	--cpu) (($# > 1)) || die "$1 needs a value"; cpu=$2; shift 2 ;;
+	--mark) [[ ${2:-} =~ ^[A-Za-z0-9\ ,._-]+:[0-9.]+:[0-9.]+$ ]] ||
+		die "--mark ${2:-}: LABEL:X:Y, X and Y numbers"
+		marks+=("$2"); shift 2 ;;
 	--ref) [[ ${2:-} =~ ^(pages_sharing|pages_unshared):[A-Za-z0-9\ ,._-]+:[0-9.]+$ ]] ||
 		die "--ref ${2:-}: PANEL:LABEL:VALUE, PANEL pages_sharing or pages_unshared"
 		refs+=("$2"); shift 2 ;;
@@ -312,11 +324,16 @@ bars() {
 	local slots ngroups bw nbars rot pw
 	read -r slots ngroups bw nbars rot <"$work/bars.dat.n"
 	pw=$((nbars * 75 + 140 > 520 ? nbars * 75 + 140 : 520))
-	local cols=$((n < 3 ? n : 3)) rows=$(((n + 2) / 3))
+	# room for a GiB axis on the right
+	for m; do [[ $(unit "$m") != pages ]] || { pw=$((pw + 110)); break; }; done
+	# four panels as 2 x 2: no empty cells
+	local cols=$((n == 4 ? 2 : n < 3 ? n : 3)) rows
+	rows=$(((n + cols - 1) / cols))
 	zero=$(paste -sd, "$work/zero" | sed 's/,/, /g')
-	local mtitle
-	mtitle=$(q "$ftitle")
+	local mtitle="" tl
+	while IFS= read -r tl; do mtitle+="${mtitle:+.\"\\n\".}$(q "$tl")"; done <<<"$ftitle"
 	[[ -z $zero ]] || mtitle+=".\"\\n\".$(q "0 in every run: $zero")"
+	[[ ! -s $work/same ]] || mtitle+=".\"\\n\".$(q "the same in every run: $(paste -sd, "$work/same" | sed 's/,/, /g')")"
 	script="set multiplot layout $rows,$cols title $mtitle
 set style fill solid 0.85 border lc 'black'
 set xtics ($(cat "$work/tics")) scale 0 $rot
@@ -328,6 +345,7 @@ $(cat "$work/glabels")
 	((ngroups > 1)) && script+="set bmargin 5
 "
 	i=0
+	local linked=false
 	for m; do
 		i=$((i + 1))
 		local yc=$((2 * i + 1)) lc=$((2 * i + 2))
@@ -340,6 +358,13 @@ $(cat "$work/glabels")
 				awk -F, '$2 != ""' >"$work/ref-$i.dat"
 			[[ -s $work/ref-$i.dat ]] && ref=", '$work/ref-$i.dat' using 1:2 with points pt 2 ps 2.5 lw 2.5 lc 'black' title '2017 (published)'"
 		fi
+		# the value labels: above the bar, or above its cross when it has
+		# one, clear of it
+		: >>"$work/ref-$i.dat"
+		awk -F, -v c=$yc -v l=$lc 'FILENAME == ARGV[1] { r[$1] = $2; next }
+			{ y = $c; if (($1 in r) && r[$1] > y) y = r[$1]
+			  print $1 "," y "," $l "," (($1 in r) ? 1 : 0) "," ($c == "" ? 0 : $c) }' \
+			"$work/ref-$i.dat" "$work/bars.dat" >"$work/lab-$i.dat"
 		# log axis when positive values span a factor of 20 (about 1.3 decades);
 		# the range holds the references too
 		local ax
@@ -353,6 +378,13 @@ $(cat "$work/glabels")
 		script+="set title $(q "$(label "$m")$lt")
 set ylabel '$(unit "$m")'
 "
+		# the last panel's GiB axis off, before the scale changes
+		$linked && script+="unset link y2
+unset y2tics
+unset y2label
+set ytics mirror
+"
+		linked=false
 		if [[ $kind == log ]]; then
 			script+="set logscale y
 set yrange [$lo:$hi]
@@ -364,15 +396,75 @@ set yrange [0:$hi]
 set format y '$(awk -v h="$hi" 'BEGIN { print (h >= 10 ? "%.0f" : "%.2g") }')'
 "
 		fi
+		# pages (linear axis): their GiB (4 KiB pages) on the right
+		[[ $(unit "$m") == pages && $kind == lin ]] && linked=true && script+="set ytics nomirror
+set link y2 via y*4096/2**30 inverse y*2**30/4096
+set y2tics $(awk -v h="$hi" 'BEGIN { g = h * 4096 / 2^30 / 5; e = 10 ^ int(log(g) / log(10) - (g < 1)); s = g / e
+	print (s <= 1 ? 1 : s <= 2 ? 2 : s <= 5 ? 5 : 10) * e }')
+set format y2 '%g'
+set y2label 'GiB (4 KiB pages)'
+"
 		[[ -n $ref ]] && script+="set key top left
 " || script+="set key off
 "
 		script+="plot '$work/bars.dat' using 1:(\$$yc == 0 && '$kind' eq 'log' ? NaN : \$$yc):2 with boxes lc variable dt 1 notitle, \\
-     '' using 1:(\$$yc == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$$yc):$lc with labels offset 0,0.7 font ',10' notitle$ref
+     '$work/lab-$i.dat' using 1:(\$5 == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$2):(\$4 > 0 ? '' : stringcolumn(3)) with labels offset 0,0.7 font ',10' notitle, \\
+     '' using 1:(\$5 == 0 && '$kind' eq 'log' ? $lo * 1.3 : \$2):(\$4 > 0 ? stringcolumn(3) : '') with labels offset 0,1.5 font ',10' notitle$ref
 "
 	done
 	script+="unset multiplot"
-	gp "$outdir/$b-$name.png" $((cols < 2 && pw < 900 ? 900 : cols * pw)) $((rows * 460 + 60)) "$script"
+	# room for the title's lines
+	local th
+	th=$(grep -c . <<<"$ftitle")
+	[[ -z $zero ]] || th=$((th + 1))
+	[[ ! -s $work/same ]] || th=$((th + 1))
+	th=$((th * 18))
+	# wide enough for the title's longest line (about 8 px a character)
+	local fw=$((cols < 2 && pw < 900 ? 900 : cols * pw)) tw
+	tw=$(awk '{ if (length($0) > m) m = length($0) } END { print m * 8 + 60 }' <<<"$ftitle")
+	((fw >= tw)) || fw=$tw
+	gp "$outdir/$b-$name.png" $fw $((rows * 460 + 40 + th)) "$script"
+}
+
+# same FILE METRIC...: those of the metrics that differ between rows; the
+# others (one value in every row: a bar chart of equal bars says nothing)
+# go to $work/same as "METRIC VALUE", for the title
+same() {
+	local f=$1 m out=()
+	: >"$work/same"
+	shift
+	# only where the hashes are compared: runs of one hash (say, one
+	# trace under several labels) keep their bars
+	if (($(pick "$f" hash | sort -u | wc -l) < 2)); then echo "$*"; return; fi
+	for m; do
+		if (($(pick "$f" "$m" | sort -u | wc -l) == 1 && $(pick "$f" "$m" | wc -l) > 1)); then
+			pick "$f" "$m" | head -1 | awk -v m="$m" "$awk_fmt"' { print m " " fmt($1) }' >>"$work/same"
+		else
+			out+=("$m")
+		fi
+	done
+	echo "${out[*]}"
+}
+
+# priced FILE: when the checksum's price a page is one value a hash, of
+# several hashes (the
+# model's input, not a result), the prices go to $work/priced for the
+# title, and a checksums column becomes a checksum_ms column (checksums
+# times the price: the checksum's modelled CPU time, which does vary)
+priced() {
+	local f=$1 c
+	: >"$work/priced"
+	for c in checksum_ns_per_page checksum_ns; do has "$f" "$c" && break; c=; done
+	[[ -n $c ]] || return 0
+	local nh
+	nh=$(pick "$f" hash | sort -u | wc -l)
+	((nh > 1 && $(pick "$f" hash "$c" | sort -u | wc -l) == nh)) || return 0
+	pick "$f" hash "$c" | awk -F'\t' '!s[$1]++ { printf "%s%s %.0f", (n++ ? ", " : ""), $1, $2 } END { print " ns a page" }' >"$work/priced"
+	if has "$f" checksums && ! has "$f" checksum_ms; then
+		PLOT_C=$c awk -F'\t' -v OFS='\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print $0, "checksum_ms"; next }
+			{ print $0, ($(c["checksums"]) == "" ? "" : $(c["checksums"]) * $(c[ENVIRON["PLOT_C"]]) / 1e6) }' \
+			"${tsv[$f]}" >"$work/priced.tsv" && mv "$work/priced.tsv" "${tsv[$f]}"
+	fi
 }
 
 summary() {
@@ -380,14 +472,24 @@ summary() {
 	b=$(stem "$f")
 	need "$f" hash
 	# shellcheck disable=SC2086
-	numeric "$f" ${drawn//|/ }
+	numeric "$f" ${drawn//|/ } checksums
 	ms=$(metrics "$f" "$effects")
 	# shellcheck disable=SC2086
-	[[ -n $ms ]] && bars "$f" "$b" effects "${title:-$b}: CoW, missed merges and checksum mistakes per run" $ms
-	ms=$(metrics "$f" "$cost")
+	ms=$(same "$f" $ms)
 	# shellcheck disable=SC2086
-	[[ -n $ms ]] && bars "$f" "$b" cost "${title:-$b}: CPU time per run" $ms
+	[[ -n $ms ]] && bars "$f" "$b" effects "${title:-$b}: CoW, missed merges and checksum mistakes per run" $ms
+	priced "$f"
+	ms=$(metrics "$f" "$cost")
+	[[ -s $work/priced ]] && ms=$(for m in $ms; do [[ $m == checksum_ns* ]] || echo "$m"; done)
+	# shellcheck disable=SC2086
+	ms=$(same "$f" $ms)
+	local ct="${title:-$b}: CPU time per run${cpu:+, priced on $cpu}"
+	[[ -s $work/priced ]] && ct+=$'\n'"checksum priced at $(cat "$work/priced")"
+	# shellcheck disable=SC2086
+	[[ -n $ms ]] && bars "$f" "$b" cost "$ct" $ms
 	ms=$(metrics "$f" "$memory")
+	# shellcheck disable=SC2086
+	ms=$(same "$f" $ms)
 	# shellcheck disable=SC2086
 	[[ -n $ms ]] && bars "$f" "$b" memory "${title:-$b}: pages merged and in the unstable tree per run" $ms
 	return 0
@@ -443,12 +545,17 @@ sweep() {
 		read -r xs x0 x1 lo hi <<<"$ax"
 		[[ $lo == 0 ]] && ys=lin || ys=log
 		local script
-		script="set multiplot layout $rows,$cols title $(q "${title:-$b}: $(label "$m") against $xl")
+		local stitle="${title:-$b}: $(label "$m") against $xl"
+		[[ $(unit "$m") != ms || -z $cpu ]] || stitle+=", priced on $cpu"
+		script="set multiplot layout $rows,$cols title $(q "$stitle")
 set xlabel $(q "$xl")
 set ylabel '$(unit "$m")'
-set key top left opaque box
-set xrange [$x0:$x1]
-set offsets graph 0.05, graph 0.05, 0, 0
+set key outside right top
+"
+		# the outer points clear of the frame: the range padded, on each side
+		# by a factor (log axis) or a twentieth of the span
+		script+="set xrange [$(awk -v s="$xs" -v a="$x0" -v b="$x1" 'BEGIN { if (s == "log") print a / 1.4 ":" b * 1.4
+			else { d = (b > a ? (b - a) / 20 : 1); print a - d ":" b + d } }')]
 "
 		[[ $xs == log ]] && script+="set logscale x 2
 set xtics ($(pick "$f" "$x" | sed '/^$/d' | sort -gu | paste -sd,))
@@ -459,7 +566,8 @@ set yrange [$lo/2:$hi*3]
 set format y '%.0s%c'
 "
 		else
-			script+="set yrange [0:${hi/#0/1}*1.15]
+			# below 0 a little, so that a point at 0 hides no tick
+			script+="set yrange [-${hi/#0/1}*0.04:${hi/#0/1}*1.15]
 "
 		fi
 		local style=linespoints
@@ -482,17 +590,18 @@ plot ${plots%, }
 "
 		done <"$work/sw/panels"
 		script+="unset multiplot"
-		gp "$outdir/$b-$m.png" $((cols * 600)) $((rows * 480 + 40)) "$script"
+		gp "$outdir/$b-$m.png" $((cols * 600)) $((rows * 500 + 40)) "$script"
 	done
 }
 
 fp() {
-	local f=$1 b
+	local f=$1 b lo95=""
 	b=$(stem "$f")
 	need "$f" hash bits change rate rate_upper95
-	numeric "$f" bits rate rate_upper95
+	numeric "$f" bits rate rate_upper95 rate_lower95
+	has "$f" rate_lower95 && lo95=rate_lower95
 	# x: the hash, points for the kinds of change side by side
-	pick "$f" hash bits change rate rate_upper95 | awk -F'\t' -v d="$work" "$awk_gq"'
+	pick "$f" hash bits change rate rate_upper95 $lo95 | awk -F'\t' -v d="$work" "$awk_gq"'
 	{ if (!($1 in x)) { x[$1] = ++n; bits[n] = $2; name[n] = $1 }
 	  if (!($3 in k)) { k[$3] = ++m; kind[m] = $3 }
 	  r[NR] = $0; rx[NR] = x[$1]; rk[NR] = k[$3] }
@@ -500,7 +609,12 @@ fp() {
 		for (i = 1; i <= NR; i++) { split(r[i], v, "\t")
 			seen = v[4] > 0; y = seen ? v[4] : v[5]
 			if (!lo || y < lo) lo = y
-			print rx[i] + (rk[i] - (m + 1) / 2) * 0.16 "," rk[i] "," y "," seen > (d "/fp.dat") }
+			# the 95% interval of an observed share (whiskers), when the file has it
+			print rx[i] + (rk[i] - (m + 1) / 2) * 0.16 "," rk[i] "," y "," seen "," (v[6] != "" && seen ? v[6] : y) "," (seen ? v[5] : y) > (d "/fp.dat")
+			# how far an upper bound (none seen) sits above the chance 2^-bits
+			if (!seen && v[2] <= 32 && v[5] * 2 ^ v[2] > ratio) { ratio = v[5] * 2 ^ v[2]; rb = v[5]; rbits = v[2] }
+			# a share near chance, as a ratio to it (the second panel)
+			if (seen && v[4] < 0.5 && v[6] != "") { print rx[i] + (rk[i] - (m + 1) / 2) * 0.16 "," rk[i] "," v[4] * 2 ^ v[2] "," v[6] * 2 ^ v[2] "," v[5] * 2 ^ v[2] > (d "/ratio.dat"); nr++ } }
 		for (i = 1; i <= m; i++) print kind[i] > (d "/kinds")
 		t = ""; for (i = 1; i <= n; i++) t = t (i > 1 ? ", " : "") gq(name[i] " (" bits[i] " bit)") " " i
 		print t > (d "/xt")
@@ -510,58 +624,113 @@ fp() {
 			c = 2 ^ -bits[i]
 			if (c >= floor) print i - 0.42 "," c "\n" i + 0.42 "," c "\n" > (d "/chance.dat")
 			else print i "," floor * 3 ",2^-" bits[i] ": off scale" > (d "/below.dat") }
-		print n, floor > (d "/fp.n") }'
-	local n floor
+		note = ratio >= 10 ? sprintf("hollow: none seen; the 95%% upper bound %.1g sits %.0f times above 2^-%d, so these changes cannot tell the hashes apart", rb, ratio, rbits) : ""
+		print n, floor > (d "/fp.n"); print note > (d "/fp.note") }'
+	local n floor note
 	read -r n floor <"$work/fp.n"
+	note=$(cat "$work/fp.note")
 	[[ -e $work/chance.dat ]] || : >"$work/chance.dat"
 	[[ -e $work/below.dat ]] || : >"$work/below.dat"
 	local plots="" i=0 k
 	while read -r k; do
 		i=$((i + 1))
-		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 > 0 ? \$3 : NaN) with points pt 7 ps 2.2 lt $((i + 1)) title $(q "$k"), "
-		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 == 0 ? \$3 : NaN) with points pt 6 ps 2.2 lt $((i + 1)) notitle, "
+		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 > 0 ? \$3 : NaN):5:6 with yerrorbars pt 7 ps 2.2 lw 1.5 lt $((i + 1)) dt 1 title $(q "$k"), "
+		plots+="'$work/fp.dat' using 1:(\$2 == $i && \$4 == 0 ? \$3 : NaN) with points pt 6 ps 2.2 lw 1.5 lt $((i + 1)) notitle, "
 	done <"$work/kinds"
+	# the key says what filled and hollow mean, in black
+	plots+="NaN with points pt 7 ps 2.2 lc 'black' title 'filled: observed share (95% interval)', "
+	grep -q ',0,[^,]*,[^,]*$' "$work/fp.dat" && plots+="NaN with points pt 6 ps 2.2 lw 1.5 lc 'black' title 'hollow: none seen, 95% upper bound', "
 	[[ -s $work/chance.dat ]] && plots+="'$work/chance.dat' using 1:2 with lines lc 'black' dt 2 lw 1.5 title 'chance: 2^-bits', "
 	[[ -s $work/below.dat ]] && plots+="'$work/below.dat' using 1:2:3 with labels font ',10' notitle, "
-	gp "$outdir/$b-false-positives.png" 1300 720 "
-set title $(q "${title:+$title: }Changed pages that keep their checksum").\"\\nfilled: observed share of changes; hollow: none seen, the 95% upper bound\"
+	local ratio="" h=760
+	# shares near chance: their 95% intervals, too narrow for the log axis,
+	# shown as ratios to 2^-bits in a second panel
+	if [[ -s $work/ratio.dat ]]; then
+		local rp="" i=0
+		while read -r k; do
+			i=$((i + 1))
+			rp+="'$work/ratio.dat' using 1:(\$2 == $i ? \$3 : NaN):4:5 with yerrorbars pt 7 ps 1.5 lw 2 lt $((i + 1)) dt 1 notitle, "
+		done <"$work/kinds"
+		ratio="
+set title 'the shares near chance, over 2^-bits, with their 95% intervals (1 = a uniform hash)'
+unset logscale y
+set format y '%.1f'
+set ylabel 'observed share / 2^-bits'
+set yrange [*:*]
+set key off
+plot ${rp}1 with lines lc 'black' dt 2 lw 1.5 notitle"
+		h=1240
+	fi
+	gp "$outdir/$b-false-positives.png" 1300 $h "
+${ratio:+set multiplot layout 2,1}
+set title $(q "${title:+$title: }Changed pages that keep their checksum")${note:+.\"\\n\".$(q "$note")}
 set ylabel 'share of changes undetected (log scale)'
 set logscale y
 set format y '%.0e'
 set yrange [$floor:3]
 set xtics ($(cat "$work/xt")) scale 0
 set xrange [0.4:$n.6]
-set key outside right top
-plot ${plots%, }"
+set samples 2
+set key below horizontal maxrows 2 width 1
+plot ${plots%, }
+$ratio
+${ratio:+unset multiplot}"
 }
 
 curve() {
-	local f=$1 b
+	local f=$1 b g tr=""
 	b=$(stem "$f")
 	need "$f" hash bits n observed formula
 	numeric "$f" bits n observed formula
-	pick "$f" hash bits n observed formula | awk -F'\t' -v d="$work" -v HO="${hash_order[*]}" "$awk_lt"'
+	# the trials a hash, from a `collide birthday -o` file given with it: the
+	# formula gets its 95% band, +-1.96 sqrt(p(1-p)/trials)
+	for g in "${files[@]}"; do
+		[[ ${kinds[$g]} == first_collision ]] || continue
+		tr=$(pick "$g" bits trials | awk -F'\t' '{ if (!($1 in t)) t[$1] = $2 } END { for (b in t) printf "%s%s:%s", (n++ ? " " : ""), b, t[b] }')
+		break
+	done
+	pick "$f" hash bits n observed formula | awk -F'\t' -v d="$work" -v HO="${hash_order[*]}" -v TR="$tr" "$awk_lt"'
+	BEGIN { nt = split(TR, tt, " "); for (i = 1; i <= nt; i++) { split(tt[i], kv, ":"); trials[kv[1]] = kv[2] } }
 	{ if (!($1 in h)) { h[$1] = ++nh; name[nh] = $1; bits[nh] = $2 }
 	  print $3 / 1000 "," $4 > (d "/cv-" h[$1])
 	  if ($4 > 0) hit[$1] = 1
 	  if (!($2 in fb)) fb[$2] = $1
-	  if (fb[$2] == $1) print $3 / 1000 "," $5 > (d "/cf-" $2)
+	  if (fb[$2] == $1) { se = ($2 in trials) ? 1.96 * sqrt($5 * (1 - $5) / trials[$2]) : 0
+		print $3 / 1000 "," $5 "," $5 - se "," $5 + se > (d "/cf-" $2) }
 	  if ($5 > fmax[$2]) fmax[$2] = $5
 	  if ($5 < 0.999 && $3 / 1000 > xmax) xmax = $3 / 1000 }
-	END { for (i = 1; i <= nh; i++) print i "," ltof(name[i]) "," name[i] " (" bits[i] " bit" (hit[name[i]] ? "" : ", no repeat") ")" > (d "/cv")
+	END { for (i = 1; i <= nh; i++) if (hit[name[i]]) print i "," ltof(name[i]) "," name[i] " (" bits[i] " bit)" > (d "/cv")
+		# a curve at 0 (no repeat in any trial, 64 bits) would vanish into the
+		# axis: named in a note instead
+		else nohit = nohit (nohit == "" ? "" : ", ") name[i] " (" bits[i] " bit)"
+		printf "" > (d "/cv.none"); if (nohit != "") print nohit ": no repeat in any trial" > (d "/cv.none")
 		# a formula that stays near 0 (64 bits) would only cover the axis
-		for (b in fb) if (fmax[b] >= 0.01) print b > (d "/cfb"); print xmax * 1.15 > (d "/cx") }'
-	local plots="" i lt t bb
+		for (b in fb) if (fmax[b] >= 0.01) print b, ((b in trials) ? trials[b] : "") > (d "/cfb"); print xmax * 1.15 > (d "/cx") }'
+	local plots="" bands="" i lt t bb bt r
+	while read -r bb bt; do
+		[[ -n $bt ]] && bands+="'$work/cf-$bb' using 1:3:4 with filledcurves fc rgb '#bbbbbb' fs solid 0.5 noborder title 'formula, $bb bit, +-1.96 se of $bt trials', "
+	done < <(sort -n "$work/cfb" 2>/dev/null)
 	while IFS=, read -r i lt t; do plots+="'$work/cv-$i' using 1:2 with lines lt $lt lw 2.5 title $(q "$t"), "; done <"$work/cv"
-	while read -r bb; do plots+="'$work/cf-$bb' using 1:2 with lines lc 'black' dt 2 lw 1.5 title 'formula, $bb bit', "; done < <(sort -n "$work/cfb" 2>/dev/null)
+	while read -r bb bt; do plots+="'$work/cf-$bb' using 1:2 with lines lc 'black' dt 2 lw 1.5 title 'formula, $bb bit', "; done < <(sort -n "$work/cfb" 2>/dev/null)
+	# --mark: published points, a black cross each, labelled
+	local labels=""
+	for r in "${marks[@]}"; do
+		IFS=: read -r t i bb <<<"$r"
+		plots+="'+' using ($i/1000.0):($bb) every ::0::0 with points pt 2 ps 3 lw 3 lc 'black' notitle, "
+		labels+="set label $(q "$t: $bb by $i pages") at first $i/1000.0, first $bb left offset 1.5,-1 font ',11'
+"
+	done
+	[[ -s $work/cv.none ]] && labels+="set label $(q "$(cat "$work/cv.none")") at graph 0.02, graph 0.92 left font ',11'
+"
 	gp "$outdir/$b-birthday.png" 1200 720 "
-set title $(q "${title:+$title: }Birthday collisions of page checksums").\"\\nshare of trials with a repeated checksum among n distinct pages, against 1 - exp(-n(n-1)/2^(bits+1))\"
+set title $(q "${title:+$title: }Birthday collisions of page checksums").\"\\n\".$(q "share of trials with a repeated checksum among n distinct pages, against 1 - exp(-n(n-1)/2^(bits+1))")
 set xlabel 'distinct pages hashed, n (thousands)'
 set ylabel 'share of trials'
 set xrange [0:$(cat "$work/cx")]
 set yrange [0:1.05]
 set key inside bottom right opaque box
-plot ${plots%, }"
+$labels
+plot ${bands}${plots%, }"
 }
 
 first_collision() {
@@ -604,15 +773,14 @@ costs() {
 	$2 == "hash" { n++; t = t (n > 1 ? ", " : "") gq($1) " " n
 		print n - 0.2 "," $3 "," fmt($3) "," n + 0.2 "," $4 "," fmt($4) > (d "/c.dat")
 		if (!lo || $3 < lo) lo = $3; if ($4 > hi) hi = $4; if ($3 > hi) hi = $3 }
-	END { print t > (d "/ct"); print n + 0, lo / 3, hi * 4 > (d "/c.n") }'
-	local n lo hi
-	read -r n lo hi <"$work/c.n"
+	END { print t > (d "/ct"); print n + 0, hi * 1.15 > (d "/c.n") }'
+	local n hi
+	read -r n hi <"$work/c.n"
 	((n)) || die "$f: no rows of kind hash"
 	gp "$outdir/$b-checksum-cost.png" 1200 720 "
-set title $(q "${title:+$title: }Checksum cost per 4 KiB page (ksmsim bench costs, this machine)")
-set ylabel 'ns per page (log scale)'
-set logscale y
-set yrange [$lo:$hi]
+set title $(q "${title:+$title: }Checksum cost per 4 KiB page (ksmsim bench costs, ${cpu:-the machine that ran it, unnamed})")
+set ylabel 'ns per page'
+set yrange [0:$hi]
 set xtics ($(cat "$work/ct")) scale 0
 set xrange [0.4:$n.6]
 set boxwidth 0.38

@@ -58,27 +58,7 @@ step "$here/costs_spread.py" --ksmsim "$ksmsim" --runs 5 --reps 3 --cold-mib 256
 step "$here/ksmd_cpu_2017.py" --ksmsim "$ksmsim" --prices "$res/cpu/checksum-prices.csv" \
 	--table "$here/../bench/tables/costs-amd-epyc.csv" --out "$res/2017/ksmd-cpu-htop.csv"
 
-# 7. plots: each PNG is named after its inputs; the old ones go first, so no
-# figure from an earlier layout lingers
-p="$res/plots"
-rm -f "$p"/*.png
-step "$here/plot.sh" -o "$p" "$c/birthday_curve.csv" "$c/birthday.csv" "$c/false_positive.csv" \
-	"$c/false_positive_16bit.csv" "$c/ksm.csv" "$c/ksm_crc_adversarial.csv" \
-	"$c/ksm_number_crunching.csv" "$res/costs.csv" "$res/sweep/sweep.csv"
-# the 2017 time series, one figure per workload, a line per hash; plotted
-# in a scratch folder and prefixed, so the PNGs say they are the 2017 runs
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-for w in kernel-build iozone; do
-	mkdir -p "$scratch/$w"
-	# 2017's published means beside the model's series
-	ref=()
-	while IFS=, read -r rw rh rf rv; do
-		[[ $rw == "$w" && $rf == avg_* ]] && ref+=(--ref "${rf#avg_}:2017 mean, $rh:$rv")
-	done <"$res/2017/published.csv"
-	step "$here/plot.sh" -o "$scratch/$w" --title "$w, seed 1, pages_to_scan 1600, sleep 200 ms" \
-		"${ref[@]}" "$res/2017/series/$w"-*.csv
-	for f in "$scratch/$w"/*.png; do mv "$f" "$p/2017-$(basename "$f")"; done
-done
-step "$here/plot.sh" -o "$p" --title "2017 workloads" "$res/2017/tables.csv"
+# 7. plots, from the CSVs above (analysis/plot_results.sh: titles, the
+# CPU named on the costs, the old PNGs removed first)
+step "$here/plot_results.sh" "$res"
 echo "regenerate.sh: done in $(since "$t0") s; see $res" >&2

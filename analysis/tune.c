@@ -1016,6 +1016,39 @@ static void gp_block(GString *g, const char *name, const struct tune_row *rows, 
 }
 
 /*
+ * The frontier's staircase, as boxes a few pixels thick, taken: no label
+ * is placed across it. From (x1, y1) across to (x2, y1), then up to
+ * (x2, y2), as gnuplot draws `with steps`; only from three points on, as
+ * the staircase itself.
+ */
+static void steps_taken(struct placer *pl, const struct tune_row *rows, size_t n)
+{
+	bool *in = g_new(bool, n ? n : 1);
+	size_t *order = g_new(size_t, n ? n : 1);
+	struct frontier_point *pt = points(rows, n);
+
+	for (size_t i = 0; i < n; i++)
+		in[i] = rows[i].frontier;
+	size_t m = frontier_by_cpu(pt, n, in, order);
+
+	for (size_t k = 0; m >= 3 && k + 1 < m; k++) {
+		const struct tune_row *a = &rows[order[k]], *b = &rows[order[k + 1]];
+		double x1, y1, x2, y2;
+
+		to_px(pl, MAX(a->cpu_pct, 1e-6), MIB(a->saved_mean), &x1, &y1);
+		to_px(pl, MAX(b->cpu_pct, 1e-6), MIB(b->saved_mean), &x2, &y2);
+		struct box across = { MIN(x1, x2), y1 - 2, MAX(x1, x2), y1 + 2 };
+		struct box up = { x2 - 2, MIN(y1, y2), x2 + 2, MAX(y1, y2) };
+
+		g_array_append_val(pl->taken, across);
+		g_array_append_val(pl->taken, up);
+	}
+	g_free(pt);
+	g_free(order);
+	g_free(in);
+}
+
+/*
  * Every point labelled (settings on one point share a label): the pick
  * first, then the frontier's, then the dominated ones in grey, each where
  * it meets no label placed before it nor any point.
@@ -1032,6 +1065,7 @@ static void gp_labels(GString *g, struct placer *pl, const struct tune_setting *
 		struct box b = { x - r, y - r, x + r, y + r };
 		g_array_append_val(pl->taken, b);
 	}
+	steps_taken(pl, rows, n);
 	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < n; i++) {
 			const struct tune_row *r = &rows[i];
@@ -1148,11 +1182,17 @@ bool tune_plot(FILE *png, const char *title, const struct tune_frame *fr,
 	g_free(in);
 	gp_labels(g, &pl, s, rows, n);
 	g_array_free(pl.taken, TRUE);
-	/* the frontier joined only from three points on: a line through two says nothing more */
-	g_string_append_printf(g, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
-			       " title 'dominated', "
-			       "$front using 1:2 with %s pt 7 ps 1.7 lw 2 lc rgb '#c00000'"
-			       " title 'frontier', ", on_front >= 3 ? "linespoints" : "points");
+	/*
+	 * The frontier as a staircase, as advise draws it: between two of its
+	 * points, more CPU buys nothing until the next one. Only from three
+	 * points on: a line through two says no more than the two points do.
+	 */
+	g_string_append(g, "plot $rest using 1:2 with points pt 7 ps 1.1 lc rgb 'gray60'"
+			" title 'dominated', ");
+	if (on_front >= 3)
+		g_string_append(g, "$front using 1:2 with steps lw 2 lc rgb '#c00000' notitle, ");
+	g_string_append(g, "$front using 1:2 with points pt 7 ps 1.7 lc rgb '#c00000'"
+			" title 'frontier', ");
 	g_string_append(g, "$pick using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050c0'"
 			" title 'recommended'\n");
 	bool ok = gnuplot_draw(png, g->str, TUNE_ERROR, error);

@@ -159,6 +159,10 @@ plot-hostile)
 	cp "$src/analysis/results/costs.csv" "$tmp/costs.csv"
 	h1=${hostile[0]} h2=${hostile[1]}
 	csv_set "$tmp/h.csv" hash "$h1" "$h2"
+	# the two runs differ in CoW and pages_sharing, so that plot.sh draws
+	# their effects and memory figures (equal bars are named, not drawn)
+	csv_set "$tmp/h.csv" cow_ksm 1 2
+	csv_set "$tmp/h.csv" pages_sharing 10 20
 	csv_set "$tmp/ts-a.csv" hash "$h1"
 	csv_set "$tmp/ts-b.csv" hash "$h2"
 	for f in bd curve fp; do
