@@ -39,6 +39,9 @@ t="analysis/out/traces/number-crunching-s0.2-d30-n1.ksmt"
 [[ -e $t ]] || step "$ksmsim" gen number-crunching --scale 0.2 --duration-s 30 --seed 1 -o "$t"
 step "$ksmsim" collide ksm --trace "$t" --hashes jhash2,crc32c,xxhash -o "$c/ksm_number_crunching.csv" \
 	-- --pages-to-scan 4000 --sleep-millisecs 20 >"$c/ksm_number_crunching.txt"
+# the same three traces over generator seeds (seed 1's rows read from the
+# tables above): collide/ksm_seeds.csv, section 5's intervals
+step "$here/ksm_seeds.sh" --seeds 5
 # 4. the 2017 tables at the experiment's size (reproduce_2017.sh runs
 # afresh unless given --reuse). sweep.sh resumes from the cells it finds,
 # which would keep figures from an older model: start it clean (the
