@@ -126,6 +126,22 @@ def die(msg):
     sys.exit(2)
 
 
+def parse_args(args, **opts):
+    """A mode's options (each OPTION VALUE; names as keywords, '-o' as o,
+    --cost-table as cost_table) over their defaults, and its operands."""
+    vals, files = dict(opts), []
+    it = iter(args)
+    for a in it:
+        key = a.lstrip("-").replace("-", "_")
+        if a.startswith("-") and key in vals:
+            vals[key] = next(it, None)
+        elif a.startswith("-"):
+            die(f"unknown option {a}")
+        else:
+            files.append(a)
+    return vals, files
+
+
 def read_rows(path, need=()):
     try:
         with open(path, newline="") as f:
@@ -252,24 +268,9 @@ def kept_runs(path):
 
 
 def large_tree(args):
-    times, cost_table, out, runs_out, files = None, "built-in (sim/cost_model.c = bench/tables/costs-amd-epyc.csv)", None, None, []
-    keep = None
-    it = iter(args)
-    for a in it:
-        if a == "--times":
-            times = next(it, None)
-        elif a == "--keep":
-            keep = next(it, None)
-        elif a == "--cost-table":
-            cost_table = next(it, None)
-        elif a == "-o":
-            out = next(it, None)
-        elif a == "--runs":
-            runs_out = next(it, None)
-        elif a.startswith("-"):
-            die(f"unknown option {a}")
-        else:
-            files.append(a)
+    o, files = parse_args(args, times=None, keep=None, o=None, runs=None,
+                          cost_table="built-in (sim/cost_model.c = bench/tables/costs-amd-epyc.csv)")
+    times, cost_table, out, runs_out, keep = o["times"], o["cost_table"], o["o"], o["runs"], o["keep"]
     if not (files or keep) or not out or not runs_out:
         die("large-tree needs SWEEP.csv... (or --keep RUNS.csv), -o SUMMARY.csv and --runs RUNS.csv")
     cost = read_times(times)
@@ -346,17 +347,8 @@ def timing_of(row):
 
 
 def y2017_runs(args):
-    out, files, keep = None, [], None
-    it = iter(args)
-    for a in it:
-        if a == "--keep":
-            keep = next(it, None)
-        elif a == "-o":
-            out = next(it, None)
-        elif a.startswith("-"):
-            die(f"unknown option {a}")
-        else:
-            files.append(a)
+    o, files = parse_args(args, keep=None, o=None)
+    out, keep = o["o"], o["keep"]
     if not files and not keep or not out:
         die("2017-runs needs SWEEP.csv... (or --keep RUNS.csv) and -o RUNS.csv")
     header, rows, done = [], [], set()
@@ -384,20 +376,9 @@ def y2017_runs(args):
 
 def y2017(args):
     here = os.path.dirname(os.path.abspath(__file__))
-    published = os.path.join(here, "results", "2017", "published.csv")
-    out, files, times = None, [], None
-    it = iter(args)
-    for a in it:
-        if a == "--times":
-            times = next(it, None)
-        elif a == "--published":
-            published = next(it, None)
-        elif a == "-o":
-            out = next(it, None)
-        elif a.startswith("-"):
-            die(f"unknown option {a}")
-        else:
-            files.append(a)
+    o, files = parse_args(args, times=None, o=None,
+                          published=os.path.join(here, "results", "2017", "published.csv"))
+    times, published, out = o["times"], o["published"], o["o"]
     if len(files) != 1 or not out:
         die("2017 needs RUNS.csv and -o SUMMARY.csv")
     # 2017's published figures
