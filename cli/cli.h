@@ -148,8 +148,8 @@ const char *cli_opt_name(const struct cli_opt *r);	/* "--NAME", a static buffer 
  * other getopt entries (more) handed to take_more, for a caller with options
  * of its own not yet in a table. cli_parse returns -1 to go on (the
  * operands from optind), 0 when a stops row was given (e.g. --help: the
- * caller prints it), else EXIT_USAGE after one line. in_order: the
- * options end at the first operand (getopt's '+').
+ * caller prints it), else EXIT_USAGE (or check's status) after one line.
+ * in_order: the options end at the first operand (getopt's '+').
  */
 struct run_options;
 struct cli_parser {
@@ -166,6 +166,9 @@ struct cli_parser {
 	/* option c of more: 1 taken, 0 not its own, -1 refused after one line */
 	int (*take_more)(void *ctx, int c, const char *arg, const struct option *longopts);
 	void *more_ctx;
+	/* after an option was taken (row or run option): -1 go on, else the
+	 * exit status, one line printed (checks of one value against another) */
+	int (*check)(void *base, int c, const char *arg);
 	bool in_order;
 };
 int cli_parse(const struct cli_parser *p, int argc, char **argv);

@@ -174,7 +174,7 @@ static const struct cli_opt rows[] = {
 		  "percent of --max-seconds) even when it is not a\n"
 		  "terminal; by default shown on a terminal" },
 	{ "quiet", OPT_QUIET, CLI_FLAG, NULL, AT(quiet), .help = "no progress" },
-	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "show this help" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .stops = true, .help = "show this help" },
 };
 
 static int usage(FILE *out)
@@ -399,38 +399,34 @@ static int take_own(int c, const char *arg, struct record_opts *o)
 	return -1;
 }
 
+/* cli_parse's view of take_own: 1 taken, -1 refused after one line. */
+static int own(void *base, int c, const char *arg)
+{
+	return take_own(c, arg, base) < 0 ? 1 : -1;
+}
+
+/* An option just taken: -1 to go on, else EXIT_USAGE after one line. */
+static int check(void *base, int c, const char *arg)
+{
+	struct record_opts *o = base;
+
+	if (c == 'i')
+		o->interval_given = true;
+	else if (c == OPT_AS_VM && !trace_name_valid(o->vm_name, strlen(o->vm_name)))
+		return cli_usage_error(PROG, "--as-vm",
+				       "a name of 1-64 characters of A-Z a-z 0-9 _ . -", arg);
+	return -1;
+}
+
 /* The options up to COMMAND; -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	GString *optstring = g_string_new("+:");
-	int status = -1, c;
+	const struct cli_parser p = { .prog = PROG, .rows = rows, .n = G_N_ELEMENTS(rows),
+				      .base = o, .once = &o->once, .own = own, .check = check,
+				      .in_order = true };
+	int status = cli_parse(&p, argc, argv);
 
-	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
-	cli_opts_optstring(rows, G_N_ELEMENTS(rows), optstring);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 0;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
-		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &o->once, c, optarg, o);
-
-		if (took < 0)
-			status = EXIT_USAGE;
-		else if (took == 0 && c >= OPT_AS_VM)
-			status = take_own(c, optarg, o);	/* a CLI_OWN row, its once checked */
-		else if (!took)
-			status = cli_option_error(PROG, argv, lo, c);
-		else if (o->help)
-			status = usage(stdout);
-		else if (c == 'i')
-			o->interval_given = true;
-		else if (c == OPT_AS_VM && !trace_name_valid(o->vm_name, strlen(o->vm_name)))
-			status = cli_usage_error(PROG, "--as-vm",
-						 "a name of 1-64 characters of A-Z a-z 0-9 _ . -", optarg);
-	}
-	g_string_free(optstring, TRUE);
-	g_array_free(longopts, TRUE);
-	return status;
+	return status == 0 ? usage(stdout) : status;	/* 0: --help */
 }
 
 /*

@@ -115,7 +115,7 @@ static const struct cli_opt rows[] = {
 	  .help = "progress on standard error (records, percent of the\n"
 		  "trace, rate, ETA) even when it is not a terminal\n"
 		  "or with --quiet; by default shown on a terminal" },
-	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = NULL },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .stops = true, .help = NULL },
 };
 
 static void usage(FILE *f)
@@ -206,33 +206,12 @@ static GArray *all_rows(void)
 static int parse(int argc, char **argv, struct args *a)
 {
 	GArray *t = all_rows();
-	const struct cli_opt *tr = (const struct cli_opt *)t->data;
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	GString *optstring = g_string_new(":");
-	int status = -1, c;
+	const struct cli_parser p = { .prog = "ksmsim run", .rows = (const struct cli_opt *)t->data,
+				      .n = t->len, .base = a, .once = &a->once, .ro = &a->ro };
+	int status = cli_parse(&p, argc, argv);
 
-	cli_opts_longopts(tr, t->len, longopts);
-	cli_opts_optstring(tr, t->len, optstring);
-	run_options_add(&a->ro, longopts);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 1;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
-		int took = cli_opts_take("ksmsim run", tr, t->len, &a->once, c, optarg, a);
-
-		if (!took)
-			took = run_option_take(&a->ro, c, optarg);
-		if (took < 0) {
-			status = EXIT_USAGE;
-		} else if (!took) {
-			status = cli_option_error("ksmsim run", argv, lo, c);
-		} else if (a->help) {
-			usage(stdout);
-			status = 0;
-		}
-	}
-	g_string_free(optstring, TRUE);
-	g_array_free(longopts, TRUE);
+	if (status == 0)
+		usage(stdout);	/* --help */
 	g_array_free(t, TRUE);
 	return status;
 }

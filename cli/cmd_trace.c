@@ -24,6 +24,7 @@
 
 /* The options, as parsed (rows[]). */
 struct args {
+	const char *sub;		/* the subcommand: what for_sub checks against */
 	const char *fmt_name, *content, *factor;
 	uint64_t max_memory, max_disk;	/* 0: not given */
 	bool help;
@@ -47,7 +48,7 @@ static const struct cli_opt rows[] = {
 		  "unlinked file in $TMPDIR, take at most SIZE (default:\n"
 		  "while that file system keeps 1 GiB free); past it a\n"
 		  "trace is refused" },
-	{ "help", 'h', CLI_FLAG, NULL, AT(help), .help = "show this help" },
+	{ "help", 'h', CLI_FLAG, NULL, AT(help), .stops = true, .help = "show this help" },
 };
 
 static int trace_usage(FILE *out)
@@ -429,36 +430,29 @@ static bool for_sub(const char *sub, int c)
 	return true;
 }
 
+/* An option just taken, against the subcommand: -1 to go on, else EXIT_USAGE after one line. */
+static int check(void *base, int c, const char *arg)
+{
+	const struct args *a = base;
+
+	if (!for_sub(a->sub, c))
+		return EXIT_USAGE;
+	if (c == 'c' && strcmp(arg, "digest") && strcmp(arg, "bytes"))
+		return cli_usage_error(PROG, "--content", "bytes or digest", arg);
+	return -1;
+}
+
 /* The options after the subcommand: -1 to go on (operands from optind), else the exit status. */
 static int parse(const char *sub, int argc, char **argv, struct args *a)
 {
-	GArray *longopts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	GString *optstring = g_string_new("+:");
 	struct cli_once once = { 0 };
-	int status = -1, c;
+	const struct cli_parser p = { .prog = PROG, .rows = rows, .n = G_N_ELEMENTS(rows),
+				      .base = a, .once = &once, .check = check, .in_order = true };
+	int status;
 
-	cli_opts_longopts(rows, G_N_ELEMENTS(rows), longopts);
-	cli_opts_optstring(rows, G_N_ELEMENTS(rows), optstring);
-	const struct option *lo = (const struct option *)longopts->data;
-	optind = 0;
-	opterr = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
-		int took = cli_opts_take(PROG, rows, G_N_ELEMENTS(rows), &once, c, optarg, a);
-
-		if (took < 0)
-			status = EXIT_USAGE;
-		else if (!took)
-			status = cli_option_error(PROG, argv, lo, c);
-		else if (a->help)
-			status = trace_usage(stdout);
-		else if (!for_sub(sub, c))
-			status = EXIT_USAGE;
-		else if (c == 'c' && strcmp(optarg, "digest") && strcmp(optarg, "bytes"))
-			status = cli_usage_error(PROG, "--content", "bytes or digest", optarg);
-	}
-	g_string_free(optstring, TRUE);
-	g_array_free(longopts, TRUE);
-	return status;
+	a->sub = sub;
+	status = cli_parse(&p, argc, argv);
+	return status == 0 ? trace_usage(stdout) : status;	/* 0: --help */
 }
 
 int cmd_trace(int argc, char **argv)

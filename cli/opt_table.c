@@ -248,7 +248,10 @@ int cli_parse(const struct cli_parser *p, int argc, char **argv)
 				g_string_append_c(optstring, ':');
 		}
 	const struct option *lo = (const struct option *)longopts->data;
-	optind = 1;
+	/* 0, not 1: glibc's getopt reads the '+' of in_order only when it
+	 * starts afresh, and a command may have parsed before (trace's
+	 * subcommand, collide's study) */
+	optind = 0;
 	opterr = 0;
 	while (status < 0 && (c = getopt_long(argc, argv, optstring->str, lo, NULL)) != -1) {
 		const struct cli_opt *r = row_of(p->rows, p->n, c);
@@ -260,6 +263,8 @@ int cli_parse(const struct cli_parser *p, int argc, char **argv)
 			status = cli_option_error(p->prog, argv, lo, c);
 		else if (r && r->stops)
 			status = 0;
+		else if (p->check)
+			status = p->check(p->base, c, optarg);
 	}
 	g_string_free(optstring, TRUE);
 	g_array_free(longopts, TRUE);
