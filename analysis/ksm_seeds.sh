@@ -13,7 +13,9 @@
 # Each run is deterministic: the spread is the generators' content over
 # seeds, not timing. Each step echoes its command and its run time.
 # Each run's table is kept in analysis/out/ksm-seeds/ (not committed);
-# --keep reuses those found there, so a stopped study resumes.
+# --keep reuses those found there, so a stopped study resumes, and the rows
+# of a trace and seed already in results/collide/ksm_seeds.csv (a clone has
+# no cache: more seeds then run only the new ones).
 # usage: ksm_seeds.sh [--seeds N] [--keep]   (N from 1 to 100, default 5)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,6 +54,12 @@ run() {
 	shift 2
 	if ((keep)) && [[ -s $out ]]; then
 		echo "ksm_seeds.sh: kept $out" >&2
+	elif ((keep)) && [[ -s $res/ksm_seeds.csv ]] &&
+		awk -F, -v n="$name" -v s="$seed" 'NR == 1 { print substr($0, index($0, ",seed,") + 6); next }
+			$1 == n && $2 == s { print substr($0, length(n) + length(s) + 3); k++ }
+			END { exit k == 0 }' "$res/ksm_seeds.csv" >"$out.tmp.$$"; then
+		mv "$out.tmp.$$" "$out"
+		echo "ksm_seeds.sh: kept $name seed $seed from $res/ksm_seeds.csv" >&2
 	else
 		step "$@" -o "$out.tmp.$$" >/dev/null
 		mv "$out.tmp.$$" "$out"
