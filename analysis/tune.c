@@ -982,10 +982,19 @@ static void place_label(GString *g, struct placer *pl, double x, double y, doubl
 		}
 	}
 	g_array_append_val(pl->taken, best);
+	/*
+	 * A label left of its point ends at its box's right edge, where the
+	 * line to the point starts: the box is wider than the text (CHAR_W is
+	 * generous), and text set from its left edge would end well short of
+	 * the line.
+	 */
+	bool left_of = best.x1 <= x;
+
 	g_string_append(g, "set label ");
 	gnuplot_quoted(g, text);
-	g_string_append_printf(g, " at screen %.5f,%.5f left tc rgb '%s'\n", (best.x0 + 2) / PLOT_W,
-			       (best.y0 + best.y1) / 2 / PLOT_H, colour);
+	g_string_append_printf(g, " at screen %.5f,%.5f %s tc rgb '%s'\n",
+			       (left_of ? best.x1 - 2 : best.x0 + 2) / PLOT_W,
+			       (best.y0 + best.y1) / 2 / PLOT_H, left_of ? "right" : "left", colour);
 	if (far) {
 		double ex = best.x0 > x ? best.x0 : best.x1;
 
