@@ -21,6 +21,15 @@
 
 G_DEFINE_QUARK(ksmsim-tune-error-quark, tune_error)
 
+const char tune_csv_header[] =
+	"trace,setting,pages_to_scan,sleep_millisecs,advisor_mode,advisor_target_scan_time,"
+	"smart_scan,use_zero_pages,max_page_sharing,duration_s,ksmd_cpu_ms,ksmd_cpu_pct,"
+	"samples,saved_mean,saved_end,ideal_saved_end,t50_s,t90_s,cow_ksm,cow_per_s,"
+	"rmap_items,rmap_bytes,general_profit,pages_to_scan_end,saved_mean_mib,"
+	"saved_mean_pct_mapped,mapped_pages,cpu_spread_pct,ksmd_cpu_pct_low,"
+	"ksmd_cpu_pct_high,in_band,costs,cpu_budget_pct,"
+	"within_budget,frontier,recommended";
+
 #define MPS_DEFAULT 256		/* max_page_sharing's default (knob_table) */
 #define T20 20			/* sleep_millisecs' default */
 
@@ -827,13 +836,7 @@ void tune_csv(FILE *f, const struct tune_frame *fr, const struct tune_setting *s
 			pick = (long)i;
 	bool *band = g_new0(bool, n ? n : 1);
 	tune_band(rows, n, pick, fr->spread_pct, band);
-	fputs("trace,setting,pages_to_scan,sleep_millisecs,advisor_mode,advisor_target_scan_time,"
-	      "smart_scan,use_zero_pages,max_page_sharing,duration_s,ksmd_cpu_ms,ksmd_cpu_pct,"
-	      "samples,saved_mean,saved_end,ideal_saved_end,t50_s,t90_s,cow_ksm,cow_per_s,"
-	      "rmap_items,rmap_bytes,general_profit,pages_to_scan_end,saved_mean_mib,"
-	      "saved_mean_pct_mapped,mapped_pages,cpu_spread_pct,ksmd_cpu_pct_low,"
-	      "ksmd_cpu_pct_high,in_band,costs,cpu_budget_pct,"
-	      "within_budget,frontier,recommended\n", f);
+	fprintf(f, "%s\n", tune_csv_header);
 	for (size_t i = 0; i < n; i++) {
 		const struct tune_row *r = &rows[i];
 		const struct tune_setting *st = &s[i];

@@ -119,6 +119,8 @@ size_t tune_band(const struct tune_row *rows, size_t n, long pick, double spread
  */
 void tune_report(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
 		 const struct tune_row *rows, size_t n, long pick);
+/* The CSV's first line (without its newline). */
+extern const char tune_csv_header[];
 /* A header, then one row per setting, each complete on its own. */
 void tune_csv(FILE *f, const struct tune_frame *fr, const struct tune_setting *s,
 	      const struct tune_row *rows, size_t n);
@@ -131,5 +133,28 @@ void tune_json(FILE *f, const struct tune_frame *fr, const struct tune_setting *
 /* MiB saved (mean) against ksmd CPU %, the frontier joined, the pick circled, the budget a line. */
 bool tune_plot(FILE *png, const char *title, const struct tune_frame *fr,
 	       const struct tune_setting *s, const struct tune_row *rows, size_t n, GError **error);
+
+/*
+ * A tune CSV read back (tune_read.c), with what tune_plot needs to draw
+ * the plot `--plot` drew for the same rows: the settings, their rows and
+ * the frame. Every field is the file's, as tune_csv wrote it.
+ */
+struct tune_table {
+	char *trace, *costs;		/* the rows' (one of each) */
+	struct tune_frame fr;		/* trace, costs, budget, spread, mapped pages (0: not in the file) */
+	struct tune_setting *s;
+	struct tune_row *rows;		/* cpu_pct, saved_mean, within, frontier, pick */
+	size_t n;
+};
+/*
+ * Reads path: the header tune_csv writes (or the one before mapped_pages
+ * and the band's columns were added), every row with the header's fields,
+ * each setting's name what its knobs say, every number a number, the
+ * trace, costs, budget, spread and mapped pages the same on every row,
+ * and within_budget, frontier and recommended what tune_judge makes of the
+ * rows. False with "PATH:LINE: problem" (TUNE_ERROR, code 2).
+ */
+bool tune_csv_read(const char *path, struct tune_table *t, GError **error);
+void tune_table_clear(struct tune_table *t);
 
 #endif

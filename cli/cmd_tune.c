@@ -18,6 +18,8 @@
 
 #define PROG "ksmsim tune"
 #define BUDGET_DEFAULT 5.0
+/* the plot's title after "ksmsim tune TRACE: ", for a run and a replot alike */
+#define PLOT_WHAT "MiB saved against modelled ksmd CPU, one point per setting"
 
 static void usage(FILE *f)
 {
@@ -26,6 +28,7 @@ static void usage(FILE *f)
 
 	fprintf(f,
 "usage: ksmsim tune TRACE [--cpu-budget PCT] [-o CSV] [--plot PNG] [--jobs N] [OPTIONS]\n"
+"       ksmsim tune --replot CSV --plot PNG\n"
 "Replays TRACE through the model once per knob setting and recommends the\n"
 "setting for a ksmd CPU budget. Each setting pins pages_to_scan,\n"
 "sleep_millisecs, advisor_mode (with advisor_target_scan_time),\n"
@@ -95,6 +98,13 @@ static void usage(FILE *f)
 "                      label overlaps another, the recommendation circled,\n"
 "                      the budget a dashed line; without gnuplot: an error\n"
 "                      before any run\n"
+"  --replot CSV        with --plot PNG and nothing else: no run; the plot\n"
+"                      --plot drew for the rows of CSV, a file '-o' wrote\n"
+"                      (today's plot from a recorded study). CSV is checked\n"
+"                      whole first: its header, each row's fields, numbers\n"
+"                      and setting name, and its within_budget, frontier\n"
+"                      and recommended against the rows; a bad one is\n"
+"                      refused with 'CSV:LINE: problem' (exit 2)\n"
 "Run options, the same for every setting:\n");
 	run_options_help(f, RUN_OPTIONS_TUNE, 22);
 	fprintf(f,
@@ -251,6 +261,81 @@ static void put_report(void *ctx, FILE *f, uint64_t digests)
 		tune_report(f, &tp->fr, tp->sv, tp->rows, tp->n, tp->pick);
 }
 
+/* --replot given: the only mode without a TRACE. */
+static bool replot_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--replot") || g_str_has_prefix(argv[i], "--replot="))
+			return true;
+	return false;
+}
+
+/*
+ * ksmsim tune --replot CSV --plot PNG: the rows read back (tune_csv_read),
+ * drawn by tune_plot under the title a run gives them (pool_options.c's
+ * plot_title: the trace's base name), so the bytes are a run's.
+ */
+static int replot(int argc, char **argv)
+{
+	enum { OPT_REPLOT = 256, OPT_PLOT };
+	static const struct option lo[] = {
+		{ "replot", required_argument, NULL, OPT_REPLOT },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct cli_once once = { 0 };
+	const char *csv = NULL, *png = NULL;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == '?' || c == ':')
+			return cli_option_error(PROG, argv, lo, c);
+		if (!cli_once(&once, PROG, option_name(lo, c), c))
+			return EXIT_USAGE;
+		if (c == OPT_REPLOT)
+			csv = optarg;
+		else
+			png = optarg;
+	}
+	if (optind < argc)
+		return cli_error(PROG, "--replot takes no TRACE nor run options, only --plot PNG,"
+				 " not '%s'", argv[optind]);
+	if (!png)
+		return cli_error(PROG, "--replot wants --plot PNG: the file to draw");
+	if (!*csv)
+		return cli_usage_error(PROG, "--replot", "a tune CSV", csv);
+
+	struct tune_table t;
+	GError *error = NULL;
+	atomic_file *out = NULL;
+
+	if (!gnuplot_available(TUNE_ERROR, &error) || !tune_csv_read(csv, &t, &error))
+		return pool_report(PROG, TUNE_ERROR, error);
+	gchar *base = g_path_get_basename(t.trace);
+	char *title = g_strdup_printf("%s %s: %s", PROG, base, PLOT_WHAT);
+	bool ok = false;
+
+	signals_install(SIGNALS_EXIT);
+	if ((out = atomic_file_open(png, &error))) {
+		/* the PNG whole or not at all: commit frees out either way */
+		if (tune_plot(atomic_file_stream(out), title, &t.fr, t.s, t.rows, t.n, &error))
+			ok = atomic_file_commit(out, &error);
+		else
+			atomic_file_abort(out);
+	}
+	g_free(title);
+	g_free(base);
+	tune_table_clear(&t);
+	return ok ? 0 : pool_report(PROG, TUNE_ERROR, error);
+}
+
 int cmd_tune(int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -263,6 +348,8 @@ int cmd_tune(int argc, char **argv)
 	GError *error = NULL;
 	int status;
 
+	if (replot_asked(argc, argv))
+		return replot(argc, argv);
 	a.settings = g_array_new(FALSE, TRUE, sizeof(struct tune_setting));
 	pool_options_init(&a.po, PROG, RUN_OPTIONS_TUNE);
 	/* how fast a setting saves wants a finer clock than run's 1 s; batches cost time */
@@ -307,7 +394,7 @@ int cmd_tune(int argc, char **argv)
 	signals_install(SIGNALS_EXIT);
 	const struct pool_command cmd = {
 		.domain = TUNE_ERROR,
-		.plot_what = "MiB saved against modelled ksmd CPU, one point per setting",
+		.plot_what = PLOT_WHAT,
 		.run = run_all, .csv = put_csv, .plot = put_plot, .report = put_report,
 	};
 	/* what the saving is a share of: the most pages the trace maps at once */

@@ -43,8 +43,7 @@ static void marks_free(struct marks_file *m)
 		g_hash_table_destroy(m->skip);
 }
 
-/* Splits one CSV line (RFC 4180 quoting, no embedded newlines); NULL + *why on error. */
-static GPtrArray *split_csv(const char *line, const char **why)
+GPtrArray *marks_split_csv(const char *line, const char **why)
 {
 	GPtrArray *f = g_ptr_array_new_with_free_func(g_free);
 	GString *cur = g_string_new(NULL);
@@ -164,7 +163,7 @@ static bool marks_load(struct marks_file *m, const char *path, GError **error)
 		}
 		if (!*g_strstrip(l))
 			continue;
-		f = split_csv(l, &why);
+		f = marks_split_csv(l, &why);
 		if (!f) {
 			g_set_error(error, MARKS_ERROR, MARKS_ERROR_BAD, "%s:%" G_GUINT64_FORMAT ": %s",
 				    path, (guint64)ln, why);

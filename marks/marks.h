@@ -186,6 +186,11 @@ bool marks_format(const struct marks_column *col, const struct marks_values *v, 
 		  size_t size);
 /* A text cell, after a comma unless first, quoted only where CSV needs it. */
 void marks_put_field(FILE *f, const char *text, bool first);
+/*
+ * One CSV line's cells (RFC 4180 quoting, no embedded newlines, each cell
+ * stripped), as marks_put_field writes them: NULL with *why on error.
+ */
+GPtrArray *marks_split_csv(const char *line, const char **why);
 /* ",name" for each column set and version show. */
 void marks_put_header(FILE *f, enum marks_set set, int version);
 /* ",value" for each of them. */

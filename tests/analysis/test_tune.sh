@@ -5,8 +5,9 @@
 # recommendation within the budget that saves the most, a CSV of one
 # complete row per setting and a PNG; the same bytes with --jobs 1 and 2;
 # a row equal to `ksmsim run` with the same knobs; --setting, --cpu-budget
-# and --costs-csv doing what they say; bad options refused with one line
-# naming the option and no output. Exit 0 pass, 1 fail.
+# and --costs-csv doing what they say; --replot of the CSV giving the plot's
+# bytes, a malformed CSV refused with CSV:LINE; bad options refused with one
+# line naming the option and no output. Exit 0 pass, 1 fail.
 set -uo pipefail
 ksmsim=$1 src=$2
 tmp=$(mktemp -d)
@@ -105,7 +106,82 @@ assert k['costs'] == sys.argv[3], k['costs']
 assert float(k['ksmd_cpu_ms']) > float(s['ksmd_cpu_ms']), (k['ksmd_cpu_ms'], s['ksmd_cpu_ms'])
 P
 
-# 6. bad usage: one line naming the option, exit 2, no output file
+# 6. --replot: the CSV of section 1 drawn again is the plot section 1 drew, byte
+# for byte; the header before the mapped-memory columns is read too; a bad
+# CSV is refused with CSV:LINE, exit 2, no PNG
+"$ksmsim" tune --replot "$tmp/a.csv" --plot "$tmp/r.png" >"$tmp/r.out" 2>"$tmp/r.err" ||
+	fail "tune --replot exited $?: $(cat "$tmp/r.err")"
+[[ -s $tmp/r.out || -s $tmp/r.err ]] && fail "--replot printed: $(cat "$tmp/r.out" "$tmp/r.err")"
+cmp "$tmp/a.png" "$tmp/r.png" || fail "--replot of tune's CSV differs from tune's --plot"
+python3 - "$tmp/a.csv" "$tmp" <<'P' || fail "making the bad CSVs"
+import csv, sys
+src, d = sys.argv[1], sys.argv[2]
+lines = open(src).read().splitlines(keepends=True)
+rows = list(csv.reader(lines))
+head = rows[0]
+def put(name, rs):
+    with open(f'{d}/{name}.csv', 'w', newline='') as f:
+        csv.writer(f, lineterminator='\n').writerows(rs)
+# the older header: without the mapped memory and the band's columns
+old = [c for c in head if c not in ('saved_mean_mib', 'saved_mean_pct_mapped', 'mapped_pages',
+                                    'cpu_spread_pct', 'ksmd_cpu_pct_low', 'ksmd_cpu_pct_high', 'in_band')]
+put('old', [[r[head.index(c)] for c in old] for r in rows])
+col = {c: i for i, c in enumerate(head)}
+def edit(name, line, column, value):
+    rs = [list(r) for r in rows]
+    rs[line - 1][col[column]] = value
+    put(name, rs)
+edit('cpu', 3, 'ksmd_cpu_pct', 'fast')
+edit('name', 4, 'setting', '999/20')
+edit('mode', 5, 'advisor_mode', 'auto')
+edit('flag', 6, 'smart_scan', '2')
+edit('budget', 7, 'cpu_budget_pct', '7.000')
+# the pick moved to another row: the rows say otherwise
+pick = next(i for i, r in enumerate(rows) if r[col['recommended']] == '1')
+other = next(i for i, r in enumerate(rows) if i and r[col['recommended']] == '0')
+rs = [list(r) for r in rows]
+rs[pick][col['recommended']], rs[other][col['recommended']] = '0', '1'
+put('pick', rs)
+put('short', [rows[0], rows[1], rows[2][:-1]])
+put('head', [['trace', 'setting'] + head[2:-1]] + rows[1:])
+put('empty', [rows[0]])
+open(f'{d}/quote.csv', 'w').write(lines[0] + lines[1] + '"unterminated' + lines[2])
+P
+"$ksmsim" tune --replot "$tmp/old.csv" --plot "$tmp/o.png" 2>"$tmp/o.err" ||
+	fail "--replot, older header: $(cat "$tmp/o.err")"
+[[ "$(head -c 8 "$tmp/o.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]] ||
+	fail "--replot, older header: no PNG"
+badre() {	# EXPECTED-TEXT ARGS...
+	local want=$1
+	shift
+	rm -f "$tmp/y.png"
+	"$ksmsim" tune "$@" >"$tmp/y.out" 2>"$tmp/y.err"
+	local rc=$?
+	[[ $rc -eq 2 ]] || fail "tune $*: exit $rc, want 2"
+	[[ $(wc -l <"$tmp/y.err") -eq 1 ]] || fail "tune $*: not one line: $(cat "$tmp/y.err")"
+	grep -qF -- "$want" "$tmp/y.err" || fail "tune $*: $(cat "$tmp/y.err"), want '$want'"
+	[[ -s "$tmp/y.out" ]] && fail "tune $*: printed $(cat "$tmp/y.out")"
+	[[ -e "$tmp/y.png" ]] && fail "tune $*: left a PNG"
+	return 0
+}
+r() { badre "$1" --replot "$tmp/$2.csv" --plot "$tmp/y.png"; }
+r "cpu.csv:3: ksmd_cpu_pct wants a number, not 'fast'" cpu
+r "name.csv:4: setting '999/20' is not what its knobs say" name
+r "mode.csv:5: advisor_mode wants none or scan-time, not 'auto'" mode
+r "flag.csv:6: smart_scan wants 0..1, not '2'" flag
+r "budget.csv:7: cpu_budget_pct '7.000' differs from the first row's '5.000'" budget
+r "pick.csv:" pick
+grep -q 'recommended is [01], but the rows' "$tmp/y.err" || fail "a moved pick: $(cat "$tmp/y.err")"
+r "short.csv:3: 35 fields, the header has 36" short
+r "head.csv:1: not the header 'ksmsim tune -o' writes" head
+r "empty.csv:1: no rows after the header" empty
+r "quote.csv:3: unterminated quoted field" quote
+r "none.csv" none
+badre "--replot wants --plot PNG" --replot "$tmp/a.csv"
+badre "--replot takes no TRACE nor run options" --replot "$tmp/a.csv" --plot "$tmp/y.png" "$trace"
+badre "unknown option" --replot "$tmp/a.csv" --plot "$tmp/y.png" --jobs 2
+
+# 7. bad usage: one line naming the option, exit 2, no output file
 bad() {	# EXPECTED-TEXT ARGS...
 	local want=$1
 	shift
