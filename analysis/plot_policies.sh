@@ -6,7 +6,9 @@
 # x: sha1 and sha256 cost 6-12 times the rest) against mean pages saved
 # (y from 0), one point per row at its mean over the seeds, bars from the
 # lowest to the highest seed. Every point is named: the kernel's rows above
-# their point, classified's below, points that coincide share a label.
+# their point, classified's below, points that coincide share a label, and
+# a label that would run into another moves a column aside (or, with no
+# column free, starts past it), joined to its point by a thin line.
 # Rows with a false positive in any seed are crossed out in red and named
 # "excluded" (the pick leaves them out). Today's kernel (kernel/xxhash) is
 # a green square; the pick among the checksums the kernel has (advise's
@@ -106,6 +108,34 @@ def tag(k):
 
 
 labels = []
+# The canvas, fixed so that a label's place is known in pixels: a label
+# whose column would run into one placed before it (a point close by in
+# CPU but at another height, e.g. no-gate beside the kernel's rows) moves
+# a column aside, joined to its point by a thin line.
+W, H, GX0, GX1, GY0, GY1 = 1400, 1000, 0.08, 0.98, 0.07, 0.92
+CH_W, LINE_H, OFF = 6.5, 13.0, 13.0   # Sans 9: a character along the column, a line across
+xlo = min(p["x0"] for p in pts.values()) / 1.5
+xhi = max(p["x1"] for p in pts.values()) * 1.5
+ytop = ymax * 1.6
+
+
+def px(x, y):
+    return (W * (GX0 + (GX1 - GX0) * math.log(x / xlo) / math.log(xhi / xlo)),
+            H * (GY0 + (GY1 - GY0) * y / ytop))
+
+
+# what a label must not cover: every point (today's square and the pick's
+# ring larger), owned by its row so that its own label may start beside
+# it, and the frontier's staircase
+placed = []   # (x0, y0, x1, y1, owner) in pixels, y up
+for k, p in pts.items():
+    qx, qy = px(p["x"], p["y"])
+    r = 16 if k in ("kernel/xxhash", pick) else 7
+    placed.append((qx - r, qy - r, qx + r, qy + r, k))
+for a_, b_ in zip(front, front[1:]):
+    (x1, y1), (x2, y2) = px(pts[a_]["x"], pts[a_]["y"]), px(pts[b_]["x"], pts[b_]["y"])
+    placed.append((min(x1, x2), y1 - 2, max(x1, x2), y1 + 2, None))
+    placed.append((x2 - 2, min(y1, y2), x2 + 2, max(y1, y2), None))
 for side in ("above", "below"):
     ks = sorted((k for k in pts if ("above" if k.startswith("kernel/") or k == "no-gate"
                                     else "below") == side), key=lambda k: pts[k]["x"])
@@ -127,11 +157,40 @@ for side in ("above", "below"):
         col = {"kernel": "#4477aa", "classified": "#aa3377"}.get(pols.pop(), "#000000") if one else "#000000"
         x = math.exp(sum(math.log(pts[k]["x"]) for k in c) / len(c))
         y = sum(pts[k]["y"] for k in c) / len(c)
-        where = "left rotate by 90 offset 0,1.0" if side == "above" else "right rotate by 90 offset 0,-1.0"
-        labels.append(f"set label \"{text}\" at {x:.3f},{y:.3f} {where} tc rgb '{col}' font 'Sans,9'")
+        lines = text.split(",\\n")
+        wide, tall = LINE_H * len(lines) / 2 + 2, CH_W * max(len(t) for t in lines) + 4
+        cx, cy = px(x, y)
+        up = side == "above"
+
+        def box_at(lx, start):
+            return (lx - wide, start if up else start - tall, lx + wide, start + tall if up else start)
+
+        def hits(b):
+            return [o for o in placed if o[4] not in c and
+                    o[0] < b[2] and b[0] < o[2] and o[1] < b[3] and b[1] < o[3]]
+
+        # its own column first, then one a step to either side, then past what is in the way
+        off = 20 if any(k in ("kernel/xxhash", pick) for k in c) else OFF
+        start = cy + off if up else cy - off
+        lx = next((cx + d for d in (0, 18, -18, 36, -36, 54, -54) if not hits(box_at(cx + d, start))), None)
+        if lx is None:
+            lx = cx
+            while hits(box_at(lx, start)):
+                h = hits(box_at(lx, start))
+                start = max(o[3] for o in h) + 6 if up else min(o[1] for o in h) - 6
+        placed.append(box_at(lx, start) + ("",))
+
+        def data(qx, qy):   # pixels back to the axes' units
+            return (xlo * math.exp((qx / W - GX0) / (GX1 - GX0) * math.log(xhi / xlo)),
+                    (qy / H - GY0) / (GY1 - GY0) * ytop)
+        ax, ay = data(lx, start)
+        if lx != cx or start != (cy + off if up else cy - off):
+            nx, ny = data(cx, cy + (6 if up else -6))
+            labels.append(f"set arrow from {nx:.3f},{ny:.3f} to {ax:.3f},{ay:.3f} nohead lw 0.6 lc rgb '{col}'")
+        where = "left rotate by 90" if up else "right rotate by 90"
+        labels.append(f"set label \"{text}\" at {ax:.3f},{ay:.3f} {where} tc rgb '{col}' font 'Sans,9'")
 # 1-2-5 tics on the log axis
-lo = min(p["x0"] for p in pts.values()) / 1.5
-hi = max(p["x1"] for p in pts.values()) * 1.5
+lo, hi = xlo, xhi
 tics = [m * 10 ** e for e in range(int(math.floor(math.log10(lo))), int(math.ceil(math.log10(hi))) + 1)
         for m in (1, 2, 5) if lo <= m * 10 ** e <= hi]
 labels.append("set xtics (" + ", ".join(f'"{t:,}" {t}' for t in tics) + ")")
@@ -148,6 +207,10 @@ set output '$T/p.png'
 set title "$name: modelled ksmd CPU against mean pages saved, $seeds generator seed$([[ $seeds == 1 ]] || echo s) (points: means; bars: lowest to highest seed)\nCPU from the built-in cost table fitted on AMD EPYC; red crosses: rows with false positives (FPs), left out of the pick; * seed 1 only"
 set xlabel 'ksmd CPU over the run (ms, modelled; log scale)'
 set ylabel 'mean pages saved (pages_sharing + ksm_zero_pages; axis from 0)'
+set lmargin at screen 0.08
+set rmargin at screen 0.98
+set bmargin at screen 0.07
+set tmargin at screen 0.92
 set logscale x
 set xrange [$xmin / 1.5 : $xmax * 1.5]
 set yrange [0 : $ymax * 1.6]
