@@ -10,8 +10,10 @@
 #                        (points on a log scale, 0 on a floor line; means
 #                        over seeds, 95% intervals)
 #   large-tree-cpu.png   ksmd CPU (modelled, built-in costs) in % of one
-#                        CPU, per size and hash, with 95% intervals and
-#                        the one-CPU line
+#                        CPU, per size and hash, with 95% intervals (drawn,
+#                        and printed as +- under each mean: over seeds
+#                        they are far narrower than a bar) and the
+#                        one-CPU line
 # usage: analysis/plot_large_tree.sh SUMMARY.csv DIR [LABEL]
 # (LABEL, default large-tree: the workload the titles name)
 set -euo pipefail
@@ -39,7 +41,7 @@ w=$((700 + 130 * n)); ((w >= 1300)) || w=1300
 # (below 20% it would flatten the bars: then a scale of their own, the line
 # named in a label instead)
 most=$(awk -F'\t' '{ if ($19 > m) m = $19 } END { print m + 0 }' "$T/d.tsv")
-top=$(awk -v m="$most" 'BEGIN { print (m > 100 ? m * 1.1 : m >= 20 ? 115 : m * 1.4) }')
+top=$(awk -v m="$most" 'BEGIN { print (m > 100 ? m * 1.15 : m >= 20 ? 115 : m * 1.4) }')
 if awk -v m="$most" 'BEGIN { exit !(m >= 20) }'; then
 	oneline="set arrow from graph 0, first 100 to graph 1, first 100 nohead lc rgb '#cc3311' lw 2 dt 2
 set label 'one CPU: a single ksmd thread cannot go above it (runs without --batch-time can)' at graph 0.02, first 100 offset 0,0.8 tc rgb '#cc3311'"
@@ -75,7 +77,7 @@ unset logscale y
 set format y '%g'
 set yrange [0:$top]
 set xrange [-0.6:$n-0.4]
-set title "$label: ksmd CPU, MODELLED (built-in cost table, AMD EPYC), % of one CPU\n(mean over seeds, 95% interval; knobs: pages_to_scan 100 per GiB of guests every 200 ms)"
+set title "$label: ksmd CPU, MODELLED (built-in cost table, AMD EPYC), % of one CPU\n(mean over seeds and its 95% interval, printed under it: too narrow to draw; knobs: pages_to_scan 100 per GiB of guests every 200 ms)"
 set ylabel '% of one CPU (modelled)'
 set key inside top right
 $oneline
@@ -83,7 +85,7 @@ set style fill solid 0.8 border -1
 set boxwidth 0.6
 plot '$T/d.tsv' using 0:17:xtic(1) with boxes lc rgb '#4477aa' title 'ksmd CPU (modelled)', \
      '' using 0:17:18:19 with yerrorbars pt 0 lc rgb 'black' notitle, \
-     '' using 0:17:(sprintf('%.2f', \$17)) with labels offset 0,1 notitle
+     '' using 0:17:(sprintf("%.2f\\n± %.2g", \$17, (\$19 - \$18) / 2)) with labels offset 0,1.6 notitle
 EOF
 mkdir -p "$dir"
 for f in gate cpu; do
