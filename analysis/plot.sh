@@ -23,7 +23,8 @@ Each CSV gives the PNGs below, named from its file name STEM (STEM.csv):
   summary rows (ksmsim run --summary-csv, collide ksm -o and --run-csv,
   reproduce_2017.sh's tables.csv): one bar per run, coloured by hash,
   grouped by workload (or trace) when there are several; values on the bars;
-  log axis where a panel's values span a factor of 20 or more; pages also in
+  log axes on every panel where one panel's values span a factor of 20 or
+  more (a log panel beside a linear one would read as one scale); pages also in
   GiB on the right. Metrics that are 0, or the same, in every row are named in
   the title instead of drawn (no figure when none is left).
       STEM-effects.png  cow_ksm, false_positives, unstable_corrupt_walks,
@@ -289,6 +290,47 @@ knobs() {
 	varying "$f" $knob_names
 }
 
+# log_ytics LO HI: the tics of a log y axis from LO to HI, labelled 2k, 5M:
+# at 1, 2 and 5 of each decade when it spans 3 decades or fewer (a panel of
+# values within a factor of 4 would show one tic or none), else at each
+# decade
+log_ytics() {
+	awk -v lo="$1" -v hi="$2" 'function lab(v) {
+			if (v >= 1e9) return sprintf("%gG", v / 1e9)
+			if (v >= 1e6) return sprintf("%gM", v / 1e6)
+			if (v >= 1e3) return sprintf("%gk", v / 1e3)
+			return sprintf("%g", v) }
+		BEGIN { n = split(log(hi / lo) / log(10) > 3 ? "1" : "1 2 5", m, " ")
+			for (e = int(log(lo) / log(10)) - 1; 10 ^ e <= hi; e++)
+				for (i = 1; i <= n; i++) { v = m[i] * 10 ^ e
+					if (v >= lo && v <= hi) { t = t sep "\"" lab(v) "\" " v; sep = ", " } }
+			print "set ytics (" t ")" }'
+}
+
+# panel_refs FILE METRIC I: a published reference beside our bars
+# (reproduce_2017.sh's METRIC_2017), one per bar that has one, into
+# ref-I.dat (empty when none)
+panel_refs() {
+	local f=$1 m=$2 i=$3
+	: >"$work/ref-$i.dat"
+	if has "$f" "${m}_2017"; then
+		pick "$f" "${m}_2017" | paste -d, <(cut -d, -f1 "$work/bars.dat") - |
+			awk -F, '$2 != ""' >"$work/ref-$i.dat"
+	fi
+}
+
+# panel_axis I FORCE-LOG: "log LO HI" when panel I's positive values
+# (references too) span a factor of 20 (about 1.3 decades), or FORCE-LOG
+# is true and it has one; else "lin 0 HI"
+panel_axis() {
+	local yc=$((2 * $1 + 1))
+	awk -F, -v c=$yc -v force="$2" 'FNR == 1 { f++ } f == 2 { c = 2 }
+		$c != "" && $c > 0 { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
+		END { if (n && (hi / lo >= 20 || force == "true")) printf "log %g %g", lo / 3, hi * 4
+		      else printf "lin 0 %g", (hi > 0 ? hi * 1.25 : 1) }' \
+		"$work/bars.dat" "$work/ref-$1.dat"
+}
+
 # bars FILE STEM NAME FIGURE-TITLE METRIC...: one panel per metric
 bars() {
 	local f=$1 b=$2 name=$3 ftitle=$4; shift 4
@@ -344,6 +386,15 @@ $(cat "$work/glabels")
 "
 	((ngroups > 1)) && script+="set bmargin 5
 "
+	# one scale for every panel: log on all when any panel's values span a
+	# factor of 20 (a log panel beside a linear one reads as the same scale)
+	local anylog=false
+	i=0
+	for m; do
+		i=$((i + 1))
+		panel_refs "$f" "$m" $i
+		[[ $(panel_axis $i false) == log* ]] && anylog=true
+	done
 	i=0
 	local linked=false
 	for m; do
@@ -352,12 +403,7 @@ $(cat "$work/glabels")
 		# a published reference beside our bars (reproduce_2017.sh's METRIC_2017):
 		# a black cross on the bar it compares with
 		local ref=""
-		rm -f "$work/ref-$i.dat"
-		if has "$f" "${m}_2017"; then
-			pick "$f" "${m}_2017" | paste -d, <(cut -d, -f1 "$work/bars.dat") - |
-				awk -F, '$2 != ""' >"$work/ref-$i.dat"
-			[[ -s $work/ref-$i.dat ]] && ref=", '$work/ref-$i.dat' using 1:2 with points pt 2 ps 2.5 lw 2.5 lc 'black' title '2017 (published)'"
-		fi
+		[[ -s $work/ref-$i.dat ]] && ref=", '$work/ref-$i.dat' using 1:2 with points pt 2 ps 2.5 lw 2.5 lc 'black' title '2017 (published)'"
 		# the value labels: above the bar, or above its cross when it has
 		# one, clear of it
 		: >>"$work/ref-$i.dat"
@@ -365,14 +411,8 @@ $(cat "$work/glabels")
 			{ y = $c; if (($1 in r) && r[$1] > y) y = r[$1]
 			  print $1 "," y "," $l "," (($1 in r) ? 1 : 0) "," ($c == "" ? 0 : $c) }' \
 			"$work/ref-$i.dat" "$work/bars.dat" >"$work/lab-$i.dat"
-		# log axis when positive values span a factor of 20 (about 1.3 decades);
-		# the range holds the references too
 		local ax
-		: >>"$work/ref-$i.dat"
-		ax=$(awk -F, -v c=$yc 'FNR == 1 { f++ } f == 2 { c = 2 }
-			$c != "" && $c > 0 { if (!n++ || $c < lo) lo = $c; if ($c > hi) hi = $c }
-			END { if (n && hi / lo >= 20) printf "log %g %g", lo / 3, hi * 4; else printf "lin 0 %g", (hi > 0 ? hi * 1.25 : 1) }' \
-			"$work/bars.dat" "$work/ref-$i.dat")
+		ax=$(panel_axis $i $anylog)
 		read -r kind lo hi <<<"$ax"
 		local lt=""; [[ $kind == log ]] && lt=" (log scale)"
 		script+="set title $(q "$(label "$m")$lt")
@@ -388,10 +428,11 @@ set ytics mirror
 		if [[ $kind == log ]]; then
 			script+="set logscale y
 set yrange [$lo:$hi]
-set format y '%.0s%c'
+$(log_ytics "$lo" "$hi")
 "
 		else
 			script+="unset logscale y
+set ytics autofreq
 set yrange [0:$hi]
 set format y '$(awk -v h="$hi" 'BEGIN { print (h >= 10 ? "%.0f" : "%.2g") }')'
 "
