@@ -65,7 +65,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 "setting=pages_to_scan=1000,sleep_millisecs=20,smart_scan=0,"
                 "use_zero_pages=0,max_page_sharing=256\n")
     with open(os.path.join(r2, "load.env"), "w") as f:
-        f.write("load1_live_start=2.50\nload1_live_end=3.10\n")
+        f.write("load1_live_start=2.50\nload1_live_end=3.10\nforeign=none seen\n")
     with open(os.path.join(r2, "verify.csv"), "w") as f:
         f.write("t_s,live_pages_sharing,model_pages_sharing,pages_sharing_ratio,"
                 "live_ksm_zero_pages,model_ksm_zero_pages,live_ksmd_cpu_ms,"
@@ -87,7 +87,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check((r["cpu_ratio_min"], r["cpu_ratio_max"], r["cpu_ratio_end"]) ==
               ("1.1000", "1.2000", "1.2000"), f"replicate 2: CPU {r}")
         check((r["live_full_scans_end"], r["model_full_scans_end"], r["load1_live_start"],
-               r["load1_live_end"]) == ("41", "42", "2.50", "3.10"), f"replicate 2: {r}")
+               r["load1_live_end"], r["foreign"]) == ("41", "42", "2.50", "3.10", "none seen"),
+              f"replicate 2: {r}")
         check(r["setting"] == "1000/20 smart_scan=0 use_zero_pages=0 max_page_sharing=256",
               f"replicate 2: setting {r['setting']}")
     os.remove(os.path.join(d, "replicates.csv"))
@@ -115,6 +116,7 @@ with tempfile.TemporaryDirectory() as tmp:
     case("no load.env", "reps/r2/load.env", None, None, "load.env: missing")
     case("a load that is not one", "reps/r2/load.env", "3.10", "high",
          "load 'high' is not a load average")
+    case("no foreign=", "reps/r2/load.env", "foreign=none seen", "", "load.env: no foreign=")
     case("a run.env line", "run.env", "cpu=", "cpu ", "not KEY=VALUE")
     bad = os.path.join(tmp, "bad")
     shutil.rmtree(bad)

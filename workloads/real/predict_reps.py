@@ -12,7 +12,9 @@ DIR/reps/rN/ are the later replicates, made by today's predict.sh
 (verify.csv: `ksmsim verify`, a sample a minute from KSM on), each with
 its run.env, tune.csv and load.env (the 1-minute load average at the
 start and the end of the live run: `cut -d' ' -f1 /proc/loadavg`,
-sampled every 15 s beside the run; replicate 1 has none).  Writes CSV
+sampled every 15 s beside the run; foreign=: other processes' mergeable
+memory seen during the live run, in words, or "none seen": the live
+KSM is the machine's and merges them too; replicate 1 has none).  Writes CSV
 (default DIR/replicates.csv): per replicate the date, CPU, kernel, tune's
 recommended setting (checked against the knobs run.env says the live run
 used), live/model pages_sharing and ksmd CPU lowest and highest over the
@@ -31,7 +33,7 @@ COLUMNS = ("rep", "date", "cpu", "kernel", "source", "setting", "costs", "marks"
            "marks_without_model", "sharing_ratio_min", "sharing_ratio_max",
            "cpu_ratio_min", "cpu_ratio_max", "cpu_ratio_end", "live_ksmd_cpu_ms_end",
            "model_ksmd_cpu_ms_end", "live_full_scans_end", "model_full_scans_end",
-           "load1_live_start", "load1_live_end")
+           "load1_live_start", "load1_live_end", "foreign")
 KNOBS = ("pages_to_scan", "sleep_millisecs", "smart_scan", "use_zero_pages",
          "max_page_sharing")
 
@@ -171,12 +173,12 @@ def replicate(rep, d, first):
     sh = [ratio(m[0], m[1], m[6], "pages_sharing") for m in marks]
     cp = [ratio(m[2], m[3], m[6], "ksmd CPU") for m in marks]
     last = marks[-1]
-    load = ("", "")
+    load = ("", "", "")
     if not first:
         lp = os.path.join(d, "load.env")
         le = read_env(lp)
-        load = tuple(need(le, lp, "load1_live_start", "load1_live_end"))
-        for x in load:
+        load = tuple(need(le, lp, "load1_live_start", "load1_live_end", "foreign"))
+        for x in load[:2]:
             if not re.fullmatch(r"\d+(\.\d+)?", x):
                 raise Bad(f"{lp}: load '{x}' is not a load average")
     return {"rep": rep, "date": date, "cpu": cpu, "kernel": kernel, "source": source,
@@ -187,7 +189,7 @@ def replicate(rep, d, first):
             "cpu_ratio_end": "%.4f" % cp[-1],
             "live_ksmd_cpu_ms_end": "%.1f" % last[2], "model_ksmd_cpu_ms_end": "%.1f" % last[3],
             "live_full_scans_end": "%d" % last[4], "model_full_scans_end": "%d" % last[5],
-            "load1_live_start": load[0], "load1_live_end": load[1]}
+            "load1_live_start": load[0], "load1_live_end": load[1], "foreign": load[2]}
 
 
 def main(argv):
