@@ -7,12 +7,15 @@ placeholders, built on its readers (names() takes that module):
 
   pr(W, COLUMN)                every replicate's COLUMN, in replicate order
   pr_n(W)                      how many replicates
-  pr_rng(W, LOW, HIGH, FORMAT) 'LOW-HIGH' from the lowest LOW and the highest
-                               HIGH column over the replicates
+  pr_rng(W, A, B, FORMAT)      'LOW-HIGH': the lowest and highest value of
+                               columns A and B over the replicates (those
+                               with a value: run 1 has no load noted)
   pr_within(W, TOL)            'k of n': replicates whose live/model ksmd CPU
                                stayed within 1 +- TOL at every mark
   pr_outside(W, TOL)           the replicates (numbers) that did not
   pr_settings(W)               the distinct settings tune recommended
+  pr_setting_text(W)           the same, in words ('the same setting in all
+                               3 runs, ...' or each run's)
   table_pred_reps(W)           the page's table of W's replicates
 """
 
@@ -47,7 +50,12 @@ def pr_n(w):
 
 
 def pr_rng(w, lo, hi, spec):
-    return R.rng([min(pr(w, lo)), max(pr(w, hi))], spec)
+    """Over the replicates that hold a value (run 1 has no load noted)."""
+    los = [x for x in pr(w, lo) if x != ""]
+    his = [x for x in pr(w, hi) if x != ""]
+    if not los or not his:
+        raise R.RenderError(f"{_path(w)}: no values of {lo}, {hi}")
+    return R.rng([min(los + his), max(los + his)], spec)
 
 
 def _outside(w, tol):
@@ -72,6 +80,15 @@ def pr_settings(w):
     return seen
 
 
+def pr_setting_text(w):
+    """Tune's picks over the replicates, in words: one setting, or each run's."""
+    got = pr_settings(w)
+    if len(got) == 1:
+        return f"the same setting in all {pr_n(w)} runs, `{got[0]}`"
+    return "different settings: " + "; ".join(
+        f"run {r} `{s}`" for r, s in zip(pr(w, "rep"), pr(w, "setting")))
+
+
 def _load(r):
     if r["load1_live_start"] == "" and r["load1_live_end"] == "":
         return "not noted"
@@ -81,10 +98,12 @@ def _load(r):
 def table_pred_reps(w):
     """One row a replicate: its date, kernel, tune's setting, live/model
     pages_sharing and ksmd CPU over the marks and at the end, full scans,
-    the 1-minute load at the live run's start and end."""
+    the 1-minute load at the live run's start and end, other processes'
+    mergeable memory seen during the live run."""
     out = ["| run | date (UTC) | kernel | tune's setting | marks | live/model pages_sharing "
-           "| live/model ksmd CPU | at the end | full scans live / model | load, live start → end |",
-           "|---:|---|---|---|---|---:|---:|---:|---:|---|"]
+           "| live/model ksmd CPU | at the end | full scans live / model | load, live start → end "
+           "| other mergeable memory |",
+           "|---:|---|---|---|---|---:|---:|---:|---:|---|---|"]
     for r in _reps(w):
         src = "record's" if r["source"] == "minutes.csv" else "a minute"
         out.append("| " + " | ".join((
@@ -93,7 +112,8 @@ def table_pred_reps(w):
             R.rng([R._val(r["sharing_ratio_min"]), R._val(r["sharing_ratio_max"])], ".3f"),
             R.rng([R._val(r["cpu_ratio_min"]), R._val(r["cpu_ratio_max"])], ".2f"),
             R.f(R._val(r["cpu_ratio_end"]), ".2f"),
-            f"{r['live_full_scans_end']} / {r['model_full_scans_end']}", _load(r))) + " |")
+            f"{r['live_full_scans_end']} / {r['model_full_scans_end']}", _load(r),
+            r["foreign"] or "not sampled")) + " |")
     return "\n".join(out)
 
 
@@ -103,4 +123,5 @@ def names(module):
     R = module
     return {"pr": pr, "pr_n": pr_n, "pr_rng": pr_rng, "pr_within": pr_within,
             "pr_outside": pr_outside, "pr_settings": pr_settings,
+            "pr_setting_text": pr_setting_text,
             "table_pred_reps": table_pred_reps}
