@@ -84,7 +84,8 @@ def pr_setting_text(w):
     """Tune's picks over the replicates, in words: one setting, or each run's."""
     got = pr_settings(w)
     if len(got) == 1:
-        return f"the same setting in all {pr_n(w)} runs, `{got[0]}`"
+        runs = "both runs" if pr_n(w) == 2 else f"all {pr_n(w)} runs"
+        return f"the same setting in {runs}, `{got[0]}`"
     return "different settings: " + "; ".join(
         f"run {r} `{s}`" for r, s in zip(pr(w, "rep"), pr(w, "setting")))
 
