@@ -44,6 +44,8 @@ value as the CSV holds it). Helpers:
                                   (bench/tables/heldout-amd-epyc.csv)
   ks, ksr, table_ks, ps, psr, table_policies_seeds, ...   sections 5 and 8
                                   over their seeds (render_reps.py)
+  pr, pr_rng, pr_within, table_pred_reps, ...   section 11 over its live
+                                  replicates (render_predict.py)
 
 On the main page, a range (a placeholder calling rng, min or max) must cover every row it could have:
 the rows it reads are recorded, and rendering fails (exit 2) when (a) it
@@ -1085,6 +1087,10 @@ NAMES.update({"probe_sizes": probe_sizes, "probe_top": probe_top, "xp": xp, "xp_
 # live in render_thread.py, on this module's readers.
 import render_thread  # noqa: E402
 NAMES.update(render_thread.names(sys.modules[__name__]))
+
+# Section 11's live replicates (predict*/replicates.csv) in render_predict.py.
+import render_predict  # noqa: E402
+NAMES.update(render_predict.names(sys.modules[__name__]))
 
 
 def lt_estimate(size, key):

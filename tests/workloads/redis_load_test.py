@@ -6,7 +6,7 @@ values of exactly SIZE bytes, the same to every server and in every run;
 drive sends the same seeded SETs and GETs to every server at the asked
 rate, new versions of the values, and stops by itself; an error reply
 fails it (exit 1); bad arguments get one line and exit 2.  Then
-predict.sh's own checks on WORKLOAD and the REDIS_* sizes (exit 2, one
+predict.sh's own checks on WORKLOAD, REUSE and the REDIS_* sizes (exit 2, one
 line, before it needs root or KSM).
 redis_load_test.py REPO_ROOT"""
 import os
@@ -112,7 +112,11 @@ env = dict(os.environ)
 for extra in ({"WORKLOAD": "memcached"}, {"WORKLOAD": "redis", "REDIS_VALUE": "10"},
               {"WORKLOAD": "redis", "COPIES": "0"}, {"WORKLOAD": "redis", "MINUTES": "six"},
               {"WORKLOAD": "redis", "REDIS_PORT": "65534"}, {"INTERVAL_MS": "0"},
-              {"WORKLOAD": "redis", "REDIS_KEYS": "08"}):
+              {"WORKLOAD": "redis", "REDIS_KEYS": "08"},
+              # REUSE: only with RESTART=1 and an earlier run's trace and tune.csv
+              {"WORKLOAD": "redis", "REUSE": "1", "RESULTS": "/nonexistent"},
+              {"WORKLOAD": "redis", "REUSE": "1", "RESTART": "0"},
+              {"WORKLOAD": "redis", "REUSE": "2"}, {"WORKLOAD": "redis", "WAIT_FOREIGN_S": "-1"}):
     e = dict(env, **extra)
     r = subprocess.run(["bash", predict_sh], capture_output=True, env=e, timeout=60)
     check(r.returncode == 2 and r.stderr.count(b"\n") == 1 and not r.stdout,

@@ -23,7 +23,14 @@
 # file, the end of its fill), PORT_BASE (6390: {port} in COMMAND's words
 # is PORT_BASE + the copy's number),
 # RESTART (1), RESULTS (where everything goes; default a new directory
-# from mktemp, never inside the checkout), KSMSIM (as common.sh).
+# from mktemp, never inside the checkout), KSMSIM (as common.sh),
+# REUSE (0; 1: RESULTS already holds trace.ksmb and tune.csv of an
+# earlier run of the same workload and options, which did not finish its
+# live half: only step 4, the copies started afresh), WAIT_FOREIGN_S (0;
+# before step 4, wait up to this many seconds while another process has
+# memory KSM would merge, e.g. a QEMU guest with mem-merge=on: the
+# machine's KSM would merge it too, and verify refuses to start beside
+# it; exit 1 if it is still there).
 # WORKLOAD=redis: Debian's redis-server on 127.0.0.1:6391.., no persistence,
 # loaded and driven by redis_load.py (REDIS_KEYS 200000, REDIS_VALUE 512,
 # REDIS_WRITES 100, REDIS_READS 400 a second each). WORKLOAD=numpy:
@@ -43,13 +50,20 @@ WARMUP_S=${WARMUP_S:-3}
 RESTART=${RESTART:-1}
 LOAD=${LOAD:-}
 PORT_BASE=${PORT_BASE:-${REDIS_PORT:-6390}}
-for v in COPIES MINUTES INTERVAL_MS MAX_CPU BUDGET WARMUP_S RESTART PORT_BASE; do
+REUSE=${REUSE:-0}
+WAIT_FOREIGN_S=${WAIT_FOREIGN_S:-0}
+for v in COPIES MINUTES INTERVAL_MS MAX_CPU BUDGET WARMUP_S RESTART PORT_BASE REUSE WAIT_FOREIGN_S; do
 	case ${!v} in
 	'' | *[!0-9]* | 0?*) echo "$0: $v=${!v}: not a whole number" >&2; exit 2 ;;
 	esac
 done
 [ "$COPIES" -ge 1 ] && [ "$MINUTES" -ge 1 ] && [ "$INTERVAL_MS" -ge 1 ] ||
 	{ echo "$0: COPIES, MINUTES and INTERVAL_MS must be at least 1" >&2; exit 2; }
+if [ "$REUSE" != 0 ]; then
+	[ "$REUSE" = 1 ] && [ "$RESTART" = 1 ] && [ -n "${RESULTS:-}" ] &&
+		[ -s "${RESULTS:-}/trace.ksmb" ] && [ -s "${RESULTS:-}/tune.csv" ] ||
+		{ echo "$0: REUSE=1 needs RESTART=1 and RESULTS holding trace.ksmb and tune.csv (REUSE=$REUSE, RESULTS=${RESULTS:-unset})" >&2; exit 2; }
+fi
 [ "${1:-}" = -- ] && shift
 case ${WORKLOAD:-} in
 '') [ $# -gt 0 ] || { echo "usage: $0 -- COMMAND [ARG...]  (or WORKLOAD=redis|numpy $0)" >&2; exit 2; } ;;
@@ -135,19 +149,37 @@ start_copies() {
 	sleep "$WARMUP_S"
 }
 
+# foreign_mergeable: the first process other than the copies whose memory
+# KSM would merge, as "PID (COMM)"; false when there is none
+foreign_mergeable() {
+	local s p
+	for s in /proc/[0-9]*/ksm_stat; do
+		p=${s#/proc/} && p=${p%/ksm_stat}
+		case " $pids " in *" $p "*) continue ;; esac
+		grep -qE 'ksm_mergeable: yes|ksm_merge_any: yes' "$s" 2> /dev/null || continue
+		echo "$p ($(cat "/proc/$p/comm" 2> /dev/null))"
+		return 0
+	done
+	return 1
+}
+
 run_tag=record
 step "results in $RESULTS"
-step "1/4 start: $COPIES x $* (through ksmsim merge-exec)"
-echo 0 > "$ksm/run" 2> /dev/null || true
-start_copies "$@"
-plist=$(echo $pids | tr ' ' ,)
-step "2/4 record --pid $plist for $MINUTES min (KSM off)"
-"$KSMSIM" record --pid "$plist" --content digest --interval-ms "$INTERVAL_MS" --max-cpu "$MAX_CPU" \
-	--max-seconds $((MINUTES * 60)) --progress -o "$RESULTS/trace.ksmb"
-"$KSMSIM" trace stat "$RESULTS/trace.ksmb" > "$RESULTS/trace-stat.txt"
-step "3/4 tune (the model under each setting; one line per setting with an ETA)"
-nice -n 19 "$KSMSIM" tune "$RESULTS/trace.ksmb" --cpu-budget "$BUDGET" -o "$RESULTS/tune.csv" \
-	--plot "$RESULTS/tune.png" > "$RESULTS/tune.txt" 2> >(tee "$RESULTS/tune.err" >&2)
+if [ "$REUSE" = 1 ]; then
+	step "1-3/4 reused: $RESULTS/trace.ksmb and tune.csv, recorded and tuned earlier"
+else
+	step "1/4 start: $COPIES x $* (through ksmsim merge-exec)"
+	echo 0 > "$ksm/run" 2> /dev/null || true
+	start_copies "$@"
+	plist=$(echo $pids | tr ' ' ,)
+	step "2/4 record --pid $plist for $MINUTES min (KSM off)"
+	"$KSMSIM" record --pid "$plist" --content digest --interval-ms "$INTERVAL_MS" --max-cpu "$MAX_CPU" \
+		--max-seconds $((MINUTES * 60)) --progress -o "$RESULTS/trace.ksmb"
+	"$KSMSIM" trace stat "$RESULTS/trace.ksmb" > "$RESULTS/trace-stat.txt"
+	step "3/4 tune (the model under each setting; one line per setting with an ETA)"
+	nice -n 19 "$KSMSIM" tune "$RESULTS/trace.ksmb" --cpu-budget "$BUDGET" -o "$RESULTS/tune.csv" \
+		--plot "$RESULTS/tune.png" > "$RESULTS/tune.txt" 2> >(tee "$RESULTS/tune.err" >&2)
+fi
 sed -n '/^Recommended/,$p' "$RESULTS/tune.txt"
 spec=$(python3 - "$RESULTS/tune.csv" <<'EOF'
 import csv, sys
@@ -160,6 +192,14 @@ EOF
 )
 if [ "$RESTART" = 1 ]; then
 	stop_copies
+	waited=0
+	while [ "$WAIT_FOREIGN_S" -gt 0 ] && f=$(foreign_mergeable); do
+		[ "$waited" -lt "$WAIT_FOREIGN_S" ] ||
+			{ echo "$0: KSM still in use by pid $f after $WAIT_FOREIGN_S s" >&2; exit 1; }
+		[ "$waited" != 0 ] || step "waiting for pid $f to end: KSM would merge it too (up to $WAIT_FOREIGN_S s)"
+		sleep 10
+		waited=$((waited + 10))
+	done
 	run_tag=verify
 	step "4/4 the copies started again the same way, then verify $spec for $MINUTES min"
 	start_copies "$@"
@@ -169,6 +209,9 @@ else
 fi
 "$KSMSIM" verify --trace "$RESULTS/trace.ksmb" --setting "$spec" --pid "$plist" \
 	--minutes "$MINUTES" --csv "$RESULTS/verify.csv" | tee "$RESULTS/verify.txt"
+# tee's status is the pipeline's: a verify that refused must not make a README
+vrc=${PIPESTATUS[0]}
+[ "$vrc" = 0 ] || { echo "$0: verify failed (exit $vrc)" >&2; exit "$vrc"; }
 stop_copies
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -177,7 +220,7 @@ stop_copies
 	echo "ksmsim=$("$KSMSIM" --version)"
 	echo "workload=$COPIES x $*"
 	echo "load=$LOAD"
-	echo "minutes=$MINUTES interval_ms=$INTERVAL_MS max_cpu=$MAX_CPU budget=$BUDGET warmup_s=$WARMUP_S restart=$RESTART"
+	echo "minutes=$MINUTES interval_ms=$INTERVAL_MS max_cpu=$MAX_CPU budget=$BUDGET warmup_s=$WARMUP_S restart=$RESTART reuse=$REUSE"
 	echo "setting=$spec"
 } > "$RESULTS/run.env"
 # README.md: what ran and the minute table, from the files above
