@@ -14,7 +14,9 @@
 #       bytes all lie in the page's bytes 1024-2047: ext4's superblock)
 #   OUT/guests.csv   the same a row per guest (vmI): its guest_hours,
 #       remounts, false_positives and fp_superblock (gate_changed is the
-#       run's, all guests together)
+#       run's, all guests together); remounts_seen, its remounts followed
+#       by a false positive of that guest, and fp_unprompted, its false
+#       positives with no remount of that guest since its previous one
 #   OUT/boot-B/      false-positives.sh's files for that boot (ksmd
 #       pages_to_scan 1600, sleep 200 ms) and record.txt (its summary line);
 #       boot-B/default/ the same at the kernel's defaults (100, 20 ms)
@@ -80,7 +82,7 @@ for b in range(1, boots + 1):
     d = f"{out}/boot-{b}"
     start = open(f"{d}/start").read().strip()
     n, mib, reps, secs = open(f"{d}/params").read().split()  # the boot's own
-    ends, remounts = {}, {}
+    ends, remounts, at = {}, {}, {}
     for line in open(f"{d}/marks.txt"):
         t, label = line.split()
         m = re.fullmatch(r"(vm[0-9]+)-(end|ro-[0-9]+|rw-[0-9]+)", label)
@@ -88,6 +90,7 @@ for b in range(1, boots + 1):
             ends[m.group(1)] = int(t)
         elif m:
             remounts[m.group(1)] = remounts.get(m.group(1), 0) + 1
+            at.setdefault(m.group(1), []).append(int(t))
     if len(ends) != int(n):
         sys.exit(f"remount-fp.sh: boot {b}: {len(ends)} end marks, not {n}")
     hours = sum(ends.values()) / 3.6e9
@@ -101,8 +104,13 @@ for b in range(1, boots + 1):
                          sum(superblock(f["changed_bytes"]) for f in fps)])
             for vm in sorted(ends, key=lambda x: int(x[2:])):
                 mine = [f for f in fps if f["mm"] == vm]
+                seen = unprompted = prev = 0
+                for t in sorted(int(f["t_us"]) for f in mine):
+                    k = sum(prev < x <= t for x in at.get(vm, []))
+                    seen, unprompted, prev = seen + k, unprompted + (k == 0), t
                 grows.append([b, vm, f"{ends[vm] / 3.6e9:.4f}", remounts.get(vm, 0), pts, ms, h,
-                              len(mine), sum(superblock(f["changed_bytes"]) for f in mine)])
+                              len(mine), sum(superblock(f["changed_bytes"]) for f in mine),
+                              seen, unprompted])
 with open(f"{out}/runs.csv", "w", newline="") as f:
     w = csv.writer(f, lineterminator="\n")
     w.writerow(cols)
@@ -110,7 +118,7 @@ with open(f"{out}/runs.csv", "w", newline="") as f:
 with open(f"{out}/guests.csv", "w", newline="") as f:
     w = csv.writer(f, lineterminator="\n")
     w.writerow(["boot", "guest", "guest_hours", "remounts", "pages_to_scan", "sleep_ms", "hash",
-                "false_positives", "fp_superblock"])
+                "false_positives", "fp_superblock", "remounts_seen", "fp_unprompted"])
     w.writerows(grows)
 PY
 cat "$out/runs.csv"
