@@ -6,11 +6,14 @@
 # named by the kernel command line and powers the guest off (poweroff -f).
 #
 #   ksmsim.workload=NAME   boot (default), idle, tmpfs, random, cpubench,
-#                          build, fio, numpy (the last three need root=)
-#   ksmsim.seconds=N       idle's length, fio's runtime per job (default 10)
+#                          remount (needs an ext4 disk at /dev/vda, no
+#                          root=), build, fio, numpy (the last three need
+#                          root=)
+#   ksmsim.seconds=N       idle's length, fio's runtime per job, remount's
+#                          wait after each remount (default 10)
 #   ksmsim.n=N             numpy's array length (default 2000000)
-#   ksmsim.reps=N          cpubench's repetitions of each benchmark
-#                          (default 5)
+#   ksmsim.reps=N          cpubench's repetitions of each benchmark,
+#                          remount's read-only/read-write cycles (default 5)
 #   ksmsim.hold=N          seconds to wait after 'end' before powering off
 #                          (default 0), so that all guests are still up
 #   root=/dev/vda          the full tier: load virtio-blk and ext4, mount
@@ -21,6 +24,14 @@ PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
 export PATH
 
 phase() { echo "KSMSIM-PHASE $1" > /dev/console; }
+
+# The initramfs's virtio-blk and ext4 modules, then up to 10 s for disk $1.
+disk() {
+	while read -r m; do insmod "/lib/modules/$m" 2>/dev/null; done < /lib/modules/order
+	i=0
+	while [ ! -b "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -b "$1" ]
+}
 
 workload() {
 	secs=$2
@@ -46,6 +57,19 @@ workload() {
 			i=$((i + 1))
 		done
 		rm -f /tmp/bench /tmp/gzin ;;
+	remount) # ext4's superblock, followed by its own crc32c, is rewritten
+		# in the page cache at each remount (analysis/results/README.md,
+		# section 9): reps cycles of 1 MiB written and synced, remount
+		# read-only, wait, remount read-write, wait; ends read-only
+		disk /dev/vda && mkdir -p /mnt && mount -t ext4 /dev/vda /mnt || return 1
+		i=1
+		while [ $i -le "$reps" ]; do
+			dd if=/dev/urandom of=/mnt/f.$i bs=64k count=16 2>/dev/null && sync || return 1
+			phase "ro-$i"; mount -o remount,ro /mnt || return 1; sleep "$secs"
+			[ $i = "$reps" ] && break
+			phase "rw-$i"; mount -o remount,rw /mnt || return 1; sleep "$secs"
+			i=$((i + 1))
+		done ;;
 	build)
 		rm -rf /tmp/zlib && cp -a /opt/ksmsim/zlib /tmp/zlib && cd /tmp/zlib &&
 			./configure >/dev/null && make -s -j1 >/dev/null && ./example >/dev/null ;;
@@ -100,10 +124,7 @@ for w in $(cat /proc/cmdline); do
 done
 ok=1
 if [ -n "$root" ]; then
-	while read -r m; do insmod "/lib/modules/$m" 2>/dev/null; done < /lib/modules/order
-	i=0
-	while [ ! -b "$root" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	if mount -t ext4 "$root" /newroot; then
+	if disk "$root" && mount -t ext4 "$root" /newroot; then
 		mount -t proc proc /newroot/proc
 		mount -t sysfs sys /newroot/sys
 		mount -o bind /dev /newroot/dev

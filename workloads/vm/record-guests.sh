@@ -4,7 +4,7 @@
 # them into one trace, one mm per guest (vm1..vmN):
 #
 #   record-guests.sh [-n N] [-m MIB] [-t minimal|full] [-w WORKLOAD]
-#                    [-s SECONDS] [-a ARRAY_LEN] [-i INTERVAL_MS]
+#                    [-s SECONDS] [-a ARRAY_LEN] [-r REPS] [-i INTERVAL_MS]
 #                    [-H HOLD_SECONDS] [-x MAX_SECONDS] [-c bytes|digest]
 #                    [-o TRACE]
 #
@@ -16,7 +16,11 @@
 # every 'KSMSIM-PHASE LABEL' line becomes a mark 'vmI-LABEL' at its host
 # time (relative to that guest's recorder start).
 #
-# -s: idle's length and fio's runtime per job; -a: numpy's array length;
+# -s: idle's length, fio's runtime per job, remount's wait after each
+# remount; -a: numpy's array length; -r: remount's read-only/read-write
+# cycles (default 5; the minimal tier, each guest its own scratch ext4 of
+# SCRATCH_MB MiB, default 256, made by the host's mkfs.ext4 -b 4096: its
+# metadata_csum superblock is the page of section 9's false positive);
 # -H: each guest waits that long after its 'end' before it powers off.
 # -c: the recorder's --content (default bytes: each distinct page's 4096
 # bytes, which the merge and a replay keep for the whole read, in memory
@@ -43,15 +47,15 @@ export KSMSIM_VM_CACHE=$CACHE
 die() { echo "record-guests.sh: $*" >&2; exit 2; }
 usage() { awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2; exit 2; }
 
-n=2 mib=256 tier=minimal wl=boot secs=10 alen=2000000 hold=0 interval=100 max=600 trace= content=bytes
-while getopts n:m:t:w:s:a:H:i:x:c:o:h opt; do
+n=2 mib=256 tier=minimal wl=boot secs=10 alen=2000000 reps=5 hold=0 interval=100 max=600 trace= content=bytes
+while getopts n:m:t:w:s:a:r:H:i:x:c:o:h opt; do
 	case $opt in
 	n) n=$OPTARG ;; m) mib=$OPTARG ;; t) tier=$OPTARG ;; w) wl=$OPTARG ;;
-	s) secs=$OPTARG ;; a) alen=$OPTARG ;; H) hold=$OPTARG ;; i) interval=$OPTARG ;;
+	s) secs=$OPTARG ;; a) alen=$OPTARG ;; r) reps=$OPTARG ;; H) hold=$OPTARG ;; i) interval=$OPTARG ;;
 	x) max=$OPTARG ;; c) content=$OPTARG ;; o) trace=$OPTARG ;; *) usage ;;
 	esac
 done
-for v in "$n" "$mib" "$secs" "$alen" "$interval" "$max"; do
+for v in "$n" "$mib" "$secs" "$alen" "$reps" "$interval" "$max" "${SCRATCH_MB:-256}"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "bad number '$v'"
 done
 [[ $hold =~ ^[0-9]+$ ]] || die "bad number '$hold'"
@@ -59,8 +63,11 @@ case $content in bytes|digest) ;; *) die "unknown content form '$content' (bytes
 case $tier in minimal|full) ;; *) die "unknown tier '$tier' (minimal or full)" ;; esac
 case $wl in
 boot|idle|tmpfs|random) ;;
+remount)
+	[ "$tier" = minimal ] || die "workload 'remount' needs -t minimal (its disk is /dev/vda)"
+	command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 missing (apt-get install -y e2fsprogs)" ;;
 build|fio|numpy) [ "$tier" = full ] || die "workload '$wl' needs -t full" ;;
-*) die "unknown workload '$wl' (boot idle tmpfs random build fio numpy)" ;;
+*) die "unknown workload '$wl' (boot idle tmpfs random remount build fio numpy)" ;;
 esac
 [ "$(id -u)" = 0 ] || die "run as root (ksmsim record reads the guests' memory)"
 [ -x "$KSMSIM" ] || die "no ksmsim at $KSMSIM (build it, or set KSMSIM)"
@@ -100,7 +107,7 @@ stamp() {
 	while IFS= read -r l; do printf '%s %s\n' "${EPOCHREALTIME/./}" "${l%$'\r'}"; done
 }
 
-append="console=ttyS0 quiet panic=1 no_timer_check ksmsim.workload=$wl ksmsim.seconds=$secs ksmsim.n=$alen ksmsim.hold=$hold"
+append="console=ttyS0 quiet panic=1 no_timer_check ksmsim.workload=$wl ksmsim.seconds=$secs ksmsim.n=$alen ksmsim.reps=$reps ksmsim.hold=$hold"
 start=$EPOCHREALTIME
 for i in $(seq 1 "$n"); do
 	cp "$initrd" "$tmp/initrd$i.img"
@@ -109,6 +116,10 @@ for i in $(seq 1 "$n"); do
 		qemu-img create -q -f qcow2 -b "$CACHE/full/root.img" -F raw "$tmp/vm$i.qcow2"
 		disk=(-drive "file=$tmp/vm$i.qcow2,format=qcow2,if=virtio")
 		guest_append="$append root=/dev/vda"
+	elif [ "$wl" = remount ]; then
+		mkfs.ext4 -q -F -b 4096 "$tmp/scratch$i.img" "${SCRATCH_MB:-256}M" >/dev/null || die "mkfs.ext4 failed"
+		disk=(-drive "file=$tmp/scratch$i.img,format=raw,if=virtio")
+		guest_append=$append
 	else
 		guest_append=$append
 	fi
