@@ -183,8 +183,13 @@ struct slot {
 };
 
 #define TABLE_MIN 1024u		/* slots; a power of 2 */
-/* Grow past 3/4 full (to 3/8), shrink below 1/8 (to 1/4). */
-#define TABLE_GROW(cap) ((cap) / 4 * 3)
+/*
+ * Grow past 7/8 full (to 7/16), shrink below 1/8 (to 1/4). A slot is 8
+ * bytes against the object's own, so a fuller table costs less memory
+ * than its longer probes cost time: a probe of 8 slots is one cache line,
+ * and the hashes in the slots keep a probe from touching any object.
+ */
+#define TABLE_GROW(cap) ((cap) / 8 * 7)
 #define TABLE_SHRINK(cap) ((cap) / 8)
 
 
