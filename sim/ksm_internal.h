@@ -165,12 +165,14 @@ static inline struct thp *page_thp(const struct page *p)
 }
 
 /*
- * The first 64 bytes are what an unstable-tree walk reads at every level:
- * the tree link, and a cached pointer to the rmap_item's page with its
- * first 8 bytes, kept valid by the page itself (see page_set_content and
- * page_put_mapping), so a walk touches one cache line per level. As in the
- * kernel, the unstable tree's link and the stable node's list share their
- * bytes: an rmap_item is in one tree at a time.
+ * 64 bytes, as the kernel's, each in one cache line of its slab: what an
+ * unstable-tree walk reads at every level is the tree link, and the
+ * rmap_item's page cached (as its index in the page slab) with the high
+ * half of its first 8 bytes, kept valid by the page itself (see
+ * page_set_content and page_put_mapping), so a walk touches one line per
+ * level and no page unless those 4 bytes tie. As in the kernel, the
+ * unstable tree's link and the stable node's list share their bytes: an
+ * rmap_item is in one tree at a time.
  */
 struct rmap_item {
 	union {
@@ -182,8 +184,8 @@ struct rmap_item {
 	};
 	uint32_t mm_idx;		/* whose address it is: rmap_item_mm() */
 	uint32_t rmap_list;		/* next rmap_item of the mm, by address: rmap_at() */
-	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
-	uint64_t cached_key;		/* cached_page's key8 */
+	uint32_t cached_page;		/* get_mergeable_page's answer, while valid: rmap_item_cached_page() */
+	uint32_t cached_key;		/* the high half of that page's key8 */
 	/* One word: mm_vma_changed() drops the mm's caches when vma_gen wraps. */
 	uint64_t vma_gen : 16;		/* mm->vma_gen when it was cached */
 	uint64_t tree : 22;		/* index of the unstable tree it sits in (tree_index) */
@@ -478,6 +480,17 @@ static inline struct mm *rmap_item_mm(const struct ksm *k, const struct rmap_ite
 static inline struct rmap_item *rmap_at(const struct ksm *k, uint32_t link)
 {
 	return slab_at(&k->rmap_item_cache, link);
+}
+
+/* The page the rmap_item caches (NULL: none). */
+static inline struct page *rmap_item_cached_page(const struct ksm *k, const struct rmap_item *r)
+{
+	return slab_at(&k->page_slab, r->cached_page);
+}
+
+static inline void rmap_item_set_cached_page(struct ksm *k, struct rmap_item *r, struct page *p)
+{
+	r->cached_page = slab_index(&k->page_slab, p);
 }
 
 /*

@@ -238,7 +238,7 @@ static void page_set_content(struct page *p, content *c)
 {
 	struct rmap_item *rmap_item = page_rmap_item(p);
 	if (rmap_item) {
-		rmap_item->cached_key = content_key8(c);
+		rmap_item->cached_key = (uint32_t)(content_key8(c) >> 32);
 		if (rmap_item->seen && !content_equal(rmap_item->seen, c))
 			rmap_item->changed = true;
 	}
@@ -267,7 +267,7 @@ static struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 void page_uncache(struct page *p)
 {
 	if (page_rmap_item(p)) {
-		page_rmap_item(p)->cached_page = NULL;
+		page_rmap_item(p)->cached_page = 0;
 		page_set_rmap_item(p, NULL);
 	}
 }
@@ -283,7 +283,7 @@ static void mm_vma_changed(struct ksm *k, struct mm *mm)
 		return;
 	for (struct rmap_item *r = rmap_at(k, mm->rmap_list); r; r = rmap_at(k, r->rmap_list))
 		if (r->cached_page)
-			page_uncache(r->cached_page);
+			page_uncache(rmap_item_cached_page(k, r));
 }
 
 void page_free(struct ksm *k, struct page *p)
