@@ -267,11 +267,33 @@ struct vma {
 
 #define PT_SHIFT 6
 #define PT_SIZE (1u << PT_SHIFT)
+/*
+ * 64 PTEs. A PTE is 32 bits, half a pointer: 0 maps nothing, 1 and 2 are
+ * the two zero-page markers (KSM_ZERO_PTE, ZERO_PFN_PTE), anything else
+ * is a page's index in the page slab plus 2 (pte_page(), pte_of()).
+ */
 struct pt_chunk {
-	uint32_t npresent;		/* PTEs mapping a scannable page */
 	uint64_t present[PT_SIZE / 64];
-	struct page *pte[PT_SIZE];
+	uint32_t npresent;		/* PTEs mapping a scannable page */
+	uint32_t pte[PT_SIZE];
 };
+
+#define PTE_MARKERS ((uint32_t)(uintptr_t)ZERO_PFN_PTE)
+
+/* What a PTE maps: NULL, a zero-page marker or a page of the slab pages. */
+static inline struct page *pte_page(const struct slab *pages, uint32_t pte)
+{
+	return pte <= PTE_MARKERS ? (struct page *)(uintptr_t)pte : slab_at(pages, pte - PTE_MARKERS);
+}
+
+static inline uint32_t pte_of(const struct slab *pages, const struct page *p)
+{
+	if (!pte_is_page(p))
+		return (uint32_t)(uintptr_t)p;
+	uint32_t index = slab_index(pages, p);
+	g_assert(index <= UINT32_MAX - PTE_MARKERS);
+	return index + PTE_MARKERS;
+}
 
 struct mm {
 	char name[TRACE_NAME_MAX + 1];
@@ -285,6 +307,7 @@ struct mm {
 	uint32_t idx;			/* in k->mm_table: an rmap_item's mm_idx */
 	GTree *vmas;			/* start vpn -> struct vma */
 	GTree *chunks;			/* chunk index -> struct pt_chunk */
+	const struct slab *page_slab;	/* the run's pages, which the PTEs name (pte_page) */
 	struct pt_chunk *last_chunk;
 	uint64_t last_chunk_idx;
 	struct pt_chunk *peek_chunk;	/* pte_peek_keys' own last chunk */

@@ -50,7 +50,8 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	/* one cache line each: a tree walk reads one an rmap_item */
 	slab_init_side(&k->rmap_item_cache, sizeof(struct rmap_item), 64,
 		       k->wide_checksum ? sizeof(uint32_t) : 0, "an arena of rmap_items");
-	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
+	/* aligned to their size: a page never spans two cache lines */
+	slab_init(&k->page_slab, sizeof(struct page), sizeof(struct page), "an arena of pages");
 	slab_init(&k->stable_node_cache, sizeof(struct stable_node), _Alignof(struct stable_node),
 		  "an arena of stable nodes");
 	return k;
