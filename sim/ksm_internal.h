@@ -280,10 +280,30 @@ struct pt_chunk {
 
 #define PTE_MARKERS ((uint32_t)(uintptr_t)ZERO_PFN_PTE)
 
+/*
+ * The page slab's geometry as constants (ksm_new() asserts them): pages
+ * aligned to their 32 bytes, the first after a 32-byte header, 2^20 slots
+ * an arena. A PTE read and a walk level decode an index with a load of
+ * the arena and shifts, not slab_at()'s loads of the geometry and its
+ * multiply.
+ */
+#define PAGE_SLAB_SLOT_BITS 20
+
+/* The page of index (not 0) in the page slab. */
+static inline struct page *page_slab_at(const struct slab *pages, uint32_t index)
+{
+	index--;
+	return (struct page *)(pages->arenas[index >> PAGE_SLAB_SLOT_BITS] + sizeof(struct page) +
+			       (size_t)(index & ((UINT32_C(1) << PAGE_SLAB_SLOT_BITS) - 1)) *
+				       sizeof(struct page));
+}
+
 /* What a PTE maps: NULL, a zero-page marker or a page of the slab pages. */
 static inline struct page *pte_page(const struct slab *pages, uint32_t pte)
 {
-	return pte <= PTE_MARKERS ? (struct page *)(uintptr_t)pte : slab_at(pages, pte - PTE_MARKERS);
+	if (pte <= PTE_MARKERS)
+		return (struct page *)(uintptr_t)pte;
+	return page_slab_at(pages, pte - PTE_MARKERS);
 }
 
 static inline uint32_t pte_of(const struct slab *pages, const struct page *p)
@@ -508,7 +528,7 @@ static inline struct rmap_item *rmap_at(const struct ksm *k, uint32_t link)
 /* The page the rmap_item caches (NULL: none). */
 static inline struct page *rmap_item_cached_page(const struct ksm *k, const struct rmap_item *r)
 {
-	return slab_at(&k->page_slab, r->cached_page);
+	return r->cached_page ? page_slab_at(&k->page_slab, r->cached_page) : NULL;
 }
 
 static inline void rmap_item_set_cached_page(struct ksm *k, struct rmap_item *r, struct page *p)
