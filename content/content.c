@@ -79,38 +79,41 @@ struct overlay {
 };
 
 /*
- * 64 bytes, one cache line (chunks are page-aligned): a few small
- * overlays, such as a rewritten word and its run (12 bytes), are kept in
- * the object instead of a heap block of their own (32 bytes with malloc's
- * header, and a pointer). The checksum's function is the store's
- * (csum_fn), one a run, and the page cache names an object by its handle,
- * as it is unique while the object lives (content_unref() drops its
- * cached bytes), so neither takes a word here.
+ * 40 bytes: a run that rewrites pages keeps two objects a page at its
+ * peak (the page's bytes, and the rmap_item's bytes at the last visit),
+ * so what an object holds is what the hot paths need and nothing they
+ * can recompute. A rewritten word (an overlay and its 8 bytes: 12) is
+ * kept in the object instead of a heap block of its own (32 bytes with
+ * malloc's header, and a pointer). Not kept: the first 8 bytes and the
+ * description's hash, each a few instructions from the description
+ * (compute_key8(), compute_shash()); the digest, which only the oracle
+ * asks for, in the store's digest cache (content_digest()). The
+ * checksum's function is the store's (csum_fn), one a run, and the page
+ * cache names an object by its handle, as it is unique while the object
+ * lives (content_unref() drops its cached bytes and digest), so neither
+ * takes a word here.
  */
-#define INLINE_EXTRA 16
+#define INLINE_EXTRA 12
 
 struct content {
 	uint32_t refcount;
 	uint8_t kind : 2;		/* enum base_kind */
-	uint8_t inline_extra : 1;	/* the extra bytes are in[], not at extra */
+	uint8_t inline_extra : 1;	/* the extra bytes are in[], else in[] holds a pointer to them */
 	uint8_t csum_valid : 1;		/* csum is of the store's csum_fn */
-	uint8_t digest_valid : 1;
 	uint8_t n_over;
 	uint16_t over_bytes;	/* at most OVERLAY_MAX */
-	uint32_t shash;		/* hash of the description, for interning */
-	uint32_t idx;		/* where the pool keeps it; the table names it so */
 	uint64_t base;		/* byte value or seed */
-	uint64_t key8;
 	uint64_t csum;
-	uint64_t digest;
-	/* BASE_FULL: PAGE bytes; else n_over overlays then over_bytes bytes */
-	union {
-		uint8_t *extra;
-		uint8_t in[INLINE_EXTRA];
-	};
+	uint32_t idx;		/* where the pool keeps it; the table names it so */
+	/*
+	 * BASE_FULL: PAGE bytes; else n_over overlays then over_bytes bytes:
+	 * here, or on the heap at the pointer kept here (extra_of()).
+	 */
+	uint8_t in[INLINE_EXTRA];
 };
 
-G_STATIC_ASSERT(sizeof(struct content) == 64);
+G_STATIC_ASSERT(sizeof(struct content) == 40);
+G_STATIC_ASSERT(INLINE_EXTRA >= sizeof(uint8_t *));
 G_STATIC_ASSERT(OVERLAY_MAX < (1u << 15));
 /* 64-bit handles; every object 8-byte aligned in its chunk */
 G_STATIC_ASSERT(sizeof(uintptr_t) == 8 && _Alignof(content) >= 8 && sizeof(content) % 8 == 0);
@@ -183,8 +186,13 @@ struct slot {
 };
 
 #define TABLE_MIN 1024u		/* slots; a power of 2 */
-/* Grow past 3/4 full (to 3/8), shrink below 1/8 (to 1/4). */
-#define TABLE_GROW(cap) ((cap) / 4 * 3)
+/*
+ * Grow past 7/8 full (to 7/16), shrink below 1/8 (to 1/4). A slot is 8
+ * bytes against the object's own, so a fuller table costs less memory
+ * than its longer probes cost time: a probe of 8 slots is one cache line,
+ * and the hashes in the slots keep a probe from touching any object.
+ */
+#define TABLE_GROW(cap) ((cap) / 8 * 7)
 #define TABLE_SHRINK(cap) ((cap) / 8)
 
 
@@ -193,12 +201,25 @@ struct slot {
  * never handed out), freed ones on a list threaded through their base field.
  * A write usually makes one object and frees another, so they are recycled.
  */
-#define CHUNK_SHIFT 15		/* 2 MiB chunks */
+#define CHUNK_SHIFT 15		/* 1.25 MiB chunks */
 #define CHUNK_OBJS (1u << CHUNK_SHIFT)
+
+/* The heap block of an object whose extra bytes are not in it (NULL: none). */
+static inline uint8_t *extra_ptr(const content *c)
+{
+	uint8_t *p;
+	memcpy(&p, c->in, sizeof(p));
+	return p;
+}
+
+static inline void set_extra_ptr(content *c, uint8_t *p)
+{
+	memcpy(c->in, &p, sizeof(p));
+}
 
 static inline const uint8_t *extra_of(const content *c)
 {
-	return c->inline_extra ? c->in : c->extra;
+	return c->inline_extra ? c->in : extra_ptr(c);
 }
 
 static inline const struct overlay *overlays(const content *c)
@@ -416,7 +437,7 @@ static void pool_release(content *c)
 static bool desc_equal(const content *a, const content *b)
 {
 	if (a->kind != b->kind || a->base != b->base || a->n_over != b->n_over ||
-	    a->over_bytes != b->over_bytes || a->key8 != b->key8)
+	    a->over_bytes != b->over_bytes)
 		return false;
 	/* memcmp must not see NULL, even for zero bytes */
 	return !extra_size(a) || memcmp(extra_of(a), extra_of(b), extra_size(a)) == 0;
@@ -461,9 +482,12 @@ static bool table_resize(size_t cap, bool must)
 	return true;
 }
 
+static uint32_t compute_shash(const content *c);
+static void digest_forget(const content *c);
+
 static void table_remove(const content *c)
 {
-	size_t mask = store->table_mask, i = c->shash & mask;
+	size_t mask = store->table_mask, i = compute_shash(c) & mask;
 	/* by identity: the object is in the table, so no description compare */
 	while (store->slots[i].idx != c->idx) {
 		g_assert(store->slots[i].idx);
@@ -539,13 +563,12 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 	}
 	if (!store->slots)
 		table_resize(TABLE_MIN, true);
-	content key = { .kind = kind, .base = base, .n_over = n_over,
-			.over_bytes = over_bytes, .extra = extra };
-	key.key8 = compute_key8(&key);
-	key.shash = compute_shash(&key);
-	size_t i = key.shash & store->table_mask;
+	content key = { .kind = kind, .base = base, .n_over = n_over, .over_bytes = over_bytes };
+	set_extra_ptr(&key, extra);
+	uint32_t shash = compute_shash(&key);
+	size_t i = shash & store->table_mask;
 	for (; store->slots[i].idx; i = (i + 1) & store->table_mask) {
-		if (store->slots[i].hash != key.shash)
+		if (store->slots[i].hash != shash)
 			continue;
 		content *found = pool_obj(store->slots[i].idx);
 		if (desc_equal(found, &key)) {
@@ -563,7 +586,7 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 		c->inline_extra = 1;
 		g_free(extra);
 	}
-	store->slots[i].hash = c->shash;
+	store->slots[i].hash = shash;
 	store->slots[i].idx = c->idx;
 	if (++store->table_count > TABLE_GROW(store->table_mask + 1))
 		table_resize((store->table_mask + 1) * 2, true);
@@ -587,10 +610,11 @@ void content_unref(content *c)
 	for (unsigned i = 0; i < CACHE_WAYS; i++)
 		if (store->cache[i].id == (uintptr_t)c)
 			store->cache[i].id = 0;
+	digest_forget(c);
 	store->live_objects--;
 	store->live_bytes -= sizeof(*c) + heap_extra(c);
 	if (!c->inline_extra)
-		g_free(c->extra);
+		g_free(extra_ptr(c));
 	pool_release(c);
 }
 
@@ -821,7 +845,7 @@ int content_cmp(const content *a, const content *b)
 
 uint64_t content_key8(const content *c)
 {
-	return is_imm(c) ? imm_key8(c) : c->key8;
+	return is_imm(c) ? imm_key8(c) : compute_key8(c);
 }
 
 bool content_is_zero(const content *c)
@@ -838,22 +862,35 @@ const uint8_t *content_peek(const content *c)
 /*
  * Immediates have nowhere to keep a checksum or digest, so these direct-mapped
  * caches do, keyed by handle (and the cache's fn: a run uses one, a change
- * empties it). Slots follow the base's low bits, so a run of consecutive
- * seeds, as fillseq writes, does not collide within the cache's size. 1 MiB
- * each is allocated on first use and counted in content_footprint().
+ * empties it); the digest cache holds the objects' digests too, which only
+ * the oracle asks for, so that no object carries one. Slots follow the
+ * base's low bits, so a run of consecutive seeds, as fillseq writes, does
+ * not collide within the cache's size, and an object's its pool index. 1
+ * MiB each is allocated on first use and counted in content_footprint().
  */
 #define IMM_CACHE_SHIFT 16
 #define IMM_CACHE_SLOTS (1u << IMM_CACHE_SHIFT)
 
-
-
 static inline size_t imm_index(const content *c)
 {
 	uint64_t h = (uintptr_t)c;
+	if (!is_imm(c))
+		return c->idx & (IMM_CACHE_SLOTS - 1);
 	if (is_byte(h))		/* bytes apart from small seeds */
 		return (h / 8) ^ (IMM_CACHE_SLOTS / 2);
 	h ^= h >> 16 ^ h >> 32 ^ h >> 48;
 	return h & (IMM_CACHE_SLOTS - 1);
+}
+
+/* An object is freed: its handle may name other bytes next, so its digest goes. */
+static void digest_forget(const content *c)
+{
+	struct imm_slot *s;
+	if (store->digest_cache.slot) {
+		s = &store->digest_cache.slot[imm_index(c)];
+		if (s->handle == (uintptr_t)c)
+			s->handle = 0;
+	}
 }
 
 static uint64_t imm_hash(struct imm_cache *ic, const content *c, page_hash_fn fn,
@@ -911,13 +948,7 @@ uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 
 uint64_t content_digest(content *c)
 {
-	if (is_imm(c))
-		return imm_hash(&store->digest_cache, c, digest_fn, NULL);
-	if (!c->digest_valid) {
-		c->digest = digest_fn(page_bytes(c));
-		c->digest_valid = 1;
-	}
-	return c->digest;
+	return imm_hash(&store->digest_cache, c, digest_fn, NULL);
 }
 
 void content_stats(uint64_t *objects, uint64_t *bytes)
@@ -960,7 +991,7 @@ void content_store_free(struct content_store *s)
 			uint32_t idx = s->slots[i].idx;
 			content *c = s->chunks[idx >> CHUNK_SHIFT] + (idx & (CHUNK_OBJS - 1));
 			if (!c->inline_extra)
-				g_free(c->extra);
+				g_free(extra_ptr(c));
 		}
 	if (s->slots)
 		munmap(s->slots, (s->table_mask + 1) * sizeof(struct slot));

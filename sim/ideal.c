@@ -130,7 +130,7 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 			uint64_t base = GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT;
 			struct pt_chunk *c = g_tree_node_value(cn);
 			for (unsigned j = 0; j < PT_SIZE; j++) {
-				struct page *p = c->pte[j];
+				struct page *p = pte_page(&k->page_slab, c->pte[j]);
 				if (!p || p == ZERO_PFN_PTE)
 					continue;
 				uint64_t vpn = base + j;

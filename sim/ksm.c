@@ -569,7 +569,7 @@ void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 	k->rmap_items--;
 	rmap_item_mm(k, rmap_item)->ksm_rmap_items--;
 	if (rmap_item->cached_page)
-		page_set_rmap_item(rmap_item->cached_page, NULL);
+		page_set_rmap_item(rmap_item_cached_page(k, rmap_item), NULL);
 	if (rmap_item->seen)
 		content_unref(rmap_item->seen);
 	slab_free(&k->rmap_item_cache, rmap_item);
@@ -622,20 +622,20 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 		return NULL;
 	/* The page keeps the cache honest; only VMA changes are checked here. */
 	if (rmap_item->cached_page && rmap_item->vma_gen == mm->vma_gen)
-		return rmap_item->cached_page;
+		return rmap_item_cached_page(k, rmap_item);
 	struct vma *v = find_vma(mm, rmap_item->vpn);
 	if (!v || !v->mergeable)
 		return NULL;
 	struct page *p = pte_get(mm, rmap_item->vpn);
 	if (!pte_is_page(p))
 		return NULL;
-	if (p->mapcount == 1 && rmap_item->cached_page != p) {
+	if (p->mapcount == 1 && rmap_item_cached_page(k, rmap_item) != p) {
 		if (rmap_item->cached_page)
-			page_set_rmap_item(rmap_item->cached_page, NULL);
+			page_set_rmap_item(rmap_item_cached_page(k, rmap_item), NULL);
 		page_uncache(p);
-		rmap_item->cached_page = p;
+		rmap_item_set_cached_page(k, rmap_item, p);
 		page_set_rmap_item(p, rmap_item);
-		rmap_item->cached_key = page_key8(p);
+		rmap_item->cached_key = (uint32_t)(page_key8(p) >> 32);
 	}
 	rmap_item->vma_gen = mm->vma_gen;
 	return p;

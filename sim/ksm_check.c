@@ -218,7 +218,7 @@ char *ksm_check(struct ksm *k)
 		for (GTreeNode *cn = g_tree_node_first(mm->chunks); cn; cn = g_tree_node_next(cn)) {
 			struct pt_chunk *c = g_tree_node_value(cn);
 			for (unsigned j = 0; j < PT_SIZE; j++) {
-				struct page *p = c->pte[j];
+				struct page *p = pte_page(&k->page_slab, c->pte[j]);
 				if (p == KSM_ZERO_PTE) {
 					mm_zero++;
 				} else if (pte_is_page(p)) {

@@ -165,12 +165,14 @@ static inline struct thp *page_thp(const struct page *p)
 }
 
 /*
- * The first 64 bytes are what an unstable-tree walk reads at every level:
- * the tree link, and a cached pointer to the rmap_item's page with its
- * first 8 bytes, kept valid by the page itself (see page_set_content and
- * page_put_mapping), so a walk touches one cache line per level. As in the
- * kernel, the unstable tree's link and the stable node's list share their
- * bytes: an rmap_item is in one tree at a time.
+ * 64 bytes, as the kernel's, each in one cache line of its slab: what an
+ * unstable-tree walk reads at every level is the tree link, and the
+ * rmap_item's page cached (as its index in the page slab) with the high
+ * half of its first 8 bytes, kept valid by the page itself (see
+ * page_set_content and page_put_mapping), so a walk touches one line per
+ * level and no page unless those 4 bytes tie. As in the kernel, the
+ * unstable tree's link and the stable node's list share their bytes: an
+ * rmap_item is in one tree at a time.
  */
 struct rmap_item {
 	union {
@@ -182,8 +184,8 @@ struct rmap_item {
 	};
 	uint32_t mm_idx;		/* whose address it is: rmap_item_mm() */
 	uint32_t rmap_list;		/* next rmap_item of the mm, by address: rmap_at() */
-	struct page *cached_page;	/* get_mergeable_page's answer, while valid */
-	uint64_t cached_key;		/* cached_page's key8 */
+	uint32_t cached_page;		/* get_mergeable_page's answer, while valid: rmap_item_cached_page() */
+	uint32_t cached_key;		/* the high half of that page's key8 */
 	/* One word: mm_vma_changed() drops the mm's caches when vma_gen wraps. */
 	uint64_t vma_gen : 16;		/* mm->vma_gen when it was cached */
 	uint64_t tree : 22;		/* index of the unstable tree it sits in (tree_index) */
@@ -265,11 +267,53 @@ struct vma {
 
 #define PT_SHIFT 6
 #define PT_SIZE (1u << PT_SHIFT)
+/*
+ * 64 PTEs. A PTE is 32 bits, half a pointer: 0 maps nothing, 1 and 2 are
+ * the two zero-page markers (KSM_ZERO_PTE, ZERO_PFN_PTE), anything else
+ * is a page's index in the page slab plus 2 (pte_page(), pte_of()).
+ */
 struct pt_chunk {
-	uint32_t npresent;		/* PTEs mapping a scannable page */
 	uint64_t present[PT_SIZE / 64];
-	struct page *pte[PT_SIZE];
+	uint32_t npresent;		/* PTEs mapping a scannable page */
+	uint32_t pte[PT_SIZE];
 };
+
+#define PTE_MARKERS ((uint32_t)(uintptr_t)ZERO_PFN_PTE)
+
+/*
+ * The page slab's geometry as constants (ksm_new() asserts them): pages
+ * aligned to their 32 bytes, the first after a 32-byte header, 2^20 slots
+ * an arena. A PTE read and a walk level decode an index with a load of
+ * the arena and shifts, not slab_at()'s loads of the geometry and its
+ * multiply.
+ */
+#define PAGE_SLAB_SLOT_BITS 20
+
+/* The page of index (not 0) in the page slab. */
+static inline struct page *page_slab_at(const struct slab *pages, uint32_t index)
+{
+	index--;
+	return (struct page *)(pages->arenas[index >> PAGE_SLAB_SLOT_BITS] + sizeof(struct page) +
+			       (size_t)(index & ((UINT32_C(1) << PAGE_SLAB_SLOT_BITS) - 1)) *
+				       sizeof(struct page));
+}
+
+/* What a PTE maps: NULL, a zero-page marker or a page of the slab pages. */
+static inline struct page *pte_page(const struct slab *pages, uint32_t pte)
+{
+	if (pte <= PTE_MARKERS)
+		return (struct page *)(uintptr_t)pte;
+	return page_slab_at(pages, pte - PTE_MARKERS);
+}
+
+static inline uint32_t pte_of(const struct slab *pages, const struct page *p)
+{
+	if (!pte_is_page(p))
+		return (uint32_t)(uintptr_t)p;
+	uint32_t index = slab_index(pages, p);
+	g_assert(index <= UINT32_MAX - PTE_MARKERS);
+	return index + PTE_MARKERS;
+}
 
 struct mm {
 	char name[TRACE_NAME_MAX + 1];
@@ -283,6 +327,7 @@ struct mm {
 	uint32_t idx;			/* in k->mm_table: an rmap_item's mm_idx */
 	GTree *vmas;			/* start vpn -> struct vma */
 	GTree *chunks;			/* chunk index -> struct pt_chunk */
+	const struct slab *page_slab;	/* the run's pages, which the PTEs name (pte_page) */
 	struct pt_chunk *last_chunk;
 	uint64_t last_chunk_idx;
 	struct pt_chunk *peek_chunk;	/* pte_peek_keys' own last chunk */
@@ -478,6 +523,17 @@ static inline struct mm *rmap_item_mm(const struct ksm *k, const struct rmap_ite
 static inline struct rmap_item *rmap_at(const struct ksm *k, uint32_t link)
 {
 	return slab_at(&k->rmap_item_cache, link);
+}
+
+/* The page the rmap_item caches (NULL: none). */
+static inline struct page *rmap_item_cached_page(const struct ksm *k, const struct rmap_item *r)
+{
+	return r->cached_page ? page_slab_at(&k->page_slab, r->cached_page) : NULL;
+}
+
+static inline void rmap_item_set_cached_page(struct ksm *k, struct rmap_item *r, struct page *p)
+{
+	r->cached_page = slab_index(&k->page_slab, p);
 }
 
 /*

@@ -47,9 +47,13 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	k->lru_gen = 1;		/* 0 is no page's batch */
 	/* The partial-hash detector's sums and 64-bit checksums: high halves aside. */
 	k->wide_checksum = k->detector == KSM_DETECT_PARTIAL || (k->hash_fn && k->opt.hash->bits > 32);
-	slab_init_side(&k->rmap_item_cache, sizeof(struct rmap_item), _Alignof(struct rmap_item),
+	/* one cache line each: a tree walk reads one an rmap_item */
+	slab_init_side(&k->rmap_item_cache, sizeof(struct rmap_item), 64,
 		       k->wide_checksum ? sizeof(uint32_t) : 0, "an arena of rmap_items");
-	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
+	/* aligned to their size: a page never spans two cache lines */
+	slab_init(&k->page_slab, sizeof(struct page), sizeof(struct page), "an arena of pages");
+	g_assert(k->page_slab.size == sizeof(struct page) && k->page_slab.first == sizeof(struct page) &&
+		 k->page_slab.slot_bits == PAGE_SLAB_SLOT_BITS);	/* page_slab_at() */
 	slab_init(&k->stable_node_cache, sizeof(struct stable_node), _Alignof(struct stable_node),
 		  "an arena of stable nodes");
 	return k;

@@ -95,7 +95,7 @@ uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
 
 /* What a simulated page costs: bench model prints it, this keeps it from creeping. */
 G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
-G_STATIC_ASSERT(sizeof(struct rmap_item) == 72);
+G_STATIC_ASSERT(sizeof(struct rmap_item) == 64);
 G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
 G_STATIC_ASSERT(sizeof(struct page) == 32);
 /* stable_node.tree: every tree_index(), nodes x classes */

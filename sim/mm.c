@@ -16,9 +16,10 @@ static gint cmp_u64(gconstpointer a, gconstpointer b, gpointer unused)
 	return x < y ? -1 : x > y;
 }
 
-static struct mm *mm_new(const char *name, uint32_t nid)
+static struct mm *mm_new(const struct ksm *k, const char *name, uint32_t nid)
 {
 	struct mm *mm = g_new0(struct mm, 1);
+	mm->page_slab = &k->page_slab;
 	g_strlcpy(mm->name, name, sizeof(mm->name));
 	mm->nid = nid;
 	mm->vmas = g_tree_new_full(cmp_u64, NULL, NULL, g_free);
@@ -141,7 +142,7 @@ static struct pt_chunk *chunk_get(struct mm *mm, uint64_t idx, bool create)
 struct page *pte_get(struct mm *mm, uint64_t vpn)
 {
 	struct pt_chunk *c = chunk_get(mm, vpn >> PT_SHIFT, false);
-	return c ? c->pte[vpn & (PT_SIZE - 1)] : NULL;
+	return c ? pte_page(mm->page_slab, c->pte[vpn & (PT_SIZE - 1)]) : NULL;
 }
 
 static inline bool scannable(const struct page *p)
@@ -155,8 +156,8 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
 	if (!c)
 		return;
 	unsigned i = vpn & (PT_SIZE - 1);
-	bool was = scannable(c->pte[i]), is = scannable(p);
-	c->pte[i] = p;
+	bool was = c->pte[i] > PTE_MARKERS, is = scannable(p);
+	c->pte[i] = pte_of(mm->page_slab, p);
 	if (is && p->mapcount != 1)
 		page_uncache(p);	/* a second mapping: a cached rmap_item would be ambiguous */
 	if (was != is) {
@@ -184,7 +185,7 @@ unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *ke
 	unsigned i = vpn & (PT_SIZE - 1);
 	if (c) {
 		for (; i < PT_SIZE && n < max; i++) {
-			const struct page *p = c->pte[i];
+			const struct page *p = pte_page(mm->page_slab, c->pte[i]);
 			if (pte_is_page(p) && !p->ksm) {
 				vpns[n] = (idx << PT_SHIFT) | i;
 				keys[n++] = page_key8(p);
@@ -238,7 +239,7 @@ static void page_set_content(struct page *p, content *c)
 {
 	struct rmap_item *rmap_item = page_rmap_item(p);
 	if (rmap_item) {
-		rmap_item->cached_key = content_key8(c);
+		rmap_item->cached_key = (uint32_t)(content_key8(c) >> 32);
 		if (rmap_item->seen && !content_equal(rmap_item->seen, c))
 			rmap_item->changed = true;
 	}
@@ -267,7 +268,7 @@ static struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 void page_uncache(struct page *p)
 {
 	if (page_rmap_item(p)) {
-		page_rmap_item(p)->cached_page = NULL;
+		page_rmap_item(p)->cached_page = 0;
 		page_set_rmap_item(p, NULL);
 	}
 }
@@ -283,7 +284,7 @@ static void mm_vma_changed(struct ksm *k, struct mm *mm)
 		return;
 	for (struct rmap_item *r = rmap_at(k, mm->rmap_list); r; r = rmap_at(k, r->rmap_list))
 		if (r->cached_page)
-			page_uncache(r->cached_page);
+			page_uncache(rmap_item_cached_page(k, r));
 }
 
 void page_free(struct ksm *k, struct page *p)
@@ -686,7 +687,7 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 		}
 		uint64_t stop = MIN(end, (idx + 1) << PT_SHIFT);
 		for (; vpn < stop; vpn++) {
-			struct page *p = c->pte[vpn & (PT_SIZE - 1)];
+			struct page *p = pte_page(mm->page_slab, c->pte[vpn & (PT_SIZE - 1)]);
 			if (!p)
 				continue;
 			ksm_ev_unmap(k, mm, vpn, p, false);
@@ -858,7 +859,7 @@ static void set_memory_merge(struct ksm *k, struct mm *mm, bool on)
  */
 static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 {
-	struct mm *child = mm_new(name, parent->nid);
+	struct mm *child = mm_new(k, name, parent->nid);
 	if (ksm_linux_6_1(k)) {
 		child->forked_rmap_items = parent->ksm_rmap_items + parent->forked_rmap_items;
 		child->forked_merging_pages = parent->ksm_merging_pages + parent->forked_merging_pages;
@@ -875,7 +876,7 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 		uint64_t base = GPOINTER_TO_SIZE(g_tree_node_key(n)) << PT_SHIFT;
 		struct pt_chunk *c = g_tree_node_value(n);
 		for (unsigned i = 0; i < PT_SIZE; i++) {
-			struct page *p = c->pte[i];
+			struct page *p = pte_page(parent->page_slab, c->pte[i]);
 			if (!p)
 				continue;
 			if (p == KSM_ZERO_PTE) {
@@ -975,7 +976,7 @@ bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error)
 	case TRACE_SPAWN:
 		if (!mm_domain(k, r->mm, NULL, &domain, error))
 			return false;
-		mm_add(k, mm_new(r->mm, r->node), domain);
+		mm_add(k, mm_new(k, r->mm, r->node), domain);
 		break;
 	case TRACE_FORK:
 		if (!fork_allowed(k, r, error))

@@ -52,12 +52,9 @@ static inline unsigned walks_ahead_step(struct walks_ahead *w, unsigned head, un
 		const struct rb_node *node = a->node;
 		if (node) {
 			const struct rmap_item *it = rb_entry(node, struct rmap_item, node);
-			node = a->key < it->cached_key ? node->rb_left : node->rb_right;
-			if (node) {
-				/* the item's first 56 bytes may span two lines */
-				__builtin_prefetch(node);
-				__builtin_prefetch((const char *)node + 55);
-			}
+			node = a->key >> 32 < it->cached_key ? node->rb_left : node->rb_right;
+			if (node)
+				__builtin_prefetch(node);	/* the item's one line */
 			a->node = node;
 		}
 	}
@@ -135,10 +132,11 @@ static inline int search_walk_memcmp(struct ksm *k, struct search_walk *s, const
 				     const struct rmap_item *tree_rmap_item,
 				     const struct page *tree_page)
 {
-	if (tree_rmap_item->cached_page == tree_page) {
+	if (rmap_item_cached_page(k, tree_rmap_item) == tree_page) {
 		s->corrupt |= tree_rmap_item->changed;
-		const uint64_t tree_key = tree_rmap_item->cached_key;
-		if (tree_key != s->key) {
+		/* the cached half decides when it differs; else the page does */
+		const uint64_t tree_key = (uint64_t)tree_rmap_item->cached_key << 32;
+		if (tree_rmap_item->cached_key != (uint32_t)(s->key >> 32)) {
 			s->key_cmps += (UINT64_C(1) << 32) + 1 + __builtin_clzll(tree_key ^ s->key) / 8;
 			s->levels++;
 			return s->key < tree_key ? -1 : 1;

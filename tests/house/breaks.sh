@@ -25,7 +25,7 @@ base() {
 	mkdir -p "$tmp/t/sim" "$tmp/t/bench" "$tmp/t/tests"
 	{ echo "static int x;"; fn fine 150; } >"$tmp/t/bench/a.c"
 	for ((i = 0; i < 1500; i++)); do echo "/* line */"; done >"$tmp/t/sim/long.c"
-	printf '%s\n' 'G_STATIC_ASSERT(sizeof(struct rmap_item) == 72);' \
+	printf '%s\n' 'G_STATIC_ASSERT(sizeof(struct rmap_item) == 64);' \
 		'G_STATIC_ASSERT(sizeof(struct page) == 32);' >"$tmp/t/sim/sizes.c"
 	printf '%s\n' 'static void f(struct ksm *k)' '{' '	ksm_ev_visit(k);' '}' >"$tmp/t/sim/ksm.c"
 	fn huge 400 >"$tmp/t/tests/big_test.c"	# tests/ is outside the rules
