@@ -151,19 +151,20 @@ P
 	fail "--replot, older header: $(cat "$tmp/o.err")"
 [[ "$(head -c 8 "$tmp/o.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]] ||
 	fail "--replot, older header: no PNG"
-badre() {	# EXPECTED-TEXT ARGS...
-	local want=$1
-	shift
-	rm -f "$tmp/y.png"
-	"$ksmsim" tune "$@" >"$tmp/y.out" 2>"$tmp/y.err"
+refused() {	# OUTPUT EXPECTED-TEXT ARGS...: exit 2, one line naming it, no OUTPUT
+	local out=$1 want=$2
+	shift 2
+	rm -f "$out"
+	"$ksmsim" tune "$@" >"$tmp/r.out" 2>"$tmp/r.err"
 	local rc=$?
 	[[ $rc -eq 2 ]] || fail "tune $*: exit $rc, want 2"
-	[[ $(wc -l <"$tmp/y.err") -eq 1 ]] || fail "tune $*: not one line: $(cat "$tmp/y.err")"
-	grep -qF -- "$want" "$tmp/y.err" || fail "tune $*: $(cat "$tmp/y.err"), want '$want'"
-	[[ -s "$tmp/y.out" ]] && fail "tune $*: printed $(cat "$tmp/y.out")"
-	[[ -e "$tmp/y.png" ]] && fail "tune $*: left a PNG"
+	[[ $(wc -l <"$tmp/r.err") -eq 1 ]] || fail "tune $*: not one line: $(cat "$tmp/r.err")"
+	grep -qF -- "$want" "$tmp/r.err" || fail "tune $*: $(cat "$tmp/r.err"), want '$want'"
+	[[ -s "$tmp/r.out" ]] && fail "tune $*: printed $(cat "$tmp/r.out")"
+	[[ -e "$out" ]] && fail "tune $*: left $out"
 	return 0
 }
+badre() { refused "$tmp/y.png" "$@"; }	# EXPECTED-TEXT ARGS...
 r() { badre "$1" --replot "$tmp/$2.csv" --plot "$tmp/y.png"; }
 r "cpu.csv:3: ksmd_cpu_pct wants a number, not 'fast'" cpu
 r "name.csv:4: setting '999/20' is not what its knobs say" name
@@ -171,7 +172,7 @@ r "mode.csv:5: advisor_mode wants none or scan-time, not 'auto'" mode
 r "flag.csv:6: smart_scan wants 0..1, not '2'" flag
 r "budget.csv:7: cpu_budget_pct '7.000' differs from the first row's '5.000'" budget
 r "pick.csv:" pick
-grep -q 'recommended is [01], but the rows' "$tmp/y.err" || fail "a moved pick: $(cat "$tmp/y.err")"
+grep -q 'recommended is [01], but the rows' "$tmp/r.err" || fail "a moved pick: $(cat "$tmp/r.err")"
 r "short.csv:3: 35 fields, the header has 36" short
 r "head.csv:1: not the header 'ksmsim tune -o' writes" head
 r "empty.csv:1: no rows after the header" empty
@@ -185,15 +186,7 @@ badre "unknown option" --replot "$tmp/a.csv" --plot "$tmp/y.png" --jobs 2
 bad() {	# EXPECTED-TEXT ARGS...
 	local want=$1
 	shift
-	rm -f "$tmp/x.csv"
-	"$ksmsim" tune "$@" -o "$tmp/x.csv" >"$tmp/x.out" 2>"$tmp/x.err"
-	local rc=$?
-	[[ $rc -eq 2 ]] || fail "tune $*: exit $rc, want 2"
-	[[ $(wc -l <"$tmp/x.err") -eq 1 ]] || fail "tune $*: not one line: $(cat "$tmp/x.err")"
-	grep -qF -- "$want" "$tmp/x.err" || fail "tune $*: $(cat "$tmp/x.err"), want '$want'"
-	[[ -s "$tmp/x.out" ]] && fail "tune $*: printed $(cat "$tmp/x.out")"
-	[[ -e "$tmp/x.csv" ]] && fail "tune $*: left a CSV"
-	return 0
+	refused "$tmp/x.csv" "$want" "$@" -o "$tmp/x.csv"
 }
 bad "--cpu-budget wants a percentage of one CPU, more than 0 and at most 100, not '0'" "$trace" --cpu-budget 0
 bad "--cpu-budget wants" "$trace" --cpu-budget 101
