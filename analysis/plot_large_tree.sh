@@ -59,8 +59,8 @@ set format y '1e%T'
 set ylabel 'count over the run (log)'
 set xrange [-0.6:$n-0.4]
 set xtics rotate by -30 scale 0
-set key below horizontal maxrows 2
-set bmargin 8
+set key at graph 0.5, graph 0.32 center center horizontal maxrows 1 box opaque
+set bmargin 5
 set grid ytics
 set arrow from graph 0, first 3e-16 to graph 1, first 3e-16 nohead lc rgb '#999999' dt 3
 set label 'none (0)' at graph 0.01, first 1e-15 tc rgb '#666666'
@@ -79,7 +79,9 @@ set yrange [0:$top]
 set xrange [-0.6:$n-0.4]
 set title "$label: ksmd CPU, MODELLED (built-in cost table, AMD EPYC), % of one CPU\n(mean over seeds and its 95% interval, printed under it: too narrow to draw; knobs: pages_to_scan 100 per GiB of guests every 200 ms)"
 set ylabel '% of one CPU (modelled)'
+set key default
 set key inside top right
+set bmargin 8
 $oneline
 set style fill solid 0.8 border -1
 set boxwidth 0.6
