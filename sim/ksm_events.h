@@ -238,6 +238,33 @@ static inline void ksm_ev_dirty_flush(struct ksm *k)
 	k->pstats.dirty_flushes++;
 }
 
+/*
+ * dirty-bit: the PTE's dirty bit read; when it was set (written), whether
+ * the bytes are nonetheless those of the last visit (a store of the same
+ * values, which a checksum would have let through).
+ */
+static inline void ksm_ev_dirty_check(struct ksm *k, const struct rmap_item *rmap_item,
+				      const struct page *page, bool written)
+{
+	k->pstats.dirty_checks++;
+	if (written && rmap_item->seen && content_equal(rmap_item->seen, page->c))
+		k->pstats.dirty_same_bytes++;
+}
+
+/* partial-hash: a VMA's sampled words doubled (at most partial_k_max). */
+static inline void ksm_ev_partial_grow(struct ksm *k)
+{
+	k->pstats.partial_grows++;
+}
+
+/* classified: an unstable-tree search in one class; lost: another class held a twin. */
+static inline void ksm_ev_class_search(struct ksm *k, bool lost)
+{
+	k->pstats.class_searches++;
+	if (lost)
+		k->pstats.class_lost++;
+}
+
 /* One stable-tree level: fetch the node, get its page (chain, chain_prune). */
 static inline void ksm_ev_tree_level(struct ksm *k)
 {

@@ -60,7 +60,7 @@ void partial_hash_missed(struct ksm *k, struct vma *v)
 	unsigned cur = v->partial_k ? v->partial_k : k->opt.policy.partial_k;
 	if (cur < k->opt.policy.partial_k_max) {
 		v->partial_k = (uint16_t)(cur * 2);
-		k->pstats.partial_grows++;
+		ksm_ev_partial_grow(k);
 	}
 }
 
@@ -71,12 +71,10 @@ bool policy_gate_volatile(struct ksm *k, struct page *page, struct rmap_item *rm
 	switch (k->detector) {
 	case KSM_DETECT_DIRTY_BIT: {
 		bool written = page->dirty;
-		k->pstats.dirty_checks++;
+		ksm_ev_dirty_check(k, rmap_item, page, written);
 		if (written) {
 			page->dirty = false;
 			ksm_ev_dirty_flush(k);
-			if (rmap_item->seen && content_equal(rmap_item->seen, page->c))
-				k->pstats.dirty_same_bytes++;
 		}
 		gate_truth(k, rmap_item, page, !written);
 		return written;
@@ -156,14 +154,14 @@ static bool stable_tree_has_twin(struct rb_node *n, const struct page *page)
 void class_lost_check(struct ksm *k, const struct page *page, uint32_t tree)
 {
 	uint32_t base = tree - tree % k->nr_classes;
-	k->pstats.class_searches++;
 	for (uint32_t i = base; i < base + k->nr_classes; i++) {
 		if (i == tree)
 			continue;
 		if (unstable_tree_has_twin(k, k->root_unstable_tree[i].rb_node, page) ||
 		    stable_tree_has_twin(k->root_stable_tree[i].rb_node, page)) {
-			k->pstats.class_lost++;
+			ksm_ev_class_search(k, true);
 			return;
 		}
 	}
+	ksm_ev_class_search(k, false);
 }

@@ -3,7 +3,8 @@
 # house_rules.sh fails when a rule is broken: on a small tree that keeps
 # every rule it passes; each copy that breaks one (a 151-line function, a
 # 1,501-line file, struct page asserted at 48 bytes, a counter bumped in
-# sim/ksm.c, a cli/ command writing to stderr itself) makes it exit 1
+# sim/ksm.c or a policy count in sim/policy_gate.c, a cli/ command
+# writing to stderr itself) makes it exit 1
 # naming the rule. A function of exactly 150
 # lines and a file of exactly 1,500 pass. usage: breaks.sh HOUSE_RULES.SH
 set -u
@@ -72,6 +73,10 @@ expect 1 "a 1,401-line sim/ksm.c" 'sim/ksm.c: 1401 lines (the twin'
 base
 sed -i 's/ksm_ev_visit(k);/k->truth.checksums++;/' "$tmp/t/sim/ksm.c"
 expect 1 "a counter bumped in a twin" 'sim/ksm.c:3:.*measurement in a twin'
+
+base
+printf '%s\n' 'static void z(struct ksm *k)' '{' '	k->pstats.dirty_checks++;' '}' >>"$tmp/t/sim/policy_gate.c"
+expect 1 "a policy count bumped in the gate" 'sim/policy_gate.c:3:.*measurement in a twin'
 
 base
 printf '%s\n' 'void y(void)' '{' '	fprintf(stderr, "y\n");' '}' >>"$tmp/t/cli/cmd_x.c"

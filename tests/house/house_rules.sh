@@ -5,8 +5,8 @@
 # function over 150 (from a '{' in column 0 to the next '}' in column 0,
 # both counted: the kernel's layout, which the tree follows); struct page
 # and rmap_item asserted at their sizes without exposure (32 and 64
-# bytes: exposure keeps its own side tables); and the twins of sim/ksm.c
-# free of measurement: they state events through sim/ksm_events.h, never
+# bytes: exposure keeps its own side tables); and the twins (sim/ksm.c,
+# sim/mm.c, sim/policy_gate.c) free of measurement: they state events through sim/ksm_events.h, never
 # touching the truth, cost or exposure state themselves; no stderr write
 # in cli/ outside cli/report.c.
 # usage: house_rules.sh SOURCE-TOP. Exit 1 with one line per broken rule.
@@ -52,11 +52,14 @@ if [ -f "$top/sim/ksm.c" ] && [ "$(wc -l <"$top/sim/ksm.c")" -gt "$max_twin" ]; 
 	echo "sim/ksm.c: $(wc -l <"$top/sim/ksm.c") lines (the twin: at most $max_twin)"
 	bad=1
 fi
-if [ -f "$top/sim/ksm.c" ]; then
-	grep -nE 'k->truth|cost_n|->expo|batch_cpu_ns|on_false_positive|cost_charged' \
-		"$top/sim/ksm.c" | sed 's/^/sim\/ksm.c:/; s/$/ (measurement in a twin: use a hook of sim\/ksm_events.h)/' |
+# the twins (ksmd, the processes, the policies' decisions) state events;
+# the counts, prices and side tables are the hooks' and observers'
+for twin in sim/ksm.c sim/mm.c sim/policy_gate.c; do
+	[ -f "$top/$twin" ] || continue
+	grep -nE 'k->truth|cost_n|->expo|batch_cpu_ns|on_false_positive|cost_charged|pstats' \
+		"$top/$twin" | sed "s|^|$twin:|; s|\$| (measurement in a twin: use a hook of sim/ksm_events.h)|" |
 		grep . && bad=1
-fi
+done
 # one voice at the front door: nothing in cli/ writes to stderr but the
 # funnel (cli/report.c), no library but through reportf. The check is
 # tests/hardening/one_voice.sh's (comments and strings set aside), run
