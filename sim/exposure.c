@@ -208,7 +208,7 @@ static void cow_ksm(void *ctx, const struct ksm *k, const struct mm *mm, uint64_
 		    const struct page *page)
 {
 	struct exposure *e = ctx;
-	struct stable_node *node = page_stable_node(page);
+	struct stable_node *node = page_stable_node(k, page);
 	struct rmap_item *it;
 
 	if (!node)
@@ -261,7 +261,7 @@ static void unmapped(void *ctx, const struct ksm *k, const struct mm *mm, uint64
 	e->unmaps++;
 	if (mm->domain < e->named)
 		e->unmaps_by_domain[mm->domain]++;
-	if (!pte_is_page(pte) || !(node = page_stable_node(pte)) || (!unmerge && pte->mapcount < 2))
+	if (!pte_is_page(pte) || !(node = page_stable_node(k, pte)) || (!unmerge && page_mapcount(k, pte) < 2))
 		return;
 	hlist_for_each_entry(it, &node->hlist, hlist) {
 		if (rmap_item_mm(k, it) == mm && it->vpn == vpn)

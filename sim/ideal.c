@@ -146,7 +146,7 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 				} else {
 					pc = p->c;
 					/* a page a fork shares is saved as a KSM page is */
-					if (p->ksm || p->mapcount > 1) {
+					if (p->ksm || page_mapcount(k, p) > 1) {
 						if (p->ideal_seen) {
 							out->actual_saved++;
 						} else {

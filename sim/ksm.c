@@ -422,7 +422,7 @@ static inline struct page *chain(struct ksm *k, struct stable_node **s_n_d,
  */
 static struct page *stable_tree_search(struct ksm *k, struct page *page, const struct mm *mm)
 {
-	if (page->ksm && page_stable_node(page))
+	if (page->ksm && page_stable_node(k, page))
 		return page;	/* a KSM page already: its rmap_item may not track it yet */
 
 	struct rb_root *root = &k->root_stable_tree[tree_index(k, page, mm)];
@@ -506,7 +506,7 @@ again:
 			node = alloc_stable_node_chain(k, node, root);
 		stable_node_chain_add_dup(k, sdup, node);
 	}
-	kpage->folio_stable = sdup;
+	page_set_stable_node(k, kpage, sdup);
 	return sdup;
 }
 
@@ -569,7 +569,7 @@ void free_rmap_item(struct ksm *k, struct rmap_item *rmap_item)
 	k->rmap_items--;
 	rmap_item_mm(k, rmap_item)->ksm_rmap_items--;
 	if (rmap_item->cached_page)
-		page_set_rmap_item(rmap_item_cached_page(k, rmap_item), NULL);
+		page_set_rmap_item(k, rmap_item_cached_page(k, rmap_item), NULL);
 	if (rmap_item->seen)
 		content_unref(rmap_item->seen);
 	slab_free(&k->rmap_item_cache, rmap_item);
@@ -629,12 +629,12 @@ static struct page *get_mergeable_page(struct ksm *k, struct rmap_item *rmap_ite
 	struct page *p = pte_get(mm, rmap_item->vpn);
 	if (!pte_is_page(p))
 		return NULL;
-	if (p->mapcount == 1 && rmap_item_cached_page(k, rmap_item) != p) {
+	if (page_mapped_once(p) && rmap_item_cached_page(k, rmap_item) != p) {
 		if (rmap_item->cached_page)
-			page_set_rmap_item(rmap_item_cached_page(k, rmap_item), NULL);
-		page_uncache(p);
+			page_set_rmap_item(k, rmap_item_cached_page(k, rmap_item), NULL);
+		page_uncache(k, p);
 		rmap_item_set_cached_page(k, rmap_item, p);
-		page_set_rmap_item(p, rmap_item);
+		page_set_rmap_item(k, p, rmap_item);
 		rmap_item->cached_key = (uint32_t)(page_key8(p) >> 32);
 	}
 	rmap_item->vma_gen = mm->vma_gen;
@@ -712,8 +712,8 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 {
 	if (page == kpage)
 		return 0;
-	if (page_thp(page)) {
-		thp_split(k, page_thp(page));	/* split_huge_page: a small page from here */
+	if (page_thp(k, page)) {
+		thp_split(k, page_thp(k, page));	/* split_huge_page: a small page from here */
 		ksm_ev_thp_split(k);
 	}
 	trace_ksm_merge_one_page(k);	/* write_protect_page */
@@ -726,9 +726,9 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	ksm_ev_wrprotect_pte(k);
 	if (!kpage) {
 		page->dirty = false;	/* write-protected clean */
-		g_assert(!page->folio_thp);	/* split above: the word becomes the stable node's */
+		g_assert(!page->folio);	/* split above: the word becomes the stable node's */
 		page->ksm = true;
-		page->folio_stable = NULL;
+		page_set_stable_node(k, page, NULL);
 		page->merged_at = k->full_scans_total;
 		return 0;
 	}
@@ -737,7 +737,7 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 		if (!content_is_zero(page->c))
 			return -1;
 		ksm_ev_merge_zero(k, mm, page);
-		pte_set(mm, vpn, KSM_ZERO_PTE);
+		pte_set(k, mm, vpn, KSM_ZERO_PTE);
 		page_put_mapping(k, page);
 		ksm_map_zero_page(k, mm);
 		ksm_ev_replace_page(k);
@@ -745,8 +745,8 @@ static int try_to_merge_one_page(struct ksm *k, struct mm *mm, uint64_t vpn, str
 	}
 	if (memcmp_pages(k, page, kpage) != 0)
 		return -1;
-	kpage->mapcount++;
-	pte_set(mm, vpn, kpage);
+	page_mapcount_add(k, kpage, 1);
+	pte_set(k, mm, vpn, kpage);
 	page_put_mapping(k, page);
 	ksm_ev_replace_page(k);
 	return 0;
@@ -792,7 +792,7 @@ static struct page *try_to_merge_two_pages(struct ksm *k, struct rmap_item *rmap
 					   struct page *tree_page)
 {
 	/* one THP under two references: split_huge_page refuses */
-	if (page_thp(page) && page_thp(page) == page_thp(tree_page))
+	if (page_thp(k, page) && page_thp(k, page) == page_thp(k, tree_page))
 		return NULL;
 	if (try_to_merge_with_ksm_page(k, rmap_item, page, NULL))
 		return NULL;
@@ -863,7 +863,7 @@ static bool gate_ends_visit(struct ksm *k, struct page *page, struct rmap_item *
  */
 static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
-	struct stable_node *stable_node = page->ksm ? page_stable_node(page) : NULL;
+	struct stable_node *stable_node = page->ksm ? page_stable_node(k, page) : NULL;
 	const struct page *last = k->revisit_last;
 
 	k->revisit_last = NULL;
@@ -899,7 +899,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 	if (kpage) {
 		if (!try_to_merge_with_ksm_page(k, rmap_item, page, kpage)) {
 			/* without max_page_sharing_bypass: it only spares a KSM fork a WARN_ON_ONCE */
-			stable_tree_append(k, rmap_item, page_stable_node(kpage));
+			stable_tree_append(k, rmap_item, page_stable_node(k, kpage));
 			if (kpage != page)
 				trace_ksm_merge_with_ksm_page(k, rmap_item, page);	/* page freed */
 		}
@@ -913,7 +913,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 		unstable_tree_search_insert(k, rmap_item, page, &tree_page);
 	if (tree_rmap_item) {
 		/* before the attempt: a failed one may have freed page (break_cow) */
-		bool same_thp = page_thp(page) && page_thp(page) == page_thp(tree_page);
+		bool same_thp = page_thp(k, page) && page_thp(k, page) == page_thp(k, tree_page);
 		kpage = try_to_merge_two_pages(k, rmap_item, page, tree_rmap_item, tree_page);
 		if (kpage) {
 			struct stable_node *node = stable_tree_insert(k, kpage, rmap_item_mm(k, rmap_item));
@@ -922,7 +922,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
 			ksm_ev_merge_two(k, tree_rmap_item, tree_page, rmap_item, page);
 		} else if (same_thp) {
 			/* both in one THP: split it now, merge on a later visit */
-			thp_split(k, page_thp(page));
+			thp_split(k, page_thp(k, page));
 			ksm_ev_thp_split(k);
 		}
 	}
@@ -935,7 +935,7 @@ static void __cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_i
  */
 void cmp_and_merge_page(struct ksm *k, struct page *page, struct rmap_item *rmap_item)
 {
-	if (!page_thp(page)) {
+	if (!page_thp(k, page)) {
 		/* only a split of its own THP can unmap the page meanwhile */
 		__cmp_and_merge_page(k, page, rmap_item);
 		return;

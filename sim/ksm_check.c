@@ -64,7 +64,7 @@ static void check_node_items(struct walk *w, struct stable_node *node)
 		w->sharing += n - 1;
 	}
 	if (node->page) {
-		if (!node->page->ksm || page_stable_node(node->page) != node)
+		if (!node->page->ksm || page_stable_node(w->k, node->page) != node)
 			fail(w, "stable node's page is not its KSM page");
 	}
 }
@@ -175,8 +175,9 @@ static void count_pte(gpointer key, gpointer value, gpointer data)
 {
 	struct walk *w = data;
 	struct page *p = key;
-	if (p->mapcount != GPOINTER_TO_UINT(value))
-		fail(w, "page mapcount %u but %u PTEs map it", p->mapcount, GPOINTER_TO_UINT(value));
+	if (page_mapcount(w->k, p) != GPOINTER_TO_UINT(value))
+		fail(w, "page mapcount %u but %u PTEs map it", page_mapcount(w->k, p),
+		     GPOINTER_TO_UINT(value));
 }
 
 char *ksm_check(struct ksm *k)
@@ -223,8 +224,8 @@ char *ksm_check(struct ksm *k)
 					mm_zero++;
 				} else if (pte_is_page(p)) {
 					uint64_t vpn = (GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT) + j;
-					if (page_thp(p)) {
-						const struct thp *t = page_thp(p);
+					if (page_thp(k, p)) {
+						const struct thp *t = page_thp(k, p);
 						const struct thp_map *m = NULL;
 						for (uint32_t x = 0; x < t->nmaps; x++)
 							if (t->maps[x].mm == mm)
@@ -245,9 +246,9 @@ char *ksm_check(struct ksm *k)
 									    GUINT_TO_POINTER(mp + 1));
 						}
 					}
-					if (!p->ksm && p->mapcount > 1 && !p->wrprotect)
+					if (!p->ksm && page_mapcount(k, p) > 1 && !p->wrprotect)
 						fail(&w, "mm %s: an anonymous page mapped %u times is "
-						     "writable", mm->name, p->mapcount);
+						     "writable", mm->name, page_mapcount(k, p));
 					guint cnt = GPOINTER_TO_UINT(g_hash_table_lookup(w.mapped, p));
 					g_hash_table_insert(w.mapped, p, GUINT_TO_POINTER(cnt + 1));
 				}

@@ -105,63 +105,55 @@ struct thp {
 };
 
 /*
- * A physical page: what a PTE points to. 32 bytes: a host of 2^28 pages
- * keeps one per written page. A KSM page is never part of a THP (the
- * merge splits it first), so its stable node and a THP subpage's folio
- * share a word, told apart by the ksm flag: use page_stable_node() and
- * page_thp() to read them. Nor is it ever in the lru_add batch (the merge
- * is refused while the page waits there, and a page joins the batch only
- * when it is made), so the time of its merge takes the batch's word. The
- * node and the flags sit in the top 16 bits of the rmap_item's pointer,
- * which a user-space address leaves free (page_rmap_item()).
+ * A physical page: what a PTE points to. 24 bytes: a host of 2^28 pages
+ * keeps one per written page, so its links are 32-bit indexes in their
+ * slabs (slab_index) rather than pointers. A KSM page is never part of a
+ * THP (the merge splits it first), so its stable node and a THP subpage's
+ * folio share a word, told apart by the ksm flag: use page_stable_node()
+ * and page_thp() to read them. Nor is it ever in the lru_add batch (the
+ * merge is refused while the page waits there, and a page joins the batch
+ * only when it is made), so the time of its merge takes the batch's word.
+ * The mapcount shares a word with the node and the flags: 18 bits, enough
+ * for all but a KSM page shared past 262,142 mappings, whose count is
+ * kept aside (page_mapcount()).
  */
 struct page {
 	content *c;			/* NULL once freed (kept while rmap_items refer to it) */
-	union {
-		struct stable_node *folio_stable;	/* ksm: folio_stable_node; NULL while being merged */
-		struct thp *folio_thp;		/* !ksm: the THP it is a subpage of, until split */
-	};
-	uint64_t rmap_item_addr : 48;	/* the rmap_item caching this page, if any */
-	uint16_t nid : 10;		/* at most TRACE_NODE_MAX */
+	/*
+	 * ksm: folio_stable_node, in k->stable_node_cache (0 while being
+	 * merged); !ksm: the THP it is a subpage of, in k->thp_cache, until
+	 * split (0: none)
+	 */
+	uint32_t folio;
+	uint32_t rmap_item;		/* the rmap_item caching this page, in k->rmap_item_cache (0: none) */
+	uint32_t mapcount_low : 18;	/* PAGE_MAPCOUNT_ASIDE: in k->mapcount_aside; page_mapcount() */
+	uint32_t nid : 10;		/* at most TRACE_NODE_MAX */
 	bool ksm : 1;			/* PageKsm */
 	bool dirty : 1;			/* the PTE's dirty bit (the dirty-bit policy's only) */
 	bool wrprotect : 1;		/* shared since a fork: the next store faults (do_wp_page) */
 	bool ideal_seen : 1;		/* met already by the running oracle walk (ideal.c) */
-	uint32_t mapcount;
 	union {
 		uint32_t lru_gen;	/* !ksm: k->lru_gen when it joined the lru_add batch */
 		uint32_t merged_at;	/* ksm: full scans completed when it became KSM (2^32: never) */
 	};
 };
 
-/* User-space addresses lie below 2^47 (x86-64 and arm64 without 5-level tables' hints). */
-#define PAGE_RMAP_ITEM_LIMIT (UINT64_C(1) << 48)
+/* mapcount_low's largest value: the mapcount is this or more, kept in k->mapcount_aside. */
+#define PAGE_MAPCOUNT_ASIDE ((UINT32_C(1) << 18) - 1)
 
-static inline struct rmap_item *page_rmap_item(const struct page *p)
+/*
+ * Mapped exactly once: exact without the side table, whose counts are all
+ * PAGE_MAPCOUNT_ASIDE or more.
+ */
+static inline bool page_mapped_once(const struct page *p)
 {
-	return (struct rmap_item *)(uintptr_t)p->rmap_item_addr;
-}
-
-static inline void page_set_rmap_item(struct page *p, struct rmap_item *rmap_item)
-{
-	g_assert((uintptr_t)rmap_item < PAGE_RMAP_ITEM_LIMIT);
-	p->rmap_item_addr = (uintptr_t)rmap_item;
+	return p->mapcount_low == 1;
 }
 
 /* The first 8 bytes, compared before the rest: cheap for a plain content. */
 static inline uint64_t page_key8(const struct page *p)
 {
 	return content_key8(p->c);
-}
-
-static inline struct stable_node *page_stable_node(const struct page *p)
-{
-	return p->ksm ? p->folio_stable : NULL;
-}
-
-static inline struct thp *page_thp(const struct page *p)
-{
-	return p->ksm ? NULL : p->folio_thp;
 }
 
 /*
@@ -282,18 +274,19 @@ struct pt_chunk {
 
 /*
  * The page slab's geometry as constants (ksm_new() asserts them): pages
- * aligned to their 32 bytes, the first after a 32-byte header, 2^20 slots
- * an arena. A PTE read and a walk level decode an index with a load of
- * the arena and shifts, not slab_at()'s loads of the geometry and its
- * multiply.
+ * 8-byte aligned at their 24 bytes, the first after an 8-byte header,
+ * 2^21 slots an arena (1,398,101 used). A PTE read and a walk level decode
+ * an index with a load of the arena and shifts, not slab_at()'s loads of
+ * the geometry and its multiply.
  */
-#define PAGE_SLAB_SLOT_BITS 20
+#define PAGE_SLAB_SLOT_BITS 21
+#define PAGE_SLAB_FIRST 8
 
 /* The page of index (not 0) in the page slab. */
 static inline struct page *page_slab_at(const struct slab *pages, uint32_t index)
 {
 	index--;
-	return (struct page *)(pages->arenas[index >> PAGE_SLAB_SLOT_BITS] + sizeof(struct page) +
+	return (struct page *)(pages->arenas[index >> PAGE_SLAB_SLOT_BITS] + PAGE_SLAB_FIRST +
 			       (size_t)(index & ((UINT32_C(1) << PAGE_SLAB_SLOT_BITS) - 1)) *
 				       sizeof(struct page));
 }
@@ -466,6 +459,8 @@ struct ksm {
 	struct slab rmap_item_cache;
 	struct slab page_slab;
 	struct slab stable_node_cache;
+	struct slab thp_cache;
+	GHashTable *mapcount_aside;	/* page -> mapcount, for those of PAGE_MAPCOUNT_ASIDE or more */
 
 	struct walks_ahead ahead;	/* sim/walk_ahead.h */
 
@@ -536,6 +531,63 @@ static inline void rmap_item_set_cached_page(struct ksm *k, struct rmap_item *r,
 	r->cached_page = slab_index(&k->page_slab, p);
 }
 
+/* The rmap_item that caches p (NULL: none): rmap_item_cached_page()'s other end. */
+static inline struct rmap_item *page_rmap_item(const struct ksm *k, const struct page *p)
+{
+	return rmap_at(k, p->rmap_item);
+}
+
+static inline void page_set_rmap_item(struct ksm *k, struct page *p, struct rmap_item *rmap_item)
+{
+	p->rmap_item = slab_index(&k->rmap_item_cache, rmap_item);
+}
+
+static inline struct stable_node *page_stable_node(const struct ksm *k, const struct page *p)
+{
+	return p->ksm ? slab_at(&k->stable_node_cache, p->folio) : NULL;
+}
+
+static inline void page_set_stable_node(struct ksm *k, struct page *p, struct stable_node *n)
+{
+	g_assert(p->ksm);
+	p->folio = slab_index(&k->stable_node_cache, n);
+}
+
+static inline struct thp *page_thp(const struct ksm *k, const struct page *p)
+{
+	return p->ksm ? NULL : slab_at(&k->thp_cache, p->folio);
+}
+
+static inline void page_set_thp(struct ksm *k, struct page *p, struct thp *t)
+{
+	g_assert(!p->ksm);
+	p->folio = slab_index(&k->thp_cache, t);
+}
+
+/*
+ * The mapcount: its low 18 bits' value, or past them the side table's,
+ * which holds a page only while its count is PAGE_MAPCOUNT_ASIDE or more.
+ */
+static inline uint32_t page_mapcount(const struct ksm *k, const struct page *p)
+{
+	if (G_LIKELY(p->mapcount_low != PAGE_MAPCOUNT_ASIDE))
+		return p->mapcount_low;
+	return GPOINTER_TO_UINT(g_hash_table_lookup(k->mapcount_aside, p));
+}
+
+void page_mapcount_set_aside(struct ksm *k, struct page *p, uint32_t mapcount);
+
+/* One mapping more, or (delta -1) less; the new mapcount. */
+static inline uint32_t page_mapcount_add(struct ksm *k, struct page *p, int delta)
+{
+	uint32_t n = page_mapcount(k, p) + (uint32_t)delta;
+	if (G_LIKELY(n < PAGE_MAPCOUNT_ASIDE && p->mapcount_low != PAGE_MAPCOUNT_ASIDE))
+		p->mapcount_low = n;
+	else
+		page_mapcount_set_aside(k, p, n);
+	return n;
+}
+
 /*
  * The checksum at the rmap_item's last visit (0 when new). The kernel's
  * (xxhash cut to 32 bits) and every 32-bit hash fit the item; a wider one
@@ -571,7 +623,7 @@ void mm_destroy(struct ksm *k, struct mm *mm);
 struct vma *find_vma(struct mm *mm, uint64_t vpn);
 struct vma *next_vma(struct mm *mm, uint64_t vpn);	/* first with end > vpn */
 struct page *pte_get(struct mm *mm, uint64_t vpn);
-void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
+void pte_set(struct ksm *k, struct mm *mm, uint64_t vpn, struct page *p);
 /*
  * The vpns and first 8 bytes of up to max non-KSM pages mapped from vpn on,
  * as far as vpn's page-table chunk goes: hints for the walks ahead
@@ -586,7 +638,7 @@ void page_put_mapping(struct ksm *k, struct page *p);
 void page_free(struct ksm *k, struct page *p);
 /* split_huge_page: every subpage becomes a small page; zero-filled ones go to the zero page. */
 void thp_split(struct ksm *k, struct thp *t);
-void page_uncache(struct page *p);
+void page_uncache(struct ksm *k, struct page *p);
 void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end);
 bool mm_user_apply(struct ksm *k, const struct trace_record *r, GError **error);
 bool mm_has_mergeable(struct mm *mm);

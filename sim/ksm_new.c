@@ -50,12 +50,14 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	/* one cache line each: a tree walk reads one an rmap_item */
 	slab_init_side(&k->rmap_item_cache, sizeof(struct rmap_item), 64,
 		       k->wide_checksum ? sizeof(uint32_t) : 0, "an arena of rmap_items");
-	/* aligned to their size: a page never spans two cache lines */
-	slab_init(&k->page_slab, sizeof(struct page), sizeof(struct page), "an arena of pages");
-	g_assert(k->page_slab.size == sizeof(struct page) && k->page_slab.first == sizeof(struct page) &&
+	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
+	g_assert(k->page_slab.size == sizeof(struct page) && k->page_slab.first == PAGE_SLAB_FIRST &&
 		 k->page_slab.slot_bits == PAGE_SLAB_SLOT_BITS);	/* page_slab_at() */
 	slab_init(&k->stable_node_cache, sizeof(struct stable_node), _Alignof(struct stable_node),
 		  "an arena of stable nodes");
+	/* THPs by index too: a subpage's folio is 32 bits (struct page) */
+	slab_init(&k->thp_cache, sizeof(struct thp), _Alignof(struct thp), "an arena of THPs");
+	k->mapcount_aside = g_hash_table_new(g_direct_hash, g_direct_equal);
 	return k;
 }
 
@@ -108,5 +110,7 @@ void ksm_free(struct ksm *k)
 	slab_destroy(&k->rmap_item_cache);
 	slab_destroy(&k->page_slab);
 	slab_destroy(&k->stable_node_cache);
+	slab_destroy(&k->thp_cache);
+	g_hash_table_destroy(k->mapcount_aside);
 	g_free(k);
 }

@@ -97,7 +97,7 @@ uint64_t ksm_memory_estimate(uint64_t written_pages, uint64_t mms, bool ideal)
 G_STATIC_ASSERT(TRACE_VPN_LIMIT <= (UINT64_C(1) << 32));	/* rmap_item.vpn */
 G_STATIC_ASSERT(sizeof(struct rmap_item) == 64);
 G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
-G_STATIC_ASSERT(sizeof(struct page) == 32);
+G_STATIC_ASSERT(sizeof(struct page) == 24);
 /* stable_node.tree: every tree_index(), nodes x classes */
 G_STATIC_ASSERT((uint64_t)(TRACE_NODE_MAX + 1) * KSM_CLASSES_MAX <= (UINT64_C(1) << 22));
 G_STATIC_ASSERT(sizeof(struct stable_node) == 80);

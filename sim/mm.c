@@ -150,7 +150,7 @@ static inline bool scannable(const struct page *p)
 	return pte_is_page(p);
 }
 
-void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
+void pte_set(struct ksm *k, struct mm *mm, uint64_t vpn, struct page *p)
 {
 	struct pt_chunk *c = chunk_get(mm, vpn >> PT_SHIFT, p != NULL);
 	if (!c)
@@ -158,8 +158,8 @@ void pte_set(struct mm *mm, uint64_t vpn, struct page *p)
 	unsigned i = vpn & (PT_SIZE - 1);
 	bool was = c->pte[i] > PTE_MARKERS, is = scannable(p);
 	c->pte[i] = pte_of(mm->page_slab, p);
-	if (is && p->mapcount != 1)
-		page_uncache(p);	/* a second mapping: a cached rmap_item would be ambiguous */
+	if (is && !page_mapped_once(p))
+		page_uncache(k, p);	/* a second mapping: a cached rmap_item would be ambiguous */
 	if (was != is) {
 		c->present[i / 64] ^= UINT64_C(1) << (i % 64);
 		c->npresent += is ? 1 : -1;
@@ -235,9 +235,9 @@ uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
 /* ---- pages ---- */
 
 /* Takes the reference to c. */
-static void page_set_content(struct page *p, content *c)
+static void page_set_content(struct ksm *k, struct page *p, content *c)
 {
-	struct rmap_item *rmap_item = page_rmap_item(p);
+	struct rmap_item *rmap_item = page_rmap_item(k, p);
 	if (rmap_item) {
 		rmap_item->cached_key = (uint32_t)(content_key8(c) >> 32);
 		if (rmap_item->seen && !content_equal(rmap_item->seen, c))
@@ -251,9 +251,9 @@ static void page_set_content(struct page *p, content *c)
 static struct page *page_alloc(struct ksm *k, content *c, uint32_t nid)
 {
 	struct page *p = slab_alloc0(&k->page_slab);
-	p->mapcount = 1;
+	p->mapcount_low = 1;	/* page_mapcount() */
 	p->nid = nid;
-	page_set_content(p, c);
+	page_set_content(k, p, c);
 	ksm_ev_page_written(k, p);
 	return p;
 }
@@ -265,11 +265,26 @@ static struct page *page_new(struct ksm *k, content *c, uint32_t nid)
 	return p;
 }
 
-void page_uncache(struct page *p)
+/*
+ * page_mapcount_add()'s slow path: a count of PAGE_MAPCOUNT_ASIDE or more
+ * moves to the side table, one below it back into the page.
+ */
+void page_mapcount_set_aside(struct ksm *k, struct page *p, uint32_t mapcount)
 {
-	if (page_rmap_item(p)) {
-		page_rmap_item(p)->cached_page = 0;
-		page_set_rmap_item(p, NULL);
+	if (mapcount >= PAGE_MAPCOUNT_ASIDE) {
+		p->mapcount_low = PAGE_MAPCOUNT_ASIDE;
+		g_hash_table_insert(k->mapcount_aside, p, GUINT_TO_POINTER(mapcount));
+	} else {
+		g_hash_table_remove(k->mapcount_aside, p);
+		p->mapcount_low = mapcount;
+	}
+}
+
+void page_uncache(struct ksm *k, struct page *p)
+{
+	if (page_rmap_item(k, p)) {
+		page_rmap_item(k, p)->cached_page = 0;
+		page_set_rmap_item(k, p, NULL);
 	}
 }
 
@@ -284,23 +299,23 @@ static void mm_vma_changed(struct ksm *k, struct mm *mm)
 		return;
 	for (struct rmap_item *r = rmap_at(k, mm->rmap_list); r; r = rmap_at(k, r->rmap_list))
 		if (r->cached_page)
-			page_uncache(rmap_item_cached_page(k, r));
+			page_uncache(k, rmap_item_cached_page(k, r));
 }
 
 void page_free(struct ksm *k, struct page *p)
 {
-	if (page_stable_node(p))
-		stable_node_page_gone(page_stable_node(p));
+	if (page_stable_node(k, p))
+		stable_node_page_gone(page_stable_node(k, p));
 	content_unref(p->c);
 	slab_free(&k->page_slab, p);
 }
 
-static void thp_put(struct thp *t)
+static void thp_put(struct ksm *k, struct thp *t)
 {
 	if (--t->pages == 0) {
 		g_assert(t->nmaps == 0);
 		g_free(t->maps);
-		g_free(t);
+		slab_free(&k->thp_cache, t);
 	}
 }
 
@@ -310,12 +325,12 @@ static void thp_put(struct thp *t)
  */
 void page_put_mapping(struct ksm *k, struct page *p)
 {
-	page_uncache(p);
-	if (--p->mapcount)
+	page_uncache(k, p);
+	if (page_mapcount_add(k, p, -1))
 		return;
-	if (page_thp(p)) {
-		thp_put(page_thp(p));
-		p->folio_thp = NULL;
+	if (page_thp(k, p)) {
+		thp_put(k, page_thp(k, p));
+		page_set_thp(k, p, NULL);
 	}
 	if (p == k->pinned) {
 		k->pinned_unmapped = true;
@@ -450,7 +465,7 @@ static void thp_unmap_pte(struct thp *t, struct mm *mm)
 static void thp_fault(struct ksm *k, struct mm *mm, uint64_t vpn, content *next)
 {
 	uint64_t h = vpn & ~(uint64_t)(HPAGE_PMD_NR - 1);
-	struct thp *t = g_new0(struct thp, 1);
+	struct thp *t = slab_alloc0(&k->thp_cache);
 	content *zero = content_zero();
 	lru_add_drain(k);
 	t->start = h;
@@ -462,10 +477,10 @@ static void thp_fault(struct ksm *k, struct mm *mm, uint64_t vpn, content *next)
 	t->mm_id[0] = mm;
 	for (uint32_t i = 0; i < HPAGE_PMD_NR; i++) {
 		struct page *p = page_alloc(k, h + i == vpn ? next : content_ref(zero), mm->nid);
-		p->folio_thp = t;
+		page_set_thp(k, p, t);
 		p->lru_gen = k->lru_gen - 1;	/* on the LRU */
 		p->dirty = h + i == vpn;
-		pte_set(mm, h + i, p);
+		pte_set(k, mm, h + i, p);
 	}
 	content_unref(zero);
 	k->thp_fault_alloc++;
@@ -493,12 +508,12 @@ static void thp_split_pmd_at(struct ksm *k, struct mm *mm, uint64_t at)
 	if (at % HPAGE_PMD_NR == 0)
 		return;
 	struct page *p = pte_get(mm, at);
-	if (!pte_is_page(p) || !page_thp(p)) {
+	if (!pte_is_page(p) || !page_thp(k, p)) {
 		p = pte_get(mm, at - 1);
-		if (!pte_is_page(p) || !page_thp(p))
+		if (!pte_is_page(p) || !page_thp(k, p))
 			return;
 	}
-	thp_split_pmd(k, page_thp(p), mm);
+	thp_split_pmd(k, page_thp(k, p), mm);
 }
 
 /*
@@ -526,14 +541,14 @@ void thp_split(struct ksm *k, struct thp *t)
 		struct page *p = NULL;
 		for (uint32_t i = 0; i < nmaps; i++) {
 			struct page *q = pte_get(maps[i].mm, vpn);
-			if (pte_is_page(q) && (q == p || page_thp(q) == t)) {
+			if (pte_is_page(q) && (q == p || page_thp(k, q) == t)) {
 				p = q;
-				if (p->folio_thp) {
-					p->folio_thp = NULL;
+				if (p->folio) {
+					page_set_thp(k, p, NULL);
 					t->pages--;
 				}
 				if (content_is_zero(p->c) && !ksm_linux_6_1(k)) {
-					pte_set(maps[i].mm, vpn, ZERO_PFN_PTE);
+					pte_set(k, maps[i].mm, vpn, ZERO_PFN_PTE);
 					/* may free p, if no later mm maps it */
 					page_put_mapping(k, p);
 				}
@@ -541,7 +556,7 @@ void thp_split(struct ksm *k, struct thp *t)
 		}
 	}
 	g_free(maps);
-	thp_put(t);
+	thp_put(k, t);
 }
 
 /*
@@ -554,11 +569,11 @@ void thp_split(struct ksm *k, struct thp *t)
 static bool wp_can_reuse_anon_page(struct ksm *k, struct page *p)
 {
 	bool batched = lru_batched(k, p);
-	if (p->mapcount + batched > 3)
+	if (page_mapcount(k, p) + batched > 3)
 		return false;
 	if (batched)
 		lru_add_drain(k);
-	if (p->mapcount > 1)
+	if (page_mapcount(k, p) > 1)
 		return false;
 	p->wrprotect = false;
 	return true;
@@ -578,13 +593,13 @@ static bool wp_can_reuse_anon_page(struct ksm *k, struct page *p)
  */
 static bool wp_can_reuse_thp_subpage(struct ksm *k, struct mm *mm, struct page *p)
 {
-	struct thp *t = page_thp(p);
+	struct thp *t = page_thp(k, p);
 	const struct thp_map *m = thp_map_of(t, mm);
 	if (m->pmd_mapped) {
 		if (t->mapcount == 1) {
 			for (uint64_t vpn = t->start; vpn < t->start + HPAGE_PMD_NR; vpn++) {
 				struct page *q = pte_get(mm, vpn);
-				if (pte_is_page(q) && page_thp(q) == t)
+				if (pte_is_page(q) && page_thp(k, q) == t)
 					q->wrprotect = false;
 			}
 			return true;
@@ -625,14 +640,14 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 			thp_fault(k, mm, vpn, next);
 			return;
 		}
-		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
+		pte_set(k, mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
 		return;
 	}
 	if (p == ZERO_PFN_PTE) {
 		/* wp_page_copy from the zero pfn: a small page, whatever the VMA's advice */
 		next = stored_content(NULL, tc, replacement);
-		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
+		pte_set(k, mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
 		return;
 	}
@@ -641,7 +656,7 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		ksm_might_unmap_zero_page(k, mm, p);
 		ksm_ev_replace_page(k);	/* wp_page_copy's */
 		next = stored_content(NULL, tc, replacement);
-		pte_set(mm, vpn, p = page_new(k, next, mm->nid));
+		pte_set(k, mm, vpn, p = page_new(k, next, mm->nid));
 		p->dirty = true;
 		return;
 	}
@@ -651,23 +666,23 @@ static void write_page(struct ksm *k, struct mm *mm, uint64_t vpn, const struct 
 		ksm_cow_ksm_page(k, mm, vpn, p, false);
 		struct page *copy = page_new(k, next, mm->nid);
 		copy->dirty = true;
-		pte_set(mm, vpn, copy);
+		pte_set(k, mm, vpn, copy);
 		page_put_mapping(k, p);
 		return;
 	}
-	if (p->wrprotect && !(page_thp(p) ? wp_can_reuse_thp_subpage(k, mm, p)
+	if (p->wrprotect && !(page_thp(k, p) ? wp_can_reuse_thp_subpage(k, mm, p)
 					  : wp_can_reuse_anon_page(k, p))) {
 		/* wp_page_copy: the other mappings keep the old page; no KSM folio, no cow_ksm */
 		ksm_ev_replace_page(k);	/* wp_page_copy's */
 		struct page *copy = page_new(k, next, mm->nid);
 		copy->dirty = true;
-		pte_set(mm, vpn, copy);
-		if (page_thp(p))
-			thp_unmap_pte(page_thp(p), mm);
+		pte_set(k, mm, vpn, copy);
+		if (page_thp(k, p))
+			thp_unmap_pte(page_thp(k, p), mm);
 		page_put_mapping(k, p);
 		return;
 	}
-	page_set_content(p, next);
+	page_set_content(k, p, next);
 	p->dirty = true;
 	ksm_ev_page_written(k, p);
 }
@@ -691,9 +706,9 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 			if (!p)
 				continue;
 			ksm_ev_unmap(k, mm, vpn, p, false);
-			pte_set(mm, vpn, NULL);
-			if (pte_is_page(p) && page_thp(p))
-				thp_unmap_pte(page_thp(p), mm);
+			pte_set(k, mm, vpn, NULL);
+			if (pte_is_page(p) && page_thp(k, p))
+				thp_unmap_pte(page_thp(k, p), mm);
 			if (pte_is_page(p))
 				page_put_mapping(k, p);
 			else
@@ -736,11 +751,11 @@ void break_ksm_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end)
 			 * pages") break_ksm passed the zero page by: it stays
 			 * mapped, as any zero PTE, and KSM forgets it.
 			 */
-			pte_set(mm, vpn, ksm_linux_6_1(k) ? ZERO_PFN_PTE :
+			pte_set(k, mm, vpn, ksm_linux_6_1(k) ? ZERO_PFN_PTE :
 				page_new(k, content_zero(), mm->nid));
 		} else if (p != ZERO_PFN_PTE && p->ksm) {
 			ksm_cow_ksm_page(k, mm, vpn, p, true);
-			pte_set(mm, vpn, page_new(k, content_ref(p->c), mm->nid));
+			pte_set(k, mm, vpn, page_new(k, content_ref(p->c), mm->nid));
 			page_put_mapping(k, p);
 		}
 	}
@@ -882,14 +897,14 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 			if (p == KSM_ZERO_PTE) {
 				ksm_map_zero_page(k, child);
 			} else if (p != ZERO_PFN_PTE) {
-				p->mapcount++;
+				page_mapcount_add(k, p, 1);
 				if (!p->ksm)
 					p->wrprotect = true;
-				if (page_thp(p))
-					thp_map_pte(page_thp(p), child,
-						    thp_map_of(page_thp(p), parent)->pmd_mapped);
+				if (page_thp(k, p))
+					thp_map_pte(page_thp(k, p), child,
+						    thp_map_of(page_thp(k, p), parent)->pmd_mapped);
 			}
-			pte_set(child, base + i, p);
+			pte_set(k, child, base + i, p);
 		}
 	}
 	return child;

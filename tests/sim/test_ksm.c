@@ -71,8 +71,8 @@ static void test_merge_two_identical_pages(void **state)
 	assert_ptr_equal(pte_get(mm_of(k, "a"), 0), pb);
 	assert_ptr_equal(pte_get(mm_of(k, "b"), 0), pb);
 	assert_true(pb->ksm);
-	assert_int_equal(pb->mapcount, 2);
-	assert_ptr_equal(page_stable_node(pb), ra->head);
+	assert_int_equal(page_mapcount(k, pb), 2);
+	assert_ptr_equal(page_stable_node(k, pb), ra->head);
 	assert_ptr_not_equal(pa, pb);
 	assert_int_equal(mm_of(k, "a")->ksm_merging_pages, 1);
 	expect_end_of_pass(k, 2);
@@ -412,10 +412,45 @@ static void test_vma_gen_wrap_drops_caches(void **state)
 	advise_a(s);	/* the wrap: 0 again, which the cache may have been taken at */
 	assert_int_equal(mm->vma_gen, 0);
 	assert_int_equal(ra->cached_page, 0);
-	assert_null(page_rmap_item(pa));
+	assert_null(page_rmap_item(k, pa));
 	check_invariants(k);
 	pass(k, 2);	/* and the walk caches it again */
 	assert_ptr_equal(rmap_item_cached_page(k, ra), pa);
+	check_invariants(k);
+}
+
+/*
+ * struct page keeps 18 bits of mapcount: a count past them moves to
+ * k->mapcount_aside, and back into the page once it falls below again,
+ * every step reading the true count.
+ */
+static void test_mapcount_past_18_bits(void **state)
+{
+	struct sim *s = *state;
+	struct ksm *k = s->k;
+	spawn_mergeable(s, "a", 1);
+	fill(s, "a", 0, 1, 7);
+	struct page *p = pte_get(mm_of(k, "a"), 0);
+	assert_int_equal(page_mapcount(k, p), 1);
+	assert_true(page_mapped_once(p));
+	struct page before = *p;
+	uint32_t top = PAGE_MAPCOUNT_ASIDE + 3;
+	for (uint32_t n = 2; n <= top; n++) {
+		assert_int_equal(page_mapcount_add(k, p, 1), n);
+		assert_int_equal(page_mapcount(k, p), n);
+		assert_int_equal(g_hash_table_size(k->mapcount_aside), n >= PAGE_MAPCOUNT_ASIDE);
+	}
+	assert_false(page_mapped_once(p));
+	/* the bits beside it untouched */
+	assert_int_equal(p->nid, before.nid);
+	assert_true(p->ksm == before.ksm && p->dirty == before.dirty &&
+		    p->wrprotect == before.wrprotect && p->ideal_seen == before.ideal_seen);
+	for (uint32_t n = top - 1; n >= 1; n--) {
+		assert_int_equal(page_mapcount_add(k, p, -1), n);
+		assert_int_equal(page_mapcount(k, p), n);
+		assert_int_equal(g_hash_table_size(k->mapcount_aside), n >= PAGE_MAPCOUNT_ASIDE);
+	}
+	assert_true(page_mapped_once(p));
 	check_invariants(k);
 }
 
@@ -426,6 +461,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		fixture(test_merge_two_identical_pages, setup_two_equal_pages),
 		fixture(test_vma_gen_wrap_drops_caches, sim_setup),
+		fixture(test_mapcount_past_18_bits, sim_setup),
 		fixture(test_changed_checksum_is_volatile, setup_two_equal_pages),
 		fixture(test_zero_pages_merge_to_zero_page, setup_two_zero_pages),
 		fixture(test_zero_pages_without_use_zero_pages, setup_two_zero_pages),

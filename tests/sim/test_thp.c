@@ -46,9 +46,9 @@ static struct thp *thp_a(struct sim *s)
 	advise_thp(s, "a", 0, HUGE, true);
 	fill(s, "a", 0, 1, 5);
 	struct page *p = pte_get(mm_of(s->k, "a"), 0);
-	assert_non_null(page_thp(p));
+	assert_non_null(page_thp(s->k, p));
 	assert_int_equal(s->k->thp_fault_alloc, 1);
-	return page_thp(p);
+	return page_thp(s->k, p);
 }
 
 static const struct thp_map *map_of(const struct thp *t, struct ksm *k, const char *mm)
@@ -70,8 +70,8 @@ static void test_fork_shares_pmd(void **state)
 	for (uint64_t v = 0; v < HUGE; v++) {
 		struct page *p = pte_get(a, v);
 		assert_ptr_equal(p, pte_get(c, v));
-		assert_ptr_equal(page_thp(p), t);
-		assert_int_equal(p->mapcount, 2);
+		assert_ptr_equal(page_thp(s->k, p), t);
+		assert_int_equal(page_mapcount(s->k, p), 2);
 		assert_true(p->wrprotect);
 	}
 	/* two PMD mappings: large mapcount 2, a in slot 0 (the fault), c in slot 1: shared */
@@ -103,11 +103,11 @@ static void first_store_after_fork(struct sim *s, const char *writer, const char
 	assert_int_equal(s->k->thp_split_pmd, 1);
 	struct page *copy = pte_get(w, 7);
 	assert_ptr_not_equal(copy, sub);
-	assert_null(page_thp(copy));
-	assert_int_equal(copy->mapcount, 1);
+	assert_null(page_thp(s->k, copy));
+	assert_int_equal(page_mapcount(s->k, copy), 1);
 	assert_ptr_equal(pte_get(o, 7), sub);
-	assert_int_equal(sub->mapcount, 1);
-	assert_ptr_equal(page_thp(sub), t);
+	assert_int_equal(page_mapcount(s->k, sub), 1);
+	assert_ptr_equal(page_thp(s->k, sub), t);
 	assert_false(map_of(t, s->k, writer)->pmd_mapped);
 	assert_int_equal(map_of(t, s->k, writer)->ptes, HUGE - 1);
 	assert_true(map_of(t, s->k, other)->pmd_mapped);
@@ -116,7 +116,7 @@ static void first_store_after_fork(struct sim *s, const char *writer, const char
 	assert_int_equal(t->pages, HUGE);	/* the other still maps subpage 7 */
 	fill(s, writer, 8, 1, 9);
 	assert_int_equal(s->k->thp_split_pmd, 1);
-	assert_null(page_thp(pte_get(w, 8)));
+	assert_null(page_thp(s->k, pte_get(w, 8)));
 	assert_int_equal(t->mapcount, HUGE - 2 + 1);
 	assert_int_equal(s->k->cow_ksm, 0);
 	check_invariants(s->k);
@@ -147,7 +147,7 @@ static void test_parent_store_after_child_exit_reuses_folio(void **state)
 	struct page *sub = pte_get(a, 7);
 	fill(s, "a", 7, 1, 9);
 	assert_ptr_equal(pte_get(a, 7), sub);
-	assert_ptr_equal(page_thp(sub), t);
+	assert_ptr_equal(page_thp(s->k, sub), t);
 	assert_int_equal(s->k->thp_split_pmd, 0);
 	assert_true(map_of(t, s->k, "a")->pmd_mapped);
 	assert_int_equal(t->mapcount, 1);
@@ -203,11 +203,11 @@ static void test_last_mapped_subpage_is_copied(void **state)
 	assert_int_equal(s->k->thp_split_pmd, 1);
 	struct mm *a = mm_of(s->k, "a");
 	struct page *sub = pte_get(a, HUGE - 1);
-	assert_non_null(page_thp(sub));
+	assert_non_null(page_thp(s->k, sub));
 	assert_true(sub->wrprotect);
 	fill(s, "a", HUGE - 1, 1, 9);
 	assert_ptr_not_equal(pte_get(a, HUGE - 1), sub);
-	assert_null(page_thp(pte_get(a, HUGE - 1)));
+	assert_null(page_thp(s->k, pte_get(a, HUGE - 1)));
 	check_invariants(s->k);
 }
 
@@ -257,8 +257,8 @@ static void test_split_of_shared_folio(void **state)
 	assert_int_equal(s->k->thp_split_page, 1);
 	assert_ptr_equal(pte_get(a, 0), data);
 	assert_ptr_equal(pte_get(c, 0), data);
-	assert_null(page_thp(data));
-	assert_int_equal(data->mapcount, 2);
+	assert_null(page_thp(s->k, data));
+	assert_int_equal(page_mapcount(s->k, data), 2);
 	assert_true(data->wrprotect);
 	for (uint64_t v = 1; v < HUGE; v++) {
 		assert_ptr_equal(pte_get(a, v), ZERO_PFN_PTE);

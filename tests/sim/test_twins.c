@@ -52,7 +52,7 @@ static struct stable_node *node_of(struct ksm *k, const char *mm)
 {
 	struct page *p = page_at(k, mm, 0);
 	assert_true(pte_is_page(p) && p->ksm);
-	return page_stable_node(p);
+	return page_stable_node(k, p);
 }
 
 /* The node at the root of the (only) stable tree. */
@@ -501,7 +501,7 @@ static void test_forked_ksm_page_listed_past_max_page_sharing(void **state)
 	assert_int_equal(k->pages_shared, 1);
 	assert_int_equal(k->pages_sharing, 2);
 	assert_int_equal(k->truth.merges_stable, 0);	/* no page was replaced */
-	assert_int_equal(page_at(k, "c", 0)->mapcount, 3);
+	assert_int_equal(page_mapcount(k, page_at(k, "c", 0)), 3);
 }
 
 /* ---- max_page_sharing and remove_all_stable_nodes ---- */
@@ -1411,7 +1411,7 @@ static void test_trailing_stable_item_leaves_node(void **state)
 	assert_int_equal(k->pages_sharing, 0);
 	assert_int_equal(node->rmap_hlist_len, 1);
 	assert_ptr_equal(node_of(k, "b"), node);
-	assert_int_equal(page_at(k, "b", 0)->mapcount, 1);
+	assert_int_equal(page_mapcount(k, page_at(k, "b", 0)), 1);
 }
 
 /*
