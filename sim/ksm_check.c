@@ -63,20 +63,21 @@ static void check_node_items(struct walk *w, struct stable_node *node)
 		w->shared++;
 		w->sharing += n - 1;
 	}
-	if (node->page) {
-		if (!node->page->ksm || page_stable_node(node->page) != node)
+	struct page *kpage = stable_node_page(w->k, node);
+	if (kpage) {
+		if (!kpage->ksm || page_stable_node(kpage) != node)
 			fail(w, "stable node's page is not its KSM page");
 	}
 }
 
-static const content *node_content(struct stable_node *node)
+static const content *node_content(const struct ksm *k, struct stable_node *node)
 {
 	if (!is_stable_node_chain(node))
-		return node->page ? node->page->c : NULL;
+		return node->kpfn ? stable_node_page(k, node)->c : NULL;
 	struct stable_node *dup;
 	hlist_for_each_entry(dup, &node->hlist, hlist_dup)
-		if (dup->page)
-			return dup->page->c;
+		if (dup->kpfn)
+			return stable_node_page(k, dup)->c;
 	return NULL;
 }
 
@@ -103,14 +104,15 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 				slot_before = dup->chain_slot;
 				nr_dups++;
 				nr_candidates += is_page_sharing_candidate(w->k, dup);
-				nr_stale += !dup->page;
-				if (!dup->is_dup || dup->chain != node)
+				nr_stale += !dup->kpfn;
+				if (!dup->is_dup || stable_node_chain(w->k, dup) != node)
 					fail(w, "chain lists a dup that does not point back");
 				check_node_items(w, dup);
-				if (dup->page) {
-					if (first && content_cmp(first, dup->page->c) != 0)
+				if (dup->kpfn) {
+					const content *c = stable_node_page(w->k, dup)->c;
+					if (first && content_cmp(first, c) != 0)
 						fail(w, "dups of one chain hold different bytes");
-					first = dup->page->c;
+					first = c;
 				}
 			}
 			/* The index's counts, which its trees follow. */
@@ -124,7 +126,7 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 			check_node_items(w, node);
 		}
 		/* Stale nodes have no bytes; order holds among the live ones. */
-		const content *c = node_content(node);
+		const content *c = node_content(w->k, node);
 		if (c && prev && content_cmp(prev, c) >= 0)
 			fail(w, "stable tree out of memcmp order");
 		if (c)

@@ -213,48 +213,42 @@ struct rmap_item {
  * One struct for the three kinds, as in the kernel: a regular node (in the
  * tree, hlist holds its rmap_items), a chain (in the tree, hlist holds its
  * dups) and a dup (in a chain's hlist by hlist_dup, hlist holds its
- * rmap_items). 80 bytes: the tree (at most 1,024 nodes x 4,096 classes),
- * the node, the count and the dup flag share one word.
+ * rmap_items). 64 bytes, one cache line of its slab: a dup is in no tree,
+ * so its place in the chain takes the tree link's bytes (as the kernel's
+ * union of node with hlist_dup); the chain and the KSM page are 32-bit
+ * indexes in their slabs (stable_node_chain(), stable_node_page()); the
+ * tree (at most 1,024 nodes x 4,096 classes), the node, the count and the
+ * dup flag share one word.
  */
 struct stable_node {
-	struct rb_node node;		/* regular node or chain: in the tree */
+	union {
+		struct rb_node node;		/* regular node or chain: in the tree */
+		struct {			/* dup */
+			struct hlist_node hlist_dup;	/* in chain->hlist */
+			uint32_t chain_idx;	/* its chain: stable_node_chain() */
+			uint32_t chain_slot;	/* its place in chain->dups */
+		};
+	};
 	uint32_t tree : 22;		/* index of the tree it was filed in (tree_index) */
 	uint32_t nid : 10;		/* at most TRACE_NODE_MAX */
 	int rmap_hlist_len : 31;	/* rmap_items, or STABLE_NODE_CHAIN */
 	bool is_dup : 1;		/* the kernel's head == STABLE_NODE_DUP_HEAD */
-	struct stable_node *chain;	/* dup: its chain */
-	union {
-		struct hlist_node hlist_dup;	/* dup: in chain->hlist */
-		/*
-		 * Chain: its dups by their place in hlist, kept where a dup
-		 * joins, moves or leaves, its rmap_hlist_len changes or its
-		 * page is freed, so that stable_node_dup() finds the dup its
-		 * walk stops at, and the steps it takes, without walking.
-		 */
-		struct chain_index *dups;
-	};
 	struct hlist_head hlist;	/* rmap_items newest first; chain: dups, head first */
-	struct page *page;		/* kpfn; NULL once the page was freed (stale) */
-	union {
-		uint64_t chain_prune_time;	/* chain: jiffies */
-		uint32_t chain_slot;		/* dup: its place in chain->dups */
-	};
+	/*
+	 * Chain: its dups by their place in hlist, kept where a dup joins,
+	 * moves or leaves, its rmap_hlist_len changes or its page is freed,
+	 * so that stable_node_dup() finds the dup its walk stops at, and the
+	 * steps it takes, without walking.
+	 */
+	struct chain_index *dups;
+	uint64_t chain_prune_time;	/* chain: jiffies */
+	/* kpfn: stable_node_page(); 0 once the page was freed (stale) */
+	uint32_t kpfn;
 };
 
 static inline bool is_stable_node_chain(const struct stable_node *n)
 {
 	return n->rmap_hlist_len == STABLE_NODE_CHAIN;
-}
-
-/*
- * A stable node's KSM page was freed: the node is stale until ksmd meets
- * it. A dup's chain indexes it as stale (stable_node_dup() drops it).
- */
-static inline void stable_node_page_gone(struct stable_node *n)
-{
-	n->page = NULL;
-	if (n->is_dup)
-		chain_index_page_gone(n->chain->dups, n);
 }
 
 struct vma {
@@ -523,6 +517,40 @@ static inline struct mm *rmap_item_mm(const struct ksm *k, const struct rmap_ite
 static inline struct rmap_item *rmap_at(const struct ksm *k, uint32_t link)
 {
 	return slab_at(&k->rmap_item_cache, link);
+}
+
+/* The node's KSM page (kpfn), NULL once it was freed (stale) and for a chain. */
+static inline struct page *stable_node_page(const struct ksm *k, const struct stable_node *n)
+{
+	return n->kpfn ? page_slab_at(&k->page_slab, n->kpfn) : NULL;
+}
+
+static inline void stable_node_set_page(const struct ksm *k, struct stable_node *n, struct page *p)
+{
+	n->kpfn = slab_index(&k->page_slab, p);
+}
+
+/* A dup's chain; NULL for a node that is not a dup. */
+static inline struct stable_node *stable_node_chain(const struct ksm *k, const struct stable_node *n)
+{
+	return n->is_dup ? slab_at(&k->stable_node_cache, n->chain_idx) : NULL;
+}
+
+static inline void stable_node_set_chain(const struct ksm *k, struct stable_node *n,
+					 struct stable_node *chain)
+{
+	n->chain_idx = slab_index(&k->stable_node_cache, chain);
+}
+
+/*
+ * A stable node's KSM page was freed: the node is stale until ksmd meets
+ * it. A dup's chain indexes it as stale (stable_node_dup() drops it).
+ */
+static inline void stable_node_page_gone(const struct ksm *k, struct stable_node *n)
+{
+	n->kpfn = 0;
+	if (n->is_dup)
+		chain_index_page_gone(stable_node_chain(k, n)->dups, n);
 }
 
 /* The page the rmap_item caches (NULL: none). */

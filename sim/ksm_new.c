@@ -54,7 +54,8 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	slab_init(&k->page_slab, sizeof(struct page), sizeof(struct page), "an arena of pages");
 	g_assert(k->page_slab.size == sizeof(struct page) && k->page_slab.first == sizeof(struct page) &&
 		 k->page_slab.slot_bits == PAGE_SLAB_SLOT_BITS);	/* page_slab_at() */
-	slab_init(&k->stable_node_cache, sizeof(struct stable_node), _Alignof(struct stable_node),
+	/* one cache line each */
+	slab_init(&k->stable_node_cache, sizeof(struct stable_node), 64,
 		  "an arena of stable nodes");
 	return k;
 }

@@ -100,7 +100,7 @@ G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
 G_STATIC_ASSERT(sizeof(struct page) == 32);
 /* stable_node.tree: every tree_index(), nodes x classes */
 G_STATIC_ASSERT((uint64_t)(TRACE_NODE_MAX + 1) * KSM_CLASSES_MAX <= (UINT64_C(1) << 22));
-G_STATIC_ASSERT(sizeof(struct stable_node) == 80);
+G_STATIC_ASSERT(sizeof(struct stable_node) == 64);
 
 #define HEAP_OVERHEAD 16u	/* malloc's header, per object */
 #define TREE_NODE_BYTES 40u	/* a GTreeNode */

@@ -290,7 +290,7 @@ static void mm_vma_changed(struct ksm *k, struct mm *mm)
 void page_free(struct ksm *k, struct page *p)
 {
 	if (page_stable_node(p))
-		stable_node_page_gone(page_stable_node(p));
+		stable_node_page_gone(k, page_stable_node(p));
 	content_unref(p->c);
 	slab_free(&k->page_slab, p);
 }
