@@ -217,14 +217,14 @@ char *ksm_check(struct ksm *k)
 		if (merging != mm->ksm_merging_pages)
 			fail(&w, "mm %s: ksm_merging_pages %" G_GUINT64_FORMAT " but %" G_GUINT64_FORMAT
 			     " stable items", mm->name, mm->ksm_merging_pages, merging);
-		for (GTreeNode *cn = g_tree_node_first(mm->chunks); cn; cn = g_tree_node_next(cn)) {
-			struct pt_chunk *c = g_tree_node_value(cn);
+		struct pt_chunk *c;
+		for (uint64_t idx = 0; (c = pt_chunk_next(mm, &idx)); idx++) {
 			for (unsigned j = 0; j < PT_SIZE; j++) {
 				struct page *p = pte_page(&k->page_slab, c->pte[j]);
 				if (p == KSM_ZERO_PTE) {
 					mm_zero++;
 				} else if (pte_is_page(p)) {
-					uint64_t vpn = (GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT) + j;
+					uint64_t vpn = (idx << PT_SHIFT) + j;
 					if (page_thp(p)) {
 						const struct thp *t = page_thp(p);
 						const struct thp_map *m = NULL;

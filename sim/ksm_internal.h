@@ -275,6 +275,17 @@ struct pt_chunk {
 #define PTE_MARKERS ((uint32_t)(uintptr_t)ZERO_PFN_PTE)
 
 /*
+ * A node of an mm's table of chunks: at the last level its slots are
+ * chunks, above it nodes. 16 ways keep a one-chunk mm's table small (one
+ * node) and a dense one's at 1/8 byte a page.
+ */
+#define PT_DIR_SHIFT 4
+#define PT_DIR_SIZE (1u << PT_DIR_SHIFT)
+struct pt_dir {
+	void *slot[PT_DIR_SIZE];
+};
+
+/*
  * The page slab's geometry as constants (ksm_new() asserts them): pages
  * aligned to their 32 bytes, the first after a 32-byte header, 2^20 slots
  * an arena. A PTE read and a walk level decode an index with a load of
@@ -320,7 +331,16 @@ struct mm {
 	uint32_t rmap_list;		/* its rmap_items by address: rmap_at() */
 	uint32_t idx;			/* in k->mm_table: an rmap_item's mm_idx */
 	GTree *vmas;			/* start vpn -> struct vma */
-	GTree *chunks;			/* chunk index -> struct pt_chunk */
+	/*
+	 * Its PTE chunks by index (pt_chunk_next()): a radix table of
+	 * PT_DIR_SIZE-way nodes, pt_height levels over the aligned range from
+	 * pt_base, grown as chunks outside it come (NULL: no chunk yet).
+	 */
+	struct pt_dir *pt_root;
+	uint64_t pt_base;
+	uint32_t pt_height;
+	uint32_t pt_dirs;		/* nodes of the table */
+	uint64_t nr_chunks;
 	const struct slab *page_slab;	/* the run's pages, which the PTEs name (pte_page) */
 	struct pt_chunk *last_chunk;
 	uint64_t last_chunk_idx;
@@ -598,6 +618,8 @@ static inline uint32_t ksm_nr_trees(const struct ksm *k)
 void mm_destroy(struct ksm *k, struct mm *mm);
 struct vma *find_vma(struct mm *mm, uint64_t vpn);
 struct vma *next_vma(struct mm *mm, uint64_t vpn);	/* first with end > vpn */
+/* The mm's first PTE chunk at index *idx or above, its index in *idx; NULL: none. */
+struct pt_chunk *pt_chunk_next(const struct mm *mm, uint64_t *idx);
 struct page *pte_get(struct mm *mm, uint64_t vpn);
 void pte_set(struct mm *mm, uint64_t vpn, struct page *p);
 /*
