@@ -57,7 +57,7 @@ static uint32_t tree_find(const uint32_t *tree, uint32_t cap, uint32_t rank)
 static unsigned kinds_of(const struct stable_node *dup, bool candidate)
 {
 	unsigned b = 1u << CHAIN_ALL | (candidate ? CANDIDATE_BIT : 0);
-	if (dup->page)
+	if (dup->kpfn)	/* its page not freed yet */
 		b |= 1u << CHAIN_LIVE | (candidate ? 1u << CHAIN_CAND : 0);
 	else
 		b |= 1u << CHAIN_STALE;

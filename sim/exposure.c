@@ -366,14 +366,14 @@ static struct ksm_expo_dist hist_dist(const GArray *h, guint lo, guint hi)
 static void saving_of(struct ksm *k, struct exposure *e, const struct stable_node *node,
 		      struct ksm_exposure *out)
 {
-	if (!node->page || !node->rmap_hlist_len)
+	if (!node->kpfn || !node->rmap_hlist_len)
 		return;
 	uint32_t n = node_domains(e, k, node);
 	/* in a tree per domain each domain would keep a KSM page of its own */
 	uint64_t lost = n - 1;
 	out->saved += (uint64_t)node->rmap_hlist_len - 1;
 	out->saved_cross += lost;
-	if (content_is_zero(node->page->c))
+	if (content_is_zero(stable_node_page(k, node)->c))
 		out->saved_cross_zero += lost;
 }
 

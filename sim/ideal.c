@@ -126,9 +126,9 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 		if (!mm->registered || mm->exiting)
 			continue;	/* no mergeable VMA, or gone */
 		struct vma *v = NULL;
-		for (GTreeNode *cn = g_tree_node_first(mm->chunks); cn; cn = g_tree_node_next(cn)) {
-			uint64_t base = GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT;
-			struct pt_chunk *c = g_tree_node_value(cn);
+		struct pt_chunk *c;
+		for (uint64_t idx = 0; (c = pt_chunk_next(mm, &idx)); idx++) {
+			uint64_t base = idx << PT_SHIFT;
 			for (unsigned j = 0; j < PT_SIZE; j++) {
 				struct page *p = pte_page(&k->page_slab, c->pte[j]);
 				if (!p || p == ZERO_PFN_PTE)

@@ -208,14 +208,14 @@ static void stable_node_len_add(const struct ksm *k, struct stable_node *node, i
 {
 	node->rmap_hlist_len += delta;
 	if (node->is_dup)
-		chain_index_update(node->chain->dups, node, is_page_sharing_candidate(k, node));
+		chain_index_update(stable_node_chain(k, node)->dups, node, is_page_sharing_candidate(k, node));
 }
 
 static void stable_node_chain_add_dup(struct ksm *k, struct stable_node *dup,
 				      struct stable_node *chain)
 {
 	dup->is_dup = true;
-	dup->chain = chain;
+	stable_node_set_chain(k, dup, chain);
 	hlist_add_head(&dup->hlist_dup, &chain->hlist);
 	chain_index_add_head(chain->dups, dup, is_page_sharing_candidate(k, dup));
 	k->stable_node_dups++;
@@ -224,7 +224,7 @@ static void stable_node_chain_add_dup(struct ksm *k, struct stable_node *dup,
 static void __stable_node_dup_del(struct ksm *k, struct stable_node *dup)
 {
 	hlist_del(&dup->hlist_dup);
-	chain_index_del(dup->chain->dups, dup);
+	chain_index_del(stable_node_chain(k, dup)->dups, dup);
 	k->stable_node_dups--;
 }
 
@@ -269,8 +269,9 @@ static void remove_node_from_stable_tree(struct ksm *k, struct stable_node *node
 /* As ksm_get_folio() does: the node's page, or NULL after removing a stale node. */
 static struct page *ksm_get_folio(struct ksm *k, struct stable_node *node)
 {
-	if (node->page)
-		return node->page;
+	struct page *p = stable_node_page(k, node);
+	if (p)
+		return p;
 	remove_node_from_stable_tree(k, node);
 	return NULL;
 }
@@ -337,7 +338,7 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 
 	if (!prune) {
 		found = stable_node_first_candidate(k, chain->dups);
-		tree_page = found ? found->page : NULL;
+		tree_page = found ? stable_node_page(k, found) : NULL;
 	} else {
 		hlist_for_each_entry_safe(dup, next, &chain->hlist, hlist_dup) {
 			ksm_ev_chain_step(k, 1);
@@ -360,11 +361,9 @@ static struct page *stable_node_dup(struct ksm *k, struct stable_node **dup_out,
 		/* 6.1 collapsed only a pruning walk's last dup that can take more (6.11: any last dup) */
 		if (chain->hlist.first == &found->hlist_dup && !found->hlist_dup.next &&
 		    (!ksm_linux_6_1(k) || (prune && is_page_sharing_candidate(k, found)))) {
-			/* One dup left: it takes the chain's place in the tree. */
-			rb_replace_node(&chain->node, &found->node, root);
+			/* One dup left: it takes the chain's place (its link: a union) */
 			found->is_dup = false;
-			found->chain = NULL;
-			found->hlist_dup.pprev = NULL;
+			rb_replace_node(&chain->node, &found->node, root);
 			free_stable_node(k, chain);
 			k->stable_node_chains--;
 			k->stable_node_dups--;
@@ -495,7 +494,7 @@ again:
 	ksm_ev_search_depth(k, depth);
 	struct stable_node *sdup = alloc_stable_node(k);
 	ksm_ev_stable_insert(k, sdup);
-	sdup->page = kpage;
+	stable_node_set_page(k, sdup, kpage);
 	sdup->nid = nid;
 	sdup->tree = tree;
 	if (!need_chain) {
@@ -1221,7 +1220,7 @@ uint64_t ksm_run_batch(struct ksm *k, uint64_t now_us)
 /* As remove_stable_node() does: only a stale node can go. */
 static bool remove_stable_node(struct ksm *k, struct stable_node *node)
 {
-	if (!node->page) {
+	if (!node->kpfn) {
 		remove_node_from_stable_tree(k, node);
 		return true;
 	}

@@ -63,20 +63,21 @@ static void check_node_items(struct walk *w, struct stable_node *node)
 		w->shared++;
 		w->sharing += n - 1;
 	}
-	if (node->page) {
-		if (!node->page->ksm || page_stable_node(w->k, node->page) != node)
+	struct page *kpage = stable_node_page(w->k, node);
+	if (kpage) {
+		if (!kpage->ksm || page_stable_node(w->k, kpage) != node)
 			fail(w, "stable node's page is not its KSM page");
 	}
 }
 
-static const content *node_content(struct stable_node *node)
+static const content *node_content(const struct ksm *k, struct stable_node *node)
 {
 	if (!is_stable_node_chain(node))
-		return node->page ? node->page->c : NULL;
+		return node->kpfn ? stable_node_page(k, node)->c : NULL;
 	struct stable_node *dup;
 	hlist_for_each_entry(dup, &node->hlist, hlist_dup)
-		if (dup->page)
-			return dup->page->c;
+		if (dup->kpfn)
+			return stable_node_page(k, dup)->c;
 	return NULL;
 }
 
@@ -103,14 +104,15 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 				slot_before = dup->chain_slot;
 				nr_dups++;
 				nr_candidates += is_page_sharing_candidate(w->k, dup);
-				nr_stale += !dup->page;
-				if (!dup->is_dup || dup->chain != node)
+				nr_stale += !dup->kpfn;
+				if (!dup->is_dup || stable_node_chain(w->k, dup) != node)
 					fail(w, "chain lists a dup that does not point back");
 				check_node_items(w, dup);
-				if (dup->page) {
-					if (first && content_cmp(first, dup->page->c) != 0)
+				if (dup->kpfn) {
+					const content *c = stable_node_page(w->k, dup)->c;
+					if (first && content_cmp(first, c) != 0)
 						fail(w, "dups of one chain hold different bytes");
-					first = dup->page->c;
+					first = c;
 				}
 			}
 			/* The index's counts, which its trees follow. */
@@ -124,7 +126,7 @@ static void check_stable_tree(struct walk *w, struct rb_root *root)
 			check_node_items(w, node);
 		}
 		/* Stale nodes have no bytes; order holds among the live ones. */
-		const content *c = node_content(node);
+		const content *c = node_content(w->k, node);
 		if (c && prev && content_cmp(prev, c) >= 0)
 			fail(w, "stable tree out of memcmp order");
 		if (c)
@@ -216,14 +218,14 @@ char *ksm_check(struct ksm *k)
 		if (merging != mm->ksm_merging_pages)
 			fail(&w, "mm %s: ksm_merging_pages %" G_GUINT64_FORMAT " but %" G_GUINT64_FORMAT
 			     " stable items", mm->name, mm->ksm_merging_pages, merging);
-		for (GTreeNode *cn = g_tree_node_first(mm->chunks); cn; cn = g_tree_node_next(cn)) {
-			struct pt_chunk *c = g_tree_node_value(cn);
+		struct pt_chunk *c;
+		for (uint64_t idx = 0; (c = pt_chunk_next(mm, &idx)); idx++) {
 			for (unsigned j = 0; j < PT_SIZE; j++) {
 				struct page *p = pte_page(&k->page_slab, c->pte[j]);
 				if (p == KSM_ZERO_PTE) {
 					mm_zero++;
 				} else if (pte_is_page(p)) {
-					uint64_t vpn = (GPOINTER_TO_SIZE(g_tree_node_key(cn)) << PT_SHIFT) + j;
+					uint64_t vpn = (idx << PT_SHIFT) + j;
 					if (page_thp(k, p)) {
 						const struct thp *t = page_thp(k, p);
 						const struct thp_map *m = NULL;

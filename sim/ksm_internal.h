@@ -205,48 +205,42 @@ struct rmap_item {
  * One struct for the three kinds, as in the kernel: a regular node (in the
  * tree, hlist holds its rmap_items), a chain (in the tree, hlist holds its
  * dups) and a dup (in a chain's hlist by hlist_dup, hlist holds its
- * rmap_items). 80 bytes: the tree (at most 1,024 nodes x 4,096 classes),
- * the node, the count and the dup flag share one word.
+ * rmap_items). 64 bytes, one cache line of its slab: a dup is in no tree,
+ * so its place in the chain takes the tree link's bytes (as the kernel's
+ * union of node with hlist_dup); the chain and the KSM page are 32-bit
+ * indexes in their slabs (stable_node_chain(), stable_node_page()); the
+ * tree (at most 1,024 nodes x 4,096 classes), the node, the count and the
+ * dup flag share one word.
  */
 struct stable_node {
-	struct rb_node node;		/* regular node or chain: in the tree */
+	union {
+		struct rb_node node;		/* regular node or chain: in the tree */
+		struct {			/* dup */
+			struct hlist_node hlist_dup;	/* in chain->hlist */
+			uint32_t chain_idx;	/* its chain: stable_node_chain() */
+			uint32_t chain_slot;	/* its place in chain->dups */
+		};
+	};
 	uint32_t tree : 22;		/* index of the tree it was filed in (tree_index) */
 	uint32_t nid : 10;		/* at most TRACE_NODE_MAX */
 	int rmap_hlist_len : 31;	/* rmap_items, or STABLE_NODE_CHAIN */
 	bool is_dup : 1;		/* the kernel's head == STABLE_NODE_DUP_HEAD */
-	struct stable_node *chain;	/* dup: its chain */
-	union {
-		struct hlist_node hlist_dup;	/* dup: in chain->hlist */
-		/*
-		 * Chain: its dups by their place in hlist, kept where a dup
-		 * joins, moves or leaves, its rmap_hlist_len changes or its
-		 * page is freed, so that stable_node_dup() finds the dup its
-		 * walk stops at, and the steps it takes, without walking.
-		 */
-		struct chain_index *dups;
-	};
 	struct hlist_head hlist;	/* rmap_items newest first; chain: dups, head first */
-	struct page *page;		/* kpfn; NULL once the page was freed (stale) */
-	union {
-		uint64_t chain_prune_time;	/* chain: jiffies */
-		uint32_t chain_slot;		/* dup: its place in chain->dups */
-	};
+	/*
+	 * Chain: its dups by their place in hlist, kept where a dup joins,
+	 * moves or leaves, its rmap_hlist_len changes or its page is freed,
+	 * so that stable_node_dup() finds the dup its walk stops at, and the
+	 * steps it takes, without walking.
+	 */
+	struct chain_index *dups;
+	uint64_t chain_prune_time;	/* chain: jiffies */
+	/* kpfn: stable_node_page(); 0 once the page was freed (stale) */
+	uint32_t kpfn;
 };
 
 static inline bool is_stable_node_chain(const struct stable_node *n)
 {
 	return n->rmap_hlist_len == STABLE_NODE_CHAIN;
-}
-
-/*
- * A stable node's KSM page was freed: the node is stale until ksmd meets
- * it. A dup's chain indexes it as stale (stable_node_dup() drops it).
- */
-static inline void stable_node_page_gone(struct stable_node *n)
-{
-	n->page = NULL;
-	if (n->is_dup)
-		chain_index_page_gone(n->chain->dups, n);
 }
 
 struct vma {
@@ -271,6 +265,17 @@ struct pt_chunk {
 };
 
 #define PTE_MARKERS ((uint32_t)(uintptr_t)ZERO_PFN_PTE)
+
+/*
+ * A node of an mm's table of chunks: at the last level its slots are
+ * chunks, above it nodes. 16 ways keep a one-chunk mm's table small (one
+ * node) and a dense one's at 1/8 byte a page.
+ */
+#define PT_DIR_SHIFT 4
+#define PT_DIR_SIZE (1u << PT_DIR_SHIFT)
+struct pt_dir {
+	void *slot[PT_DIR_SIZE];
+};
 
 /*
  * The page slab's geometry as constants (ksm_new() asserts them): pages
@@ -319,7 +324,16 @@ struct mm {
 	uint32_t rmap_list;		/* its rmap_items by address: rmap_at() */
 	uint32_t idx;			/* in k->mm_table: an rmap_item's mm_idx */
 	GTree *vmas;			/* start vpn -> struct vma */
-	GTree *chunks;			/* chunk index -> struct pt_chunk */
+	/*
+	 * Its PTE chunks by index (pt_chunk_next()): a radix table of
+	 * PT_DIR_SIZE-way nodes, pt_height levels over the aligned range from
+	 * pt_base, grown as chunks outside it come (NULL: no chunk yet).
+	 */
+	struct pt_dir *pt_root;
+	uint64_t pt_base;
+	uint32_t pt_height;
+	uint32_t pt_dirs;		/* nodes of the table */
+	uint64_t nr_chunks;
 	const struct slab *page_slab;	/* the run's pages, which the PTEs name (pte_page) */
 	struct pt_chunk *last_chunk;
 	uint64_t last_chunk_idx;
@@ -520,6 +534,40 @@ static inline struct rmap_item *rmap_at(const struct ksm *k, uint32_t link)
 	return slab_at(&k->rmap_item_cache, link);
 }
 
+/* The node's KSM page (kpfn), NULL once it was freed (stale) and for a chain. */
+static inline struct page *stable_node_page(const struct ksm *k, const struct stable_node *n)
+{
+	return n->kpfn ? page_slab_at(&k->page_slab, n->kpfn) : NULL;
+}
+
+static inline void stable_node_set_page(const struct ksm *k, struct stable_node *n, struct page *p)
+{
+	n->kpfn = slab_index(&k->page_slab, p);
+}
+
+/* A dup's chain; NULL for a node that is not a dup. */
+static inline struct stable_node *stable_node_chain(const struct ksm *k, const struct stable_node *n)
+{
+	return n->is_dup ? slab_at(&k->stable_node_cache, n->chain_idx) : NULL;
+}
+
+static inline void stable_node_set_chain(const struct ksm *k, struct stable_node *n,
+					 struct stable_node *chain)
+{
+	n->chain_idx = slab_index(&k->stable_node_cache, chain);
+}
+
+/*
+ * A stable node's KSM page was freed: the node is stale until ksmd meets
+ * it. A dup's chain indexes it as stale (stable_node_dup() drops it).
+ */
+static inline void stable_node_page_gone(const struct ksm *k, struct stable_node *n)
+{
+	n->kpfn = 0;
+	if (n->is_dup)
+		chain_index_page_gone(stable_node_chain(k, n)->dups, n);
+}
+
 /* The page the rmap_item caches (NULL: none). */
 static inline struct page *rmap_item_cached_page(const struct ksm *k, const struct rmap_item *r)
 {
@@ -622,6 +670,8 @@ static inline uint32_t ksm_nr_trees(const struct ksm *k)
 void mm_destroy(struct ksm *k, struct mm *mm);
 struct vma *find_vma(struct mm *mm, uint64_t vpn);
 struct vma *next_vma(struct mm *mm, uint64_t vpn);	/* first with end > vpn */
+/* The mm's first PTE chunk at index *idx or above, its index in *idx; NULL: none. */
+struct pt_chunk *pt_chunk_next(const struct mm *mm, uint64_t *idx);
 struct page *pte_get(struct mm *mm, uint64_t vpn);
 void pte_set(struct ksm *k, struct mm *mm, uint64_t vpn, struct page *p);
 /*

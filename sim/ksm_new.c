@@ -53,7 +53,8 @@ struct ksm *ksm_new(const struct ksm_options *opt)
 	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "an arena of pages");
 	g_assert(k->page_slab.size == sizeof(struct page) && k->page_slab.first == PAGE_SLAB_FIRST &&
 		 k->page_slab.slot_bits == PAGE_SLAB_SLOT_BITS);	/* page_slab_at() */
-	slab_init(&k->stable_node_cache, sizeof(struct stable_node), _Alignof(struct stable_node),
+	/* one cache line each */
+	slab_init(&k->stable_node_cache, sizeof(struct stable_node), 64,
 		  "an arena of stable nodes");
 	/* THPs by index too: a subpage's folio is 32 bits (struct page) */
 	slab_init(&k->thp_cache, sizeof(struct thp), _Alignof(struct thp), "an arena of THPs");

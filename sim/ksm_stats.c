@@ -100,11 +100,11 @@ G_STATIC_ASSERT(TRACE_NODE_MAX < (1u << 10));	/* page.nid */
 G_STATIC_ASSERT(sizeof(struct page) == 24);
 /* stable_node.tree: every tree_index(), nodes x classes */
 G_STATIC_ASSERT((uint64_t)(TRACE_NODE_MAX + 1) * KSM_CLASSES_MAX <= (UINT64_C(1) << 22));
-G_STATIC_ASSERT(sizeof(struct stable_node) == 80);
+G_STATIC_ASSERT(sizeof(struct stable_node) == 64);
 
 #define HEAP_OVERHEAD 16u	/* malloc's header, per object */
 #define TREE_NODE_BYTES 40u	/* a GTreeNode */
-#define TREE_BYTES 48u		/* a GTree: an mm has two, its VMAs and its PTE chunks */
+#define TREE_BYTES 48u		/* a GTree: its VMAs' */
 #define NAME_SLOT_BYTES 24u	/* mm_by_name: a GHashTable slot (key, value, hash), rounded up */
 
 static uint64_t stable_tree_nodes(const struct rb_node *n)
@@ -134,11 +134,12 @@ void ksm_memory(const struct ksm *k, struct ksm_memory *out)
 	GPtrArray *all = ksm_all_mms(k);
 	for (guint i = 0; i < all->len; i++) {
 		struct mm *mm = all->pdata[i];
-		uint64_t chunks = (uint64_t)g_tree_nnodes(mm->chunks);
+		uint64_t chunks = mm->nr_chunks;
 		uint64_t vmas = (uint64_t)g_tree_nnodes(mm->vmas);
 		out->pt_chunks += chunks;
-		out->page_tables += chunks * (sizeof(struct pt_chunk) + HEAP_OVERHEAD + TREE_NODE_BYTES);
-		out->mms += sizeof(struct mm) + HEAP_OVERHEAD + 2 * TREE_BYTES +
+		out->page_tables += chunks * (sizeof(struct pt_chunk) + HEAP_OVERHEAD) +
+				    (uint64_t)mm->pt_dirs * (sizeof(struct pt_dir) + HEAP_OVERHEAD);
+		out->mms += sizeof(struct mm) + HEAP_OVERHEAD + TREE_BYTES +
 			    vmas * (sizeof(struct vma) + HEAP_OVERHEAD + TREE_NODE_BYTES);
 	}
 	out->mm_count = all->len;

@@ -16,6 +16,140 @@ static gint cmp_u64(gconstpointer a, gconstpointer b, gpointer unused)
 	return x < y ? -1 : x > y;
 }
 
+/* ---- the table of PTE chunks ---- */
+
+/* The span of indexes a node at level (1: its slots are chunks) covers. */
+static inline uint64_t pt_span(uint32_t level)
+{
+	return UINT64_C(1) << (PT_DIR_SHIFT * level);
+}
+
+static inline unsigned pt_way(uint64_t idx, uint32_t level)
+{
+	return (idx >> (PT_DIR_SHIFT * (level - 1))) & (PT_DIR_SIZE - 1);
+}
+
+static void pt_dir_free(struct pt_dir *d, uint32_t level)
+{
+	if (!d)
+		return;
+	for (unsigned i = 0; i < PT_DIR_SIZE; i++) {
+		if (level > 1)
+			pt_dir_free(d->slot[i], level - 1);
+		else
+			g_free(d->slot[i]);
+	}
+	g_free(d);
+}
+
+/* The chunk's slot in the table, NULL where there is none on its way. */
+static void **pt_slot(const struct mm *mm, uint64_t idx)
+{
+	if (!mm->pt_root || idx - mm->pt_base >= pt_span(mm->pt_height))
+		return NULL;
+	struct pt_dir *d = mm->pt_root;
+	for (uint32_t level = mm->pt_height; level > 1; level--) {
+		d = d->slot[pt_way(idx, level)];
+		if (!d)
+			return NULL;
+	}
+	return &d->slot[pt_way(idx, 1)];
+}
+
+static void pt_insert(struct mm *mm, uint64_t idx, struct pt_chunk *c)
+{
+	g_assert(idx < (UINT64_C(1) << 32));	/* vpns are below 2^32 */
+	if (!mm->pt_root) {
+		mm->pt_root = g_new0(struct pt_dir, 1);
+		mm->pt_dirs++;
+		mm->pt_height = 1;
+		mm->pt_base = idx & ~(pt_span(1) - 1);
+	}
+	/* out of range: a level above, the old root one of its slots */
+	while (idx - mm->pt_base >= pt_span(mm->pt_height)) {
+		struct pt_dir *up = g_new0(struct pt_dir, 1);
+		mm->pt_dirs++;
+		mm->pt_height++;
+		up->slot[pt_way(mm->pt_base, mm->pt_height)] = mm->pt_root;
+		mm->pt_root = up;
+		mm->pt_base &= ~(pt_span(mm->pt_height) - 1);
+	}
+	struct pt_dir *d = mm->pt_root;
+	for (uint32_t level = mm->pt_height; level > 1; level--) {
+		void **slot = &d->slot[pt_way(idx, level)];
+		if (!*slot) {
+			*slot = g_new0(struct pt_dir, 1);
+			mm->pt_dirs++;
+		}
+		d = *slot;
+	}
+	d->slot[pt_way(idx, 1)] = c;
+	mm->nr_chunks++;
+}
+
+static bool pt_dir_empty(const struct pt_dir *d)
+{
+	for (unsigned i = 0; i < PT_DIR_SIZE; i++)
+		if (d->slot[i])
+			return false;
+	return true;
+}
+
+/* Frees the chunk of index idx, and the nodes it leaves empty. */
+static void pt_remove(struct mm *mm, uint64_t idx)
+{
+	struct pt_dir *path[64 / PT_DIR_SHIFT + 1];
+	struct pt_dir *d = mm->pt_root;
+	for (uint32_t level = mm->pt_height; level > 1; level--) {
+		path[level] = d;
+		d = d->slot[pt_way(idx, level)];
+	}
+	path[1] = d;
+	g_free(d->slot[pt_way(idx, 1)]);
+	d->slot[pt_way(idx, 1)] = NULL;
+	mm->nr_chunks--;
+	for (uint32_t level = 1; level <= mm->pt_height && pt_dir_empty(path[level]); level++) {
+		g_free(path[level]);
+		mm->pt_dirs--;
+		if (level == mm->pt_height) {
+			mm->pt_root = NULL;
+			mm->pt_height = 0;
+			break;
+		}
+		path[level + 1]->slot[pt_way(idx, level + 1)] = NULL;
+	}
+}
+
+/* The first chunk at index idx or above under d, at level, whose range starts at lo. */
+static struct pt_chunk *pt_dir_next(const struct pt_dir *d, uint32_t level, uint64_t lo,
+				    uint64_t *idx)
+{
+	uint64_t span = pt_span(level - 1);
+	for (unsigned i = *idx > lo ? (unsigned)((*idx - lo) / span) : 0; i < PT_DIR_SIZE; i++) {
+		if (!d->slot[i])
+			continue;
+		uint64_t at = lo + i * span;
+		if (level == 1) {
+			*idx = at;
+			return d->slot[i];
+		}
+		uint64_t from = MAX(*idx, at);
+		struct pt_chunk *c = pt_dir_next(d->slot[i], level - 1, at, &from);
+		if (c) {
+			*idx = from;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+struct pt_chunk *pt_chunk_next(const struct mm *mm, uint64_t *idx)
+{
+	if (!mm->pt_root || *idx >= mm->pt_base + pt_span(mm->pt_height))
+		return NULL;
+	return pt_dir_next(mm->pt_root, mm->pt_height, mm->pt_base, idx);
+}
+
 static struct mm *mm_new(const struct ksm *k, const char *name, uint32_t nid)
 {
 	struct mm *mm = g_new0(struct mm, 1);
@@ -23,7 +157,6 @@ static struct mm *mm_new(const struct ksm *k, const char *name, uint32_t nid)
 	g_strlcpy(mm->name, name, sizeof(mm->name));
 	mm->nid = nid;
 	mm->vmas = g_tree_new_full(cmp_u64, NULL, NULL, g_free);
-	mm->chunks = g_tree_new_full(cmp_u64, NULL, NULL, g_free);
 	mm->last_chunk_idx = UINT64_MAX;
 	mm->peek_chunk_idx = UINT64_MAX;
 	return mm;
@@ -37,7 +170,7 @@ void mm_destroy(struct ksm *k, struct mm *mm)
 		g_array_append_val(k->mm_free_idx, mm->idx);
 	}
 	g_tree_destroy(mm->vmas);
-	g_tree_destroy(mm->chunks);
+	pt_dir_free(mm->pt_root, mm->pt_height);
 	g_free(mm);
 }
 
@@ -127,10 +260,11 @@ static struct pt_chunk *chunk_get(struct mm *mm, uint64_t idx, bool create)
 {
 	if (mm->last_chunk_idx == idx)
 		return mm->last_chunk;
-	struct pt_chunk *c = g_tree_lookup(mm->chunks, GSIZE_TO_POINTER(idx));
+	void **slot = pt_slot(mm, idx);
+	struct pt_chunk *c = slot ? *slot : NULL;
 	if (!c && create) {
 		c = g_new0(struct pt_chunk, 1);
-		g_tree_insert(mm->chunks, GSIZE_TO_POINTER(idx), c);
+		pt_insert(mm, idx, c);
 	}
 	if (c) {
 		mm->last_chunk = c;
@@ -177,7 +311,8 @@ unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *ke
 	} else {
 		/* a cache of its own: the model's last_chunk stays as the model left it */
 		if (idx != mm->peek_chunk_idx) {
-			mm->peek_chunk = g_tree_lookup(mm->chunks, GSIZE_TO_POINTER(idx));
+			void **slot = pt_slot(mm, idx);
+			mm->peek_chunk = slot ? *slot : NULL;
 			mm->peek_chunk_idx = idx;
 		}
 		c = mm->peek_chunk;
@@ -204,12 +339,10 @@ uint64_t next_present(struct mm *mm, uint64_t vpn, uint64_t end)
 		uint64_t idx = vpn >> PT_SHIFT;
 		struct pt_chunk *c = chunk_get(mm, idx, false);
 		if (!c) {
-			GTreeNode *n = g_tree_lower_bound(mm->chunks, GSIZE_TO_POINTER(idx));
-			if (!n)
+			c = pt_chunk_next(mm, &idx);
+			if (!c)
 				return UINT64_MAX;
-			idx = GPOINTER_TO_SIZE(g_tree_node_key(n));
 			vpn = idx << PT_SHIFT;
-			c = g_tree_node_value(n);
 			mm->last_chunk = c;
 			mm->last_chunk_idx = idx;
 			if (vpn >= end)
@@ -305,7 +438,7 @@ static void mm_vma_changed(struct ksm *k, struct mm *mm)
 void page_free(struct ksm *k, struct page *p)
 {
 	if (page_stable_node(k, p))
-		stable_node_page_gone(page_stable_node(k, p));
+		stable_node_page_gone(k, page_stable_node(k, p));
 	content_unref(p->c);
 	slab_free(&k->page_slab, p);
 }
@@ -360,8 +493,8 @@ static bool thp_fault_allowed(struct mm *mm, uint64_t vpn)
 			return false;
 		v = n;
 	}
-	GTreeNode *n = g_tree_lower_bound(mm->chunks, GSIZE_TO_POINTER(h >> PT_SHIFT));
-	return !n || GPOINTER_TO_SIZE(g_tree_node_key(n)) >= end >> PT_SHIFT;
+	uint64_t idx = h >> PT_SHIFT;
+	return !pt_chunk_next(mm, &idx) || idx >= end >> PT_SHIFT;
 }
 
 /* The mm's mapping of t, if it has one. */
@@ -694,10 +827,9 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 		uint64_t idx = vpn >> PT_SHIFT;
 		struct pt_chunk *c = chunk_get(mm, idx, false);
 		if (!c) {
-			GTreeNode *n = g_tree_lower_bound(mm->chunks, GSIZE_TO_POINTER(idx));
-			if (!n)
+			if (!pt_chunk_next(mm, &idx))
 				return;
-			vpn = MAX(vpn, GPOINTER_TO_SIZE(g_tree_node_key(n)) << PT_SHIFT);
+			vpn = MAX(vpn, idx << PT_SHIFT);
 			continue;
 		}
 		uint64_t stop = MIN(end, (idx + 1) << PT_SHIFT);
@@ -723,7 +855,7 @@ static void zap_range(struct ksm *k, struct mm *mm, uint64_t start, uint64_t end
 					mm->last_chunk_idx = UINT64_MAX;
 				if (mm->peek_chunk == c)
 					mm->peek_chunk_idx = UINT64_MAX;
-				g_tree_remove(mm->chunks, GSIZE_TO_POINTER(idx));
+				pt_remove(mm, idx);
 			}
 		}
 	}
@@ -887,9 +1019,9 @@ static struct mm *mm_fork(struct ksm *k, struct mm *parent, const char *name)
 		struct vma *v = g_tree_node_value(n);
 		vma_insert_like(child, v->start, v->end, v);
 	}
-	for (GTreeNode *n = g_tree_node_first(parent->chunks); n; n = g_tree_node_next(n)) {
-		uint64_t base = GPOINTER_TO_SIZE(g_tree_node_key(n)) << PT_SHIFT;
-		struct pt_chunk *c = g_tree_node_value(n);
+	struct pt_chunk *c;
+	for (uint64_t idx = 0; (c = pt_chunk_next(parent, &idx)); idx++) {
+		uint64_t base = idx << PT_SHIFT;
 		for (unsigned i = 0; i < PT_SIZE; i++) {
 			struct page *p = pte_page(parent->page_slab, c->pte[i]);
 			if (!p)

@@ -132,7 +132,7 @@ static bool unstable_tree_has_twin(const struct ksm *k, struct rb_node *n,
 	return false;
 }
 
-static bool stable_tree_has_twin(struct rb_node *n, const struct page *page)
+static bool stable_tree_has_twin(const struct ksm *k, struct rb_node *n, const struct page *page)
 {
 	while (n) {
 		const struct stable_node *node = rb_entry(n, struct stable_node, node);
@@ -141,9 +141,10 @@ static bool stable_tree_has_twin(struct rb_node *n, const struct page *page)
 				return false;
 			node = hlist_entry(node->hlist.first, struct stable_node, hlist_dup);
 		}
-		if (!node->page)
+		const struct page *kpage = stable_node_page(k, node);
+		if (!kpage)
 			return false;
-		int ret = node->page->c == page->c ? 0 : content_cmp(page->c, node->page->c);
+		int ret = kpage->c == page->c ? 0 : content_cmp(page->c, kpage->c);
 		if (!ret)
 			return true;
 		n = ret < 0 ? n->rb_left : n->rb_right;
@@ -158,7 +159,7 @@ void class_lost_check(struct ksm *k, const struct page *page, uint32_t tree)
 		if (i == tree)
 			continue;
 		if (unstable_tree_has_twin(k, k->root_unstable_tree[i].rb_node, page) ||
-		    stable_tree_has_twin(k->root_stable_tree[i].rb_node, page)) {
+		    stable_tree_has_twin(k, k->root_stable_tree[i].rb_node, page)) {
 			ksm_ev_class_search(k, true);
 			return;
 		}

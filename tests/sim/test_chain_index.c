@@ -4,7 +4,8 @@
  * chain's dups (new at the head, moved to the head, deleted anywhere,
  * candidacy and pages changing), and after every change the index's first
  * dup of each kind, the place of each, and the counts are what walking the
- * list in order gives.
+ * list in order gives. The dups and their page come from the slabs a run
+ * has (the node names its page by its index in the page slab).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +25,8 @@ struct model {
 	int n;
 };
 
-static struct page the_page;
+static struct ksm *k;		/* only its two slabs */
+static struct page *the_page;
 
 static void check(const struct chain_index *ci, const struct model *m)
 {
@@ -32,7 +34,9 @@ static void check(const struct chain_index *ci, const struct model *m)
 	struct stable_node *first[CHAIN_KINDS] = { 0 };
 	for (int i = 0; i < m->n; i++) {
 		struct stable_node *d = m->list[i];
-		bool live = d->page, c = m->cand[i];
+		struct page *p = stable_node_page(k, d);
+		assert_true(!p || p == the_page);
+		bool live = p, c = m->cand[i];
 		stale += !live;
 		cands += c;
 		assert_int_equal(chain_index_place(ci, d), i + 1);
@@ -71,19 +75,24 @@ static void push_head(struct model *m, struct stable_node *d, bool c)
 static void test_churn(void **state)
 {
 	(void)state;
-	static struct stable_node nodes[N];
+	k = g_new0(struct ksm, 1);
+	slab_init(&k->page_slab, sizeof(struct page), sizeof(struct page), "pages");
+	slab_init(&k->stable_node_cache, sizeof(struct stable_node), 64, "stable nodes");
+	/* not the slab's first page: an index above 1 decodes too */
+	slab_alloc0(&k->page_slab);
+	the_page = slab_alloc0(&k->page_slab);
 	struct chain_index *ci = chain_index_new();
 	struct model m = { .n = 0 };
 	int unused = N;
 	struct stable_node *pool[N];
 	for (int i = 0; i < N; i++)
-		pool[i] = &nodes[i];
+		pool[i] = slab_alloc0(&k->stable_node_cache);
 	srand(7);
 	for (int step = 0; step < 20000; step++) {
 		int op = rand() % 6;
 		if ((op == 0 || !m.n) && unused) {	/* a new dup at the head */
 			struct stable_node *d = pool[--unused];
-			d->page = rand() % 8 ? &the_page : NULL;
+			stable_node_set_page(k, d, rand() % 8 ? the_page : NULL);
 			bool c = rand() % 2;
 			chain_index_add_head(ci, d, c);
 			push_head(&m, d, c);
@@ -108,8 +117,8 @@ static void test_churn(void **state)
 			chain_index_update(ci, m.list[i], m.cand[i]);
 		} else if (op == 4) {			/* a page freed */
 			int i = rand() % m.n;
-			if (m.list[i]->page) {
-				m.list[i]->page = NULL;
+			if (stable_node_page(k, m.list[i])) {
+				stable_node_set_page(k, m.list[i], NULL);
 				chain_index_page_gone(ci, m.list[i]);
 			}
 		} else {
@@ -118,6 +127,9 @@ static void test_churn(void **state)
 		check(ci, &m);
 	}
 	chain_index_free(ci);
+	slab_destroy(&k->stable_node_cache);
+	slab_destroy(&k->page_slab);
+	g_free(k);
 }
 
 int main(void)

@@ -173,7 +173,7 @@ static void test_chain_forms_when_node_full(void **state)
 	assert_int_equal(a->rmap_hlist_len, 3);
 	assert_int_equal(b->rmap_hlist_len, 2);
 	assert_true(a->is_dup && b->is_dup);
-	assert_ptr_equal(a->chain, chain);
+	assert_ptr_equal(stable_node_chain(k, a), chain);
 	assert_ptr_equal(first_dup(chain), b);	/* hlist_add_head */
 	assert_ptr_equal(b->hlist_dup.next, &a->hlist_dup);
 	check_invariants(k);
@@ -414,7 +414,7 @@ static void test_chain_collapses_to_last_dup(void **state)
 	assert_int_equal(k->stable_node_dups, 0);
 	assert_ptr_equal(stable_root(k), a);
 	assert_false(a->is_dup);
-	assert_null(a->chain);
+	assert_null(stable_node_chain(k, a));
 	assert_int_equal(a->rmap_hlist_len, 2);
 	assert_int_equal(k->pages_shared, 1);
 	assert_int_equal(k->pages_sharing, 1);
