@@ -4,7 +4,7 @@
 # (sim/ksm.c, the twin, over 1,400); no
 # function over 150 (from a '{' in column 0 to the next '}' in column 0,
 # both counted: the kernel's layout, which the tree follows); struct page
-# and rmap_item asserted at their sizes without exposure (32 and 64
+# and rmap_item asserted at their sizes without exposure (24 and 64
 # bytes: exposure keeps its own side tables); and the twins (sim/ksm.c,
 # sim/mm.c, sim/policy_gate.c) free of measurement: they state events through sim/ksm_events.h, never
 # touching the truth, cost or exposure state themselves; no stderr write

@@ -76,7 +76,7 @@ static void test_churn(void **state)
 {
 	(void)state;
 	k = g_new0(struct ksm, 1);
-	slab_init(&k->page_slab, sizeof(struct page), sizeof(struct page), "pages");
+	slab_init(&k->page_slab, sizeof(struct page), _Alignof(struct page), "pages");
 	slab_init(&k->stable_node_cache, sizeof(struct stable_node), 64, "stable nodes");
 	/* not the slab's first page: an index above 1 decodes too */
 	slab_alloc0(&k->page_slab);
