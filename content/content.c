@@ -79,7 +79,7 @@ struct overlay {
 };
 
 /*
- * 40 bytes: a run that rewrites pages keeps two objects a page at its
+ * 32 bytes: a run that rewrites pages keeps two objects a page at its
  * peak (the page's bytes, and the rmap_item's bytes at the last visit),
  * so what an object holds is what the hot paths need and nothing they
  * can recompute. A rewritten word (an overlay and its 8 bytes: 12) is
@@ -87,7 +87,10 @@ struct overlay {
  * malloc's header, and a pointer). Not kept: the first 8 bytes and the
  * description's hash, each a few instructions from the description
  * (compute_key8(), compute_shash()); the digest, which only the oracle
- * asks for, in the store's digest cache (content_digest()). The
+ * asks for, in the store's digest cache (content_digest()); the pool
+ * index, which the object's address gives (obj_idx()); the checksum's
+ * high half, which a 32-bit function (the default xxhash, crc32c) leaves
+ * zero and a 64-bit one keeps in the store's side arrays (csum_hi). The
  * checksum's function is the store's (csum_fn), one a run, and the page
  * cache names an object by its handle, as it is unique while the object
  * lives (content_unref() drops its cached bytes and digest), so neither
@@ -103,8 +106,7 @@ struct content {
 	uint8_t n_over;
 	uint16_t over_bytes;	/* at most OVERLAY_MAX */
 	uint64_t base;		/* byte value or seed */
-	uint64_t csum;
-	uint32_t idx;		/* where the pool keeps it; the table names it so */
+	uint32_t csum;		/* the low half; the high one in csum_hi, or 0 */
 	/*
 	 * BASE_FULL: PAGE bytes; else n_over overlays then over_bytes bytes:
 	 * here, or on the heap at the pointer kept here (extra_of()).
@@ -112,7 +114,7 @@ struct content {
 	uint8_t in[INLINE_EXTRA];
 };
 
-G_STATIC_ASSERT(sizeof(struct content) == 40);
+G_STATIC_ASSERT(sizeof(struct content) == 32);
 G_STATIC_ASSERT(INLINE_EXTRA >= sizeof(uint8_t *));
 G_STATIC_ASSERT(OVERLAY_MAX < (1u << 15));
 /* 64-bit handles; every object 8-byte aligned in its chunk */
@@ -197,12 +199,17 @@ struct slot {
 
 
 /*
- * The pool: objects in chunks of CHUNK_OBJS, named by a 32-bit index (0 is
- * never handed out), freed ones on a list threaded through their base field.
- * A write usually makes one object and frees another, so they are recycled.
+ * The pool: objects in chunks of CHUNK_OBJS, named by a 32-bit index,
+ * freed ones on a list threaded through their base field. A write usually
+ * makes one object and frees another, so they are recycled. A chunk is
+ * aligned to its size, and its first slot is no object but holds the
+ * chunk's number, so an object's index is its address's business
+ * (obj_idx()) and takes no bytes of its own; index 0, chunk 0's first
+ * slot, is never handed out.
  */
-#define CHUNK_SHIFT 15		/* 1.25 MiB chunks */
+#define CHUNK_SHIFT 16
 #define CHUNK_OBJS (1u << CHUNK_SHIFT)
+#define CHUNK_BYTES ((size_t)CHUNK_OBJS * sizeof(content))	/* 2 MiB: one huge page */
 
 /* The heap block of an object whose extra bytes are not in it (NULL: none). */
 static inline uint8_t *extra_ptr(const content *c)
@@ -319,6 +326,12 @@ struct content_store {
 	size_t n_chunks;
 	uint32_t pool_next, pool_free;
 	page_hash_fn csum_fn;		/* what the objects' valid csums are of */
+	/*
+	 * The checksums' high halves, a chunk's array beside each chunk, once
+	 * a checksum had one (a 64-bit function); until then every high half
+	 * met was 0, so an array starts zeroed. NULL: none yet.
+	 */
+	uint32_t **csum_hi;
 	uint64_t live_objects, live_bytes;
 	struct {
 		uint64_t id;		/* the handle of the page whose bytes these are; 0: none */
@@ -387,6 +400,42 @@ static inline content *pool_obj(uint32_t idx)
 	return store->chunks[idx >> CHUNK_SHIFT] + (idx & (CHUNK_OBJS - 1));
 }
 
+/* The chunk's number is in its first slot; the offset in the chunk gives the rest. */
+static inline uint32_t obj_idx(const content *c)
+{
+	uintptr_t at = (uintptr_t)c, chunk = at & ~(uintptr_t)(CHUNK_BYTES - 1);
+	uint32_t n;
+	memcpy(&n, (const void *)chunk, sizeof(n));
+	return n << CHUNK_SHIFT | (uint32_t)((at - chunk) / sizeof(content));
+}
+
+/* CHUNK_BYTES zeroed, aligned to CHUNK_BYTES (NULL when out of memory). */
+static content *map_chunk(void)
+{
+	uint8_t *p = mmap(NULL, 2 * CHUNK_BYTES, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	size_t head = (CHUNK_BYTES - (uintptr_t)p % CHUNK_BYTES) % CHUNK_BYTES;
+	if (head)
+		munmap(p, head);
+	munmap(p + head + CHUNK_BYTES, CHUNK_BYTES - head);
+	madvise(p + head, CHUNK_BYTES, MADV_HUGEPAGE);	/* best effort */
+	return (content *)(p + head);
+}
+
+static inline uint32_t *csum_hi_of(const content *c)
+{
+	uint32_t idx = obj_idx(c);
+	return &store->csum_hi[idx >> CHUNK_SHIFT][idx & (CHUNK_OBJS - 1)];
+}
+
+static void csum_hi_add_chunk(size_t n)
+{
+	store->csum_hi = g_renew(uint32_t *, store->csum_hi, n + 1);
+	store->csum_hi[n] = g_new0(uint32_t, CHUNK_OBJS);
+}
+
 static content *pool_alloc(void)
 {
 	content *c;
@@ -399,12 +448,14 @@ static content *pool_alloc(void)
 	if (!store->pool_next)
 		g_error("content: more than %u objects at once", UINT32_MAX);
 	uint32_t idx = store->pool_next;
+	if (!(idx & (CHUNK_OBJS - 1)) && idx)
+		idx = ++store->pool_next;	/* a chunk's first slot is its header */
 	if ((idx >> CHUNK_SHIFT) == store->n_chunks) {
 		content **nc = g_try_renew(content *, store->chunks, store->n_chunks + 1);
 		if (!nc)
 			signals_out_of_memory("the page contents' chunk table");
 		store->chunks = nc;
-		content *chunk = map_zeroed(CHUNK_OBJS * sizeof(content));
+		content *chunk = map_chunk();
 		if (!chunk) {
 			char what[96];
 			snprintf(what, sizeof(what), "page contents: a pool of %zu objects",
@@ -413,24 +464,27 @@ static content *pool_alloc(void)
 		}
 		/* where the handles' encoding needs objects (see the top of the file) */
 		uintptr_t at = (uintptr_t)chunk;
-		if (at <= BYTE_TOP || at + CHUNK_OBJS * sizeof(content) > OBJ_TOP)
+		if (at <= BYTE_TOP || at + CHUNK_BYTES > OBJ_TOP)
 			g_error("content: pool chunk at %p, outside (2 KiB, 2^56)", (void *)chunk);
-		POOL_ROOT(chunk, CHUNK_OBJS * sizeof(content));
+		POOL_ROOT(chunk, CHUNK_BYTES);
+		uint32_t n = (uint32_t)store->n_chunks;
+		memcpy(chunk, &n, sizeof(n));
+		if (store->csum_hi)
+			csum_hi_add_chunk(store->n_chunks);
 		store->chunks[store->n_chunks++] = chunk;
-		for (unsigned i = 0; i < CHUNK_OBJS; i++)
+		for (unsigned i = 1; i < CHUNK_OBJS; i++)
 			POOL_POISON(chunk + i);
 	}
 	store->pool_next++;
 	c = pool_obj(idx);
 	POOL_UNPOISON(c);
-	c->idx = idx;
 	return c;
 }
 
 static void pool_release(content *c)
 {
 	c->base = store->pool_free;
-	store->pool_free = c->idx;
+	store->pool_free = obj_idx(c);
 	POOL_POISON(c);
 }
 
@@ -488,8 +542,9 @@ static void digest_forget(const content *c);
 static void table_remove(const content *c)
 {
 	size_t mask = store->table_mask, i = compute_shash(c) & mask;
+	uint32_t idx = obj_idx(c);
 	/* by identity: the object is in the table, so no description compare */
-	while (store->slots[i].idx != c->idx) {
+	while (store->slots[i].idx != idx) {
 		g_assert(store->slots[i].idx);
 		i = (i + 1) & mask;
 	}
@@ -578,7 +633,6 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 		}
 	}
 	content *c = pool_alloc();
-	key.idx = c->idx;
 	*c = key;
 	c->refcount = 1;
 	if (extra && extra_size(c) <= INLINE_EXTRA) {
@@ -587,7 +641,7 @@ static content *intern(uint8_t kind, uint64_t base, uint8_t n_over, uint16_t ove
 		g_free(extra);
 	}
 	store->slots[i].hash = shash;
-	store->slots[i].idx = c->idx;
+	store->slots[i].idx = obj_idx(c);
 	if (++store->table_count > TABLE_GROW(store->table_mask + 1))
 		table_resize((store->table_mask + 1) * 2, true);
 	store->live_objects++;
@@ -875,7 +929,7 @@ static inline size_t imm_index(const content *c)
 {
 	uint64_t h = (uintptr_t)c;
 	if (!is_imm(c))
-		return c->idx & (IMM_CACHE_SLOTS - 1);
+		return obj_idx(c) & (IMM_CACHE_SLOTS - 1);
 	if (is_byte(h))		/* bytes apart from small seeds */
 		return (h / 8) ^ (IMM_CACHE_SLOTS / 2);
 	h ^= h >> 16 ^ h >> 32 ^ h >> 48;
@@ -938,12 +992,18 @@ uint64_t content_checksum(content *c, page_hash_fn fn, uint64_t *computed)
 		store->csum_fn = fn;
 	}
 	if (!c->csum_valid) {
-		c->csum = fn(page_bytes(c));
+		uint64_t v = fn(page_bytes(c));
+		c->csum = (uint32_t)v;
 		c->csum_valid = 1;
 		if (computed)
 			(*computed)++;
+		if (v >> 32 && !store->csum_hi)
+			for (size_t n = 0; n < store->n_chunks; n++)
+				csum_hi_add_chunk(n);
+		if (store->csum_hi)
+			*csum_hi_of(c) = (uint32_t)(v >> 32);
 	}
-	return c->csum;
+	return store->csum_hi ? (uint64_t)*csum_hi_of(c) << 32 | c->csum : c->csum;
 }
 
 uint64_t content_digest(content *c)
@@ -963,7 +1023,8 @@ uint64_t content_footprint(void)
 	uint64_t table = store->slots ? (uint64_t)(store->table_mask + 1) * sizeof(struct slot) : 0;
 	uint64_t caches = (uint64_t)(!!store->csum_cache.slot + !!store->digest_cache.slot) *
 			  IMM_CACHE_SLOTS * sizeof(struct imm_slot);
-	return pool + table + caches + (store->live_bytes - store->live_objects * sizeof(content));
+	uint64_t hi = store->csum_hi ? (uint64_t)store->n_chunks * CHUNK_OBJS * sizeof(uint32_t) : 0;
+	return pool + table + caches + hi + (store->live_bytes - store->live_objects * sizeof(content));
 }
 
 struct content_store *content_store_new(void)
@@ -996,11 +1057,14 @@ void content_store_free(struct content_store *s)
 	if (s->slots)
 		munmap(s->slots, (s->table_mask + 1) * sizeof(struct slot));
 	for (size_t i = 0; i < s->n_chunks; i++) {
-		POOL_UNROOT(s->chunks[i], CHUNK_OBJS * sizeof(content));
-		POOL_UNPOISON_ALL(s->chunks[i], CHUNK_OBJS * sizeof(content));
-		munmap(s->chunks[i], CHUNK_OBJS * sizeof(content));
+		POOL_UNROOT(s->chunks[i], CHUNK_BYTES);
+		POOL_UNPOISON_ALL(s->chunks[i], CHUNK_BYTES);
+		munmap(s->chunks[i], CHUNK_BYTES);
+		if (s->csum_hi)
+			g_free(s->csum_hi[i]);
 	}
 	g_free(s->chunks);
+	g_free(s->csum_hi);
 	g_free(s->csum_cache.slot);
 	g_free(s->digest_cache.slot);
 	g_free(s);

@@ -81,7 +81,8 @@ uint64_t content_digest(content *c);
 void content_stats(uint64_t *objects, uint64_t *bytes);
 /*
  * What the store holds now: the object pool's chunks, the intern table, the
- * objects' bytes and the immediates' checksum and digest caches.
+ * objects' bytes, the checksums' high halves (64-bit functions only) and
+ * the immediates' checksum and digest caches.
  */
 uint64_t content_footprint(void);
 

@@ -548,6 +548,66 @@ static void test_checksum_cached(void **state)
 	content_unref(obj);
 }
 
+/* A 32-bit function: the low half of the page's first word. */
+static uint64_t low_word(const void *page)
+{
+	return (uint32_t)first_word(page);
+}
+
+/* 32 bits wide for even first words: the high halves appear only later. */
+static uint64_t late_wide(const void *page)
+{
+	uint64_t w = first_word(page);
+	return w & 1 ? w : (uint32_t)w;
+}
+
+/*
+ * An object keeps its checksum's low half and the store the high halves,
+ * once a function gives one: every value must come back whole, those
+ * computed before the first high half, objects in later pool chunks (of
+ * 65536) and the ones made after, and a 32-bit function must find no
+ * high half left over from a 64-bit one.
+ */
+static void test_checksum_high_halves(void **state)
+{
+	(void)state;
+	enum { N = 150000 };
+	struct content_store *s = content_store_new();
+	struct content_store *was = content_store_use(s);
+	content **v = g_new(content *, N);
+	uint64_t *want = g_new(uint64_t, N);
+	uint8_t buf[PAGE];
+	for (unsigned i = 0; i < N; i++) {
+		/* word 0 is the first word: even for the first 1000, then alternating */
+		uint64_t w = i < 1000 ? (uint64_t)i << 21 : (uint64_t)i << 33 | (i & 1);
+		struct trace_content t = tc_word(0, w);
+		v[i] = content_apply(NULL, &t);
+		if (i == N / 2) {
+			for (unsigned j = 0; j <= i; j++) {
+				want[j] = late_wide(content_materialize(v[j], buf));
+				assert_true(content_checksum(v[j], late_wide, NULL) == want[j]);
+			}
+		}
+	}
+	for (unsigned i = N / 2 + 1; i < N; i++)
+		want[i] = late_wide(content_materialize(v[i], buf));
+	for (unsigned i = 0; i < N; i++)
+		assert_true(content_checksum(v[i], late_wide, NULL) == want[i]);
+	for (unsigned i = 0; i < N; i += 997) {
+		uint64_t computed = 0;
+		uint64_t lo = content_checksum(v[i], low_word, &computed);
+		assert_int_equal(computed, 1);
+		assert_true(lo == low_word(content_materialize(v[i], buf)));
+		assert_true(lo >> 32 == 0);
+	}
+	for (unsigned i = 0; i < N; i++)
+		content_unref(v[i]);
+	g_free(v);
+	g_free(want);
+	content_store_use(was);
+	content_store_free(s);
+}
+
 /* Many immediates, then the first again: a cache miss recomputes the right value. */
 static void test_checksum_imm_evicted(void **state)
 {
@@ -767,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_edits_match_plain_page),
 		cmocka_unit_test(test_checksum_cached),
 		cmocka_unit_test(test_checksum_imm_evicted),
+		cmocka_unit_test(test_checksum_high_halves),
 		cmocka_unit_test(test_hash_imm_equals_object),
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_digest_stand_in),
