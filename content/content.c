@@ -333,6 +333,7 @@ struct content_store {
 	 */
 	uint32_t **csum_hi;
 	uint64_t live_objects, live_bytes;
+	bool closing;			/* content_store_closing(): the table never shrinks */
 	struct {
 		uint64_t id;		/* the handle of the page whose bytes these are; 0: none */
 		uint64_t stamp;
@@ -561,7 +562,8 @@ static void table_remove(const content *c)
 	}
 	store->slots[i].idx = 0;
 	store->table_count--;
-	if (store->table_mask + 1 > TABLE_MIN && store->table_count < TABLE_SHRINK(store->table_mask + 1))
+	if (store->table_mask + 1 > TABLE_MIN && store->table_count < TABLE_SHRINK(store->table_mask + 1) &&
+	    !store->closing)
 		table_resize((store->table_mask + 1) / 2, false);
 }
 
@@ -1039,6 +1041,11 @@ struct content_store *content_store_use(struct content_store *s)
 	struct content_store *was = store;
 	store = s ? s : &process_store;
 	return was;
+}
+
+void content_store_closing(struct content_store *s)
+{
+	s->closing = true;
 }
 
 void content_store_free(struct content_store *s)

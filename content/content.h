@@ -35,6 +35,12 @@ struct content_store;
 struct content_store *content_store_new(void);
 /* Makes s current (NULL: the process's store); returns the store that was. */
 struct content_store *content_store_use(struct content_store *s);
+/*
+ * s is about to be freed whole: its owner drops its references one by one
+ * first, and a table halved at each eighth would hold both tables at once
+ * (the old one full) for nothing, the run's peak memory at its very end.
+ */
+void content_store_closing(struct content_store *s);
 /* Frees s and every content in it; s must not be current. */
 void content_store_free(struct content_store *s);
 

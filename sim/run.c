@@ -168,8 +168,10 @@ bool run_replay(struct run *run, const struct loop_sinks *sinks, struct loop_res
 
 void run_close(struct run *run)
 {
-	if (run->store)
+	if (run->store) {
 		content_store_use(run->store);	/* the model's pages go back to their store */
+		content_store_closing(run->store);
+	}
 	ksm_free(run->k);
 	if (run->store) {
 		content_store_use(run->store_was);
