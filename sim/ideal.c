@@ -74,8 +74,8 @@ static bool same_bytes(const content *a, uint64_t digest_b, const content *b)
 /* The mapping count of pc's group, a new group if its bytes are new. */
 static uint32_t *group_of(struct groups *gs, const content *pc)
 {
-	if (!gs->slot || (gs->used + 1) * 10 > (gs->mask + 1) * 7)
-		rehash(gs, gs->slot ? (gs->mask + 1) * 2 : 8192);
+	if ((gs->used + 1) * 10 > (gs->mask + 1) * 7)
+		rehash(gs, (gs->mask + 1) * 2);
 	uint64_t key8 = content_key8(pc);
 	struct slot *s = find_slot(gs->slot, gs->mask, key8);
 	if (!s->c) {
@@ -117,6 +117,7 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct groups gs = { 0 };
+	rehash(&gs, k->ideal_slots ? k->ideal_slots : 8192);
 	/* pages met once already (KSM, or shared by a fork): their flag is cleared after */
 	GPtrArray *shared = g_ptr_array_new();
 	content *zero = content_zero();
@@ -161,7 +162,7 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 	}
 	g_assert(out->mergeable_pages < UINT32_MAX);	/* no group count wrapped */
 	uint64_t ideal = 0;
-	for (size_t i = 0; gs.slot && i <= gs.mask; i++)
+	for (size_t i = 0; i <= gs.mask; i++)
 		if (gs.slot[i].c)
 			ideal += group_saved(k, gs.slot[i].c, gs.slot[i].ptes);
 	for (size_t i = 0; i < gs.n_more; i++)
@@ -171,6 +172,7 @@ void ksm_ideal(struct ksm *k, struct ksm_ideal *out)
 	for (guint i = 0; i < shared->len; i++)
 		((struct page *)shared->pdata[i])->ideal_seen = false;
 	g_ptr_array_free(shared, TRUE);
+	k->ideal_slots = gs.mask + 1;
 	g_free(gs.slot);
 	g_free(gs.more);
 	g_ptr_array_free(all, TRUE);
