@@ -42,8 +42,8 @@ static void pt_dir_free(struct pt_dir *d, uint32_t level)
 	g_free(d);
 }
 
-/* The chunk's slot in the table, NULL where there is none on its way. */
-static void **pt_slot(const struct mm *mm, uint64_t idx)
+/* The chunk of index idx, NULL when the mm has none there. */
+static struct pt_chunk *pt_lookup(const struct mm *mm, uint64_t idx)
 {
 	if (!mm->pt_root || idx - mm->pt_base >= pt_span(mm->pt_height))
 		return NULL;
@@ -53,7 +53,7 @@ static void **pt_slot(const struct mm *mm, uint64_t idx)
 		if (!d)
 			return NULL;
 	}
-	return &d->slot[pt_way(idx, 1)];
+	return d->slot[pt_way(idx, 1)];
 }
 
 static void pt_insert(struct mm *mm, uint64_t idx, struct pt_chunk *c)
@@ -260,8 +260,7 @@ static struct pt_chunk *chunk_get(struct mm *mm, uint64_t idx, bool create)
 {
 	if (mm->last_chunk_idx == idx)
 		return mm->last_chunk;
-	void **slot = pt_slot(mm, idx);
-	struct pt_chunk *c = slot ? *slot : NULL;
+	struct pt_chunk *c = pt_lookup(mm, idx);
 	if (!c && create) {
 		c = g_new0(struct pt_chunk, 1);
 		pt_insert(mm, idx, c);
@@ -311,8 +310,7 @@ unsigned pte_peek_keys(struct mm *mm, uint64_t vpn, uint64_t *vpns, uint64_t *ke
 	} else {
 		/* a cache of its own: the model's last_chunk stays as the model left it */
 		if (idx != mm->peek_chunk_idx) {
-			void **slot = pt_slot(mm, idx);
-			mm->peek_chunk = slot ? *slot : NULL;
+			mm->peek_chunk = pt_lookup(mm, idx);
 			mm->peek_chunk_idx = idx;
 		}
 		c = mm->peek_chunk;
@@ -676,7 +674,7 @@ void thp_split(struct ksm *k, struct thp *t)
 			struct page *q = pte_get(maps[i].mm, vpn);
 			if (pte_is_page(q) && (q == p || page_thp(k, q) == t)) {
 				p = q;
-				if (p->folio) {
+				if (page_thp(k, p)) {
 					page_set_thp(k, p, NULL);
 					t->pages--;
 				}
